@@ -1,0 +1,353 @@
+"""The migration script: brings any SAIVerse SQLite database to the current schema.
+
+An ordered list of frozen steps (version, name, SQL). Each step runs once inside one transaction
+and records its version in `schema_version`; the file is backed up before the first change; a file
+that is not a SQLite database, or fails SQLite's integrity check, is refused and left untouched.
+
+Run as `python database/migrate.py [--db PATH]` (default: `$SAIVERSE_HOME/saiverse.db`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+BUSY_TIMEOUT_MS = 5000
+
+
+class MigrationError(Exception):
+    """A database that cannot be migrated; the message says why, for a person to read."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One frozen schema change."""
+
+    version: int
+    name: str
+    sql: str
+
+
+BASELINE_SQL = """
+CREATE TABLE city (
+    CITYID TEXT PRIMARY KEY,
+    CITYNAME TEXT NOT NULL,
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE building (
+    BUILDINGID TEXT PRIMARY KEY,
+    CITYID TEXT NOT NULL REFERENCES city(CITYID),
+    BUILDINGNAME TEXT NOT NULL,
+    CAPACITY INTEGER NOT NULL DEFAULT 10,
+    SYSTEM_INSTRUCTION TEXT NOT NULL DEFAULT '',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    AUTO_INTERVAL_SEC INTEGER NOT NULL DEFAULT 600,
+    SORT_ORDER INTEGER NOT NULL DEFAULT 0,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE ai (
+    AIID TEXT PRIMARY KEY,
+    CITYID TEXT NOT NULL REFERENCES city(CITYID),
+    AINAME TEXT NOT NULL,
+    SYSTEMPROMPT TEXT NOT NULL DEFAULT '',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    INTERACTION_MODE TEXT NOT NULL DEFAULT 'user',
+    DEFAULT_MODEL TEXT,
+    LIGHTWEIGHT_MODEL TEXT,
+    AVATAR TEXT NOT NULL DEFAULT '🙂',
+    CURRENT_BUILDINGID TEXT REFERENCES building(BUILDINGID),
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE user (
+    USERID TEXT PRIMARY KEY,
+    USERNAME TEXT NOT NULL,
+    CURRENT_BUILDINGID TEXT REFERENCES building(BUILDINGID)
+);
+CREATE TABLE item (
+    ITEM_ID TEXT PRIMARY KEY,
+    NAME TEXT NOT NULL,
+    TYPE TEXT NOT NULL DEFAULT 'object',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    STATE_JSON TEXT NOT NULL DEFAULT '{}',
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE item_location (
+    ITEM_ID TEXT PRIMARY KEY REFERENCES item(ITEM_ID) ON DELETE CASCADE,
+    OWNER_KIND TEXT NOT NULL,
+    OWNER_ID TEXT NOT NULL,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_item_location_owner ON item_location (OWNER_KIND, OWNER_ID);
+CREATE TABLE building_history (
+    ID INTEGER PRIMARY KEY AUTOINCREMENT,
+    BUILDINGID TEXT NOT NULL,
+    SPEAKER_KIND TEXT NOT NULL,
+    SPEAKER_ID TEXT,
+    SPEAKER_NAME TEXT NOT NULL DEFAULT '',
+    CONTENT TEXT NOT NULL,
+    PULSE_ID TEXT,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_building_history_building ON building_history (BUILDINGID, ID);
+CREATE TABLE saimemory (
+    ID INTEGER PRIMARY KEY AUTOINCREMENT,
+    PERSONA_ID TEXT NOT NULL,
+    ROLE TEXT NOT NULL,
+    CONTENT TEXT NOT NULL,
+    TAGS TEXT NOT NULL DEFAULT '[]',
+    PULSE_ID TEXT,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_saimemory_persona ON saimemory (PERSONA_ID, ID);
+CREATE INDEX ix_saimemory_pulse ON saimemory (PULSE_ID);
+CREATE TABLE saimemory_tag (
+    MESSAGE_ID INTEGER NOT NULL REFERENCES saimemory(ID) ON DELETE CASCADE,
+    TAG TEXT NOT NULL,
+    PERSONA_ID TEXT NOT NULL,
+    PRIMARY KEY (MESSAGE_ID, TAG)
+);
+CREATE INDEX ix_saimemory_tag_lookup ON saimemory_tag (PERSONA_ID, TAG, MESSAGE_ID);
+CREATE VIRTUAL TABLE saimemory_fts USING fts5(
+    CONTENT, content='saimemory', content_rowid='ID', tokenize='trigram'
+);
+CREATE TRIGGER saimemory_ai AFTER INSERT ON saimemory BEGIN
+    INSERT INTO saimemory_fts(rowid, CONTENT) VALUES (new.ID, new.CONTENT);
+END;
+CREATE TRIGGER saimemory_ad AFTER DELETE ON saimemory BEGIN
+    INSERT INTO saimemory_fts(saimemory_fts, rowid, CONTENT) VALUES ('delete', old.ID, old.CONTENT);
+END;
+CREATE TRIGGER saimemory_au AFTER UPDATE OF CONTENT ON saimemory BEGIN
+    INSERT INTO saimemory_fts(saimemory_fts, rowid, CONTENT) VALUES ('delete', old.ID, old.CONTENT);
+    INSERT INTO saimemory_fts(rowid, CONTENT) VALUES (new.ID, new.CONTENT);
+END;
+CREATE TABLE playbooks (
+    NAME TEXT PRIMARY KEY,
+    DISPLAY_NAME TEXT NOT NULL DEFAULT '',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    SCOPE TEXT NOT NULL DEFAULT 'public',
+    ROUTER_CALLABLE INTEGER NOT NULL DEFAULT 0,
+    USER_SELECTABLE INTEGER NOT NULL DEFAULT 0,
+    PLAYBOOK_JSON TEXT NOT NULL,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE schedule (
+    SCHEDULE_ID TEXT PRIMARY KEY,
+    PERSONA_ID TEXT NOT NULL,
+    KIND TEXT NOT NULL,
+    DAYS_OF_WEEK TEXT,
+    TIME_OF_DAY TEXT,
+    RUN_AT DATETIME,
+    INTERVAL_SEC INTEGER,
+    META_PLAYBOOK TEXT NOT NULL DEFAULT 'meta_user',
+    ARGS_JSON TEXT NOT NULL DEFAULT '{}',
+    ENABLED INTEGER NOT NULL DEFAULT 1,
+    LAST_RUN_AT DATETIME,
+    NEXT_RUN_AT DATETIME,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+# Spec item-types-picture-document.md, "データベース変更".
+ITEM_EXTENSION_SQL = """
+ALTER TABLE item ADD COLUMN FILE_PATH TEXT;
+ALTER TABLE ai ADD COLUMN LIGHTWEIGHT_VISION_MODEL TEXT;
+ALTER TABLE ai ADD COLUMN VISION_MODEL TEXT;
+"""
+
+STEPS: list[Step] = [
+    Step(1, "baseline", BASELINE_SQL),
+    Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
+]
+LATEST_VERSION = STEPS[-1].version
+
+
+@dataclass
+class MigrationReport:
+    """What one run of the migration did."""
+
+    db_path: Path
+    version_before: int
+    version_after: int
+    applied: list[str] = field(default_factory=list)
+    backup_path: Path | None = None
+
+    def describe(self) -> str:
+        if not self.applied:
+            return f"{self.db_path}: already at schema version {self.version_after}; nothing to do."
+        lines = [f"{self.db_path}: schema {self.version_before} → {self.version_after}"]
+        lines += [f"  ✓ {name}" for name in self.applied]
+        if self.backup_path:
+            lines.append(f"  backup: {self.backup_path}")
+        return "\n".join(lines)
+
+
+def _check_is_sqlite(path: Path) -> None:
+    """Refuse anything that is not a healthy SQLite file, without writing to it."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as fh:
+        header = fh.read(len(SQLITE_MAGIC))
+    if header != SQLITE_MAGIC:
+        raise MigrationError(
+            f"{path} is not a SQLite database (its first bytes are not the SQLite header). "
+            "Nothing was changed. Point --db at saiverse.db, or move this file away."
+        )
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        try:
+            result = conn.execute("PRAGMA quick_check").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        raise MigrationError(f"{path} cannot be read as a SQLite database ({exc}). Nothing was changed.") from exc
+    if not result or result[0] != "ok":
+        raise MigrationError(
+            f"{path} is damaged (SQLite integrity check: {result[0] if result else 'no answer'}). "
+            "Nothing was changed; restore it from a backup (saiverse.db.bak-*)."
+        )
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def current_version(conn: sqlite3.Connection) -> int:
+    """Schema version of an open database; recognises SAIVerse files made before versioning."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "schema_version" in tables:
+        row = conn.execute("SELECT MAX(VERSION) FROM schema_version").fetchone()
+        return int(row[0] or 0)
+    if "item" not in tables:
+        return 0
+    # An unversioned SAIVerse database: the spec's ALTERs may or may not have been applied by hand.
+    if "FILE_PATH" in _columns(conn, "item") and "VISION_MODEL" in _columns(conn, "ai"):
+        return 2
+    return 1
+
+
+def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+    stamp = datetime.now().strftime("%Y%m%d_%H%M%S")
+    target = path.with_name(f"{path.name}.bak-{stamp}-v{version}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.bak-{stamp}-v{version}-{n}")
+        n += 1
+    dest = sqlite3.connect(target)
+    try:
+        conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def _statements(sql: str) -> list[str]:
+    """Split a step's SQL on complete statements (trigger bodies contain semicolons)."""
+    out: list[str] = []
+    buf = ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        raise MigrationError(f"incomplete SQL in migration: {buf.strip()[:80]}")
+    return out
+
+
+def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True) -> MigrationReport:
+    """Bring the database at `db_path` to schema version `target` (default: the latest)."""
+    path = Path(db_path).expanduser().resolve()
+    _check_is_sqlite(path)
+    existed = path.exists() and path.stat().st_size > 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        before = current_version(conn)
+        if before > LATEST_VERSION:
+            raise MigrationError(
+                f"{path} has schema version {before}, newer than this SAIVerse knows "
+                f"({LATEST_VERSION}). Upgrade SAIVerse instead; nothing was changed."
+            )
+        report = MigrationReport(path, before, before)
+        pending = [s for s in STEPS if before < s.version <= target]
+        if not pending:
+            return report
+        if existed and backup:
+            report.backup_path = _backup(conn, path, before)
+        for step in pending:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                for stmt in _statements(step.sql):
+                    conn.execute(stmt)
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version ("
+                    "VERSION INTEGER PRIMARY KEY, NAME TEXT NOT NULL, "
+                    "APPLIED_AT DATETIME DEFAULT CURRENT_TIMESTAMP)"
+                )
+                if before and not report.applied and step.version > 1:
+                    # Unversioned legacy file: record the versions it already had.
+                    conn.executemany(
+                        "INSERT OR IGNORE INTO schema_version (VERSION, NAME) VALUES (?, ?)",
+                        [(s.version, s.name) for s in STEPS if s.version <= before],
+                    )
+                conn.execute(
+                    "INSERT INTO schema_version (VERSION, NAME) VALUES (?, ?)", (step.version, step.name)
+                )
+                conn.execute("COMMIT")
+            except sqlite3.OperationalError as exc:
+                conn.execute("ROLLBACK") if conn.in_transaction else None
+                if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+                    raise MigrationError(
+                        f"{path} is locked by another process (is SAIVerse already running?). "
+                        "Nothing was changed; close it and try again."
+                    ) from exc
+                raise MigrationError(f"migration step {step.version} ({step.name}) failed: {exc}") from exc
+            report.applied.append(f"{step.version}: {step.name}")
+            report.version_after = step.version
+        return report
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+            raise MigrationError(
+                f"{path} is locked by another process (is SAIVerse already running?). Nothing was changed."
+            ) from exc
+        raise MigrationError(f"cannot migrate {path}: {exc}") from exc
+    finally:
+        conn.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Bring a SAIVerse database to the current schema.")
+    parser.add_argument("--db", help="path of the SQLite file (default: $SAIVERSE_HOME/saiverse.db)")
+    parser.add_argument("--home", help="data home whose saiverse.db to migrate")
+    args = parser.parse_args(argv)
+    if args.db:
+        db = Path(args.db)
+    else:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+        from saiverse.settings import load_settings
+
+        settings = load_settings(args.home)
+        if settings.db_path is None:
+            print("migrate.py handles SQLite databases only; pass --db PATH", file=sys.stderr)
+            return 2
+        db = settings.db_path
+    try:
+        report = migrate(db)
+    except MigrationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(report.describe())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,117 @@
+"""The model interface every provider implements (DESIGN §9).
+
+One request shape (`ChatRequest`), one result shape (`ChatResult`), one error type (`LLMError`).
+The runtime and the tools see only `ChatModel`; which provider answers is decided by
+`saiverse.llm.registry.resolve_model`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypedDict
+
+Role = Literal["system", "user", "assistant"]
+"""Who said a message in a model conversation."""
+
+
+class Message(TypedDict, total=False):
+    """One message of a model conversation."""
+
+    role: Role
+    """`system`, `user` or `assistant`."""
+    content: str
+    """The text."""
+    images: list[str]
+    """Absolute paths of images attached to this message (vision input)."""
+    name: str
+    """Display name of the speaker, when the conversation has several."""
+
+
+class ToolSpec(TypedDict, total=False):
+    """A tool the model may call: name, description and JSON-schema parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class ToolCall(TypedDict, total=False):
+    """A tool call the model asked for."""
+
+    name: str
+    arguments: dict[str, Any]
+    id: str
+
+
+class Usage(TypedDict, total=False):
+    """Token counts reported by the provider (estimates for the offline model)."""
+
+    input_tokens: int
+    output_tokens: int
+
+
+@dataclass
+class ChatRequest:
+    """Everything a provider needs for one call."""
+
+    messages: list[Message]
+    """The conversation, oldest first; `system` messages may appear anywhere."""
+    system: str | None = None
+    """The system prompt (persona profile, building instruction)."""
+    response_schema: dict[str, Any] | None = None
+    """JSON schema the answer must satisfy; the result's `data` then holds the parsed object."""
+    tools: list[ToolSpec] = field(default_factory=list)
+    """Tools the model may call instead of answering."""
+    temperature: float | None = None
+    """Sampling temperature, if the provider supports one."""
+    persona_name: str | None = None
+    """Name of the persona speaking; the offline model uses it for its voice."""
+
+
+@dataclass
+class ChatResult:
+    """A provider's answer."""
+
+    text: str
+    """The text (for structured output: the raw JSON text)."""
+    data: Any = None
+    """Parsed JSON when `response_schema` was given."""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    """Tool calls the model asked for, if any."""
+    usage: Usage = field(default_factory=lambda: Usage())
+    """Token counts."""
+    model: str = ""
+    """The model that actually answered (after any fallback)."""
+
+
+class LLMError(Exception):
+    """A model call that failed after retries; `kind` says how, for the error event."""
+
+    def __init__(self, message: str, *, kind: str = "error", retryable: bool = False) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable
+
+
+class ChatModel(Protocol):
+    """A model that can answer, stream, follow a JSON schema, call tools, see and draw."""
+
+    name: str
+    """Model name as configured (e.g. `offline`, `gemini-2.5-flash`, `openai:llama3`)."""
+    provider: str
+    """`offline`, `gemini` or `openai`."""
+    supports_vision: bool
+    """Whether `Message.images` are given to the model."""
+
+    def generate(self, request: ChatRequest) -> ChatResult:
+        """Answer once. With `response_schema`, `data` holds the validated JSON."""
+        ...
+
+    def stream(self, request: ChatRequest) -> Iterator[str]:
+        """Answer as text chunks, in order; their concatenation is the full reply."""
+        ...
+
+    def generate_image(self, prompt: str) -> tuple[bytes, str]:
+        """Draw an image for `prompt`; returns (bytes, mime type)."""
+        ...
