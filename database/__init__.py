@@ -1,6 +1,6 @@
-"""Persistence: SQLAlchemy models, engine/session setup and the migration chain."""
+"""Persistence: SQLAlchemy models (`database.models`), engine/session setup (`database.engine`)
+and the migration chain (`database.migrate`, also a script)."""
 
 from database.engine import Database, make_engine
-from database.migrate import LATEST_VERSION, MigrationError, migrate
 
-__all__ = ["Database", "make_engine", "migrate", "MigrationError", "LATEST_VERSION"]
+__all__ = ["Database", "make_engine"]
