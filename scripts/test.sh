@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (Chromium, Japanese fonts, Python test packages) and runs
+# every test. This is the README's second quickstart command and what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "noto sans cjk"; then
+  echo "== installing chromium and fonts-noto-cjk (apt-get)"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+fi
+
+PY="${PYTHON:-python3}"
+echo "== installing Python packages"
+"$PY" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+
+echo "== ruff"
+"$PY" -m ruff check .
+
+echo "== pytest"
+exec "$PY" -m pytest -q "$@"
