@@ -1,0 +1,169 @@
+"""SAIVerse entry point: `python main.py` starts the UI; subcommands form the CLI (DESIGN §12).
+
+Every command takes `--home`, prints JSON where asked, and exits non-zero with a readable
+message on error. Starting anything migrates the database and seeds the world on first run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+
+def _print_json(obj: Any) -> None:
+    print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
+
+
+def _add_home(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--home", help="data home (default: $SAIVERSE_HOME or ~/.saiverse)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="main.py", description="SAIVerse: a city of AI personas.")
+    _add_home(parser)
+    parser.add_argument("--host", help="interface to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default $SAIVERSE_PORT or 7860)")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("serve", help="start the UI (the default)")
+    _add_home(p)
+    p.add_argument("--host")
+    p.add_argument("--port", type=int)
+
+    p = sub.add_parser("world", help="buildings with their items, personas with their building")
+    _add_home(p)
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("chat", help="send one user message; prints the pulse's events as JSON lines")
+    _add_home(p)
+    p.add_argument("--persona", help="only this persona answers")
+    p.add_argument("--building", help="building id (default: where the user is)")
+    p.add_argument("text", help="the message")
+
+    p = sub.add_parser("memory", help="a persona's SAIMemory messages as JSON lines")
+    _add_home(p)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--search", help="recall search query")
+    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--json", action="store_true", help="print JSON lines (the default)")
+
+    p = sub.add_parser("items", help="items of a building")
+    _add_home(p)
+    p.add_argument("--building", required=True)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("upload", help="add an image file as a picture item in a building")
+    _add_home(p)
+    p.add_argument("--building", required=True)
+    p.add_argument("file")
+
+    p = sub.add_parser("migrate", help="bring the database to the current schema")
+    _add_home(p)
+    p.add_argument("--db", help="path of the SQLite file")
+    return parser
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from saiverse.settings import load_settings
+
+    settings = load_settings(args.home)
+    overrides: dict[str, Any] = {}
+    if getattr(args, "host", None):
+        overrides["host"] = args.host
+    if getattr(args, "port", None):
+        overrides["port"] = args.port
+    return settings.with_overrides(**overrides) if overrides else settings
+
+
+def _manager(args: argparse.Namespace) -> Any:
+    from saiverse.manager import SAIVerseManager
+
+    return SAIVerseManager(_settings(args))
+
+
+def _print_events(events: Iterable[dict[str, Any]]) -> int:
+    failed = False
+    for ev in events:
+        _print_json(ev)
+        if ev.get("type") == "error":
+            failed = True
+    return 1 if failed else 0
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd = args.command or "serve"
+    if cmd == "migrate":
+        from database.migrate import main as migrate_main
+
+        forwarded = ["--db", args.db] if args.db else []
+        return migrate_main(forwarded + (["--home", args.home] if args.home else []))
+    if cmd == "serve":
+        from ui.app import launch
+
+        settings = _settings(args)
+        return launch(settings)
+    manager = _manager(args)
+    try:
+        if cmd == "world":
+            snap = manager.world_snapshot()
+            if args.json:
+                _print_json(snap)
+            else:
+                for b in snap["buildings"]:
+                    names = ", ".join(p["name"] for p in snap["personas"] if p["building_id"] == b["building_id"])
+                    print(f"{b['building_id']:<12} {b['name']}  [{names}]  items: {len(b['items'])}")
+            return 0
+        if cmd == "chat":
+            building = args.building or (
+                manager.world.persona(args.persona).building_id if args.persona else manager.user_building()
+            )
+            return _print_events(manager.handle_user_input(building, args.text, persona_id=args.persona))
+        if cmd == "memory":
+            for rec in manager.memory_messages(args.persona, search=args.search, limit=args.limit):
+                _print_json(rec)
+            return 0
+        if cmd == "items":
+            rows = [i.to_dict() for i in manager.items.list_owned("building", manager.world.building(args.building).building_id)]
+            if args.json:
+                for r in rows:
+                    _print_json(r)
+            else:
+                for r in rows:
+                    print(f"{r['item_id']}  [{r['type']}] {r['name']}: {r['description'][:60]}")
+            return 0
+        if cmd == "upload":
+            path = Path(args.file)
+            try:
+                data = path.read_bytes()
+            except OSError as exc:
+                raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+            info = manager.upload_image(args.building, data, path.stem)
+            _print_json(info.to_dict())
+            return 0
+    finally:
+        manager.close()
+    raise SystemExit(f"unknown command {cmd}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI turns every failure into a readable line
+        from database.migrate import MigrationError
+        from saiverse.world import UnknownIdError
+
+        known = (MigrationError, UnknownIdError, ValueError, LookupError, OSError)
+        label = "error" if isinstance(exc, known) else f"error ({type(exc).__name__})"
+        print(f"{label}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

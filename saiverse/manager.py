@@ -1,0 +1,226 @@
+"""SAIVerseManager: the in-process facade the UI and the CLI call (DESIGN §2, §4).
+
+It owns the database, the world, SAIMemory, items and the pulse controller, and is the only thing
+`ui/` and `main.py` talk to. Opening it migrates the database and seeds the first-run world.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from database.engine import Database
+from database.migrate import MigrationError, migrate
+from saiverse.items import ItemInfo, ItemStore
+from saiverse.llm.base import ChatModel, LLMError
+from saiverse.llm.registry import resolve_model
+from saiverse.media import InvalidImageError, check_image
+from saiverse.memory import MemoryRecord, SAIMemory
+from saiverse.pulse import PulseController
+from saiverse.seed import seed_world
+from saiverse.settings import Settings
+from saiverse.summaries import Summarizer
+from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, UnknownIdError, World
+from sea.events import Event, event
+from sea.playbook import Playbook, PlaybookError, builtin_playbooks
+from sea.ports import PersonaContext
+
+THIN_PULSE_PLAYBOOK = "sub_speak"
+ANSWERING_MODES = ("user", "auto")
+_MENTION = re.compile(r"@(\S+)")
+
+
+class SAIVerseManager:
+    """One SAIVerse world, opened from a data home."""
+
+    def __init__(self, settings: Settings, *, seed: bool = True) -> None:
+        self.settings = settings
+        settings.home.mkdir(parents=True, exist_ok=True)
+        for sub in ("image", "documents"):
+            (settings.home / sub).mkdir(exist_ok=True)
+        if settings.db_path is not None:
+            migrate(settings.db_path)
+        elif not settings.database_url:
+            raise MigrationError("no database configured")
+        self.db = Database(settings.database_url)
+        self.world = World(self.db)
+        self.memory = SAIMemory(self.db)
+        self.summarizer = Summarizer(settings)
+        self.items = ItemStore(
+            self.db, settings.home,
+            summarize_document=self.summarizer.document, summarize_picture=self.summarizer.picture,
+        )
+        self.playbooks: dict[str, Playbook] = builtin_playbooks()
+        self.pulses = PulseController(self.db, self.memory, self.world, self._model_for, self._call_tool)
+        if seed:
+            seed_world(self.db, self.items)
+
+    def close(self) -> None:
+        self.pulses.cancel_all()
+        self.db.dispose()
+
+    # ---- models ---------------------------------------------------------------------------
+    def _model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
+        if model_type == "lightweight":
+            name = persona.get("lightweight_model") or self.settings.default_lightweight_model
+        else:
+            name = persona.get("default_model") or self.settings.default_model
+        return resolve_model(name, self.settings)
+
+    def model_notice(self) -> str | None:
+        """A line for the UI when chats run on the offline model."""
+        model, notice = resolve_model(self.settings.default_model, self.settings)
+        if notice:
+            return notice
+        if model.provider == "offline":
+            return "オフラインモデルで動作中です (API キー不要)。"
+        return None
+
+    def _call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
+        raise PlaybookError(f"unknown tool {name!r}", field="action")
+
+    # ---- world ----------------------------------------------------------------------------
+    def buildings(self) -> list[BuildingInfo]:
+        return self.world.buildings()
+
+    def building_view(self, building_id: str) -> dict[str, Any]:
+        """A building with the personas in it and its items."""
+        b = self.world.building(building_id)
+        return {
+            "building": b,
+            "personas": self.world.personas(building_id),
+            "items": self.items.list_owned("building", building_id),
+        }
+
+    def personas(self) -> list[PersonaInfo]:
+        return self.world.personas()
+
+    def world_snapshot(self) -> dict[str, Any]:
+        """Buildings with their items, personas with their building (CLI `world --json`)."""
+        return {
+            "user_building": self.world.user_building(),
+            "buildings": [
+                {
+                    **b.to_dict(),
+                    "items": [
+                        {"item_id": i.item_id, "name": i.name, "type": i.type}
+                        for i in self.items.list_owned("building", b.building_id)
+                    ],
+                }
+                for b in self.world.buildings()
+            ],
+            "personas": [
+                {"persona_id": p.persona_id, "name": p.name, "building_id": p.building_id,
+                 "interaction_mode": p.interaction_mode}
+                for p in self.world.personas()
+            ],
+        }
+
+    def user_building(self) -> str:
+        bid = self.world.user_building()
+        if bid is None:
+            bid = self.world.buildings()[0].building_id
+            self.world.move_user(bid)
+        return bid
+
+    def move_user(self, building_id: str) -> BuildingInfo:
+        return self.world.move_user(building_id)
+
+    def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:
+        return self.world.history(building_id, limit=limit, before_id=before_id)
+
+    # ---- items ----------------------------------------------------------------------------
+    def item(self, item_id: str) -> ItemInfo:
+        return self.items.get(item_id)
+
+    def item_view(self, item_id: str) -> dict[str, Any]:
+        """What the item modal shows: picture → image path, document → text, object → 閲覧不可."""
+        info = self.items.get(item_id)
+        view: dict[str, Any] = {"item": info, "viewable": info.type in ("picture", "document")}
+        if info.type == "picture":
+            view["image_path"] = str(self.items.file_of(info))
+        elif info.type == "document":
+            view["text"] = self.items.read_document(item_id)
+        return view
+
+    def save_document(self, item_id: str, text: str) -> ItemInfo:
+        return self.items.save_document(item_id, text)
+
+    def upload_image(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
+        """An uploaded image becomes a picture item in the building (checked before storing)."""
+        self.world.building(building_id)
+        checked = check_image(
+            data, max_bytes=self.settings.max_upload_bytes, max_pixels=self.settings.max_upload_pixels
+        )
+        return self.items.create_picture(
+            checked, (name or "アップロード画像").strip() or "アップロード画像",
+            owner_kind="building", owner_id=building_id, state={"created_by": "user_upload"},
+        )
+
+    # ---- memory ---------------------------------------------------------------------------
+    def memory_messages(self, persona_id: str, *, search: str | None = None, limit: int = 200) -> list[MemoryRecord]:
+        self.world.persona(persona_id)
+        if search:
+            return self.memory.search(persona_id, search, limit=limit)
+        return list(reversed(self.memory.list_messages(persona_id, limit=limit)))
+
+    # ---- pulses ---------------------------------------------------------------------------
+    def cancel_pulses(self) -> int:
+        return self.pulses.cancel_all()
+
+    def responders(self, building_id: str, text: str) -> list[PersonaInfo]:
+        """Personas present whose mode answers users; `@name` narrows it to one."""
+        present = [p for p in self.world.personas(building_id) if p.interaction_mode in ANSWERING_MODES]
+        mentioned = {m.lower() for m in _MENTION.findall(text)}
+        if mentioned:
+            named = [p for p in present if p.name.lower() in mentioned or p.persona_id.lower() in mentioned]
+            if named:
+                return named
+        return present
+
+    def handle_user_input(
+        self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
+        persona_id: str | None = None,
+    ) -> Iterator[Event]:
+        """A user message in a building → events of every answering persona's pulse, in turn."""
+        try:
+            self.world.building(building_id)
+        except UnknownIdError as exc:
+            yield event("error", kind="unknown_id", message=str(exc), building_id=building_id)
+            return
+        notes: list[str] = []
+        for filename, data in attachments:
+            try:
+                item = self.upload_image(building_id, data, Path(filename).stem)
+            except (InvalidImageError, ValueError) as exc:
+                yield event("error", kind="upload", message=f"{Path(filename).name}: {exc}", building_id=building_id)
+                continue
+            notes.append(f"[画像「{item.name}」をアップロードしました]")
+            yield event("item_created", item=item.to_dict(), building_id=building_id)
+        text = text.strip()
+        said = "\n".join([text, *notes]).strip()
+        if not said:
+            return
+        hid = self.world.add_history(building_id, speaker_kind="user", speaker_id="user",
+                                     speaker_name="あなた", content=said)
+        yield event("user_message", text=said, building_id=building_id, history_id=hid)
+        if persona_id is not None:
+            persona = self.world.persona(persona_id)
+            if persona.building_id != building_id:
+                yield event("error", kind="not_here", persona_id=persona_id,
+                            message=f"{persona.name} は {building_id} にいません。")
+                return
+            targets = [persona]
+        else:
+            targets = self.responders(building_id, text)
+        playbook = self.playbooks[THIN_PULSE_PLAYBOOK]
+        for persona in targets:
+            pulse_id = uuid.uuid4().hex
+            self.memory.add(persona.persona_id, "user", said, tags=["conversation"], pulse_id=pulse_id)
+            yield from self.pulses.run(persona, building_id, playbook, pulse_id=pulse_id)
+
+
+__all__ = ["SAIVerseManager", "LLMError", "MigrationError"]

@@ -1,0 +1,129 @@
+"""Media files under the data home: naming, safe path resolution, atomic writes, image checks.
+
+Every `FILE_PATH` goes through `resolve_in_home`; nothing outside `SAIVERSE_HOME` is ever read or
+written, whatever a model, a playbook or an old database row says.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from PIL import Image, UnidentifiedImageError
+
+SUMMARY_SUFFIX = ".summary.txt"
+IMAGE_FORMATS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
+IMAGE_MIME = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
+
+
+class UnsafePathError(ValueError):
+    """A file path that would leave the data home."""
+
+
+class InvalidImageError(ValueError):
+    """Bytes that are not an acceptable image; the message says why."""
+
+
+def new_file_name(ext: str, now: datetime | None = None) -> str:
+    """`YYYYMMDD_HHMMSS_<uuid>.<ext>` (spec: ファイル命名規則)."""
+    stamp = (now or datetime.now()).strftime("%Y%m%d_%H%M%S")
+    return f"{stamp}_{uuid.uuid4().hex}.{ext.lstrip('.')}"
+
+
+def resolve_in_home(home: Path, file_path: str | os.PathLike[str]) -> Path:
+    """Absolute path of `file_path` (relative to home, or absolute) if it stays inside `home`."""
+    raw = str(file_path)
+    if not raw or "\x00" in raw:
+        raise UnsafePathError("empty or invalid file path")
+    root = home.resolve()
+    candidate = Path(raw).expanduser()
+    if not candidate.is_absolute():
+        candidate = root / candidate
+    resolved = candidate.resolve()  # follows symlinks, so a link pointing out is caught too
+    if resolved != root and not resolved.is_relative_to(root):
+        raise UnsafePathError(f"file path {raw!r} is outside the data home; refused")
+    return resolved
+
+
+def relative_to_home(home: Path, path: Path) -> str:
+    """How a path is stored in `FILE_PATH`: relative to the home, with forward slashes."""
+    return path.resolve().relative_to(home.resolve()).as_posix()
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write via a temp file in the same directory and rename, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def summary_path(path: Path) -> Path:
+    """`<file>.summary.txt` sidecar of a media file."""
+    return path.with_name(path.name + SUMMARY_SUFFIX)
+
+
+def remove_quietly(*paths: Path) -> None:
+    for p in paths:
+        try:
+            p.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+@dataclass(frozen=True)
+class CheckedImage:
+    """An image that passed the checks: its bytes, extension, MIME type and size."""
+
+    data: bytes
+    ext: str
+    mime: str
+    width: int
+    height: int
+
+
+def check_image(data: bytes, *, max_bytes: int, max_pixels: int) -> CheckedImage:
+    """Judge an upload by its content (not its name): format, byte size, pixel count, integrity."""
+    if not data:
+        raise InvalidImageError("ファイルが空です (0 bytes)。画像ファイルを選んでください。")
+    if len(data) > max_bytes:
+        raise InvalidImageError(
+            f"ファイルが大きすぎます ({len(data) / 1_048_576:.1f} MB)。上限は {max_bytes / 1_048_576:.0f} MB です。"
+        )
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            fmt = img.format or ""
+            width, height = img.size
+            if fmt not in IMAGE_FORMATS:
+                raise InvalidImageError(f"対応していない画像形式です ({fmt or '不明'})。PNG/JPEG/GIF/WebP に対応しています。")
+            if width * height > max_pixels:
+                raise InvalidImageError(
+                    f"画像の画素数が多すぎます ({width}×{height} = {width * height / 1e6:.0f} メガピクセル)。"
+                    f"上限は {max_pixels / 1e6:.0f} メガピクセルです。"
+                )
+            img.verify()
+        with Image.open(io.BytesIO(data)) as img:
+            img.load()  # verify() does not decode pixel data; a truncated file fails here
+    except InvalidImageError:
+        raise
+    except Image.DecompressionBombError as exc:
+        raise InvalidImageError(f"画像が大きすぎます (展開サイズの上限を超えています): {exc}") from exc
+    except UnidentifiedImageError as exc:
+        raise InvalidImageError("画像ファイルではありません (内容から画像形式を判別できませんでした)。") from exc
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise InvalidImageError(f"画像ファイルが壊れています: {exc}") from exc
+    ext = IMAGE_FORMATS[fmt]
+    return CheckedImage(data=data, ext=ext, mime=IMAGE_MIME[ext], width=width, height=height)

@@ -1,0 +1,108 @@
+"""The first-run world: a city, five buildings, two personas and a few items.
+
+Seeding happens exactly once — when the database has no city yet — and never touches a world the
+user already has (deleted seed items stay deleted).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+
+from PIL import Image, ImageDraw
+
+from database.engine import Database
+from database.models import Building, City, Persona, User
+from saiverse.items import ItemStore
+from saiverse.media import check_image
+
+CITY_ID = "city_main"
+
+BUILDINGS = [
+    ("entrance", "エントランス", "街の入り口。案内板と掲示板がある広いホール。", 20, 0),
+    ("user_room", "ユーザーの部屋", "あなたの部屋。机と本棚、窓から街が見える。", 4, 1),
+    ("library", "図書館", "詩や小説、街の記録が所蔵されている静かな図書館。", 10, 2),
+    ("museum", "美術館", "生成された絵や写真が飾られている美術館。", 10, 3),
+    ("atelier", "アトリエ", "絵を描いたり物語を作ったりする制作部屋。", 6, 4),
+]
+
+PERSONAS = [
+    {
+        "persona_id": "mina", "name": "ミナ", "avatar": "📚", "building_id": "library",
+        "description": "図書館の司書。本と物語が好きで、訪れた人に合う一冊を探すのが得意。",
+        "system_prompt": (
+            "あなたは図書館の司書ミナです。本と物語を愛し、落ち着いた丁寧な口調で話します。"
+            "相手の話をよく聞き、必要なら図書館の文書を案内します。\n"
+            "一人称: わたし\n語尾: 〜ですね"
+        ),
+    },
+    {
+        "persona_id": "sora", "name": "ソラ", "avatar": "🎨", "building_id": "entrance",
+        "description": "アトリエに入り浸る絵描き。好奇心旺盛で、思いついたらすぐ描きたくなる。",
+        "system_prompt": (
+            "あなたは絵描きのソラです。好奇心旺盛で元気、くだけた口調で話します。"
+            "色や形の話が大好きで、街の美術館にもよく顔を出します。\n"
+            "一人称: ボク\n語尾: 〜だよ"
+        ),
+    },
+]
+
+GUIDE_TEXT = """SAIVerse の使い方
+
+ようこそ、SAIVerse へ。この街にはいくつかの建物があり、ペルソナたちが暮らしています。
+
+1. 左の建物リストから行き先を選ぶと、その建物に移動します。
+2. 中央のチャット欄に話しかけると、同じ建物にいるペルソナが応えます。@名前 で一人に話しかけられます。
+3. 右のパネルには建物にいるペルソナとアイテムが並びます。アイテムをクリックすると中身を見られます。
+4. 画像を添付して送ると、絵(picture)アイテムとして今いる建物に飾られます。
+5. 文書(document)アイテムはモーダルで編集して保存できます。要約は自動で作り直されます。
+
+API キーがなくても、内蔵のオフラインモデルで動きます。GEMINI_API_KEY を設定すると Gemini で会話します。
+"""
+
+
+def draw_starry_night(size: int = 480) -> bytes:
+    """The museum's first picture, drawn with Pillow: a night sky over hills."""
+    img = Image.new("RGB", (size, size))
+    draw = ImageDraw.Draw(img)
+    for y in range(size):
+        t = y / size
+        draw.line([(0, y), (size, y)], fill=(int(10 + 30 * t), int(20 + 40 * t), int(70 + 90 * t)))
+    for i in range(90):
+        x = (i * 97) % size
+        y = (i * 53) % int(size * 0.6)
+        r = 1 + (i % 3)
+        draw.ellipse([x - r, y - r, x + r, y + r], fill=(255, 250, 210))
+    draw.ellipse([size * 0.7, size * 0.1, size * 0.85, size * 0.25], fill=(250, 235, 160))
+    pts = [(x, size * 0.78 - 30 * math.sin(x / size * math.pi * 2)) for x in range(0, size + 1, 8)]
+    draw.polygon([(0, size), *pts, (size, size)], fill=(20, 50, 35))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def seed_world(db: Database, items: ItemStore) -> bool:
+    """Create the first-run world if the database has none; returns whether it seeded."""
+    with db.session() as s:
+        if s.get(City, CITY_ID) is not None or s.query(City).first() is not None:
+            return False
+        s.add(City(city_id=CITY_ID, name="サイバース市", description="ペルソナたちが暮らす小さな街。"))
+        s.flush()
+        for bid, name, desc, cap, order in BUILDINGS:
+            s.add(Building(
+                building_id=bid, city_id=CITY_ID, name=name, description=desc, capacity=cap,
+                sort_order=order, system_instruction=f"ここは{name}です。{desc}",
+            ))
+        s.flush()
+        for p in PERSONAS:
+            s.add(Persona(city_id=CITY_ID, interaction_mode="user", **p))
+        s.add(User(user_id="user", name="あなた", building_id="library"))
+    items.create_object("古い鍵", "図書館の奥の書庫で見つかった、錆びた真鍮の鍵。どの扉のものかは分からない。",
+                        owner_kind="building", owner_id="library")
+    items.create_object("案内板", "街の建物と行き方が描かれた木の案内板。", owner_kind="building", owner_id="entrance")
+    items.create_document("SAIVerse使い方ガイド", GUIDE_TEXT, owner_kind="building", owner_id="library",
+                          state={"created_by": "seed"})
+    picture = check_image(draw_starry_night(), max_bytes=20 * 1024 * 1024, max_pixels=40_000_000)
+    items.create_picture(picture, "星空の絵", owner_kind="building", owner_id="museum",
+                         state={"created_by": "seed", "prompt": "丘の上の星空"})
+    return True

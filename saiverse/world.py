@@ -1,0 +1,180 @@
+"""The world: the city, its buildings, who is where, and what was said in each building."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from database.engine import Database
+from database.models import Building, BuildingHistory, Persona, User
+
+USER_ID = "user"
+
+
+class UnknownIdError(LookupError):
+    """An id (building, persona, item) that does not exist; the message names it."""
+
+
+@dataclass
+class BuildingInfo:
+    """A building as the UI and CLI see it."""
+
+    building_id: str
+    name: str
+    description: str
+    capacity: int
+    system_instruction: str
+    auto_interval_sec: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class PersonaInfo:
+    """A persona as the UI, CLI and runtime see it."""
+
+    persona_id: str
+    name: str
+    avatar: str
+    description: str
+    system_prompt: str
+    interaction_mode: str
+    building_id: str | None
+    default_model: str | None
+    lightweight_model: str | None
+    lightweight_vision_model: str | None
+    vision_model: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class HistoryEntry:
+    """One line of a building's history."""
+
+    id: int
+    building_id: str
+    speaker_kind: str
+    speaker_id: str | None
+    speaker_name: str
+    content: str
+    pulse_id: str | None
+    created_at: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _building(b: Building) -> BuildingInfo:
+    return BuildingInfo(
+        b.building_id, b.name, b.description or "", b.capacity, b.system_instruction or "", b.auto_interval_sec
+    )
+
+
+def _persona(p: Persona) -> PersonaInfo:
+    return PersonaInfo(
+        p.persona_id, p.name, p.avatar or "🙂", p.description or "", p.system_prompt or "",
+        p.interaction_mode, p.building_id, p.default_model, p.lightweight_model,
+        p.lightweight_vision_model, p.vision_model,
+    )
+
+
+def _entry(h: BuildingHistory) -> HistoryEntry:
+    return HistoryEntry(
+        h.id, h.building_id, h.speaker_kind, h.speaker_id, h.speaker_name, h.content, h.pulse_id,
+        h.created_at.isoformat(timespec="seconds") if h.created_at else "",
+    )
+
+
+class World:
+    """Queries and moves over buildings, personas and the user."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def buildings(self) -> list[BuildingInfo]:
+        with self.db.session() as s:
+            rows = s.scalars(select(Building).order_by(Building.sort_order, Building.name)).all()
+            return [_building(b) for b in rows]
+
+    def building(self, building_id: str) -> BuildingInfo:
+        with self.db.session() as s:
+            b = s.get(Building, building_id)
+            if b is None:
+                raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
+            return _building(b)
+
+    def personas(self, building_id: str | None = None) -> list[PersonaInfo]:
+        with self.db.session() as s:
+            q = select(Persona).order_by(Persona.created_at, Persona.name)
+            if building_id is not None:
+                q = q.where(Persona.building_id == building_id)
+            return [_persona(p) for p in s.scalars(q).all()]
+
+    def persona(self, persona_id: str) -> PersonaInfo:
+        with self.db.session() as s:
+            p = s.get(Persona, persona_id)
+            if p is None:
+                raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            return _persona(p)
+
+    def user_building(self) -> str | None:
+        with self.db.session() as s:
+            u = s.get(User, USER_ID)
+            return u.building_id if u else None
+
+    def move_user(self, building_id: str) -> BuildingInfo:
+        info = self.building(building_id)
+        with self.db.session() as s:
+            u = s.get(User, USER_ID)
+            if u is None:
+                s.add(User(user_id=USER_ID, name="あなた", building_id=building_id))
+            else:
+                u.building_id = building_id
+        return info
+
+    def move_persona(self, persona_id: str, building_id: str) -> PersonaInfo:
+        info = self.building(building_id)
+        with self.db.session() as s:
+            p = s.get(Persona, persona_id)
+            if p is None:
+                raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            occupants = s.scalar(select(func.count()).select_from(Persona).where(
+                Persona.building_id == building_id, Persona.persona_id != persona_id))
+            if (occupants or 0) >= info.capacity:
+                raise ValueError(f"{info.name} は満員です (定員 {info.capacity})。")
+            p.building_id = building_id
+            s.flush()
+            return _persona(p)
+
+    # ---- history ----------------------------------------------------------------------------
+    def add_history(
+        self, building_id: str, *, speaker_kind: str, speaker_id: str | None, speaker_name: str,
+        content: str, pulse_id: str | None = None, session: Any = None,
+    ) -> int:
+        row = BuildingHistory(
+            building_id=building_id, speaker_kind=speaker_kind, speaker_id=speaker_id,
+            speaker_name=speaker_name, content=content, pulse_id=pulse_id, created_at=datetime.now(),
+        )
+        if session is not None:
+            session.add(row)
+            session.flush()
+            return row.id
+        with self.db.session() as s:
+            s.add(row)
+            s.flush()
+            return row.id
+
+    def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:
+        """The latest `limit` lines (before `before_id` if given), oldest first."""
+        with self.db.session() as s:
+            q = select(BuildingHistory).where(BuildingHistory.building_id == building_id)
+            if before_id is not None:
+                q = q.where(BuildingHistory.id < before_id)
+            rows = s.scalars(q.order_by(BuildingHistory.id.desc()).limit(limit)).all()
+            return [_entry(h) for h in reversed(rows)]

@@ -1,0 +1,81 @@
+"""What the SEA runtime needs from the world, as a Protocol the manager implements.
+
+The runtime never imports the domain (`saiverse.*` beyond the model interface); it is handed a
+`RuntimePorts` for each pulse. That keeps `sea` testable with a plain object and the layering of
+DESIGN §2 intact.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Protocol, TypedDict
+
+from saiverse.llm.base import ChatModel
+
+
+class PersonaContext(TypedDict, total=False):
+    """The persona a pulse runs as (`_persona_obj`)."""
+
+    persona_id: str
+    name: str
+    avatar: str
+    system_prompt: str
+    description: str
+    default_model: str | None
+    lightweight_model: str | None
+    building_id: str
+
+
+class MemoryLine(TypedDict, total=False):
+    """A SAIMemory message as the runtime reads it back."""
+
+    role: str
+    content: str
+    tags: list[str]
+    pulse_id: str | None
+
+
+class RuntimePorts(Protocol):
+    """Effects and lookups a pulse may perform."""
+
+    def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
+        """The model for this persona (`normal` or `lightweight`) and a fallback notice, if any."""
+        ...
+
+    def remember(
+        self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str
+    ) -> None:
+        """Store a SAIMemory message (the `pulse:<id>` tag is added by the store)."""
+        ...
+
+    def recent_messages(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
+        """Recent `conversation` messages plus every message of this pulse, oldest first."""
+        ...
+
+    def post_to_building(
+        self, building_id: str, persona: PersonaContext, text: str, pulse_id: str
+    ) -> int:
+        """Append a persona's line to the building history; returns its id."""
+        ...
+
+    def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
+        """The system prompt for this persona in this building."""
+        ...
+
+    def call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
+        """Run a registered tool as this persona."""
+        ...
+
+
+class CancellationToken:
+    """Set by the pulse controller (stop button); checked between nodes and while streaming."""
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
