@@ -161,9 +161,48 @@ ALTER TABLE ai ADD COLUMN LIGHTWEIGHT_VISION_MODEL TEXT;
 ALTER TABLE ai ADD COLUMN VISION_MODEL TEXT;
 """
 
+# SAIMemory recall index (saiverse/memory.py explains the design). The step-1 trigram index found
+# nothing for 1-2 character terms, which Japanese queries are full of. It is replaced by one
+# contentless FTS5 table of every 1-, 2- and 3-character gram of CONTENT plus a persona token,
+# fed by triggers in plain SQL (so any writer keeps it current) with positions from a fixed
+# number table: messages are indexed on their first 131,072 characters. detail=none keeps it
+# smaller than the trigram index it replaces; search re-checks candidates against CONTENT.
+_GRAMS = (
+    "'p:' || hex({r}.PERSONA_ID) || ' ' || coalesce((SELECT group_concat("
+    "substr({r}.CONTENT, I, 1) || ' ' || substr({r}.CONTENT, I, 2) || ' ' || substr({r}.CONTENT, I, 3), ' ')"
+    " FROM saimemory_gram_pos WHERE I <= length({r}.CONTENT)), '')"
+)
+MEMORY_GRAM_INDEX_SQL = f"""
+DROP TRIGGER IF EXISTS saimemory_ai;
+DROP TRIGGER IF EXISTS saimemory_ad;
+DROP TRIGGER IF EXISTS saimemory_au;
+DROP TABLE IF EXISTS saimemory_fts;
+CREATE TABLE saimemory_gram_pos (I INTEGER PRIMARY KEY);
+INSERT INTO saimemory_gram_pos (I)
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 131072) SELECT i FROM n;
+CREATE VIRTUAL TABLE saimemory_fts USING fts5(
+    GRAMS, content='', detail=none, columnsize=0,
+    tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co Cf Cn Cs M* P* S*'"
+);
+INSERT INTO saimemory_fts (rowid, GRAMS) SELECT m.ID, {_GRAMS.format(r="m")} FROM saimemory m;
+CREATE TRIGGER saimemory_gram_ai AFTER INSERT ON saimemory BEGIN
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_GRAMS.format(r="new")});
+END;
+CREATE TRIGGER saimemory_gram_ad AFTER DELETE ON saimemory BEGIN
+    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
+        VALUES ('delete', old.ID, {_GRAMS.format(r="old")});
+END;
+CREATE TRIGGER saimemory_gram_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory BEGIN
+    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
+        VALUES ('delete', old.ID, {_GRAMS.format(r="old")});
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_GRAMS.format(r="new")});
+END;
+"""
+
 STEPS: list[Step] = [
     Step(1, "baseline", BASELINE_SQL),
     Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
+    Step(3, "saimemory_gram_index", MEMORY_GRAM_INDEX_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version
 
@@ -206,7 +245,9 @@ def _check_is_sqlite(path: Path) -> None:
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
-        raise MigrationError(f"{path} cannot be read as a SQLite database ({exc}). Nothing was changed.") from exc
+        raise MigrationError(
+            f"{path} cannot be read as a SQLite database ({exc}). Nothing was changed."
+        ) from exc
     if not result or result[0] != "ok":
         raise MigrationError(
             f"{path} is damaged (SQLite integrity check: {result[0] if result else 'no answer'}). "
