@@ -1,0 +1,49 @@
+"""Model providers behind one interface (DESIGN §9): offline (default), Gemini, OpenAI-compatible.
+
+Callers use `resolve_model(name, settings)` to get a `ChatModel` (and a notice when it fell back to
+offline), then `generate` / `stream` / `generate_image`. Failures surface as `LLMError`.
+"""
+
+from saiverse.llm.base import (
+    ChatModel,
+    ChatRequest,
+    ChatResult,
+    LLMError,
+    Message,
+    Role,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+from saiverse.llm.gemini import GeminiModel
+from saiverse.llm.offline import OFFLINE_NOTE, OfflineModel, describe_image, read_voice, summarize_text
+from saiverse.llm.openai_compat import OpenAICompatModel
+from saiverse.llm.registry import clear_model_cache, pick_model_name, resolve_model
+from saiverse.llm.retry import RetryPolicy, TransientError
+from saiverse.llm.schema import parse_json_text, validate
+
+__all__ = [
+    "OFFLINE_NOTE",
+    "ChatModel",
+    "ChatRequest",
+    "ChatResult",
+    "GeminiModel",
+    "LLMError",
+    "Message",
+    "OfflineModel",
+    "OpenAICompatModel",
+    "RetryPolicy",
+    "Role",
+    "ToolCall",
+    "ToolSpec",
+    "TransientError",
+    "Usage",
+    "clear_model_cache",
+    "describe_image",
+    "parse_json_text",
+    "pick_model_name",
+    "read_voice",
+    "resolve_model",
+    "summarize_text",
+    "validate",
+]

@@ -1,0 +1,189 @@
+"""How the offline model fills a JSON schema: always valid, and as sensible as keywords allow.
+
+Values are chosen by type and by property name — `content`/`query` get the user's request,
+`name`/`title` a short title from it, `reply`/`message` the offline reply, `*_id` an id seen in the
+conversation; string enums are picked by keyword (`schema.pick_option`); `default`, `const`,
+`minItems`, `minimum`/`maximum` and `minLength`/`maxLength` are honoured.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from saiverse.llm.schema import pick_option, resolve, schema_type, words
+
+_TEXT_NAMES = ("content", "text", "query", "input", "prompt", "request", "body", "question",
+               "patch", "search", "instruction", "task", "goal", "topic")
+_REPLY_NAMES = ("reply", "response", "answer", "speak", "speech", "utterance", "message", "say")
+_TITLE_NAMES = ("name", "title", "subject", "filename", "label", "heading")
+_SUMMARY_NAMES = ("description", "summary", "abstract", "caption")
+_REASON_NAMES = ("reason", "reasoning", "thought", "thinking", "explanation", "rationale", "note")
+_TRUE_NAMES = ("done", "finished", "finish", "complete", "completed", "stop", "end", "satisfied",
+               "is_final", "final")
+_ID_RE = re.compile(
+    r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b"
+    r"|\b(?:[A-Za-z]+_)+[0-9A-Za-z]*\d[0-9A-Za-z]*\b"
+)
+_URL_RE = re.compile(r"https?://[^\s「」()<>\"']+")
+
+
+@dataclass
+class FillHints:
+    """What the filler knows about the conversation."""
+
+    user_text: str
+    """The request: the last genuine user message (catalogue lines removed)."""
+    reply: str
+    """The offline reply, for properties that hold what the persona says."""
+    context: str
+    """Every text of the request (system prompt, all messages), to find ids and option texts."""
+    summary: str = ""
+    """A short extractive summary of `user_text`."""
+
+
+def _name_has(prop: str, names: tuple[str, ...]) -> bool:
+    low = prop.lower()
+    parts = re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", prop)
+    return low in names or any(p.lower() in names for p in parts if p)
+
+
+def short_title(text: str, limit: int = 20) -> str:
+    """A title from the first clause of `text`: no quotes or trailing punctuation, ≤ `limit`."""
+    first = re.split(r"[。！？!?\n、,]", text.strip(), maxsplit=1)[0]
+    first = re.sub(r"^[@＠]\S+\s*", "", first).strip(" 　「」『』\"'")
+    first = re.sub(r"(ください|下さい|ね|お願い(します)?)$", "", first)
+    verbs = "書いて|作って|描いて|作成して|教えて|見せて|調べて|読んで|まとめて|して"
+    first = re.sub(rf"(を|について)?({verbs})$", "", first).strip()
+    return (first[:limit] or "無題")
+
+
+def _pick_id(hints: FillHints) -> str:
+    ids = list(dict.fromkeys(_ID_RE.findall(hints.context)))
+    if not ids:
+        return ""
+    # Prefer the id whose line shares the most words with the request.
+    lines = hints.context.splitlines()
+    req = set(words(hints.user_text))
+
+    def score(ident: str) -> int:
+        line = next((ln for ln in lines if ident in ln), "")
+        return len(req & set(words(line)))
+
+    return max(ids, key=lambda i: (score(i), -ids.index(i)))
+
+
+def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
+    fmt = schema.get("format")
+    if fmt == "date-time":
+        value = "1970-01-01T00:00:00Z"  # deterministic: the offline model never reads the clock
+    elif fmt == "date":
+        value = "1970-01-01"
+    elif fmt in ("uri", "url") or _name_has(prop, ("url", "uri", "link")):
+        match = _URL_RE.search(hints.user_text)
+        value = match.group(0) if match else ("https://example.invalid/" if fmt else "")
+    elif prop.lower() == "id" or prop.lower().endswith("_id") or prop.endswith("Id"):
+        value = _pick_id(hints)
+    elif _name_has(prop, _REPLY_NAMES):
+        value = hints.reply
+    elif _name_has(prop, _TITLE_NAMES):
+        value = short_title(hints.user_text)
+    elif _name_has(prop, _SUMMARY_NAMES):
+        value = hints.summary or short_title(hints.user_text, 100)
+    elif _name_has(prop, _REASON_NAMES):
+        value = "オフラインモデルがキーワード照合で判断しました。"
+    elif _name_has(prop, _TEXT_NAMES):
+        value = hints.user_text
+    else:
+        value = hints.user_text
+    min_len = int(schema.get("minLength", 0))
+    if len(value) < min_len:
+        value = (value or "オフライン") + "…" * (min_len - len(value or "オフライン"))
+    if "maxLength" in schema:
+        value = value[: int(schema["maxLength"])]
+    return value
+
+
+def _number(prop: str, schema: dict[str, Any], integer: bool) -> int | float:
+    low = schema.get("minimum")
+    high = schema.get("maximum")
+    if "exclusiveMinimum" in schema and isinstance(schema["exclusiveMinimum"], int | float):
+        low = schema["exclusiveMinimum"] + (1 if integer else 1e-6)
+    if "exclusiveMaximum" in schema and isinstance(schema["exclusiveMaximum"], int | float):
+        high = schema["exclusiveMaximum"] - (1 if integer else 1e-6)
+    value: float = 0
+    if low is not None:
+        value = low
+    if high is not None and value > high:
+        value = high
+    if integer:
+        import math
+        value = math.ceil(value) if low is not None else int(value)
+    return int(value) if integer else float(value)
+
+
+def _array(prop: str, schema: dict[str, Any], hints: FillHints, root: dict[str, Any],
+           depth: int) -> list[Any]:
+    lo = int(schema.get("minItems", 0))
+    hi = schema.get("maxItems")
+    count = max(lo, 1)
+    if hi is not None:
+        count = min(count, int(hi))
+    item_schema = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    item_schema = resolve(item_schema, root)
+    if schema_type(item_schema) == "string" and "enum" not in item_schema and \
+            _name_has(prop, ("keywords", "keyword", "tags", "tag", "words", "terms")):
+        found = list(dict.fromkeys(words(hints.user_text)))[: max(count, 3)] or [short_title(hints.user_text)]
+        if hi is not None:
+            found = found[: int(hi)]
+        while len(found) < lo:
+            found.append(found[-1] if found else "オフライン")
+        return found
+    return [fill(item_schema, hints, root=root, prop=prop, depth=depth + 1) for _ in range(count)]
+
+
+def fill(schema: dict[str, Any], hints: FillHints, *, root: dict[str, Any] | None = None,
+         prop: str = "", depth: int = 0) -> Any:
+    """A value valid for `schema`, chosen from `hints`; `prop` is the property name, if any."""
+    root = root if root is not None else schema
+    schema = resolve(schema, root)
+    if depth > 12:  # recursive schemas: stop where nothing is required
+        return None if schema_type(schema) in (None, "null") else {}
+    if "const" in schema:
+        return schema["const"]
+    for key in ("anyOf", "oneOf"):
+        if key in schema and schema[key]:
+            consts = [s.get("const") for s in schema[key] if isinstance(s, dict) and "const" in s]
+            if consts and len(consts) == len(schema[key]):
+                return pick_option(consts, hints.user_text, schema=schema, context=hints.context,
+                                   default=schema.get("default"))
+            subs = [resolve(s, root) for s in schema[key]]
+            chosen = next((s for s in subs if schema_type(s) not in (None, "null")), subs[0])
+            return fill(chosen, hints, root=root, prop=prop, depth=depth)
+    if "enum" in schema:
+        return pick_option(list(schema["enum"]), hints.user_text, schema=schema, context=hints.context,
+                           default=schema.get("default"))
+    typ = schema_type(schema)
+    if "default" in schema and typ not in ("object", "array"):
+        return schema["default"]
+    if typ == "object":
+        props = schema.get("properties", {})
+        out: dict[str, Any] = {}
+        for name, sub in props.items():
+            out[name] = fill(sub, hints, root=root, prop=name, depth=depth + 1)
+        return out
+    if typ == "array":
+        if "default" in schema and isinstance(schema["default"], list) and \
+                len(schema["default"]) >= schema.get("minItems", 0):
+            return schema["default"]
+        return _array(prop, schema, hints, root, depth)
+    if typ == "boolean":
+        return _name_has(prop, _TRUE_NAMES)
+    if typ == "integer":
+        return _number(prop, schema, True)
+    if typ == "number":
+        return _number(prop, schema, False)
+    if typ == "null":
+        return None
+    return _string(prop, schema, hints)

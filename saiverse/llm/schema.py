@@ -1,0 +1,305 @@
+"""JSON-schema helpers shared by the providers: parse, validate, make strict, pick enum options.
+
+Only the subset of JSON Schema that playbooks and tools use is handled (type, enum, const,
+properties, required, items, min/max items/length/value, anyOf/oneOf, local `$ref`). Providers use
+`validate` to decide whether a model answered valid JSON; the offline model uses `score_options`
+to route by keyword.
+
+Keywords for enum options come from, in order of weight:
+- the option's own name (`memory_research` also matches "memory research");
+- `x-keywords`, an extension this project defines on a string property with an `enum`:
+  `{"x-keywords": {"option": ["keyword", ...]}}` — lets a playbook author say which words select
+  which option, for the offline model (online providers ignore unknown `x-` keys);
+- `BUILTIN_KEYWORDS` below (the routing words of the item spec);
+- text describing the option: in the property's `description`, a `oneOf` entry's `description`,
+  or catalogue lines in the prompt (`- item_view_playbook: アイテムを閲覧する`).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from typing import Any
+
+BUILTIN_KEYWORDS: dict[str, list[str]] = {
+    # Spec item-types-picture-document.md, "Meta playbookへの統合".
+    "item_view_playbook": ["見る", "読む", "調べる", "確認する", "見せて", "閲覧"],
+    "item_edit_playbook": ["編集", "書き換える", "パッチを当てる", "更新する", "追記", "修正"],
+    "document_create_playbook": ["文書を作る", "日記を書く", "文章を作成", "文書を作成", "ドキュメント"],
+    # Options of the item spec's decide_action schema.
+    "edit": ["編集", "書き換える", "更新する", "追記", "修正", "パッチ"],
+    "view_only": ["見る", "読む", "確認する", "閲覧"],
+    # item_use action_type values (item spec, "Action JSON schema").
+    "patch_content": ["追記", "書き足す", "パッチ", "内容を", "本文"],
+    "update_description": ["説明を", "説明文"],
+    # Builtin playbooks whose purpose has obvious words.
+    "memory_research": ["思い出", "覚えて", "記憶", "前に話した", "以前"],
+    "memory_recall": ["思い出", "覚えて", "記憶"],
+    "generate_image": ["描いて", "画像を作", "絵を", "イラスト"],
+    "image_generation": ["描いて", "画像を作", "絵を", "イラスト"],
+}
+"""Keywords for well-known enum options (playbook names, item actions)."""
+
+_WORD_RE = re.compile(r"[\u4e00-\u9fff\u3005]{2,}|[\u30a0-\u30ff\u30fc]{2,}|[A-Za-z0-9]{3,}")
+
+
+class SchemaError(ValueError):
+    """A schema this module cannot use (e.g. a `$ref` that points nowhere)."""
+
+
+def parse_json_text(text: str) -> Any:
+    """Parse a model's JSON answer, tolerating a Markdown code fence around it.
+
+    Raises `ValueError` (json.JSONDecodeError) when the text is not JSON.
+    """
+    stripped = text.strip()
+    # Local models often wrap JSON in ```json fences even when asked not to.
+    fence = re.match(r"^```[A-Za-z]*\s*\n(.*)\n```$", stripped, re.S)
+    if fence:
+        stripped = fence.group(1).strip()
+    return json.loads(stripped)
+
+
+def resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    """Follow a local `$ref` (`#/$defs/X`, `#/definitions/X`) to the schema it names."""
+    seen = 0
+    while isinstance(schema, dict) and "$ref" in schema:
+        ref = schema["$ref"]
+        if not isinstance(ref, str) or not ref.startswith("#/"):
+            raise SchemaError(f"only local $ref is supported, got {ref!r}")
+        node: Any = root
+        for part in ref[2:].split("/"):
+            if not isinstance(node, dict) or part not in node:
+                raise SchemaError(f"$ref {ref!r} points nowhere")
+            node = node[part]
+        schema = node
+        seen += 1
+        if seen > 32:
+            raise SchemaError(f"$ref {ref!r} loops")
+    return schema
+
+
+def schema_type(schema: dict[str, Any]) -> str | None:
+    """The effective type of a schema: its `type` (first non-null), or one implied by its keys."""
+    typ = schema.get("type")
+    if isinstance(typ, list):
+        typ = next((t for t in typ if t != "null"), typ[0] if typ else None)
+    if typ:
+        return str(typ)
+    if "properties" in schema:
+        return "object"
+    if "items" in schema:
+        return "array"
+    if "enum" in schema and schema["enum"]:
+        return _json_type(schema["enum"][0])
+    return None
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _type_ok(value: Any, typ: str) -> bool:
+    actual = _json_type(value)
+    if typ == "number":
+        return actual in ("number", "integer")
+    if typ == "integer" and actual == "number":
+        return float(value).is_integer()
+    return actual == typ
+
+
+def validate(data: Any, schema: dict[str, Any], root: dict[str, Any] | None = None,
+             path: str = "$") -> list[str]:
+    """Check `data` against `schema`; returns the problems found (empty list: valid)."""
+    root = root if root is not None else schema
+    schema = resolve(schema, root)
+    errors: list[str] = []
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            if not any(not validate(data, sub, root, path) for sub in schema[key]):
+                errors.append(f"{path}: matches none of {key}")
+            return errors
+    typ = schema.get("type")
+    types = typ if isinstance(typ, list) else [typ] if typ else []
+    if types and not any(_type_ok(data, t) for t in types):
+        return [f"{path}: expected {'/'.join(types)}, got {_json_type(data)}"]
+    if "enum" in schema and data not in schema["enum"]:
+        errors.append(f"{path}: {data!r} is not one of {schema['enum']}")
+    if "const" in schema and data != schema["const"]:
+        errors.append(f"{path}: must be {schema['const']!r}")
+    if isinstance(data, dict):
+        props = schema.get("properties", {})
+        errors += [f"{path}: missing {k!r}" for k in schema.get("required", []) if k not in data]
+        for key, value in data.items():
+            if key in props:
+                errors += validate(value, props[key], root, f"{path}.{key}")
+            elif schema.get("additionalProperties") is False:
+                errors.append(f"{path}: unexpected property {key!r}")
+    elif isinstance(data, list):
+        if len(data) < schema.get("minItems", 0):
+            errors.append(f"{path}: fewer than {schema['minItems']} items")
+        if "maxItems" in schema and len(data) > schema["maxItems"]:
+            errors.append(f"{path}: more than {schema['maxItems']} items")
+        if isinstance(schema.get("items"), dict):
+            for i, item in enumerate(data):
+                errors += validate(item, schema["items"], root, f"{path}[{i}]")
+    elif isinstance(data, str):
+        if len(data) < schema.get("minLength", 0):
+            errors.append(f"{path}: shorter than {schema['minLength']}")
+        if "maxLength" in schema and len(data) > schema["maxLength"]:
+            errors.append(f"{path}: longer than {schema['maxLength']}")
+    elif isinstance(data, int | float) and not isinstance(data, bool):
+        if "minimum" in schema and data < schema["minimum"]:
+            errors.append(f"{path}: below minimum {schema['minimum']}")
+        if "maximum" in schema and data > schema["maximum"]:
+            errors.append(f"{path}: above maximum {schema['maximum']}")
+    return errors
+
+
+def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy fit for OpenAI `strict: true`: closed objects, every property listed in `required`.
+
+    Strict mode demands both; a property that was optional becomes nullable instead, and
+    `drop_added_nulls` removes those nulls from the answer again.
+    """
+    out = copy.deepcopy(schema)
+    for key in ("x-keywords", "default"):
+        out.pop(key, None)
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            node.pop("x-keywords", None)
+            props = node.get("properties")
+            if isinstance(props, dict):
+                required = set(node.get("required", []))
+                for name, sub in props.items():
+                    if name not in required and isinstance(sub, dict) and "type" in sub:
+                        t = sub["type"]
+                        sub["type"] = (t + ["null"] if "null" not in t else t) if isinstance(t, list) \
+                            else [t, "null"]
+                        if "enum" in sub and None not in sub["enum"]:
+                            sub["enum"] = [*sub["enum"], None]
+                node["required"] = list(props)
+                node.setdefault("additionalProperties", False)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(out)
+    return out
+
+
+def drop_added_nulls(data: Any, schema: dict[str, Any], root: dict[str, Any] | None = None) -> Any:
+    """Remove `null` values of optional properties (undoes `strict_schema`'s nullable widening)."""
+    root = root if root is not None else schema
+    schema = resolve(schema, root)
+    if isinstance(data, dict):
+        props = schema.get("properties", {})
+        required = set(schema.get("required", []))
+        return {
+            k: drop_added_nulls(v, props[k], root) if k in props else v
+            for k, v in data.items() if not (v is None and k in props and k not in required)
+        }
+    if isinstance(data, list) and isinstance(schema.get("items"), dict):
+        return [drop_added_nulls(v, schema["items"], root) for v in data]
+    return data
+
+
+def words(text: str) -> list[str]:
+    """Content words of a text: runs of kanji, katakana or ASCII letters (a tokenizer-free cut)."""
+    return _WORD_RE.findall(text)
+
+
+def _stem(keyword: str) -> str:
+    """`確認する` → `確認`, `書き換える` → `書き換`: the part that survives conjugation."""
+    stem = re.sub(r"[\u3041-\u309f]+$", "", keyword)
+    return stem if stem and stem != keyword else ""
+
+
+def _option_aliases(option: str) -> list[str]:
+    alias = option.replace("_playbook", "").replace("_", " ").replace("-", " ").strip()
+    return [a for a in {option, alias} if a]
+
+
+def catalogue(options: list[str], text: str) -> dict[str, str]:
+    """Describing text per option, from lines that name exactly one option (`- a: does X`)."""
+    found: dict[str, str] = {}
+    for line in re.split(r"[\n;；]", text):
+        named = [o for o in options if o.lower() in line.lower()]
+        if len(named) == 1:
+            rest = re.sub(re.escape(named[0]), " ", line, flags=re.I)
+            found[named[0]] = (found.get(named[0], "") + " " + rest).strip()
+    return found
+
+
+def strip_catalogue(options: list[str], text: str) -> str:
+    """The text without the lines that list the options (they name every option, so they would
+    make every option match); kept as is when fewer than two options are named."""
+    lowered = text.lower()
+    if sum(1 for o in options if o.lower() in lowered) < 2:
+        return text
+    keep = [ln for ln in text.splitlines() if not any(o.lower() in ln.lower() for o in options)]
+    return "\n".join(keep)
+
+
+def score_options(options: list[str], query: str, *, schema: dict[str, Any] | None = None,
+                  context: str = "") -> dict[str, int]:
+    """Keyword score of each option against `query` (higher is better; 0 means no evidence).
+
+    `schema` is the enum's property schema (its `description`, `x-keywords`, `oneOf` entries);
+    `context` is other text that may describe the options (system prompt, the full prompt).
+    """
+    schema = schema or {}
+    extra: dict[str, list[str]] = {o: list(BUILTIN_KEYWORDS.get(o, [])) for o in options}
+    mapping = schema.get("x-keywords")
+    if isinstance(mapping, dict):
+        for option, kws in mapping.items():
+            if option in extra and isinstance(kws, list):
+                extra[option] = [str(k) for k in kws] + extra[option]
+    described = catalogue(options, f"{schema.get('description', '')}\n{context}")
+    for entry in schema.get("oneOf", []) + schema.get("anyOf", []):
+        if isinstance(entry, dict) and entry.get("const") in extra:
+            described[entry["const"]] = described.get(entry["const"], "") + " " + \
+                str(entry.get("description", "")) + " " + str(entry.get("title", ""))
+    q = query.lower()
+    scores: dict[str, int] = {}
+    for option in options:
+        score = 0
+        score += sum(8 for a in _option_aliases(option) if a.lower() in q)
+        for kw in extra[option]:
+            if kw.lower() in q:
+                score += 4
+            elif (stem := _stem(kw)) and stem in q:
+                score += 3
+        score += sum(1 for w in set(words(described.get(option, ""))) if w.lower() in q)
+        scores[option] = score
+    return scores
+
+
+def pick_option(options: list[Any], query: str, *, schema: dict[str, Any] | None = None,
+                context: str = "", default: Any = None) -> Any:
+    """The best-scoring option; ties go to the earlier option; no evidence → `default` or first."""
+    if not options:
+        return default
+    strings = [o for o in options if isinstance(o, str)]
+    if strings:
+        scores = score_options(strings, strip_catalogue(strings, query), schema=schema, context=context)
+        best = max(strings, key=lambda o: (scores[o], -strings.index(o)))
+        if scores[best] > 0:
+            return best
+    return default if default in options else options[0]
