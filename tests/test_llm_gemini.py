@@ -74,6 +74,15 @@ def test_text_request_path_body_and_usage(fake: FakeServer, model: GeminiModel) 
     assert req.body["generationConfig"]["temperature"] == 0.3
 
 
+def test_system_messages_join_the_system_instruction(fake: FakeServer, model: GeminiModel) -> None:
+    fake.queue(gemini_text("ok"))
+    model.generate(ChatRequest(messages=[{"role": "system", "content": "建物: 図書館"},
+                                         {"role": "user", "content": "hi"}], system="あなたはミナです。"))
+    body = fake.requests[0].body
+    assert body["systemInstruction"]["parts"][0]["text"] == "あなたはミナです。\n\n建物: 図書館"
+    assert [c["role"] for c in body["contents"]] == ["user"]
+
+
 def test_stream_yields_sse_chunks_in_order(fake: FakeServer, model: GeminiModel) -> None:
     fake.queue(gemini_stream(["こん", "にち", "は"]))
     assert list(model.stream(ask("hi"))) == ["こん", "にち", "は"]

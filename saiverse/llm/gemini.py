@@ -85,6 +85,10 @@ class GeminiModel:
                 parts.append(types.Part.from_bytes(data=data, mime_type=mime))
             if parts:
                 contents.append(types.Content(role="model" if role == "assistant" else "user", parts=parts))
+        if not contents:
+            # The API rejects a request without contents (a node may run on the system prompt alone).
+            nudge = types.Part.from_text(text="（続けてください）")
+            contents.append(types.Content(role="user", parts=[nudge]))
         return contents, "\n\n".join(system_parts) or None
 
     def _config(self, request: ChatRequest, system: str | None) -> types.GenerateContentConfig:

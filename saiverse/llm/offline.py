@@ -60,6 +60,9 @@ def _field(system: str, *keys: str) -> str:
         match = re.search(rf"^\s*[-・*]?\s*{key}\s*[:：]\s*(.+?)\s*$", system, re.M)
         if match:
             return match.group(1).strip()
+        match = re.search(rf"{key}は「([^」]+)」", system)  # prose style: 一人称は「ボク」
+        if match:
+            return match.group(1).strip()
     return ""
 
 
@@ -73,7 +76,7 @@ def read_voice(system: str | None, persona_name: str | None = None) -> Voice:
     first = _field(system, "一人称") or "私"
     first = re.split(r"[、,/／（(\s]", first)[0].strip("「」『』") or "私"
     ending = _field(system, "語尾")
-    ending = re.split(r"[、,/／（(\s]", ending)[0].strip("「」『』〜~ー") if ending else ""
+    ending = re.split(r"[、,/／・（(\s]", ending)[0].strip("「」『』〜~ー") if ending else ""
     if not ending:
         tone = _field(system, "口調", "話し方")
         ending = next((e for word, e in _CASUAL_TONE.items() if word in tone), "")

@@ -73,6 +73,11 @@ class ImageStats:
 def colour_name(r: int, g: int, b: int) -> str:
     """The Japanese name of an RGB colour: 黒 白 灰色 赤 橙 茶色 黄 黄緑 緑 水色 青 紺 紫 桃色."""
     h, s, v = Image.new("RGB", (1, 1), (r, g, b)).convert("HSV").getpixel((0, 0))  # type: ignore[misc]
+    return _hsv_name(h, s, v)
+
+
+def _hsv_name(h: int, s: int, v: int) -> str:
+    """Colour name from Pillow HSV (each channel 0–255)."""
     if v < 50:
         return "黒"
     if s < 45:
@@ -106,6 +111,12 @@ def _open(source: str | Path | bytes) -> Image.Image:
     return img
 
 
+def _pixels(img: Image.Image) -> list:
+    # Pillow 12 deprecates getdata() in favour of get_flattened_data().
+    getter = getattr(img, "get_flattened_data", None) or img.getdata
+    return list(getter())
+
+
 def image_stats(source: str | Path | bytes) -> ImageStats:
     """Size, dominant colours and brightness of an image (a path or its bytes).
 
@@ -120,12 +131,12 @@ def image_stats(source: str | Path | bytes) -> ImageStats:
         img = Image.alpha_composite(canvas, rgba)
     small = img.convert("RGB")
     small.thumbnail((48, 48), Image.Resampling.BOX)
-    pixels = list(small.getdata())
-    counts = Counter(colour_name(*p) for p in pixels)
+    pixels = _pixels(small.convert("HSV"))
+    counts = Counter(_hsv_name(*p) for p in pixels)
     total = max(1, len(pixels))
     ranked = [(name, round(n * 100 / total)) for name, n in counts.most_common()]
     colours = [c for c in ranked if c[1] >= 10][:3] or ranked[:1]
-    brightness = sum(small.convert("L").getdata()) / total
+    brightness = sum(_pixels(small.convert("L"))) / total
     return ImageStats(width, height, colours, brightness)
 
 
