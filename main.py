@@ -127,7 +127,8 @@ def run(args: argparse.Namespace) -> int:
                 _print_json(rec)
             return 0
         if cmd == "items":
-            rows = [i.to_dict() for i in manager.items.list_owned("building", manager.world.building(args.building).building_id)]
+            building = manager.world.building(args.building)
+            rows = [i.to_dict() for i in manager.items.list_owned("building", building.building_id)]
             if args.json:
                 for r in rows:
                     _print_json(r)

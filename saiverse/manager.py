@@ -19,7 +19,7 @@ from saiverse.llm.base import ChatModel, LLMError
 from saiverse.llm.registry import resolve_model
 from saiverse.media import InvalidImageError, check_image
 from saiverse.memory import MemoryRecord, SAIMemory
-from saiverse.pulse import PulseController
+from saiverse.pulse import PulseController, PulseServices
 from saiverse.seed import seed_world
 from saiverse.settings import Settings
 from saiverse.summaries import Summarizer
@@ -54,7 +54,11 @@ class SAIVerseManager:
             summarize_document=self.summarizer.document, summarize_picture=self.summarizer.picture,
         )
         self.playbooks: dict[str, Playbook] = builtin_playbooks()
-        self.pulses = PulseController(self.db, self.memory, self.world, self._model_for, self._call_tool)
+        self.pulses = PulseController(PulseServices(
+            db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self._model_for(p, kind),
+            call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
+            router_playbooks=lambda: [pb for pb in self.playbooks.values() if pb.router_callable],
+        ))
         if seed:
             seed_world(self.db, self.items)
 
@@ -81,6 +85,9 @@ class SAIVerseManager:
 
     def _call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
         raise PlaybookError(f"unknown tool {name!r}", field="action")
+
+    def _tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
+        return []
 
     # ---- world ----------------------------------------------------------------------------
     def buildings(self) -> list[BuildingInfo]:

@@ -108,7 +108,9 @@ def check_image(data: bytes, *, max_bytes: int, max_pixels: int) -> CheckedImage
             fmt = img.format or ""
             width, height = img.size
             if fmt not in IMAGE_FORMATS:
-                raise InvalidImageError(f"対応していない画像形式です ({fmt or '不明'})。PNG/JPEG/GIF/WebP に対応しています。")
+                raise InvalidImageError(
+                    f"対応していない画像形式です ({fmt or '不明'})。PNG/JPEG/GIF/WebP に対応しています。"
+                )
             if width * height > max_pixels:
                 raise InvalidImageError(
                     f"画像の画素数が多すぎます ({width}×{height} = {width * height / 1e6:.0f} メガピクセル)。"

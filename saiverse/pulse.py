@@ -27,6 +27,20 @@ ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
 ToolCaller = Callable[[str, dict[str, Any], PersonaContext, str], Any]
 
 
+@dataclass
+class PulseServices:
+    """What a pulse may reach: the stores, the model resolver, tools and playbooks."""
+
+    db: Database
+    memory: SAIMemory
+    world: World
+    resolve_model: ModelResolver
+    call_tool: ToolCaller
+    tool_specs: Callable[[list[str]], list[dict[str, Any]]]
+    playbook: Callable[[str], Playbook | None]
+    router_playbooks: Callable[[], list[Playbook]]
+
+
 def persona_context(p: PersonaInfo) -> PersonaContext:
     """The runtime's view of a persona (`_persona_obj`)."""
     return PersonaContext(
@@ -41,22 +55,18 @@ class PulseJournal:
     """The runtime's ports for one pulse; buffers writes until `commit`."""
 
     pulse_id: str
-    db: Database
-    memory: SAIMemory
-    world: World
-    resolve_model: ModelResolver
-    tool_caller: ToolCaller
+    services: PulseServices
     pending_memory: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
-        return self.resolve_model(persona, model_type)
+        return self.services.resolve_model(persona, model_type)
 
     def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str) -> None:
         self.pending_memory.append((persona_id, role, content, list(tags)))
 
     def recent_messages(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
-        stored = self.memory.recent_persona_messages(
+        stored = self.services.memory.recent_persona_messages(
             persona_id, ("conversation",), pulse_id=pulse_id, limit=limit
         )
         lines: list[MemoryLine] = [
@@ -74,22 +84,32 @@ class PulseJournal:
         return None
 
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
-        building = self.world.building(building_id)
+        building = self.services.world.building(building_id)
         return (
             f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
             f"現在地: {building.name}。{building.system_instruction}"
         )
 
     def call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
-        return self.tool_caller(name, args, persona, building_id)
+        return self.services.call_tool(name, args, persona, building_id)
+
+    def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
+        return self.services.tool_specs(names)
+
+    def playbook(self, name: str) -> Playbook | None:
+        return self.services.playbook(name)
+
+    def router_playbooks(self) -> list[Playbook]:
+        return self.services.router_playbooks()
 
     def commit(self) -> None:
         """Write everything the pulse produced, in one transaction."""
-        with self.db.session() as s:
+        svc = self.services
+        with svc.db.session() as s:
             for persona_id, role, content, tags in self.pending_memory:
-                self.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s)
+                svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s)
             for building_id, persona, text in self.pending_history:
-                self.world.add_history(
+                svc.world.add_history(
                     building_id, speaker_kind="persona", speaker_id=persona["persona_id"],
                     speaker_name=persona.get("name", ""), content=text, pulse_id=self.pulse_id, session=s,
                 )
@@ -100,11 +120,8 @@ class PulseJournal:
 class PulseController:
     """Starts pulses; pulses of the same persona never overlap; the stop button cancels them."""
 
-    def __init__(
-        self, db: Database, memory: SAIMemory, world: World, resolve_model: ModelResolver, tool_caller: ToolCaller
-    ) -> None:
-        self.db, self.memory, self.world = db, memory, world
-        self.resolve_model, self.tool_caller = resolve_model, tool_caller
+    def __init__(self, services: PulseServices) -> None:
+        self.services = services
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._active: dict[str, CancellationToken] = {}
@@ -129,7 +146,7 @@ class PulseController:
         pulse_id = pulse_id or uuid.uuid4().hex
         ctx = persona_context(persona)
         token = CancellationToken()
-        journal = PulseJournal(pulse_id, self.db, self.memory, self.world, self.resolve_model, self.tool_caller)
+        journal = PulseJournal(pulse_id, self.services)
         base = {"pulse_id": pulse_id, "persona_id": persona.persona_id, "persona_name": persona.name}
         with self._lock_for(persona.persona_id):
             with self._guard:

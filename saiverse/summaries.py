@@ -36,7 +36,8 @@ class Summarizer:
         model, _notice = resolve_model(name, self.settings)
         if model.provider != "offline":
             try:
-                result = model.generate(ChatRequest(messages=[Message(role="user", content=f"{DOCUMENT_PROMPT}\n\n{text}")]))
+                prompt = Message(role="user", content=f"{DOCUMENT_PROMPT}\n\n{text}")
+                result = model.generate(ChatRequest(messages=[prompt]))
                 if result.text.strip():
                     return clip_summary(result.text)
             except LLMError as exc:

@@ -11,6 +11,7 @@ import threading
 from typing import Any, Protocol, TypedDict
 
 from saiverse.llm.base import ChatModel
+from sea.playbook import Playbook
 
 
 class PersonaContext(TypedDict, total=False):
@@ -54,8 +55,8 @@ class RuntimePorts(Protocol):
 
     def post_to_building(
         self, building_id: str, persona: PersonaContext, text: str, pulse_id: str
-    ) -> int:
-        """Append a persona's line to the building history; returns its id."""
+    ) -> int | None:
+        """Append a persona's line to the building history; returns its id once known."""
         ...
 
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
@@ -64,6 +65,18 @@ class RuntimePorts(Protocol):
 
     def call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
         """Run a registered tool as this persona."""
+        ...
+
+    def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
+        """Name, description and JSON-schema parameters of these tools (for llm `available_tools`)."""
+        ...
+
+    def playbook(self, name: str) -> Playbook | None:
+        """A playbook by name (builtin or imported), or None."""
+        ...
+
+    def router_playbooks(self) -> list[Playbook]:
+        """The playbooks a router may choose (`router_callable`)."""
         ...
 
 

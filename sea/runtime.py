@@ -1,225 +1,164 @@
 """The SEA runtime: compiles a playbook to a LangGraph graph and runs it, yielding events.
 
-One path only: every playbook runs on its LangGraph compilation (no fallback executor). System
-variables (`_`-prefixed: persona, pulse id, cancellation token, ports) travel in the run config,
-never in the playbook's own variables, so nodes cannot overwrite them.
+One path only: every node type — subplay and exec included — runs on the LangGraph compilation
+(no fallback executor). A called playbook runs as its own compiled graph inside the calling node,
+its events forwarded as they happen. System variables (`_` namespace: persona, pulse, ports,
+cancellation, usage, trace) travel in the run config as a `RunContext`, never in the playbook's
+own variables, so nodes cannot overwrite them.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 
-from saiverse.llm.base import ChatRequest, LLMError, Message
+from saiverse.llm.base import LLMError
 from sea.events import Event, event
-from sea.playbook import Node, Playbook, PlaybookError
+from sea.nodes import Emit, PulseCancelled, RunContext, run_simple
+from sea.playbook import ConditionalNext, Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
+from sea.templates import as_text, lookup, render
+from sea.validate import check_args
 
-_TEMPLATE = re.compile(r"\{([A-Za-z][\w.]*)\}")
+MAX_DEPTH = 8
+"""How deep playbooks may call playbooks (a cycle of exec/subplay ends here, clearly)."""
 
-
-class PulseCancelled(Exception):
-    """The pulse's cancellation token was set."""
+__all__ = ["PulseCancelled", "RunContext", "bind_args", "compile_playbook", "run_playbook", "run_meta_user"]
 
 
 class PlaybookState(TypedDict, total=False):
-    """LangGraph state of one playbook run: the playbook's own variables."""
+    """LangGraph state of one playbook run."""
 
     vars: dict[str, Any]
+    """The playbook's own variables: parameters, `last`, outputs of nodes."""
+    failed: str | None
+    """Error message of the node that just failed (routes to its `error_next`)."""
 
 
-@dataclass
-class RunContext:
-    """System side of a run (the `_` namespace): who, where, which pulse, and the world's ports."""
-
-    persona: PersonaContext
-    building_id: str
-    pulse_id: str
-    ports: RuntimePorts
-    playbook: str
-    cancel: CancellationToken = field(default_factory=CancellationToken)
-    usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
-    trace: list[str] = field(default_factory=list)
-    outputs: list[str] = field(default_factory=list)
-
-
-def render(template: str, variables: dict[str, Any], *, playbook: str = "", node: str = "") -> Any:
-    """Fill `{name}` placeholders; an exact `"{name}"` keeps the value's type. Missing → error."""
-
-    def lookup(name: str) -> Any:
-        cur: Any = variables
-        for part in name.split("."):
-            if isinstance(cur, dict) and part in cur:
-                cur = cur[part]
-            else:
-                raise PlaybookError(f"template variable {{{name}}} is not set", playbook=playbook, node=node)
-        return cur
-
-    whole = _TEMPLATE.fullmatch(template.strip()) if template else None
-    if whole:
-        return lookup(whole.group(1))
-
-    def sub(m: re.Match[str]) -> str:
-        val = lookup(m.group(1))
-        return val if isinstance(val, str) else json.dumps(val, ensure_ascii=False)
-
-    return _TEMPLATE.sub(sub, template)
+def bind_args(pb: Playbook, args: dict[str, Any] | None) -> dict[str, Any]:
+    """Function-call semantics: `input_schema` is the signature, `args` the arguments."""
+    args = dict(args or {})
+    check_args(pb, args)
+    out: dict[str, Any] = {}
+    for p in pb.input_schema:
+        if p.name in args:
+            out[p.name] = args[p.name]
+        elif p.default is not None:
+            out[p.name] = p.default
+        elif not p.required:
+            out[p.name] = ""
+    return out
 
 
-def _ctx(config: dict[str, Any]) -> RunContext:
-    return config["configurable"]["sea"]
-
-
-def _check_cancel(ctx: RunContext) -> None:
-    if ctx.cancel.cancelled:
-        raise PulseCancelled("pulse cancelled")
-
-
-def _text_of(node: Node, vars_: dict[str, Any], pb: str) -> str:
-    if node.action is None:
-        val = vars_.get("last", "")
-    else:
-        val = render(node.action, vars_, playbook=pb, node=node.id)
-    return val if isinstance(val, str) else json.dumps(val, ensure_ascii=False)
-
-
-def _base(ctx: RunContext, node: Node) -> dict[str, Any]:
-    return {
-        "pulse_id": ctx.pulse_id,
-        "persona_id": ctx.persona["persona_id"],
-        "persona_name": ctx.persona.get("name"),
-        "building_id": ctx.building_id,
-        "playbook": ctx.playbook,
-        "node": node.id,
-    }
-
-
-def _speak(ctx: RunContext, node: Node, text: str, emit: Any) -> None:
-    persona = ctx.persona
-    ctx.ports.remember(persona["persona_id"], "assistant", text, ["conversation"], ctx.pulse_id)
-    hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
-    ctx.outputs.append(text)
-    emit(event("speak", text=text, avatar=persona.get("avatar"), history_id=hid, **_base(ctx, node)))
-
-
-def _llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], emit: Any) -> dict[str, Any]:
-    persona = ctx.persona
-    model, notice = ctx.ports.model_for(persona, node.model_type)
-    if notice:
-        emit(event("notice", text=notice, kind="model_fallback", **_base(ctx, node)))
-    messages: list[Message] = [
-        Message(role="user" if m["role"] == "user" else "assistant", content=m["content"])
-        for m in ctx.ports.recent_messages(persona["persona_id"], ctx.pulse_id)
-        if m["role"] in ("user", "assistant")
-    ]
-    if node.action is not None:
-        messages.append(Message(role="user", content=str(render(node.action, vars_, playbook=pb.name, node=node.id))))
-    request = ChatRequest(
-        messages=messages,
-        system=ctx.ports.system_prompt(persona, ctx.building_id),
-        response_schema=node.response_schema,
-        persona_name=persona.get("name"),
-    )
-    updates: dict[str, Any] = {}
-    if node.speak and not node.response_schema:
-        parts: list[str] = []
-        for chunk in model.stream(request):
-            _check_cancel(ctx)
-            parts.append(chunk)
-            emit(event("speak_chunk", delta=chunk, **_base(ctx, node)))
-        text = "".join(parts)
-        _speak(ctx, node, text, emit)
-    else:
-        result = model.generate(request)
-        for k in ("input_tokens", "output_tokens"):
-            ctx.usage[k] += int(result.usage.get(k, 0) or 0)
-        text = result.text
-        if node.response_schema is not None:
-            data = result.data
-            if node.output_key:
-                updates[node.output_key] = data
-            for src, dest in (node.output_mapping or {}).items():
-                if isinstance(data, dict) and src in data:
-                    updates[dest] = data[src]
-        if node.speak:
-            _speak(ctx, node, text, emit)
-    updates["last"] = text
-    if node.memorize:
-        opt = node.memorize if not isinstance(node.memorize, bool) else None
-        tags = list(opt.tags) if opt else []
-        ctx.ports.remember(persona["persona_id"], opt.role if opt else "assistant", text, tags, ctx.pulse_id)
+def _call_playbook(ctx: RunContext, node: Node, callee: Playbook, args: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """subplay / exec: run `callee` as a function call; returns the caller's variable updates."""
+    if ctx.depth + 1 > MAX_DEPTH:
+        raise PlaybookError(f"playbooks call each other more than {MAX_DEPTH} levels deep",
+                            playbook=ctx.playbook, node=node.id)
+    child = ctx.child(callee.name)
+    final = _stream(callee, child, bind_args(callee, args), emit)
+    result = "\n".join(child.outputs) if child.outputs else as_text(final.get("last", ""))
+    if node.propagate_output or (node.type == "exec" and ctx.is_meta):
+        ctx.outputs.extend(child.outputs)
+    updates: dict[str, Any] = {"last": result}
+    if node.output_key:
+        updates[node.output_key] = result
     return updates
 
 
-def _run_node(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], emit: Any) -> dict[str, Any]:
-    """Apply one node's effects (DESIGN §5 table); returns variable updates."""
-    persona = ctx.persona
-    if node.type == "llm":
-        return _llm(ctx, pb, node, vars_, emit)
-    if node.type == "speak":
-        _speak(ctx, node, _text_of(node, vars_, pb.name), emit)
-        return {}
-    if node.type == "say":
-        text = _text_of(node, vars_, pb.name)
-        hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
-        ctx.outputs.append(text)
-        emit(event("say", text=text, avatar=persona.get("avatar"), history_id=hid, **_base(ctx, node)))
-        return {}
-    if node.type == "think":
-        # Internal note: memory only, never outputs (the spec's known bug is not reproduced).
-        text = _text_of(node, vars_, pb.name)
-        ctx.ports.remember(persona["persona_id"], "assistant", text, ["internal"], ctx.pulse_id)
-        emit(event("think", text=text, **_base(ctx, node)))
-        return {}
-    if node.type == "memorize":
-        text = _text_of(node, vars_, pb.name)
-        tags = list(node.tags or [])
-        ctx.ports.remember(persona["persona_id"], node.role or "assistant", text, tags, ctx.pulse_id)
-        emit(event("memorize", text=text, tags=tags, **_base(ctx, node)))
-        return {}
-    if node.type == "pass":
-        return {}
-    if node.type == "tool":
-        args = {k: _resolve_arg(v, vars_, pb.name, node.id) for k, v in (node.args_input or {}).items()}
-        tool = node.action or ""
-        emit(event("tool_call", tool=tool, args=args, **_base(ctx, node)))
-        result = ctx.ports.call_tool(tool, args, persona, ctx.building_id)
-        emit(event("tool_result", tool=tool, result=result, **_base(ctx, node)))
-        out: dict[str, Any] = {"last": result if isinstance(result, str) else json.dumps(result, ensure_ascii=False)}
-        if node.output_key:
-            out[node.output_key] = result
-        return out
-    raise PlaybookError(f"node type {node.type!r} is not supported by this runtime yet", playbook=pb.name, node=node.id)
-
-
-def _resolve_arg(value: Any, vars_: dict[str, Any], pb: str, node: str) -> Any:
-    """`args_input` value: a state key name, or a template / literal."""
-    if isinstance(value, str):
-        if value in vars_:
-            return vars_[value]
-        if "{" in value:
-            return render(value, vars_, playbook=pb, node=node)
-    return value
+def _run_call(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    ports = ctx.ports
+    if node.type == "subplay":
+        callee = ports.playbook(node.playbook or "")
+        if callee is None:
+            raise PlaybookError(f"subplay target {node.playbook!r} does not exist",
+                                playbook=ctx.playbook, node=node.id, field="playbook")
+        args = render(node.args or {}, vars_, playbook=ctx.playbook, node=node.id)
+        return _call_playbook(ctx, node, callee, args, emit)
+    # exec: the target is chosen at run time (usually by a router), so it is checked here, clearly.
+    name = lookup(node.playbook_source, vars_, playbook=ctx.playbook, node=node.id) \
+        if node.playbook_source else node.playbook
+    callee = ports.playbook(str(name or ""))
+    if callee is None:
+        raise PlaybookError(f"exec target {name!r} (from {node.playbook_source!r}) is not a known playbook",
+                            playbook=ctx.playbook, node=node.id, field="playbook_source")
+    args: dict[str, Any] = {}
+    if node.args_source:
+        dynamic = lookup(node.args_source, vars_, playbook=ctx.playbook, node=node.id) or {}
+        if not isinstance(dynamic, dict):
+            raise PlaybookError(f"args_source {node.args_source!r} must hold an object",
+                                playbook=ctx.playbook, node=node.id, field="args_source")
+        declared = {p.name for p in callee.input_schema}
+        dropped = sorted(set(dynamic) - declared)
+        if dropped:
+            emit(event("notice", kind="args_dropped", **ctx.base(node),
+                       text=f"{callee.name} が宣言していない引数を無視しました: {', '.join(dropped)}"))
+        args.update({k: v for k, v in dynamic.items() if k in declared})
+    static = render(node.args or {}, vars_, playbook=ctx.playbook, node=node.id)
+    declared = {p.name for p in callee.input_schema}
+    args.update({k: v for k, v in static.items() if k in declared and (k not in args or args[k] in ("", None))})
+    return _call_playbook(ctx, node, callee, args, emit)
 
 
 def _make_node_fn(pb: Playbook, node: Node) -> Any:
-    def fn(state: PlaybookState, config: dict[str, Any]) -> PlaybookState:
-        ctx = _ctx(config)
-        _check_cancel(ctx)
+    def fn(state: PlaybookState, config: RunnableConfig) -> PlaybookState:
+        ctx: RunContext = config["configurable"]["sea"]
+        emit: Emit = config["configurable"].get("sea_emit") or get_stream_writer()
+        ctx.check_cancel()
         ctx.trace.append(f"{pb.name}.{node.id}")
         vars_ = dict(state.get("vars") or {})
-        updates = _run_node(ctx, pb, node, vars_, get_stream_writer())
+        try:
+            if node.type in ("subplay", "exec"):
+                updates = _run_call(ctx, node, vars_, emit)
+            else:
+                updates = run_simple(ctx, pb, node, vars_, emit)
+        except PulseCancelled:
+            raise
+        except (PlaybookError, LLMError, ValueError, LookupError, OSError) as exc:
+            if not node.error_next:
+                raise
+            emit(event("notice", kind="node_error", text=str(exc), **ctx.base(node)))
+            vars_["last_error"] = str(exc)
+            return {"vars": vars_, "failed": str(exc)}
         vars_.update(updates)
-        return {"vars": vars_}
+        return {"vars": vars_, "failed": None}
 
     return fn
+
+
+def _compare(value: Any, operator: str, case: str) -> bool:
+    if operator in ("eq", "ne"):
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        return (text == case) == (operator == "eq")
+    try:
+        left, right = float(value), float(case)
+    except (TypeError, ValueError):
+        return False
+    return {"gt": left > right, "gte": left >= right, "lt": left < right, "lte": left <= right}[operator]
+
+
+def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
+    cond: ConditionalNext | None = node.conditional_next
+
+    def route(state: PlaybookState) -> str:
+        if state.get("failed"):
+            return node.error_next or END
+        if cond is None:
+            return node.next or END
+        value = lookup(cond.field, state.get("vars") or {}, playbook=pb.name, node=node.id)
+        for case, target in cond.cases.items():
+            if _compare(value, cond.operator, case):
+                return target or END
+        return cond.default or END
+
+    targets = {t for t in [node.next, node.error_next, *(cond.cases.values() if cond else []),
+                           cond.default if cond else None] if t}
+    return route, {t: t for t in targets} | {END: END}
 
 
 _GRAPH_CACHE: dict[str, Any] = {}
@@ -236,52 +175,44 @@ def compile_playbook(pb: Playbook) -> Any:
         graph.add_node(node.id, _make_node_fn(pb, node))
     graph.add_edge(START, pb.start)
     for node in pb.nodes:
-        if node.conditional_next is None:
+        if node.conditional_next is None and node.error_next is None:
             graph.add_edge(node.id, node.next or END)
+        else:
+            route, path_map = _router(pb, node)
+            graph.add_conditional_edges(node.id, route, path_map)
     compiled = graph.compile(name=pb.name)
     _GRAPH_CACHE[key] = compiled
     return compiled
 
 
-def bind_args(pb: Playbook, args: dict[str, Any] | None) -> dict[str, Any]:
-    """Function-call semantics: `input_schema` is the signature, `args` the arguments."""
-    args = dict(args or {})
-    declared = {p.name for p in pb.input_schema}
-    extra = sorted(set(args) - declared)
-    if extra:
-        raise PlaybookError(f"does not declare argument {extra[0]!r}", playbook=pb.name, field="args")
-    out: dict[str, Any] = {}
-    for p in pb.input_schema:
-        if p.name in args:
-            out[p.name] = args[p.name]
-        elif p.required:
-            raise PlaybookError(f"required argument {p.name!r} was not passed", playbook=pb.name, field="args")
-        else:
-            out[p.name] = p.default if p.default is not None else ""
-    return out
+def _stream(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """Run a compiled playbook to the end, forwarding its events; returns its final variables."""
+    graph = compile_playbook(pb)
+    final: dict[str, Any] = dict(variables)
+    config = {"configurable": {"sea": ctx, "sea_emit": emit}, "recursion_limit": 200}
+    for values in graph.stream({"vars": variables, "failed": None}, config=config, stream_mode="values"):
+        final = values.get("vars") or final
+    return final
 
 
 def run_playbook(
-    pb: Playbook,
-    *,
-    persona: PersonaContext,
-    building_id: str,
-    pulse_id: str,
-    ports: RuntimePorts,
-    args: dict[str, Any] | None = None,
-    cancel: CancellationToken | None = None,
+    pb: Playbook, *, persona: PersonaContext, building_id: str, pulse_id: str, ports: RuntimePorts,
+    args: dict[str, Any] | None = None, cancel: CancellationToken | None = None, pulse_type: str = "user",
 ) -> Iterator[Event]:
-    """Run `pb` as `persona`; yields events as they happen. Errors end in an `error` event."""
-    ctx = RunContext(
-        persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports,
-        playbook=pb.name, cancel=cancel or CancellationToken(),
-    )
-    base = {"pulse_id": pulse_id, "persona_id": persona["persona_id"], "playbook": pb.name}
+    """Run `pb` as `persona`; yields events as they happen. Errors end in an `error` event + raise."""
+    ctx = RunContext(persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports,
+                     playbook=pb.name, cancel=cancel or CancellationToken(), pulse_type=pulse_type)
+    yield from run_with_context(pb, ctx, args)
+
+
+def run_with_context(pb: Playbook, ctx: RunContext, args: dict[str, Any] | None) -> Iterator[Event]:
+    """Like run_playbook with a prepared context (the pulse controller keeps usage and trace)."""
+    base = {"pulse_id": ctx.pulse_id, "persona_id": ctx.persona["persona_id"], "playbook": pb.name}
     try:
-        initial: PlaybookState = {"vars": bind_args(pb, args)}
+        variables = bind_args(pb, args)
         graph = compile_playbook(pb)
-        for chunk in graph.stream(initial, config={"configurable": {"sea": ctx}}, stream_mode="custom"):
-            yield chunk
+        config = {"configurable": {"sea": ctx}, "recursion_limit": 200}
+        yield from graph.stream({"vars": variables, "failed": None}, config=config, stream_mode="custom")
     except PulseCancelled:
         yield event("error", kind="cancelled", message="パルスは中止されました。", **base)
         raise
@@ -291,3 +222,20 @@ def run_playbook(
     except LLMError as exc:
         yield event("error", kind=f"model_{exc.kind}", message=str(exc), **base)
         raise
+
+
+def run_meta_user(
+    persona: PersonaContext, user_input: str, building_id: str, *, ports: RuntimePorts,
+    meta_playbook: str = "meta_user", args: dict[str, Any] | None = None, pulse_id: str,
+    cancel: CancellationToken | None = None, pulse_type: str = "user",
+) -> Iterator[Event]:
+    """Run a meta playbook for a user turn. `user_input` is passed as the `input` argument when the
+    meta playbook declares one and the caller did not pass it (it is not a system variable)."""
+    pb = ports.playbook(meta_playbook)
+    if pb is None:
+        raise PlaybookError(f"meta playbook {meta_playbook!r} does not exist", field="meta_playbook")
+    call_args = dict(args or {})
+    if any(p.name == "input" for p in pb.input_schema) and "input" not in call_args:
+        call_args["input"] = user_input
+    yield from run_playbook(pb, persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports,
+                            args=call_args, cancel=cancel, pulse_type=pulse_type)

@@ -40,10 +40,13 @@ def _baseline_with_rows(db: Path) -> None:
             "INSERT INTO ai (AIID, CITYID, AINAME, SYSTEMPROMPT, LIGHTWEIGHT_MODEL, CURRENT_BUILDINGID) "
             "VALUES ('p', 'c', 'ミナ', '丁寧に話す', 'gemini-2.5-flash-lite', 'b')"
         )
-        conn.execute("INSERT INTO item (ITEM_ID, NAME, TYPE, DESCRIPTION) VALUES ('i1', '古い鍵', 'object', '錆びた鍵')")
+        conn.execute(
+            "INSERT INTO item (ITEM_ID, NAME, TYPE, DESCRIPTION) VALUES ('i1', '古い鍵', 'object', '錆びた鍵')"
+        )
         conn.execute("INSERT INTO item_location (ITEM_ID, OWNER_KIND, OWNER_ID) VALUES ('i1', 'building', 'b')")
         conn.execute(
-            "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS) VALUES ('p', 'user', '図書館で猫の本を探した', '[]')"
+            "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS) "
+            "VALUES ('p', 'user', '図書館で猫の本を探した', '[]')"
         )
 
 

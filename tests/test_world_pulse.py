@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
+from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.media import SUMMARY_SUFFIX, InvalidImageError
 from saiverse.settings import load_settings
@@ -82,7 +84,11 @@ def test_user_message_gets_a_streamed_reply_recorded_everywhere(manager: SAIVers
 def test_every_present_persona_answers_in_turn_and_mention_narrows(manager: SAIVerseManager) -> None:
     manager.world.move_persona("sora", "library")
     events = list(manager.handle_user_input("library", "こんにちは"))
-    assert [e["persona_id"] for e in events if e["type"] == "speak"] == ["mina", "sora"]
+    assert sorted(e["persona_id"] for e in events if e["type"] == "speak") == ["mina", "sora"]
+    # in turn: one pulse ends before the next starts
+    order = [(e["type"], e["pulse_id"]) for e in events if e["type"] in ("pulse_start", "pulse_end")]
+    assert [t for t, _ in order] == ["pulse_start", "pulse_end", "pulse_start", "pulse_end"]
+    assert order[0][1] == order[1][1] != order[2][1] == order[3][1]
     events = list(manager.handle_user_input("library", "@ソラ 絵の話をして"))
     assert [e["persona_id"] for e in events if e["type"] == "speak"] == ["sora"]
 
@@ -106,14 +112,26 @@ def test_failed_pulse_writes_nothing_and_persona_stays_usable(manager: SAIVerseM
     assert any(e["type"] == "speak" for e in ok)
 
 
-def test_cancelled_pulse_stops_and_commits_nothing(manager: SAIVerseManager) -> None:
-    gen = manager.handle_user_input("library", "長い話をしてください")
+class SlowModel(OfflineModel):
+    """The offline model, streaming one chunk every 20 ms, like a remote model would."""
+
+    def stream(self, request):  # type: ignore[no-untyped-def]
+        for chunk in super().stream(request):
+            time.sleep(0.02)
+            yield chunk
+
+
+def test_cancelled_pulse_stops_and_commits_nothing(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(manager, "_model_for", lambda persona, kind: (SlowModel(), None))
+    gen = manager.handle_user_input("library", "長い話をしてください。" * 5)
     seen = []
     for ev in gen:
         seen.append(ev)
-        if ev["type"] == "speak_chunk":
+        if ev["type"] == "speak_chunk" and len(seen) < 5:
             assert manager.cancel_pulses() == 1
     assert seen[-1]["status"] == "cancelled"
+    assert sum(e["type"] == "speak_chunk" for e in seen) < 10
+    assert not any(e["type"] == "speak" for e in seen)
     assert any(e["type"] == "error" and e["kind"] == "cancelled" for e in seen)
     assert [h.speaker_kind for h in manager.history("library")] == ["user"]
 

@@ -1,0 +1,151 @@
+"""Safe evaluation of `set` node expressions (`"={loop_count} + 1"`) — never `eval`.
+
+The expression is parsed with `ast` and walked by a tiny interpreter that knows literals,
+arithmetic, comparisons, boolean logic, `len/str/int/float/min/max/abs/round`, subscripts and
+dotted variable references written as `{name}` or bare names. Anything else is refused.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+_REF = re.compile(r"\{([A-Za-z][\w.]*)\}")
+_MAX_LEN = 2000
+
+_BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod,
+}
+_CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_FUNCS: dict[str, Callable[..., Any]] = {
+    "len": len, "str": str, "int": int, "float": float, "min": min, "max": max, "abs": abs,
+    "round": round, "bool": bool,
+}
+
+
+class ExpressionError(ValueError):
+    """An expression that is malformed, unsafe, or refers to a variable that is not set."""
+
+
+def _lookup(name: str, variables: dict[str, Any]) -> Any:
+    cur: Any = variables
+    for part in name.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            raise ExpressionError(f"variable {name!r} is not set")
+    return cur
+
+
+def referenced_names(expression: str) -> set[str]:
+    """Top-level variable names an expression reads (for validation before running)."""
+    body = expression[1:] if expression.startswith("=") else expression
+    names = {m.group(1).split(".")[0] for m in _REF.finditer(body)}
+    try:
+        tree = ast.parse(_REF.sub(lambda m: "__v_" + m.group(1).replace(".", "__dot__"), body), mode="eval")
+    except SyntaxError:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id not in _FUNCS and node.id not in ("True", "False", "None"):
+            names.add(node.id[4:].split("__dot__")[0] if node.id.startswith("__v_") else node.id)
+    return names
+
+
+def evaluate(expression: str, variables: dict[str, Any]) -> Any:
+    """Evaluate `expression` (with or without the leading `=`) against `variables`."""
+    body = expression[1:] if expression.startswith("=") else expression
+    if len(body) > _MAX_LEN:
+        raise ExpressionError("expression is too long")
+    refs: dict[str, Any] = {}
+
+    def capture(m: re.Match[str]) -> str:
+        key = f"__v{len(refs)}"
+        refs[key] = _lookup(m.group(1), variables)
+        return key
+
+    source = _REF.sub(capture, body).strip()
+    if not source:
+        raise ExpressionError("empty expression")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        raise ExpressionError(f"cannot parse expression {body!r}: {exc.msg}") from exc
+    return _eval(tree.body, variables, refs)
+
+
+def _eval(node: ast.AST, variables: dict[str, Any], refs: dict[str, Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in refs:
+            return refs[node.id]
+        if node.id in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.id]
+        return _lookup(node.id, variables)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        left, right = _eval(node.left, variables, refs), _eval(node.right, variables, refs)
+        if isinstance(node.op, ast.Mult) and (isinstance(left, (str, list)) or isinstance(right, (str, list))):
+            count = right if isinstance(left, (str, list)) else left
+            if not isinstance(count, int) or count > 10_000:
+                raise ExpressionError("sequence repetition is limited to 10000")
+        try:
+            return _BINOPS[type(node.op)](left, right)
+        except (TypeError, ZeroDivisionError) as exc:
+            raise ExpressionError(str(exc)) from exc
+    if isinstance(node, ast.UnaryOp):
+        val = _eval(node.operand, variables, refs)
+        if isinstance(node.op, ast.USub):
+            return -val
+        if isinstance(node.op, ast.UAdd):
+            return +val
+        if isinstance(node.op, ast.Not):
+            return not val
+    if isinstance(node, ast.BoolOp):
+        vals = [_eval(v, variables, refs) for v in node.values]
+        return all(vals) if isinstance(node.op, ast.And) else any(vals)
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, variables, refs)
+        for op, comp in zip(node.ops, node.comparators, strict=True):
+            right = _eval(comp, variables, refs)
+            if type(op) not in _CMPOPS:
+                break
+            try:
+                if not _CMPOPS[type(op)](left, right):
+                    return False
+            except TypeError as exc:
+                raise ExpressionError(str(exc)) from exc
+            left = right
+        else:
+            return True
+    if isinstance(node, ast.IfExp):
+        branch = node.body if _eval(node.test, variables, refs) else node.orelse
+        return _eval(branch, variables, refs)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_eval(e, variables, refs) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        return {
+            _eval(k, variables, refs): _eval(v, variables, refs)
+            for k, v in zip(node.keys, node.values, strict=True) if k is not None
+        }
+    if isinstance(node, ast.Subscript):
+        container = _eval(node.value, variables, refs)
+        key = _eval(node.slice, variables, refs)
+        try:
+            return container[key]
+        except (KeyError, IndexError, TypeError) as exc:
+            raise ExpressionError(f"cannot index: {exc}") from exc
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
+        args = [_eval(a, variables, refs) for a in node.args]
+        try:
+            return _FUNCS[node.func.id](*args)
+        except (TypeError, ValueError) as exc:
+            raise ExpressionError(f"{node.func.id}(): {exc}") from exc
+    raise ExpressionError(f"{type(node).__name__} is not allowed in expressions")
