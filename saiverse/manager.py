@@ -7,8 +7,8 @@ It owns the database, the world, SAIMemory, items and the pulse controller, and 
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +19,21 @@ from saiverse.llm.base import ChatModel, LLMError
 from saiverse.llm.registry import resolve_model
 from saiverse.media import InvalidImageError, check_image
 from saiverse.memory import MemoryRecord, SAIMemory
-from saiverse.pulse import PulseController, PulseServices
+from saiverse.playbooks import PlaybookCatalog
+from saiverse.pulse import PulseServices
+from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
+from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
-from saiverse.settings import Settings
+from saiverse.settings import DEFAULT_LIGHTWEIGHT_MODEL, Settings
 from saiverse.summaries import Summarizer
+from saiverse.toolctx import ManagerToolContext
 from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, UnknownIdError, World
 from sea.events import Event, event
-from sea.playbook import Playbook, PlaybookError, builtin_playbooks
+from sea.playbook import Playbook, PlaybookError
 from sea.ports import PersonaContext
+from tools import TOOL_REGISTRY, call_tool
 
-THIN_PULSE_PLAYBOOK = "sub_speak"
+DEFAULT_META = "meta_user"
 ANSWERING_MODES = ("user", "auto")
 _MENTION = re.compile(r"@(\S+)")
 
@@ -53,23 +58,30 @@ class SAIVerseManager:
             self.db, settings.home,
             summarize_document=self.summarizer.document, summarize_picture=self.summarizer.picture,
         )
-        self.playbooks: dict[str, Playbook] = builtin_playbooks()
+        self.playbooks = PlaybookCatalog(self.db)
+        self.schedules = ScheduleStore(self.db)
         self.pulses = PulseController(PulseServices(
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self._model_for(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
-            router_playbooks=lambda: [pb for pb in self.playbooks.values() if pb.router_callable],
+            router_playbooks=self.playbooks.router_callable,
         ))
+        self._last_auto: dict[str, datetime] = {}
+        self.autonomous = False
+        """Global autonomous-mode toggle (off by default): `auto` personas take `meta_auto` turns."""
         if seed:
             seed_world(self.db, self.items)
 
     def close(self) -> None:
-        self.pulses.cancel_all()
+        self.pulses.shutdown()
         self.db.dispose()
 
     # ---- models ---------------------------------------------------------------------------
     def _model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         if model_type == "lightweight":
             name = persona.get("lightweight_model") or self.settings.default_lightweight_model
+            if (not persona.get("lightweight_model") and name == DEFAULT_LIGHTWEIGHT_MODEL
+                    and not self.settings.gemini_api_key):
+                name = "offline"  # the built-in default, not a user's choice: fall back without a notice
         else:
             name = persona.get("default_model") or self.settings.default_model
         return resolve_model(name, self.settings)
@@ -83,11 +95,20 @@ class SAIVerseManager:
             return "オフラインモデルで動作中です (API キー不要)。"
         return None
 
-    def _call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
-        raise PlaybookError(f"unknown tool {name!r}", field="action")
+    def _call_tool(
+        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str
+    ) -> Any:
+        ctx = ManagerToolContext(self, persona["persona_id"], building_id, pulse_id)
+        return call_tool(name, args, ctx)
 
     def _tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
-        return []
+        return [TOOL_REGISTRY[n].spec() for n in names if n in TOOL_REGISTRY]
+
+    def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any]) -> Any:
+        """Run one tool as a persona (CLI `tool`)."""
+        persona = self.world.persona(persona_id)
+        ctx = ManagerToolContext(self, persona_id, building_id or persona.building_id or self.user_building())
+        return call_tool(name, args, ctx)
 
     # ---- world ----------------------------------------------------------------------------
     def buildings(self) -> list[BuildingInfo]:
@@ -175,8 +196,9 @@ class SAIVerseManager:
         return list(reversed(self.memory.list_messages(persona_id, limit=limit)))
 
     # ---- pulses ---------------------------------------------------------------------------
-    def cancel_pulses(self) -> int:
-        return self.pulses.cancel_all()
+    def cancel_pulses(self, building_id: str | None = None) -> int:
+        """Stop running and queued pulses (the stop button)."""
+        return self.pulses.cancel_all(building_id)
 
     def responders(self, building_id: str, text: str) -> list[PersonaInfo]:
         """Personas present whose mode answers users; `@name` narrows it to one."""
@@ -188,15 +210,22 @@ class SAIVerseManager:
                 return named
         return present
 
+    def meta_playbook(self, name: str | None) -> Playbook:
+        pb = self.playbooks.get(name or DEFAULT_META)
+        if pb is None:
+            raise PlaybookError(f"meta playbook {name!r} does not exist", field="meta_playbook")
+        return pb
+
     def handle_user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
-        persona_id: str | None = None,
+        persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
         """A user message in a building → events of every answering persona's pulse, in turn."""
         try:
             self.world.building(building_id)
-        except UnknownIdError as exc:
-            yield event("error", kind="unknown_id", message=str(exc), building_id=building_id)
+            playbook = self.meta_playbook(meta_playbook)
+        except (UnknownIdError, PlaybookError) as exc:
+            yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
             return
         notes: list[str] = []
         for filename, data in attachments:
@@ -223,11 +252,73 @@ class SAIVerseManager:
             targets = [persona]
         else:
             targets = self.responders(building_id, text)
-        playbook = self.playbooks[THIN_PULSE_PLAYBOOK]
         for persona in targets:
-            pulse_id = uuid.uuid4().hex
-            self.memory.add(persona.persona_id, "user", said, tags=["conversation"], pulse_id=pulse_id)
-            yield from self.pulses.run(persona, building_id, playbook, pulse_id=pulse_id)
+            try:
+                handle = self.pulses.submit_user(persona, building_id, said, playbook, args=args)
+            except QueueFullError as exc:
+                yield event("error", kind="queue_full", persona_id=persona.persona_id, message=str(exc))
+                continue
+            yield from handle.events()
+
+    def run_playbook(
+        self, playbook: Playbook, persona_id: str, building_id: str | None = None, *,
+        args: dict[str, Any] | None = None,
+    ) -> Iterator[Event]:
+        """Run one playbook as a persona (CLI `run-playbook`); validated first."""
+        persona = self.world.persona(persona_id)
+        self.playbooks.validate(playbook)
+        handle = self.pulses.submit("user", persona, building_id or persona.building_id or self.user_building(),
+                                    playbook, args=args)
+        yield from handle.events()
+
+    # ---- schedules and autonomy -------------------------------------------------------------
+    def add_schedule(self, persona_id: str, spec: dict[str, Any]) -> ScheduleInfo:
+        """Validate a schedule against the catalog (meta playbook and args) and store it."""
+        from sea.validate import check_args
+
+        self.world.persona(persona_id)
+        name = str(spec.get("meta_playbook") or "meta_auto")
+        pb = self.playbooks.get(name)
+        if pb is None:
+            raise ValueError(f"meta_playbook {name!r} does not exist")
+        check_args(pb, dict(spec.get("args") or {}), partial=True)
+        return self.schedules.add(persona_id, {**spec, "meta_playbook": name})
+
+    def fire_due_schedules(self, now: datetime | None = None) -> list[PulseHandle]:
+        """Submit a schedule pulse for every due entry (the ticker calls this)."""
+        now = now or datetime.now()
+        handles = []
+        for entry in self.schedules.due(now):
+            self.schedules.mark_fired(entry.schedule_id, now)
+            try:
+                persona = self.world.persona(entry.persona_id)
+                pb = self.meta_playbook(entry.meta_playbook)
+                handles.append(self.pulses.submit_schedule(
+                    persona, persona.building_id or self.user_building(), pb, args=entry.args))
+            except (UnknownIdError, PlaybookError, QueueFullError):
+                continue  # the entry stays listed; a deleted persona or playbook just skips a run
+        return handles
+
+    def autonomous_tick(self, now: datetime | None = None) -> list[PulseHandle]:
+        """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval."""
+        if not self.autonomous:
+            return []
+        now = now or datetime.now()
+        handles = []
+        pb = self.meta_playbook("meta_auto")
+        for persona in self.world.personas():
+            if persona.interaction_mode != "auto" or not persona.building_id:
+                continue
+            interval = self.world.building(persona.building_id).auto_interval_sec
+            last = self._last_auto.get(persona.persona_id)
+            if last is not None and (now - last).total_seconds() < interval:
+                continue
+            self._last_auto[persona.persona_id] = now
+            try:
+                handles.append(self.pulses.submit_auto(persona, persona.building_id, pb))
+            except QueueFullError:
+                continue
+        return handles
 
 
 __all__ = ["SAIVerseManager", "LLMError", "MigrationError"]

@@ -1,4 +1,4 @@
-"""Pulses: one activation of one persona, run through the SEA runtime with all writes journaled.
+"""The pulse journal: the runtime's ports for one pulse, with all of the pulse's writes buffered.
 
 A pulse's SAIMemory messages and building lines are buffered in a `PulseJournal` and committed in
 one short transaction when the pulse ends well; a failed or cancelled pulse commits nothing (the
@@ -8,9 +8,7 @@ database transaction open keeps the SQLite write lock short while a model is thi
 
 from __future__ import annotations
 
-import threading
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,13 +16,11 @@ from database.engine import Database
 from saiverse.llm.base import ChatModel
 from saiverse.memory import SAIMemory
 from saiverse.world import PersonaInfo, World
-from sea.events import Event, event
 from sea.playbook import Playbook
-from sea.ports import CancellationToken, MemoryLine, PersonaContext
-from sea.runtime import PulseCancelled, run_playbook
+from sea.ports import MemoryLine, PersonaContext
 
 ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
-ToolCaller = Callable[[str, dict[str, Any], PersonaContext, str], Any]
+ToolCaller = Callable[[str, dict[str, Any], PersonaContext, str, str], Any]
 
 
 @dataclass
@@ -90,8 +86,10 @@ class PulseJournal:
             f"現在地: {building.name}。{building.system_instruction}"
         )
 
-    def call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
-        return self.services.call_tool(name, args, persona, building_id)
+    def call_tool(
+        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str
+    ) -> Any:
+        return self.services.call_tool(name, args, persona, building_id, pulse_id)
 
     def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
         return self.services.tool_specs(names)
@@ -115,66 +113,3 @@ class PulseJournal:
                 )
         self.pending_memory.clear()
         self.pending_history.clear()
-
-
-class PulseController:
-    """Starts pulses; pulses of the same persona never overlap; the stop button cancels them."""
-
-    def __init__(self, services: PulseServices) -> None:
-        self.services = services
-        self._locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
-        self._active: dict[str, CancellationToken] = {}
-
-    def _lock_for(self, persona_id: str) -> threading.Lock:
-        with self._guard:
-            return self._locks.setdefault(persona_id, threading.Lock())
-
-    def cancel_all(self) -> int:
-        """Cancel every running pulse; returns how many were asked to stop."""
-        with self._guard:
-            tokens = list(self._active.values())
-        for t in tokens:
-            t.cancel()
-        return len(tokens)
-
-    def run(
-        self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
-        args: dict[str, Any] | None = None, pulse_id: str | None = None,
-    ) -> Iterator[Event]:
-        """Run one pulse of `persona`; yields its events, ending with `pulse_end`."""
-        pulse_id = pulse_id or uuid.uuid4().hex
-        ctx = persona_context(persona)
-        token = CancellationToken()
-        journal = PulseJournal(pulse_id, self.services)
-        base = {"pulse_id": pulse_id, "persona_id": persona.persona_id, "persona_name": persona.name}
-        with self._lock_for(persona.persona_id):
-            with self._guard:
-                self._active[pulse_id] = token
-            status = "ok"
-            try:
-                yield event("pulse_start", building_id=building_id, playbook=playbook.name,
-                            avatar=persona.avatar, **base)
-                yield from run_playbook(
-                    playbook, persona=ctx, building_id=building_id, pulse_id=pulse_id,
-                    ports=journal, args=args, cancel=token,
-                )
-                journal.commit()
-            except PulseCancelled:
-                status = "cancelled"
-            except Exception as exc:  # noqa: BLE001 - any failure ends the pulse visibly, not the app
-                status = "error"
-                if not _already_reported(exc):
-                    yield event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base)
-            finally:
-                with self._guard:
-                    self._active.pop(pulse_id, None)
-            yield event("pulse_end", status=status, **base)
-
-
-def _already_reported(exc: Exception) -> bool:
-    """run_playbook has already yielded an error event for these."""
-    from saiverse.llm.base import LLMError
-    from sea.playbook import PlaybookError
-
-    return isinstance(exc, (PlaybookError, LLMError))

@@ -159,7 +159,7 @@ def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> d
 
 def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit: Emit) -> dict[str, Any]:
     emit(event("tool_call", tool=name, args=args, **ctx.base(node)))
-    result = ctx.ports.call_tool(name, args, ctx.persona, ctx.building_id)
+    result = ctx.ports.call_tool(name, args, ctx.persona, ctx.building_id, ctx.pulse_id)
     for ev in getattr(ctx.ports, "drain_events", lambda: [])():
         emit({**ev, "pulse_id": ctx.pulse_id, "persona_id": ctx.persona["persona_id"]})
     emit(event("tool_result", tool=name, result=result, **ctx.base(node)))

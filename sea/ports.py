@@ -63,8 +63,10 @@ class RuntimePorts(Protocol):
         """The system prompt for this persona in this building."""
         ...
 
-    def call_tool(self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str) -> Any:
-        """Run a registered tool as this persona."""
+    def call_tool(
+        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str
+    ) -> Any:
+        """Run a registered tool as this persona, within this pulse."""
         ...
 
     def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from sea.nodes import Emit, PulseCancelled, RunContext, run_simple
 from sea.playbook import ConditionalNext, Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
 from sea.templates import as_text, lookup, render
-from sea.validate import check_args
+from sea.validate import check_args, output_names
 
 MAX_DEPTH = 8
 """How deep playbooks may call playbooks (a cycle of exec/subplay ends here, clearly)."""
@@ -66,8 +66,14 @@ def _call_playbook(ctx: RunContext, node: Node, callee: Playbook, args: dict[str
     if node.propagate_output or (node.type == "exec" and ctx.is_meta):
         ctx.outputs.extend(child.outputs)
     updates: dict[str, Any] = {"last": result}
+    returned = {name: final[name] for name in output_names(callee) if name in final}
     if node.output_key:
-        updates[node.output_key] = result
+        updates[node.output_key] = returned if returned else result
+    for src, dest in (node.output_mapping or {}).items():
+        if src not in returned:
+            raise PlaybookError(f"playbook {callee.name!r} did not return {src!r}",
+                                playbook=ctx.playbook, node=node.id, field="output_mapping")
+        updates[dest] = returned[src]
     return updates
 
 
@@ -198,10 +204,20 @@ def _stream(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
 def run_playbook(
     pb: Playbook, *, persona: PersonaContext, building_id: str, pulse_id: str, ports: RuntimePorts,
     args: dict[str, Any] | None = None, cancel: CancellationToken | None = None, pulse_type: str = "user",
+    usage: dict[str, int] | None = None, trace: list[str] | None = None,
 ) -> Iterator[Event]:
-    """Run `pb` as `persona`; yields events as they happen. Errors end in an `error` event + raise."""
+    """Run `pb` as `persona`; yields events as they happen. Errors end in an `error` event + raise.
+
+    `usage` and `trace` (the pulse's `_pulse_usage_accumulator` and `_activity_trace`) are filled
+    in place when given."""
     ctx = RunContext(persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports,
                      playbook=pb.name, cancel=cancel or CancellationToken(), pulse_type=pulse_type)
+    if usage is not None:
+        usage.setdefault("input_tokens", 0)
+        usage.setdefault("output_tokens", 0)
+        ctx.usage = usage
+    if trace is not None:
+        ctx.trace = trace
     yield from run_with_context(pb, ctx, args)
 
 
@@ -226,16 +242,17 @@ def run_with_context(pb: Playbook, ctx: RunContext, args: dict[str, Any] | None)
 
 def run_meta_user(
     persona: PersonaContext, user_input: str, building_id: str, *, ports: RuntimePorts,
-    meta_playbook: str = "meta_user", args: dict[str, Any] | None = None, pulse_id: str,
+    meta_playbook: str | Playbook = "meta_user", args: dict[str, Any] | None = None, pulse_id: str,
     cancel: CancellationToken | None = None, pulse_type: str = "user",
+    usage: dict[str, int] | None = None, trace: list[str] | None = None,
 ) -> Iterator[Event]:
     """Run a meta playbook for a user turn. `user_input` is passed as the `input` argument when the
     meta playbook declares one and the caller did not pass it (it is not a system variable)."""
-    pb = ports.playbook(meta_playbook)
+    pb = ports.playbook(meta_playbook) if isinstance(meta_playbook, str) else meta_playbook
     if pb is None:
         raise PlaybookError(f"meta playbook {meta_playbook!r} does not exist", field="meta_playbook")
     call_args = dict(args or {})
     if any(p.name == "input" for p in pb.input_schema) and "input" not in call_args:
         call_args["input"] = user_input
     yield from run_playbook(pb, persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports,
-                            args=call_args, cancel=cancel, pulse_type=pulse_type)
+                            args=call_args, cancel=cancel, pulse_type=pulse_type, usage=usage, trace=trace)

@@ -15,8 +15,8 @@ from sea.expr import referenced_names
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.templates import referenced
 
-ALWAYS_SET = {"last"}
-"""Variables a playbook may read without declaring: `last` is written by the runtime as it goes."""
+ALWAYS_SET = {"last", "last_error"}
+"""Written by the runtime itself: `last` as nodes run, `last_error` before an `error_next` jump."""
 
 
 def written_by(node: Node) -> set[str]:
@@ -104,10 +104,29 @@ def _check_node(pb: Playbook, node: Node, playbooks: Mapping[str, Playbook], too
         if callee is None:
             raise fail(f"subplay target {target!r} does not exist", "playbook")
         check_args(callee, node.args or {}, caller=pb.name, node=node.id)
+        outputs = output_names(callee)
+        for src in node.output_mapping or {}:
+            if src not in outputs:
+                raise fail(f"maps output {src!r}, which playbook {target!r} does not declare in output_schema",
+                           "output_mapping")
     if node.type == "exec" and not (node.playbook_source or node.playbook):
         raise fail("exec node needs `playbook_source`", "playbook_source")
     if node.type == "set" and not node.assignments:
         raise fail("set node needs `assignments`", "assignments")
+
+
+def output_names(pb: Playbook) -> list[str]:
+    """Names a playbook returns to its caller (its `output_schema`)."""
+    schema = pb.output_schema
+    if isinstance(schema, dict):
+        return list((schema.get("properties") or {}).keys())
+    names: list[str] = []
+    for entry in schema or []:
+        if isinstance(entry, str):
+            names.append(entry)
+        elif isinstance(entry, dict) and entry.get("name"):
+            names.append(str(entry["name"]))
+    return names
 
 
 def check_args(callee: Playbook, args: Mapping[str, Any], *, caller: str = "", node: str = "",

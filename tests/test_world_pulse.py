@@ -96,15 +96,16 @@ def test_every_present_persona_answers_in_turn_and_mention_narrows(manager: SAIV
 def test_failed_pulse_writes_nothing_and_persona_stays_usable(manager: SAIVerseManager) -> None:
     broken = parse_playbook({
         "name": "broken", "nodes": [
-            {"id": "a", "type": "llm", "action": None, "next": "b"},
-            {"id": "b", "type": "speak", "action": "{missing_variable}", "next": None},
+            {"id": "a", "type": "llm", "action": None, "speak": True, "next": "s"},
+            {"id": "s", "type": "set", "assignments": {"result": "={}"}, "next": "b"},
+            {"id": "b", "type": "speak", "action": "{result.missing_field}", "next": None},
         ],
     })
     before = len(manager.history("library"))
-    persona = manager.world.persona("mina")
-    events = list(manager.pulses.run(persona, "library", broken))
+    events = list(manager.run_playbook(broken, "mina", "library"))
+    assert any(e["type"] == "speak" for e in events)  # spoke, then failed: nothing may be kept
     err = next(e for e in events if e["type"] == "error")
-    assert "missing_variable" in err["message"] and "broken" in err["message"]
+    assert "missing_field" in err["message"] and "broken" in err["message"] and "'b'" in err["message"]
     assert events[-1] == {**events[-1], "type": "pulse_end", "status": "error"}
     assert len(manager.history("library")) == before
     assert manager.memory.count("mina") == 0

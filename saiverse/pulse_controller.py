@@ -1,0 +1,230 @@
+"""The pulse controller: queues pulses per persona and runs them one at a time (DESIGN §4).
+
+Each persona has a worker thread and a priority queue (user > schedule > auto; FIFO within a
+priority), so pulses of one persona never overlap and a user message overtakes waiting schedule
+and autonomous turns. A full queue is refused with a clear error. Every pulse keeps a record:
+status, token usage and its activity trace.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import uuid
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from saiverse.llm.base import LLMError
+from saiverse.pulse import PulseJournal, PulseServices, persona_context
+from saiverse.world import PersonaInfo
+from sea.events import Event, event
+from sea.playbook import Playbook, PlaybookError
+from sea.ports import CancellationToken
+from sea.runtime import PulseCancelled, run_meta_user, run_playbook
+
+PulseKind = Literal["user", "schedule", "auto"]
+"""Why a pulse runs: a user message, a schedule firing, an autonomous tick."""
+PRIORITY: dict[str, int] = {"user": 0, "schedule": 1, "auto": 2}
+MAX_QUEUE = 8
+RECORDS_KEPT = 500
+
+
+class QueueFullError(RuntimeError):
+    """A persona already has too many pulses waiting."""
+
+
+@dataclass
+class PulseRecord:
+    """What is kept about a pulse after it ends."""
+
+    pulse_id: str
+    persona_id: str
+    kind: str
+    playbook: str
+    building_id: str
+    status: str = "queued"
+    usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
+    trace: list[str] = field(default_factory=list)
+    queued_at: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
+    ended_at: str | None = None
+
+
+class PulseHandle:
+    """A submitted pulse: iterate `events()` to follow it; `cancel()` stops it."""
+
+    def __init__(self, record: PulseRecord, token: CancellationToken) -> None:
+        self.record = record
+        self.token = token
+        self.done = threading.Event()
+        self._events: queue.Queue[Event | None] = queue.Queue()
+
+    @property
+    def pulse_id(self) -> str:
+        return self.record.pulse_id
+
+    def cancel(self) -> None:
+        self.token.cancel()
+
+    def _put(self, ev: Event | None) -> None:
+        self._events.put(ev)
+
+    def events(self) -> Iterator[Event]:
+        """The pulse's events as they happen, ending with `pulse_end`."""
+        while True:
+            ev = self._events.get()
+            if ev is None:
+                return
+            yield ev
+
+
+@dataclass(order=True)
+class _Job:
+    priority: int
+    seq: int
+    handle: PulseHandle = field(compare=False)
+    persona: PersonaInfo = field(compare=False)
+    playbook: Playbook = field(compare=False)
+    args: dict[str, Any] = field(compare=False)
+    user_input: str | None = field(compare=False)
+
+
+class PulseController:
+    """Submits, queues, runs and cancels pulses."""
+
+    def __init__(self, services: PulseServices, *, max_queue: int = MAX_QUEUE) -> None:
+        self.services = services
+        self.max_queue = max_queue
+        self._queues: dict[str, queue.PriorityQueue[_Job | tuple[int, int, None]]] = {}
+        self._workers: dict[str, threading.Thread] = {}
+        self._guard = threading.Lock()
+        self._seq = itertools.count()
+        self._running: dict[str, PulseHandle] = {}
+        self._queued: dict[str, PulseHandle] = {}
+        self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
+        self._closed = False
+
+    # ---- submitting --------------------------------------------------------------------------
+    def submit(
+        self, kind: PulseKind, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+        args: dict[str, Any] | None = None, user_input: str | None = None,
+    ) -> PulseHandle:
+        """Queue a pulse. `user_input` given → run as a meta turn (`run_meta_user`)."""
+        if self._closed:
+            raise RuntimeError("the pulse controller is shut down")
+        record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
+        handle = PulseHandle(record, CancellationToken())
+        with self._guard:
+            q = self._queues.get(persona.persona_id)
+            if q is None:
+                q = self._queues[persona.persona_id] = queue.PriorityQueue()
+                worker = threading.Thread(target=self._work, args=(q,), daemon=True,
+                                          name=f"pulse-{persona.persona_id}")
+                self._workers[persona.persona_id] = worker
+                worker.start()
+            waiting = sum(1 for h in self._queued.values() if h.record.persona_id == persona.persona_id)
+            if waiting >= self.max_queue:
+                raise QueueFullError(
+                    f"{persona.name} には実行待ちのパルスが {waiting} 件あり、これ以上受け付けられません。"
+                    "少し待ってからもう一度送ってください。"
+                )
+            self._queued[record.pulse_id] = handle
+            self.records.append(record)
+            q.put(_Job(PRIORITY[kind], next(self._seq), handle, persona, playbook, dict(args or {}), user_input))
+        return handle
+
+    def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
+                    args: dict[str, Any] | None = None) -> PulseHandle:
+        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input)
+
+    def submit_schedule(self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+                        args: dict[str, Any] | None = None) -> PulseHandle:
+        text = str((args or {}).get("input", ""))
+        return self.submit("schedule", persona, building_id, playbook, args=args, user_input=text)
+
+    def submit_auto(self, persona: PersonaInfo, building_id: str, playbook: Playbook) -> PulseHandle:
+        return self.submit("auto", persona, building_id, playbook, user_input="")
+
+    # ---- control -----------------------------------------------------------------------------
+    def cancel_all(self, building_id: str | None = None) -> int:
+        """Cancel running and queued pulses (of one building, if given); returns how many."""
+        with self._guard:
+            handles = list(self._running.values()) + list(self._queued.values())
+        chosen = [h for h in handles if building_id is None or h.record.building_id == building_id]
+        for h in chosen:
+            h.cancel()
+        return len(chosen)
+
+    def busy(self) -> bool:
+        with self._guard:
+            return bool(self._running or self._queued)
+
+    def shutdown(self) -> None:
+        self._closed = True
+        self.cancel_all()
+        with self._guard:
+            for q in self._queues.values():
+                q.put((10**9, 10**9, None))
+
+    def record(self, pulse_id: str) -> PulseRecord | None:
+        return next((r for r in self.records if r.pulse_id == pulse_id), None)
+
+    # ---- running -----------------------------------------------------------------------------
+    def _work(self, q: queue.PriorityQueue[Any]) -> None:
+        while True:
+            job = q.get()
+            if not isinstance(job, _Job):
+                return
+            handle = job.handle
+            with self._guard:
+                self._queued.pop(handle.pulse_id, None)
+                self._running[handle.pulse_id] = handle
+            try:
+                for ev in self._execute(job):
+                    handle._put(ev)
+            finally:
+                with self._guard:
+                    self._running.pop(handle.pulse_id, None)
+                handle.record.ended_at = datetime.now().isoformat(timespec="seconds")
+                handle._put(None)
+                handle.done.set()
+
+    def _execute(self, job: _Job) -> Iterator[Event]:
+        handle, persona, rec = job.handle, job.persona, job.handle.record
+        base = {"pulse_id": rec.pulse_id, "persona_id": persona.persona_id, "persona_name": persona.name}
+        rec.status = "running"
+        yield event("pulse_start", building_id=rec.building_id, playbook=job.playbook.name,
+                    avatar=persona.avatar, kind=rec.kind, **base)
+        if handle.token.cancelled:
+            rec.status = "cancelled"
+            yield event("error", kind="cancelled", message="パルスは開始前に中止されました。", **base)
+            yield event("pulse_end", status="cancelled", **base)
+            return
+        journal = PulseJournal(rec.pulse_id, self.services)
+        ctx = persona_context(persona)
+        try:
+            if job.user_input and rec.kind == "user":
+                # What the user said is kept even if the pulse then fails.
+                self.services.memory.add(persona.persona_id, "user", job.user_input,
+                                         tags=["conversation"], pulse_id=rec.pulse_id)
+            common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token,
+                      "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace}
+            if job.user_input is not None:
+                yield from run_meta_user(ctx, job.user_input, rec.building_id, meta_playbook=job.playbook,
+                                         args=job.args, **common)
+            else:
+                yield from run_playbook(job.playbook, persona=ctx, building_id=rec.building_id,
+                                        args=job.args, **common)
+            journal.commit()
+            rec.status = "ok"
+        except PulseCancelled:
+            rec.status = "cancelled"
+        except (PlaybookError, LLMError):
+            rec.status = "error"  # run_playbook already yielded the error event
+        except Exception as exc:  # noqa: BLE001 - any failure ends the pulse visibly, not the app
+            rec.status = "error"
+            yield event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base)
+        yield event("pulse_end", status=rec.status, usage=dict(rec.usage), **base)

@@ -1,0 +1,49 @@
+"""ToolContext: everything a tool may touch, handed to it by the manager for one call.
+
+Tools never import the domain; they see the world only through this protocol, which the manager
+implements for the persona and building the tool runs as.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class ToolContext(Protocol):
+    """The world as one tool call sees it."""
+
+    persona_id: str
+    """The persona running the tool."""
+    building_id: str
+    """Where the persona is."""
+    pulse_id: str | None
+    """The pulse the call belongs to (None from the CLI `tool` command)."""
+
+    def memory_search(self, query: str, limit: int) -> list[dict[str, Any]]:
+        """The persona's SAIMemory recall: messages with role, content, created_at, score."""
+        ...
+
+    def move_persona(self, building_id: str) -> dict[str, Any]:
+        """Move the persona to another building; returns the building."""
+        ...
+
+    def building_overview(self) -> dict[str, Any]:
+        """The persona's building: name, description, personas (names), self_name, user_present,
+        items (name, type), recent (speaker, content) lines."""
+        ...
+
+    def buildings(self) -> list[dict[str, Any]]:
+        """Every building (id, name, description, capacity)."""
+        ...
+
+    def schedule_add(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """Add a schedule for the persona; returns it with its id and next run."""
+        ...
+
+    def schedule_list(self) -> list[dict[str, Any]]:
+        """The persona's schedules."""
+        ...
+
+    def schedule_delete(self, schedule_id: str) -> bool:
+        """Delete one of the persona's schedules; False if it was not theirs or did not exist."""
+        ...
