@@ -6,12 +6,10 @@ that sends a wrong or missing argument gets a message naming the tool and the ar
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import inspect
-from typing import get_type_hints
+from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
