@@ -61,6 +61,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--building", required=True)
     p.add_argument("file")
 
+    p = sub.add_parser("run-playbook", help="run one playbook (name or JSON file) as a persona; JSON-line events")
+    _add_home(p)
+    p.add_argument("playbook", help="playbook name or path of a JSON file")
+    p.add_argument("--persona", required=True)
+    p.add_argument("--building", help="building id (default: where the persona is)")
+    p.add_argument("--args", default="{}", help="arguments as a JSON object")
+
+    p = sub.add_parser("import-playbook", help="validate a playbook JSON file and store it")
+    _add_home(p)
+    p.add_argument("file")
+
+    p = sub.add_parser("validate-playbook", help="validate a playbook JSON file without storing it")
+    _add_home(p)
+    p.add_argument("file")
+
+    p = sub.add_parser("playbooks", help="list playbooks")
+    _add_home(p)
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("tool", help="run one tool as a persona; prints its result as JSON")
+    _add_home(p)
+    p.add_argument("name")
+    p.add_argument("--persona", required=True)
+    p.add_argument("--building")
+    p.add_argument("--args", default="{}", help="arguments as a JSON object")
+
     p = sub.add_parser("migrate", help="bring the database to the current schema")
     _add_home(p)
     p.add_argument("--db", help="path of the SQLite file")
@@ -83,6 +109,16 @@ def _manager(args: argparse.Namespace) -> Any:
     from saiverse.manager import SAIVerseManager
 
     return SAIVerseManager(_settings(args))
+
+
+def _json_arg(raw: str, what: str = "--args") -> dict[str, Any]:
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} must be a JSON object, got {type(value).__name__}")
+    return value
 
 
 def _print_events(events: Iterable[dict[str, Any]]) -> int:
@@ -136,6 +172,35 @@ def run(args: argparse.Namespace) -> int:
                 for r in rows:
                     print(f"{r['item_id']}  [{r['type']}] {r['name']}: {r['description'][:60]}")
             return 0
+        if cmd in ("import-playbook", "validate-playbook"):
+            pb = manager.playbooks.check_file(args.file)
+            if cmd == "import-playbook":
+                manager.playbooks.store(pb)
+            _print_json({"ok": True, "name": pb.name, "stored": cmd == "import-playbook",
+                         "nodes": len(pb.nodes), "router_callable": pb.router_callable,
+                         "user_selectable": pb.user_selectable})
+            return 0
+        if cmd == "playbooks":
+            for pb in manager.playbooks.all():
+                row = {"name": pb.name, "display_name": pb.display_name, "description": pb.description,
+                       "router_callable": pb.router_callable, "user_selectable": pb.user_selectable,
+                       "builtin": manager.playbooks.is_builtin(pb.name)}
+                _print_json(row) if args.json else print(f"{pb.name:<22} {pb.display_name}  {pb.description}")
+            return 0
+        if cmd == "run-playbook":
+            call_args = _json_arg(args.args)
+            target = Path(args.playbook)
+            if target.suffix == ".json" or target.exists():
+                pb = manager.playbooks.check_file(target)
+            else:
+                pb = manager.playbooks.get(args.playbook)
+                if pb is None:
+                    raise ValueError(f"playbook {args.playbook!r} does not exist (see `main.py playbooks`)")
+            return _print_events(manager.run_playbook(pb, args.persona, args.building, args=call_args))
+        if cmd == "tool":
+            result = manager.run_tool(args.name, args.persona, args.building, _json_arg(args.args))
+            _print_json({"ok": True, "tool": args.name, "result": result})
+            return 0
         if cmd == "upload":
             path = Path(args.file)
             try:
@@ -159,8 +224,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the CLI turns every failure into a readable line
         from database.migrate import MigrationError
         from saiverse.world import UnknownIdError
+        from tools import ToolError
 
-        known = (MigrationError, UnknownIdError, ValueError, LookupError, OSError)
+        known = (MigrationError, UnknownIdError, ValueError, LookupError, OSError, ToolError)
         label = "error" if isinstance(exc, known) else f"error ({type(exc).__name__})"
         print(f"{label}: {exc}", file=sys.stderr)
         return 1

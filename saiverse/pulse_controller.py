@@ -11,11 +11,11 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
+import time
 import uuid
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal
 
 from saiverse.llm.base import LLMError
@@ -49,8 +49,9 @@ class PulseRecord:
     status: str = "queued"
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
     trace: list[str] = field(default_factory=list)
-    queued_at: str = field(default_factory=lambda: datetime.now().isoformat(timespec="seconds"))
-    ended_at: str | None = None
+    queued_at: float = field(default_factory=time.monotonic)
+    started_at: float | None = None
+    ended_at: float | None = None
 
 
 class PulseHandle:
@@ -188,7 +189,7 @@ class PulseController:
             finally:
                 with self._guard:
                     self._running.pop(handle.pulse_id, None)
-                handle.record.ended_at = datetime.now().isoformat(timespec="seconds")
+                handle.record.ended_at = time.monotonic()
                 handle._put(None)
                 handle.done.set()
 
@@ -196,6 +197,7 @@ class PulseController:
         handle, persona, rec = job.handle, job.persona, job.handle.record
         base = {"pulse_id": rec.pulse_id, "persona_id": persona.persona_id, "persona_name": persona.name}
         rec.status = "running"
+        rec.started_at = time.monotonic()
         yield event("pulse_start", building_id=rec.building_id, playbook=job.playbook.name,
                     avatar=persona.avatar, kind=rec.kind, **base)
         if handle.token.cancelled:

@@ -125,7 +125,7 @@ def _make_node_fn(pb: Playbook, node: Node) -> Any:
                 updates = run_simple(ctx, pb, node, vars_, emit)
         except PulseCancelled:
             raise
-        except (PlaybookError, LLMError, ValueError, LookupError, OSError) as exc:
+        except Exception as exc:  # noqa: BLE001 - error_next catches whatever the node raised
             if not node.error_next:
                 raise
             emit(event("notice", kind="node_error", text=str(exc), **ctx.base(node)))

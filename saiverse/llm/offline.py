@@ -115,12 +115,14 @@ def system_blocks(messages: list[Message]) -> list[str]:
 
 
 def first_meaningful_line(block: str) -> str:
-    """The first line of a result block that says something (not the header, not the ※ note)."""
-    for line in block.splitlines():
-        line = line.strip()
-        if not line or line.startswith("※") or re.match(r"^(サブプレイブック)?実行結果", line):
+    """The first line of a result block that says something: not the header, not the ※ note, and
+    not a lead-in ending with a colon when content follows it."""
+    lines = [ln.strip() for ln in block.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("※") and not re.match(r"^(サブプレイブック)?実行結果", ln)]
+    for i, line in enumerate(lines):
+        if line.endswith((":", "：")) and i + 1 < len(lines):
             continue
-        return line
+        return line.lstrip("-・* ").strip()
     return ""
 
 
