@@ -99,7 +99,7 @@ class PulseController:
     def __init__(self, services: PulseServices, *, max_queue: int = MAX_QUEUE) -> None:
         self.services = services
         self.max_queue = max_queue
-        self._queues: dict[str, queue.PriorityQueue[_Job | tuple[int, int, None]]] = {}
+        self._queues: dict[str, queue.PriorityQueue[_Job]] = {}
         self._workers: dict[str, threading.Thread] = {}
         self._guard = threading.Lock()
         self._seq = itertools.count()
@@ -168,16 +168,16 @@ class PulseController:
         self.cancel_all()
         with self._guard:
             for q in self._queues.values():
-                q.put((10**9, 10**9, None))
+                q.put(_Job(10**9, next(self._seq), None, None, None, {}, None))  # type: ignore[arg-type]
 
     def record(self, pulse_id: str) -> PulseRecord | None:
         return next((r for r in self.records if r.pulse_id == pulse_id), None)
 
     # ---- running -----------------------------------------------------------------------------
-    def _work(self, q: queue.PriorityQueue[Any]) -> None:
+    def _work(self, q: queue.PriorityQueue[_Job]) -> None:
         while True:
             job = q.get()
-            if not isinstance(job, _Job):
+            if job.handle is None:  # shutdown
                 return
             handle = job.handle
             with self._guard:

@@ -1,0 +1,120 @@
+"""Validation before anything runs: every class of mistake, with playbook, node and field named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from saiverse.manager import SAIVerseManager
+from saiverse.settings import load_settings
+from sea.expr import ExpressionError, evaluate
+from sea.playbook import PlaybookError, parse_playbook
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    home = tmp_path_factory.mktemp("validation-home")
+    m = SAIVerseManager(load_settings(home))
+    yield m.playbooks
+    m.close()
+
+
+def pb(nodes: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    return {"name": "sample", "nodes": nodes, **extra}
+
+
+SAY = {"id": "end", "type": "say", "action": "ok", "next": None}
+
+CASES: list[tuple[str, Any, list[str]]] = [
+    ("malformed JSON", '{"name": "sample", "nodes": [', ["not valid JSON", "line 1"]),
+    ("not an object", "[1, 2]", ["JSON object"]),
+    ("unknown node type", pb([{"id": "a", "type": "spaek", "next": None}]), ["'a'", "'type'", "spaek"]),
+    ("unknown field", pb([{"id": "a", "type": "say", "action": "x", "input_template": "{input}", "next": None}]),
+     ["'a'", "input_template", "unknown field"]),
+    ("unknown top-level field", {**pb([SAY]), "source": "user_input"}, ["'source'", "unknown field"]),
+    ("next to a missing node", pb([{"id": "a", "type": "say", "action": "x", "next": "nowhere"}]),
+     ["'a'", "'next'", "nowhere"]),
+    ("case to a missing node", pb([{"id": "a", "type": "pass", "conditional_next": {
+        "field": "last", "cases": {"x": "ghost"}, "default": None}}]), ["'a'", "conditional_next.cases.x", "ghost"]),
+    ("bad operator", pb([{"id": "a", "type": "pass", "conditional_next": {
+        "field": "last", "operator": "like", "cases": {}}}]), ["'a'", "conditional_next.operator"]),
+    ("unreachable node", pb([{"id": "a", "type": "say", "action": "x", "next": None}, SAY]),
+     ["'end'", "unreachable"]),
+    ("unknown tool", pb([{"id": "a", "type": "tool", "action": "rm_rf", "next": None}]),
+     ["'a'", "'action'", "unknown tool 'rm_rf'"]),
+    ("unknown tool offered to llm", pb([{"id": "a", "type": "llm", "action": "x", "available_tools": ["nope"],
+                                        "next": None}]), ["'a'", "available_tools", "nope"]),
+    ("subplay target missing", pb([{"id": "a", "type": "subplay", "playbook": "ghost_playbook", "next": None}]),
+     ["'a'", "'playbook'", "ghost_playbook"]),
+    ("undeclared argument", pb([{"id": "a", "type": "subplay", "playbook": "memory_recall",
+                                 "args": {"input": "x", "depth": 3}, "next": None}]),
+     ["'a'", "args.depth", "does not declare"]),
+    ("required argument missing", pb([{"id": "a", "type": "subplay", "playbook": "memory_recall", "args": {},
+                                       "next": None}]), ["'a'", "'args'", "required argument 'input'"]),
+    ("unknown template variable", pb([{"id": "a", "type": "say", "action": "やあ {nobody}", "next": None}]),
+     ["'a'", "'action'", "{nobody}"]),
+    ("unknown variable in an expression", pb([{"id": "a", "type": "set", "assignments": {"n": "={count} + 1"},
+                                              "next": None}]), ["'a'", "assignments.n", "{count}"]),
+    ("write to a system variable (set)", pb([{"id": "a", "type": "set", "assignments": {"_messages": "[]"},
+                                             "next": None}]), ["'a'", "_messages", "runtime"]),
+    ("write to a system variable (output_key)", pb([{"id": "a", "type": "llm", "action": "x",
+                                                     "output_key": "_persona_obj", "next": None}]),
+     ["'a'", "_persona_obj"]),
+    ("system-looking parameter", pb([SAY], input_schema=[{"name": "_pulse_id"}]), ["input_schema._pulse_id"]),
+    ("duplicate ids", pb([{"id": "a", "type": "say", "action": "x", "next": None},
+                          {"id": "a", "type": "say", "action": "y", "next": None}]), ["duplicate node id 'a'"]),
+]
+
+
+@pytest.mark.parametrize(("case", "data", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_each_mistake_is_named(catalog: Any, case: str, data: Any, expected: list[str]) -> None:
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    with pytest.raises(PlaybookError) as info:
+        catalog.check_text(text, source="sample")
+    message = str(info.value)
+    assert "sample" in message
+    for part in expected:
+        assert part in message, (case, message)
+
+
+def test_valid_playbook_passes_and_parameters_count_as_known(catalog: Any) -> None:
+    ok = catalog.check_text(json.dumps(pb(
+        [{"id": "a", "type": "say", "action": "{input} / {last}", "next": None}],
+        input_schema=[{"name": "input", "required": True}])))
+    assert ok.name == "sample"
+
+
+def test_every_builtin_playbook_is_valid(catalog: Any) -> None:
+    names = {p.name for p in catalog.all()}
+    for expected in ("meta_user", "meta_agentic", "meta_user_manual", "meta_simple_speak", "meta_auto",
+                     "sub_router_user", "sub_speak", "basic_chat", "memory_recall", "memory_research",
+                     "building_move"):
+        assert expected in names
+    for p in catalog.all():
+        catalog.validate(p)
+
+
+@pytest.mark.parametrize("expr", [
+    "__import__('os').system('true')", "().__class__.__bases__", "open('/etc/passwd')", "{x}.__dict__",
+    "'a' * 10 ** 9", "lambda: 1", "[i for i in range(3)]",
+])
+def test_set_expressions_never_eval(expr: str) -> None:
+    with pytest.raises(ExpressionError):
+        evaluate("=" + expr, {"x": {}})
+
+
+def test_missing_variable_at_run_time_is_an_error_event(saiverse_home: Path) -> None:
+    m = SAIVerseManager(load_settings())
+    try:
+        playbook = parse_playbook(pb([
+            {"id": "a", "type": "set", "assignments": {"data": {"known": 1}}, "next": "b"},
+            {"id": "b", "type": "say", "action": "{data.unknown}", "next": None}]))
+        events = list(m.run_playbook(playbook, "mina", "library"))
+        err = next(e for e in events if e["type"] == "error")
+        assert "{data.unknown}" in err["message"] and "'b'" in err["message"]
+        assert not any(e["type"] == "say" for e in events)
+    finally:
+        m.close()
