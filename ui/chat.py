@@ -1,0 +1,145 @@
+"""The chat panel's logic: building history → Chatbot messages, and pulse events → live messages.
+
+The manager's building history is the source of truth: every send starts from it and then applies
+the events of `handle_user_input` as they arrive, so the view never drifts from what was stored.
+No Gradio import here — the app wires these functions to components.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ui.i18n import Labels
+
+Message = dict[str, Any]
+"""A Chatbot message in the messages format: {"role", "content", optional "metadata"}."""
+
+
+def persona_header(name: str, avatar: str | None) -> str:
+    """The first line of a persona's chat bubble: avatar + bold name."""
+    return f"{avatar or '👤'} **{name}**"
+
+
+def persona_message(name: str, avatar: str | None, text: str) -> Message:
+    """A persona's bubble; the name is shown in the text because the Chatbot has no per-message name."""
+    return {"role": "assistant", "content": f"{persona_header(name, avatar)}\n\n{text}"}
+
+
+def system_message(text: str) -> Message:
+    """A notice or error line, kept visually apart from persona speech by its prefix."""
+    return {"role": "assistant", "content": text}
+
+
+def history_messages(entries: list[Any], avatars: dict[str, str], labels: Labels) -> list[Message]:
+    """Stored building history (oldest first) → Chatbot messages."""
+    messages: list[Message] = []
+    for entry in entries:
+        if entry.speaker_kind == "user":
+            messages.append({"role": "user", "content": entry.content})
+        elif entry.speaker_kind == "persona":
+            avatar = avatars.get(entry.speaker_id or "", "👤")
+            messages.append(persona_message(entry.speaker_name, avatar, entry.content))
+        else:
+            messages.append(system_message(labels("notice", text=entry.content)))
+    return messages
+
+
+@dataclass
+class _Reply:
+    """A persona bubble being streamed: where it sits in the list and what it says so far."""
+
+    index: int
+    name: str
+    avatar: str | None
+    text: str = ""
+    final: bool = False
+
+
+@dataclass
+class EventRenderer:
+    """Applies pulse events to a message list, in place.
+
+    `apply` returns True when the building's contents changed (an item was created or updated), so
+    the caller refreshes the side panel without a page reload.
+    """
+
+    messages: list[Message]
+    labels: Labels
+    image_path_of: Callable[[str], str | None] = lambda _item_id: None
+    replies: dict[str, _Reply] = field(default_factory=dict)
+
+    def _key(self, ev: dict[str, Any]) -> str:
+        return str(ev.get("pulse_id") or ev.get("persona_id") or "")
+
+    def _render(self, reply: _Reply) -> None:
+        text = reply.text if reply.text else self.labels("thinking")
+        self.messages[reply.index] = persona_message(reply.name, reply.avatar, text)
+
+    def _open(self, ev: dict[str, Any]) -> _Reply:
+        """The bubble of this pulse, creating it when the pulse speaks without a pulse_start."""
+        key = self._key(ev)
+        reply = self.replies.get(key)
+        if reply is None or reply.final:
+            self.messages.append({"role": "assistant", "content": ""})
+            reply = _Reply(len(self.messages) - 1, ev.get("persona_name") or "?", ev.get("avatar"))
+            self.replies[key] = reply
+        if ev.get("avatar") and not reply.avatar:
+            reply.avatar = ev["avatar"]
+        return reply
+
+    def apply(self, ev: dict[str, Any]) -> bool:
+        """Render one event; True when the side panel should refresh."""
+        kind = ev.get("type")
+        if kind == "user_message":
+            self.messages.append({"role": "user", "content": ev.get("text", "")})
+        elif kind == "pulse_start":
+            self._render(self._open(ev))
+        elif kind == "speak_chunk":
+            reply = self._open(ev)
+            reply.text += str(ev.get("delta", ""))
+            self._render(reply)
+        elif kind in ("speak", "say"):
+            reply = self._open(ev)
+            # The final text replaces the streamed chunks: it is what was stored in the history.
+            reply.text = str(ev.get("text", "")) or reply.text
+            reply.final = True
+            self._render(reply)
+        elif kind == "notice":
+            self.messages.append(system_message(self.labels("notice", text=ev.get("text", ""))))
+        elif kind == "error":
+            message, name = ev.get("message", ""), ev.get("persona_name")
+            line = self.labels("error_from", name=name, message=message) if name else self.labels(
+                "error", message=message
+            )
+            self.messages.append(system_message(line))
+        elif kind == "pulse_end":
+            self._close(ev)
+        elif kind in ("item_created", "item_updated"):
+            if kind == "item_created":
+                self._show_upload(ev.get("item") or {})
+            return True
+        return False
+
+    def _close(self, ev: dict[str, Any]) -> None:
+        """End of a pulse: an empty bubble becomes '(no reply)' or, after an error, disappears."""
+        reply = self.replies.pop(self._key(ev), None)
+        if reply is None or reply.text:
+            return
+        if ev.get("status", "ok") == "ok":
+            reply.text = self.labels("no_reply")
+            self._render(reply)
+            return
+        del self.messages[reply.index]
+        for other in self.replies.values():
+            if other.index > reply.index:
+                other.index -= 1
+
+    def _show_upload(self, item: dict[str, Any]) -> None:
+        """An uploaded picture appears in the chat as the user's image (the user's text line follows)."""
+        if item.get("type") != "picture" or (item.get("state") or {}).get("created_by") != "user_upload":
+            return
+        path = self.image_path_of(str(item.get("item_id", "")))
+        if path:
+            self.messages.append({"role": "user", "content": {"path": path, "alt_text": item.get("name", "")}})

@@ -1,0 +1,146 @@
+"""The item modal: a fixed overlay that shows one item — picture, editable document, or 閲覧不可.
+
+Gradio 6 has no modal component, so the overlay is a `gr.Column(visible=False, elem_id="item-modal")`
+that `style.css` pins over the whole window; opening it is a visibility update. The item being
+shown lives in a `gr.State`, so the save button always writes the document that is on screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+import gradio as gr
+
+from ui.i18n import Labels, item_icon
+
+
+@dataclass
+class ItemModal:
+    """The modal's components; `open_outputs()` is the order `open_item` returns updates in."""
+
+    container: gr.Column
+    item_id: gr.State
+    title: gr.HTML
+    summary: gr.HTML
+    image: gr.Image
+    text: gr.Textbox
+    save: gr.Button
+    status: gr.HTML
+    not_viewable: gr.HTML
+    close: gr.Button
+
+    def open_outputs(self) -> list[Any]:
+        """Components updated when an item is opened or the modal is closed."""
+        return [
+            self.container, self.item_id, self.title, self.summary, self.image,
+            self.text, self.save, self.status, self.not_viewable,
+        ]
+
+
+def build_modal(labels: Labels) -> ItemModal:
+    """Create the (hidden) modal inside the current Blocks context."""
+    with gr.Column(visible=False, elem_id="item-modal") as container:
+        with gr.Column(elem_classes=["sv-modal-card"]):
+            with gr.Row(elem_classes=["sv-modal-top"]):
+                title = gr.HTML(elem_id="item-modal-title")
+                close = gr.Button(
+                    f"✕ {labels('close')}", elem_id="item-modal-close", size="sm", scale=0,
+                    variant="secondary", min_width=90,
+                )
+            summary = gr.HTML(elem_id="item-modal-summary")
+            image = gr.Image(
+                elem_id="item-modal-image", visible=False, interactive=False, show_label=False,
+                type="filepath", height=460, buttons=["fullscreen", "download"],
+            )
+            text = gr.Textbox(
+                elem_id="item-modal-text", visible=False, lines=16, max_lines=28, show_label=False,
+                interactive=True,
+            )
+            not_viewable = gr.HTML(labels("not_viewable"), elem_id="item-modal-not-viewable", visible=False)
+            with gr.Row(elem_classes=["sv-modal-actions"]):
+                status = gr.HTML(elem_id="item-modal-status")
+                save = gr.Button(
+                    f"💾 {labels('save')}", elem_id="item-modal-save", variant="primary", visible=False,
+                    scale=0, min_width=110,
+                )
+    return ItemModal(container, gr.State(None), title, summary, image, text, save, status, not_viewable, close)
+
+
+def _title_html(item: Any, labels: Labels) -> str:
+    kind = labels(f"type_{item.type}") if item.type in ("object", "picture", "document") else item.type
+    return (
+        f'<div class="sv-modal-title"><span class="sv-modal-icon">{item_icon(item.type)}</span>'
+        f"<span>{escape(item.name)}</span>"
+        f'<span class="sv-item-kind">{escape(kind)}</span></div>'
+    )
+
+
+def summary_html(summary: str, labels: Labels) -> str:
+    """The summary block shown under the title (and refreshed after a save)."""
+    body = escape(summary) if summary else escape(labels("no_summary"))
+    return (
+        f'<div class="sv-modal-summary"><span class="sv-section">{escape(labels("summary"))}</span>'
+        f"<p>{body}</p></div>"
+    )
+
+
+def open_item(manager: Any, labels: Labels, item_id: str) -> list[Any]:
+    """Updates that show `item_id` in the modal; an unknown id warns and leaves it closed."""
+    try:
+        view = manager.item_view(item_id)
+    except (LookupError, ValueError, OSError) as exc:
+        gr.Warning(str(exc))
+        return closed()
+    item = view["item"]
+    is_picture = item.type == "picture" and bool(view.get("image_path"))
+    is_document = item.type == "document"
+    return [
+        gr.Column(visible=True),
+        item.item_id,
+        _title_html(item, labels),
+        summary_html(item.description, labels),
+        gr.Image(value=view.get("image_path") if is_picture else None, visible=is_picture),
+        gr.Textbox(value=view.get("text", "") if is_document else "", visible=is_document),
+        gr.Button(visible=is_document),
+        "",
+        gr.HTML(visible=not view.get("viewable", False)),
+    ]
+
+
+def closed() -> list[Any]:
+    """Updates that hide the modal and forget the item (the big text is dropped too)."""
+    return [
+        gr.Column(visible=False), None, "", "", gr.Image(value=None, visible=False),
+        gr.Textbox(value="", visible=False), gr.Button(visible=False), "", gr.HTML(visible=False),
+    ]
+
+
+def save_item(manager: Any, labels: Labels, item_id: str | None, text: str) -> tuple[str, str]:
+    """Save the document on screen; returns (summary html, status html)."""
+    if not item_id:
+        return gr.skip(), ""
+    try:
+        info = manager.save_document(item_id, text)
+    except (LookupError, ValueError, OSError) as exc:
+        gr.Warning(labels("save_failed", error=str(exc)))
+        return gr.skip(), f'<span class="sv-error">{escape(labels("save_failed", error=str(exc)))}</span>'
+    return summary_html(info.description, labels), f'<span class="sv-ok">✓ {escape(labels("saved"))}</span>'
+
+
+def wire_modal(modal: ItemModal, manager: Any, labels: Labels, item_list: gr.HTML) -> None:
+    """Connect the item list's clicks, the save button and the close button."""
+
+    def on_item_click(evt: gr.EventData) -> list[Any]:
+        item_id = str((getattr(evt, "_data", None) or {}).get("item_id") or "")
+        if not item_id:
+            return [gr.skip()] * len(modal.open_outputs())
+        return open_item(manager, labels, item_id)
+
+    item_list.click(on_item_click, None, modal.open_outputs(), show_progress="hidden")
+    modal.save.click(
+        lambda item_id, text: save_item(manager, labels, item_id, text),
+        [modal.item_id, modal.text], [modal.summary, modal.status],
+    )
+    modal.close.click(closed, None, modal.open_outputs(), show_progress="hidden")

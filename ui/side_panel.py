@@ -1,0 +1,96 @@
+"""The building views: the chat header, the right-hand building panel and the clickable item list.
+
+Everything here renders HTML strings from what `SAIVerseManager.building_view()` returns; the app
+puts them in `gr.HTML` components. Names come from users and models, so every piece of text is
+escaped here — the HTML component inserts the value verbatim (`${value}`), it never re-templates it.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from ui.i18n import Labels, item_icon
+
+ITEM_LIST_JS = """
+// One delegated listener on the component root: it survives every re-render of the list
+// (the root element stays, only its innerHTML is replaced when the item list refreshes).
+element.addEventListener('click', (ev) => {
+  const row = ev.target.closest('[data-item-id]');
+  if (row && element.contains(row)) {
+    trigger('click', {item_id: row.dataset.itemId});
+  }
+});
+"""
+"""js_on_load of the item list: a click on a row sends its item id to the server as EventData."""
+
+
+def _attr(value: Any, name: str, default: Any = "") -> Any:
+    """Read a field from a dataclass or a dict (events carry items as dicts)."""
+    if isinstance(value, dict):
+        return value.get(name, default)
+    return getattr(value, name, default)
+
+
+def persona_chips(personas: list[Any], labels: Labels) -> str:
+    """Avatar + name chips of the personas present, or a quiet 'nobody' line."""
+    if not personas:
+        return f'<span class="sv-muted">{escape(labels("nobody"))}</span>'
+    chips = "".join(
+        f'<span class="sv-persona" title="{escape(_attr(p, "description"))}">'
+        f'<span class="sv-avatar">{escape(_attr(p, "avatar") or "👤")}</span>'
+        f'<span class="sv-name">{escape(_attr(p, "name"))}</span></span>'
+        for p in personas
+    )
+    return f'<span class="sv-personas">{chips}</span>'
+
+
+def header_html(view: dict[str, Any], labels: Labels) -> str:
+    """The chat header: the building's name and who is present."""
+    building = view["building"]
+    return (
+        '<div class="sv-header">'
+        f'<span class="sv-header-title">{escape(building.name)}</span>'
+        f'<span class="sv-header-sep">—</span>{persona_chips(view["personas"], labels)}'
+        "</div>"
+    )
+
+
+def building_panel_html(view: dict[str, Any], labels: Labels) -> str:
+    """The top of the right panel: building name, description, personas present."""
+    building = view["building"]
+    description = escape(building.description or "")
+    return (
+        '<div class="sv-building">'
+        f'<div class="sv-building-title">🏢 {escape(building.name)}</div>'
+        f'<p class="sv-building-desc">{description}</p>'
+        f'<div class="sv-section">{escape(labels("present"))}</div>'
+        f"{persona_chips(view['personas'], labels)}"
+        "</div>"
+    )
+
+
+def item_list_html(items: list[Any], labels: Labels) -> str:
+    """The item list: one button per item, carrying its id in `data-item-id`."""
+    head = f'<div class="sv-section">{escape(labels("items"))}</div>'
+    if not items:
+        return f'{head}<div class="sv-muted sv-empty">{escape(labels("no_items"))}</div>'
+    rows = []
+    for item in items:
+        item_type = _attr(item, "type", "object")
+        kind = labels(f"type_{item_type}") if item_type in ("object", "picture", "document") else item_type
+        rows.append(
+            f'<button type="button" class="sv-item sv-item-{escape(item_type)}" '
+            f'data-item-id="{escape(_attr(item, "item_id"))}" '
+            f'data-item-type="{escape(item_type)}" title="{escape(labels("item_hint"))}">'
+            f'<span class="sv-item-icon">{item_icon(item_type)}</span>'
+            f'<span class="sv-item-name">{escape(_attr(item, "name"))}</span>'
+            f'<span class="sv-item-kind">{escape(kind)}</span>'
+            "</button>"
+        )
+    return f'{head}<div class="sv-items">{"".join(rows)}</div>'
+
+
+def building_choices(buildings: list[Any]) -> list[tuple[str, str]]:
+    """(label, building_id) pairs for the building selector."""
+    return [(b.name, b.building_id) for b in buildings]
