@@ -14,7 +14,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -184,8 +184,7 @@ class PulseController:
                 self._queued.pop(handle.pulse_id, None)
                 self._running[handle.pulse_id] = handle
             try:
-                for ev in self._execute(job):
-                    handle._put(ev)
+                self._execute(job, handle._put)
             finally:
                 with self._guard:
                     self._running.pop(handle.pulse_id, None)
@@ -193,17 +192,17 @@ class PulseController:
                 handle._put(None)
                 handle.done.set()
 
-    def _execute(self, job: _Job) -> Iterator[Event]:
+    def _execute(self, job: _Job, emit: Callable[[Event], None]) -> None:
         handle, persona, rec = job.handle, job.persona, job.handle.record
         base = {"pulse_id": rec.pulse_id, "persona_id": persona.persona_id, "persona_name": persona.name}
         rec.status = "running"
         rec.started_at = time.monotonic()
-        yield event("pulse_start", building_id=rec.building_id, playbook=job.playbook.name,
-                    avatar=persona.avatar, kind=rec.kind, **base)
+        emit(event("pulse_start", building_id=rec.building_id, playbook=job.playbook.name,
+                   avatar=persona.avatar, kind=rec.kind, **base))
         if handle.token.cancelled:
             rec.status = "cancelled"
-            yield event("error", kind="cancelled", message="パルスは開始前に中止されました。", **base)
-            yield event("pulse_end", status="cancelled", **base)
+            emit(event("error", kind="cancelled", message="パルスは開始前に中止されました。", **base))
+            emit(event("pulse_end", status="cancelled", **base))
             return
         journal = PulseJournal(rec.pulse_id, self.services)
         ctx = persona_context(persona)
@@ -212,21 +211,20 @@ class PulseController:
                 # What the user said is kept even if the pulse then fails.
                 self.services.memory.add(persona.persona_id, "user", job.user_input,
                                          tags=["conversation"], pulse_id=rec.pulse_id)
-            common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token,
+            common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token, "emit": emit,
                       "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace}
             if job.user_input is not None:
-                yield from run_meta_user(ctx, job.user_input, rec.building_id, meta_playbook=job.playbook,
-                                         args=job.args, **common)
+                run_meta_user(ctx, job.user_input, rec.building_id, meta_playbook=job.playbook,
+                              args=job.args, **common)
             else:
-                yield from run_playbook(job.playbook, persona=ctx, building_id=rec.building_id,
-                                        args=job.args, **common)
+                run_playbook(job.playbook, persona=ctx, building_id=rec.building_id, args=job.args, **common)
             journal.commit()
             rec.status = "ok"
         except PulseCancelled:
             rec.status = "cancelled"
         except (PlaybookError, LLMError):
-            rec.status = "error"  # run_playbook already yielded the error event
+            rec.status = "error"  # run_playbook already emitted the error event
         except Exception as exc:  # noqa: BLE001 - any failure ends the pulse visibly, not the app
             rec.status = "error"
-            yield event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base)
-        yield event("pulse_end", status=rec.status, usage=dict(rec.usage), **base)
+            emit(event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base))
+        emit(event("pulse_end", status=rec.status, usage=dict(rec.usage), **base))

@@ -1,0 +1,116 @@
+"""Pulse overhead benchmark: a `meta_user` pulse on the offline model, every write included,
+against a bare LangGraph graph with the same number of node executions, in the same run.
+
+    python benchmarks/pulse.py [--pulses 1000] [--home DIR]
+
+Prints a table; the last line is one JSON object with the figures. Also reports resident memory
+after 100 and after all pulses (a leak shows as growth between the two).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TypedDict
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+
+from saiverse.manager import SAIVerseManager  # noqa: E402
+from saiverse.settings import load_settings  # noqa: E402
+
+
+def rss_mb() -> float:
+    """Current resident set size (Linux /proc), in MiB."""
+    with open("/proc/self/statm") as fh:
+        pages = int(fh.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1_048_576
+
+
+class _S(TypedDict, total=False):
+    n: int
+
+
+def bare_graph(nodes: int):  # type: ignore[no-untyped-def]
+    g = StateGraph(_S)
+    for i in range(nodes):
+        g.add_node(f"n{i}", lambda s: {"n": s.get("n", 0) + 1})
+    g.add_edge(START, "n0")
+    for i in range(nodes - 1):
+        g.add_edge(f"n{i}", f"n{i + 1}")
+    g.add_edge(f"n{nodes - 1}", END)
+    return g.compile()
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pulses", type=int, default=1000)
+    ap.add_argument("--home", help="data home to use (default: a temp dir)")
+    args = ap.parse_args()
+    home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-bench-"))
+    manager = SAIVerseManager(load_settings(home))
+    texts = ["こんにちは", "おすすめの本は？", "今日はいい天気ですね", "猫の話をしよう", "ありがとう"]
+
+    # warm up (graph compilation, caches)
+    for t in texts:
+        list(manager.handle_user_input("library", t, persona_id="mina"))
+
+    pulse_ms: list[float] = []
+    node_counts: list[int] = []
+    rss_100 = 0.0
+    for i in range(args.pulses):
+        t0 = time.perf_counter()
+        events = list(manager.handle_user_input("library", texts[i % len(texts)], persona_id="mina"))
+        pulse_ms.append((time.perf_counter() - t0) * 1000)
+        assert events[-1]["status"] == "ok", events
+        record = manager.pulses.record(events[-1]["pulse_id"])
+        node_counts.append(len(record.trace) if record else 0)
+        if i + 1 == 100:
+            rss_100 = rss_mb()
+    rss_end = rss_mb()
+
+    nodes = max(set(node_counts), key=node_counts.count)
+    graph = bare_graph(nodes)
+    graph.invoke({"n": 0})
+    bare_ms: list[float] = []
+    for _ in range(max(200, args.pulses // 2)):
+        t0 = time.perf_counter()
+        graph.invoke({"n": 0})
+        bare_ms.append((time.perf_counter() - t0) * 1000)
+    manager.close()
+
+    figures = {
+        "pulses": args.pulses,
+        "nodes_per_pulse": nodes,
+        "pulse_p50_ms": round(statistics.median(pulse_ms), 3),
+        "pulse_p95_ms": round(pct(pulse_ms, 0.95), 3),
+        "bare_graph_p50_ms": round(statistics.median(bare_ms), 3),
+        "ratio_p50": round(statistics.median(pulse_ms) / statistics.median(bare_ms), 2),
+        "rss_after_100_mb": round(rss_100, 1),
+        "rss_after_all_mb": round(rss_end, 1),
+        "rss_growth_pct": round((rss_end - rss_100) / rss_100 * 100, 1) if rss_100 else None,
+        "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    }
+    print(f"meta_user pulse (offline, all writes): p50 {figures['pulse_p50_ms']} ms, p95 {figures['pulse_p95_ms']} ms")
+    print(f"bare LangGraph graph, {nodes} nodes:     p50 {figures['bare_graph_p50_ms']} ms")
+    print(f"ratio p50: {figures['ratio_p50']}x   RSS after 100: {figures['rss_after_100_mb']} MiB, "
+          f"after {args.pulses}: {figures['rss_after_all_mb']} MiB ({figures['rss_growth_pct']}%)")
+    print(json.dumps(figures))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
