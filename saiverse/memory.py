@@ -13,7 +13,7 @@ index (`saimemory_fts`, migration step 3) is a contentless FTS5 table holding, p
 1-, 2- and 3-character gram of CONTENT plus one persona token `p:<hex of PERSONA_ID>`. SQL
 triggers compute the grams (`substr` over a number table), so every writer keeps it current, and
 deletes/updates remove exactly what was added. It uses `detail=none` (no positions), which makes
-it smaller than the trigram index it replaced (≈0.31 vs 0.35 KB a message).
+it smaller than the trigram index it replaced (≈0.29 vs 0.35 KB a message at 1M messages; benchmarks/RESULTS-recall.md).
 
 A query is split on whitespace into terms (AND). A term of 1-3 characters is one token; a
 longer term becomes the AND of its trigrams. The MATCH string is built only from double-quoted
