@@ -117,7 +117,7 @@ class BuildingHistory(Base):
 
 
 class MemoryMessage(Base):
-    """One SAIMemory message of a persona (the FTS index `saimemory_fts` mirrors CONTENT)."""
+    """One SAIMemory message of a persona (`saimemory_fts` indexes its 1-3 character grams)."""
 
     __tablename__ = "saimemory"
     id: Mapped[int] = mapped_column("ID", Integer, primary_key=True, autoincrement=True)

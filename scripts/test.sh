@@ -6,10 +6,11 @@ cd "$(dirname "$0")/.."
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "noto sans cjk"; then
-  echo "== installing chromium and fonts-noto-cjk (apt-get)"
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "noto sans cjk" \
+   || ! fc-list 2>/dev/null | grep -qi "noto color emoji"; then
+  echo "== installing chromium, fonts-noto-cjk and fonts-noto-color-emoji (apt-get)"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null
 fi
 
 PY="${PYTHON:-python3}"
