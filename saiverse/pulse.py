@@ -55,6 +55,7 @@ class PulseJournal:
     pending_memory: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
     _stored: dict[tuple[str, int], list[MemoryLine]] = field(default_factory=dict)
+    _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         return self.services.resolve_model(persona, model_type)
@@ -86,11 +87,14 @@ class PulseJournal:
         return None
 
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
-        building = self.services.world.building(building_id)
-        return (
-            f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
-            f"現在地: {building.name}。{building.system_instruction}"
-        )
+        key = (persona["persona_id"], building_id)
+        if key not in self._prompts:
+            building = self.services.world.building(building_id)
+            self._prompts[key] = (
+                f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
+                f"現在地: {building.name}。{building.system_instruction}"
+            )
+        return self._prompts[key]
 
     def call_tool(
         self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str
