@@ -235,9 +235,13 @@ def launch(settings: Any) -> int:
     except Exception as exc:  # noqa: BLE001 - main.py prints this and exits non-zero
         print(f"SAIVerse could not open {settings.home}: {exc}", file=sys.stderr)
         return 1
+    from saiverse.ticker import Ticker
+
+    ticker = Ticker(manager)
     try:
         app = build_app(manager)
         app.launch(**launch_kwargs(settings), prevent_thread_lock=True)
+        ticker.start()  # schedules and autonomous turns run while the window is served
         # Printed once the port is really bound, so the line is never a lie.
         print(f"SAIVerse: http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
         app.block_thread()
@@ -247,5 +251,6 @@ def launch(settings: Any) -> int:
         print(f"SAIVerse could not serve on {settings.host}:{settings.port}: {exc}", file=sys.stderr)
         return 1
     finally:
+        ticker.stop()
         manager.close()
     return 0
