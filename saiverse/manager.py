@@ -14,6 +14,7 @@ from typing import Any
 
 from database.engine import Database
 from database.migrate import MigrationError, migrate
+from saiverse.admin import AdminService
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.base import ChatModel, LLMError
 from saiverse.llm.registry import resolve_model
@@ -60,6 +61,7 @@ class SAIVerseManager:
         )
         self.playbooks = PlaybookCatalog(self.db)
         self.schedules = ScheduleStore(self.db)
+        self.admin = AdminService(self)
         self.pulses = PulseController(PulseServices(
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self._model_for(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,

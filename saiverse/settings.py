@@ -6,6 +6,7 @@ nothing else reaches for `os.environ` on its own.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,6 +16,18 @@ from dotenv import load_dotenv
 DEFAULT_HOME = Path("~/.saiverse")
 DEFAULT_LIGHTWEIGHT_VISION_MODEL = "gemini-2.0-flash"
 DEFAULT_LIGHTWEIGHT_MODEL = "gemini-2.5-flash-lite"
+SAVED_SETTINGS_FILE = "settings.json"
+"""Settings saved from the UI's 設定 tab, under the data home (mode 600: it may hold API keys)."""
+SAVED_KEYS: dict[str, str] = {
+    "default_model": "SAIVERSE_DEFAULT_MODEL",
+    "default_lightweight_model": "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL",
+    "lightweight_vision_model": "SAIVERSE_LIGHTWEIGHT_VISION_MODEL",
+    "vision_model": "SAIVERSE_VISION_MODEL",
+    "openai_base_url": "SAIVERSE_OPENAI_BASE_URL",
+    "gemini_api_key": "GEMINI_API_KEY",
+    "openai_api_key": "SAIVERSE_OPENAI_API_KEY",
+}
+"""Settings field → the environment variable that wins over the saved file."""
 
 
 def _int(env: dict[str, str], key: str, default: int) -> int:
@@ -89,6 +102,20 @@ class Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+def read_saved_settings(home: Path) -> dict[str, str]:
+    """The UI-saved settings under `home` (empty when there are none or the file is unreadable).
+
+    Only known keys with string values are returned; a damaged file must not stop the app.
+    """
+    try:
+        raw = json.loads((home / SAVED_SETTINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if k in SAVED_KEYS and isinstance(v, str)}
+
+
 def load_settings(home: str | Path | None = None, *, env_file: str | Path | None = None) -> Settings:
     """Read settings from the environment, after loading `.env` (which never overrides it).
 
@@ -97,6 +124,10 @@ def load_settings(home: str | Path | None = None, *, env_file: str | Path | None
     load_dotenv(env_file or Path.cwd() / ".env", override=False)
     env = dict(os.environ)
     resolved_home = Path(home or env.get("SAIVERSE_HOME") or DEFAULT_HOME).expanduser().resolve()
+    # What the 設定 tab saved fills in whatever the environment leaves unset.
+    for key, value in read_saved_settings(resolved_home).items():
+        if value and not env.get(SAVED_KEYS[key]):
+            env[SAVED_KEYS[key]] = value
     db_url = env.get("SAIVERSE_DATABASE_URL") or f"sqlite:///{resolved_home / 'saiverse.db'}"
     lang = env.get("SAIVERSE_LANG", "ja").strip().lower() or "ja"
     return Settings(
