@@ -22,18 +22,22 @@ from database.models import Item, ItemLocation
 from saiverse.media import (
     CheckedImage,
     atomic_write,
+    commit_staged,
     new_file_name,
     relative_to_home,
     remove_quietly,
     resolve_in_home,
+    stage_write,
     summary_path,
 )
 
 ITEM_TYPES = ("object", "picture", "document")
 SUMMARY_LIMIT = 300
 
-DocumentSummarizer = Callable[[str], str]
-PictureSummarizer = Callable[[Path], str]
+DocumentSummarizer = Callable[[str, str | None], str]
+"""(text, model name or None for the default chain) → summary."""
+PictureSummarizer = Callable[[Path, str | None], str]
+"""(image path, model name or None for the default chain) → summary."""
 
 
 class ItemNotFoundError(LookupError):
@@ -146,7 +150,7 @@ class ItemStore:
         now = datetime.now()
         with self.db.session() as s:
             item = Item(
-                item_id=item_id or uuid.uuid4().hex, name=name.strip(), type=type_,
+                item_id=item_id or str(uuid.uuid4()), name=name.strip(), type=type_,
                 description=description, state_json=json.dumps(state, ensure_ascii=False),
                 file_path=file_path, created_at=now, updated_at=now,
             )
@@ -168,14 +172,14 @@ class ItemStore:
 
     def create_document(
         self, name: str, content: str, *, owner_kind: str, owner_id: str,
-        description: str | None = None, state: dict[str, Any] | None = None,
+        description: str | None = None, state: dict[str, Any] | None = None, summary_model: str | None = None,
     ) -> ItemInfo:
         """Spec document_create steps 2–6: file, summary sidecar, item row, location row."""
         path = self.home / "documents" / new_file_name("txt")
         sidecar = summary_path(path)
         try:
             atomic_write(path, content)
-            summary = clip_summary(self.summarize_document(content) or description or name)
+            summary = clip_summary(self.summarize_document(content, summary_model) or description or name)
             atomic_write(sidecar, summary)
             meta = {"created_by": "user", **(state or {}), "version": 1}
             return self._insert(
@@ -189,14 +193,14 @@ class ItemStore:
 
     def create_picture(
         self, image: CheckedImage, name: str, *, owner_kind: str, owner_id: str,
-        state: dict[str, Any] | None = None,
+        state: dict[str, Any] | None = None, summary_model: str | None = None,
     ) -> ItemInfo:
         """A picture item from checked image bytes: file, summary sidecar, rows."""
         path = self.home / "image" / new_file_name(image.ext)
         sidecar = summary_path(path)
         try:
             atomic_write(path, image.data)
-            summary = clip_summary(self.summarize_picture(path) or name)
+            summary = clip_summary(self.summarize_picture(path, summary_model) or name)
             atomic_write(sidecar, summary)
             meta = {"mime_type": image.mime, "width": image.width, "height": image.height, **(state or {})}
             return self._insert(
@@ -209,23 +213,68 @@ class ItemStore:
             raise
 
     # ---- changing ------------------------------------------------------------------------
-    def save_document(self, item_id: str, content: str) -> ItemInfo:
-        """Replace a document's text atomically, regenerate its summary, bump its version."""
+    def save_document(self, item_id: str, content: str, *, summary_model: str | None = None) -> ItemInfo:
+        """Replace a document's text, regenerate its summary, bump its version — all or nothing.
+
+        The new text and summary are written to temp files first; the row is updated in a
+        transaction; only when that commits are the temp files renamed over the old ones.
+        """
         info = self.get(item_id)
         if info.type != "document":
-            raise ValueError(f"アイテム「{info.name}」は文書ではないので編集できません ({info.type})。")
+            raise ValueError(f"アイテム「{info.name}」は文書ではないので内容を編集できません ({info.type})。")
         path = self.file_of(info)
-        summary = clip_summary(self.summarize_document(content) or info.name)
-        atomic_write(path, content)
-        atomic_write(summary_path(path), summary)
+        summary = clip_summary(self.summarize_document(content, summary_model) or info.name)
+        staged = [stage_write(path, content), stage_write(summary_path(path), summary)]
+        try:
+            with self.db.session() as s:
+                item = s.get(Item, item_id)
+                if item is None:
+                    raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+                state = dict(info.state)
+                state["version"] = int(state.get("version", 1)) + 1
+                item.description = summary
+                item.state_json = json.dumps(state, ensure_ascii=False)
+                item.updated_at = datetime.now()
+                s.flush()
+                result = _info(item, s.get(ItemLocation, item_id))
+        except BaseException:
+            remove_quietly(*(tmp for tmp, _ in staged))
+            raise
+        for tmp, final in staged:
+            commit_staged(tmp, final)
+        return result
+
+    def update_description(self, item_id: str, description: str) -> ItemInfo:
+        """Set an item's DESCRIPTION (any type); for files the sidecar follows."""
+        description = description.strip()
+        if not description:
+            raise ValueError("説明が空です。")
+        info = self.get(item_id)
+        text = clip_summary(description)
         with self.db.session() as s:
             item = s.get(Item, item_id)
             if item is None:
                 raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
-            state = dict(info.state)
-            state["version"] = int(state.get("version", 1)) + 1
-            item.description = summary
-            item.state_json = json.dumps(state, ensure_ascii=False)
+            item.description = text
             item.updated_at = datetime.now()
             s.flush()
-            return _info(item, s.get(ItemLocation, item_id))
+            result = _info(item, s.get(ItemLocation, item_id))
+        if info.file_path:
+            atomic_write(summary_path(self.file_of(info)), text)
+        return result
+
+    def move(self, item_id: str, owner_kind: str, owner_id: str) -> ItemInfo:
+        """Put an item in a building or in a persona's hands."""
+        if owner_kind not in ("building", "persona"):
+            raise ValueError(f"owner_kind must be building or persona, got {owner_kind!r}")
+        with self.db.session() as s:
+            item = s.get(Item, item_id)
+            if item is None:
+                raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+            loc = s.get(ItemLocation, item_id)
+            if loc is None:
+                loc = ItemLocation(item_id=item_id, owner_kind=owner_kind, owner_id=owner_id)
+                s.add(loc)
+            loc.owner_kind, loc.owner_id, loc.updated_at = owner_kind, owner_id, datetime.now()
+            s.flush()
+            return _info(item, loc)

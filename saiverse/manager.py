@@ -7,7 +7,7 @@ It owns the database, the world, SAIMemory, items and the pulse controller, and 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,7 @@ from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, UnknownIdErr
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
 from sea.ports import PersonaContext
-from tools import TOOL_REGISTRY, call_tool
+from tools import TOOL_REGISTRY, ToolOutput, call_tool
 
 DEFAULT_META = "meta_user"
 ANSWERING_MODES = ("user", "auto")
@@ -98,9 +98,10 @@ class SAIVerseManager:
         return None
 
     def _call_tool(
-        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str
+        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
+        notify: Callable[[dict[str, Any]], None],
     ) -> Any:
-        ctx = ManagerToolContext(self, persona["persona_id"], building_id, pulse_id)
+        ctx = ManagerToolContext(self, persona["persona_id"], building_id, pulse_id, notify)
         return call_tool(name, args, ctx)
 
     def _tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
@@ -110,7 +111,8 @@ class SAIVerseManager:
         """Run one tool as a persona (CLI `tool`)."""
         persona = self.world.persona(persona_id)
         ctx = ManagerToolContext(self, persona_id, building_id or persona.building_id or self.user_building())
-        return call_tool(name, args, ctx)
+        result = call_tool(name, args, ctx)
+        return result.value if isinstance(result, ToolOutput) else result
 
     # ---- world ----------------------------------------------------------------------------
     def buildings(self) -> list[BuildingInfo]:

@@ -57,6 +57,16 @@ def relative_to_home(home: Path, path: Path) -> str:
 
 def atomic_write(path: Path, data: bytes | str) -> None:
     """Write via a temp file in the same directory and rename, so readers never see half a file."""
+    tmp, final = stage_write(path, data)
+    try:
+        commit_staged(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def stage_write(path: Path, data: bytes | str) -> tuple[Path, Path]:
+    """Write `data` to a synced temp file beside `path`; `commit_staged` renames it into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -65,10 +75,15 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             fh.write(payload)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp), path
+
+
+def commit_staged(tmp: Path, path: Path) -> None:
+    """Atomically replace `path` with a staged temp file."""
+    os.replace(tmp, path)
 
 
 def summary_path(path: Path) -> Path:

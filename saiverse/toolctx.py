@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from saiverse.items import ItemInfo, ItemNotFoundError
+from saiverse.media import check_image
+from saiverse.patching import PatchError, apply_patch
+from saiverse.world import PersonaInfo
+from sea.events import event
+from tools.registry import ToolError
 
 if TYPE_CHECKING:
     from saiverse.manager import SAIVerseManager
@@ -17,6 +25,8 @@ class ManagerToolContext:
     persona_id: str
     building_id: str
     pulse_id: str | None = None
+    notify: Callable[[dict[str, Any]], None] = field(default=lambda ev: None)
+    """Receives item_created / item_updated events (the pulse forwards them to the UI)."""
 
     def memory_search(self, query: str, limit: int) -> list[dict[str, Any]]:
         # The current pulse's messages are already in the persona's context: recall looks further back.
@@ -52,3 +62,92 @@ class ManagerToolContext:
 
     def schedule_delete(self, schedule_id: str) -> bool:
         return self.manager.schedules.delete(schedule_id, self.persona_id)
+
+    # ---- items ------------------------------------------------------------------------------
+    def _persona(self) -> PersonaInfo:
+        return self.manager.world.persona(self.persona_id)
+
+    def _reachable(self, item_id: str) -> ItemInfo:
+        try:
+            info = self.manager.items.get(item_id)
+        except ItemNotFoundError as exc:
+            raise ToolError(f"アイテム {item_id!r} は存在しません。item_list で id を確かめてください。") from exc
+        here = (info.owner_kind == "building" and info.owner_id == self.building_id) or (
+            info.owner_kind == "persona" and info.owner_id == self.persona_id)
+        if not here:
+            raise ToolError(f"アイテム「{info.name}」はここにはありません。")
+        return info
+
+    def _changed(self, kind: str, info: ItemInfo) -> dict[str, Any]:
+        data = info.to_dict()
+        self.notify(event(kind, item=data, building_id=self.building_id, persona_id=self.persona_id))
+        return data
+
+    def items_here(self) -> list[dict[str, Any]]:
+        items = self.manager.items
+        owned = items.list_owned("building", self.building_id) + items.list_owned("persona", self.persona_id)
+        return [i.to_dict() for i in owned]
+
+    def item(self, item_id: str) -> dict[str, Any]:
+        return self._reachable(item_id).to_dict()
+
+    def read_document(self, item_id: str) -> str:
+        return self.manager.items.read_document(self._reachable(item_id).item_id)
+
+    def picture_file(self, item_id: str) -> str:
+        return str(self.manager.items.file_of(self._reachable(item_id)))
+
+    def create_document(self, name: str, description: str, content: str) -> dict[str, Any]:
+        info = self.manager.items.create_document(
+            name, content, owner_kind="building", owner_id=self.building_id, description=description,
+            state={"created_by": self.persona_id}, summary_model=self._persona().lightweight_model)
+        return self._changed("item_created", info)
+
+    def update_description(self, item_id: str, description: str) -> dict[str, Any]:
+        info = self.manager.items.update_description(self._reachable(item_id).item_id, description)
+        return self._changed("item_updated", info)
+
+    def patch_document(self, item_id: str, patch: str) -> tuple[dict[str, Any], str]:
+        info = self._reachable(item_id)
+        text = self.manager.items.read_document(info.item_id)
+        try:
+            new_text, how = apply_patch(text, patch)
+        except PatchError as exc:
+            raise ToolError(f"文書「{info.name}」にパッチを当てられませんでした: {exc}") from exc
+        saved = self.manager.items.save_document(info.item_id, new_text,
+                                                 summary_model=self._persona().lightweight_model)
+        return self._changed("item_updated", saved), how
+
+    def generate_picture(self, prompt: str) -> dict[str, Any]:
+        from saiverse.llm.registry import resolve_model
+        from saiverse.media import InvalidImageError
+
+        persona = self._persona()
+        model, _notice = resolve_model(persona.default_model or self.manager.settings.default_model,
+                                       self.manager.settings, purpose="image")
+        data, _mime = model.generate_image(prompt)
+        settings = self.manager.settings
+        try:
+            checked = check_image(data, max_bytes=settings.max_upload_bytes, max_pixels=settings.max_upload_pixels)
+        except InvalidImageError as exc:
+            raise ToolError(f"生成された画像を保存できませんでした: {exc}") from exc
+        name = prompt.strip().splitlines()[0][:24] or "無題"
+        info = self.manager.items.create_picture(
+            checked, name, owner_kind="building", owner_id=self.building_id,
+            state={"created_by": self.persona_id, "prompt": prompt, "model": model.name},
+            summary_model=persona.lightweight_vision_model)
+        return self._changed("item_created", info)
+
+    def move_item(self, item_id: str, to: str) -> dict[str, Any]:
+        info = self._reachable(item_id)
+        if to == "persona":
+            if info.owner_kind == "persona":
+                raise ToolError(f"「{info.name}」はもう手に持っています。")
+            moved = self.manager.items.move(info.item_id, "persona", self.persona_id)
+        elif to == "building":
+            if info.owner_kind == "building":
+                raise ToolError(f"「{info.name}」は手に持っていません。")
+            moved = self.manager.items.move(info.item_id, "building", self.building_id)
+        else:
+            raise ToolError(f"unknown destination {to!r}")
+        return self._changed("item_updated", moved)

@@ -23,6 +23,7 @@ from sea.playbook import Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
 from sea.router import prepare_schema
 from sea.templates import as_text, render
+from tools.registry import ToolOutput
 
 Emit = Callable[[dict[str, Any]], None]
 
@@ -148,6 +149,8 @@ def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> d
             speak(ctx, node, text, emit)
     ctx.messages += ([prompt] if prompt else []) + [Message(role="assistant", content=text)]
     updates["last"] = text
+    if node.output_key and schema is None:
+        updates[node.output_key] = text
     if node.memorize:
         opt = None if isinstance(node.memorize, bool) else node.memorize
         tags = list(opt.tags) if opt else []
@@ -160,8 +163,13 @@ def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> d
 def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit: Emit) -> dict[str, Any]:
     emit(event("tool_call", tool=name, args=args, **ctx.base(node)))
     result = ctx.ports.call_tool(name, args, ctx.persona, ctx.building_id, ctx.pulse_id)
-    for ev in getattr(ctx.ports, "drain_events", lambda: [])():
+    for ev in ctx.ports.drain_events():
         emit({**ev, "pulse_id": ctx.pulse_id, "persona_id": ctx.persona["persona_id"]})
+    if isinstance(result, ToolOutput):
+        # Pictures a tool showed are given to the next model call as images (vision).
+        if result.images:
+            ctx.messages.append(Message(role="user", content=f"[{name} の結果の画像]", images=list(result.images)))
+        result = result.value
     emit(event("tool_result", tool=name, result=result, **ctx.base(node)))
     out: dict[str, Any] = {"last": as_text(result)}
     if node.output_keys and isinstance(result, (list, tuple)):

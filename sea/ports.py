@@ -69,6 +69,10 @@ class RuntimePorts(Protocol):
         """Run a registered tool as this persona, within this pulse."""
         ...
 
+    def drain_events(self) -> list[dict[str, Any]]:
+        """Events tools produced since the last call (item_created, item_updated)."""
+        ...
+
     def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
         """Name, description and JSON-schema parameters of these tools (for llm `available_tools`)."""
         ...

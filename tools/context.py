@@ -47,3 +47,40 @@ class ToolContext(Protocol):
     def schedule_delete(self, schedule_id: str) -> bool:
         """Delete one of the persona's schedules; False if it was not theirs or did not exist."""
         ...
+
+    # ---- items: the persona sees its building's items and what it carries --------------------
+    def items_here(self) -> list[dict[str, Any]]:
+        """Items in the persona's building and in its hands (item_id, name, type, description, owner_kind)."""
+        ...
+
+    def item(self, item_id: str) -> dict[str, Any]:
+        """One item the persona can reach; LookupError naming the id otherwise."""
+        ...
+
+    def read_document(self, item_id: str) -> str:
+        """A reachable document's full text."""
+        ...
+
+    def picture_file(self, item_id: str) -> str:
+        """Absolute path (inside the data home) of a reachable picture."""
+        ...
+
+    def create_document(self, name: str, description: str, content: str) -> dict[str, Any]:
+        """A new document item in the persona's building (file, summary, rows)."""
+        ...
+
+    def update_description(self, item_id: str, description: str) -> dict[str, Any]:
+        """Set a reachable item's description."""
+        ...
+
+    def patch_document(self, item_id: str, patch: str) -> tuple[dict[str, Any], str]:
+        """Apply a unified diff or append text to a document; returns (item, 'diff'|'append')."""
+        ...
+
+    def generate_picture(self, prompt: str) -> dict[str, Any]:
+        """Draw an image for `prompt` and place it as a picture item in the persona's building."""
+        ...
+
+    def move_item(self, item_id: str, to: str) -> dict[str, Any]:
+        """`to='persona'`: pick up from the building; `to='building'`: place it here."""
+        ...

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -37,6 +37,16 @@ class ToolDef:
     def spec(self) -> dict[str, Any]:
         """What a model is shown (name, description, parameters)."""
         return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+
+@dataclass
+class ToolOutput:
+    """A tool result with images the next model call should see (vision input)."""
+
+    value: Any
+    """What the playbook gets (`last`, `output_key`)."""
+    images: list[str] = field(default_factory=list)
+    """Absolute paths of images (inside the data home) to show the model."""
 
 
 TOOL_REGISTRY: dict[str, ToolDef] = {}

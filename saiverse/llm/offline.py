@@ -126,6 +126,16 @@ def first_meaningful_line(block: str) -> str:
     return ""
 
 
+_REQUEST_LINE = re.compile(r"^\s*(?:依頼|ユーザーの発言|発言|request)\s*[:：]\s*(.+)$", re.M | re.I)
+
+
+def request_line(text: str) -> str:
+    """The request inside a playbook prompt: a line `依頼: …` (or `発言: …`) names it, so the rest
+    of the prompt (item lists, current contents) is context, not what the user asked."""
+    match = _REQUEST_LINE.search(text)
+    return match.group(1).strip() if match else text
+
+
 def last_user_message(messages: list[Message]) -> Message | None:
     """The last genuine user message (not a `<system>` block)."""
     for msg in reversed(messages):
@@ -199,7 +209,7 @@ class OfflineModel:
 
     def _hints(self, request: ChatRequest) -> FillHints:
         last = last_user_message(request.messages)
-        said = _strip_mention(last.get("content", "")) if last else ""
+        said = request_line(_strip_mention(last.get("content", "")) if last else "")
         context = "\n".join([request.system or ""] + [m.get("content") or "" for m in request.messages])
         return FillHints(user_text=said, reply=self.reply_text(request), context=context,
                          summary=summarize_text(said, 100))

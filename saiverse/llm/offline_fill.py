@@ -51,12 +51,27 @@ def _name_has(prop: str, names: tuple[str, ...]) -> bool:
 
 def short_title(text: str, limit: int = 20) -> str:
     """A title from the first clause of `text`: no quotes or trailing punctuation, ≤ `limit`."""
-    first = re.split(r"[。！？!?\n、,]", text.strip(), maxsplit=1)[0]
+    first = re.split(r"[。！？!?\n、,:：]", text.strip(), maxsplit=1)[0]
     first = re.sub(r"^[@＠]\S+\s*", "", first).strip(" 　「」『』\"'")
     first = re.sub(r"(ください|下さい|ね|お願い(します)?)$", "", first)
     verbs = "書いて|作って|描いて|作成して|教えて|見せて|調べて|読んで|まとめて|して"
     first = re.sub(rf"(を|について)?({verbs})$", "", first).strip()
     return (first[:limit] or "無題")
+
+
+_PAYLOAD_NAMES = ("content", "text", "body", "patch", "prompt")
+_QUOTED = re.compile(r"「([^「」]{2,})」")
+
+
+def payload(text: str) -> str:
+    """What a request carries, for content-like fields: the part after the first colon
+    (`日記を書いて: 今日は…`), else the first 「quoted」 part, else the whole request."""
+    for sep in ("：", ":"):
+        head, found, tail = text.partition(sep)
+        if found and tail.strip() and len(head) <= 40:
+            return tail.strip()
+    quoted = _QUOTED.search(text)
+    return quoted.group(1).strip() if quoted else text
 
 
 def _pick_id(hints: FillHints) -> str:
@@ -65,7 +80,8 @@ def _pick_id(hints: FillHints) -> str:
         return ""
     # Prefer the id whose line shares the most words with the request.
     lines = hints.context.splitlines()
-    req = set(words(hints.user_text))
+    # Lines that carry ids are the catalogue, not the request.
+    req = set(words("\n".join(ln for ln in hints.user_text.splitlines() if not _ID_RE.search(ln))))
 
     def score(ident: str) -> int:
         line = next((ln for ln in lines if ident in ln), "")
@@ -93,6 +109,8 @@ def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
         value = hints.summary or short_title(hints.user_text, 100)
     elif _name_has(prop, _REASON_NAMES):
         value = "オフラインモデルがキーワード照合で判断しました。"
+    elif _name_has(prop, _PAYLOAD_NAMES):
+        value = payload(hints.user_text)
     elif _name_has(prop, _TEXT_NAMES):
         value = hints.user_text
     else:

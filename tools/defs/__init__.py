@@ -1,3 +1,14 @@
 """One module per tool; importing this package registers them all."""
 
-from tools.defs import building_look, building_move, memory_recall, schedule  # noqa: F401
+from tools.defs import (  # noqa: F401
+    building_look,
+    building_move,
+    document_create,
+    image_generator,
+    item_list,
+    item_move,
+    item_use,
+    item_view,
+    memory_recall,
+    schedule,
+)

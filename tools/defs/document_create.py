@@ -1,0 +1,34 @@
+"""document_create: write a new document item and place it in the current building."""
+
+from __future__ import annotations
+
+from tools.context import ToolContext
+from tools.registry import ToolError, tool
+
+MAX_CHARS = 200_000
+
+
+@tool(
+    "document_create",
+    "Create a new document item with text content and place it in the current building.",
+    {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string",
+                     "description": "Name of the document (e.g., '私の日記', 'SAIVerse使い方ガイド')."},
+            "description": {"type": "string",
+                            "description": "Brief description of the document. This will be visible in item lists."},
+            "content": {"type": "string", "description": "Full text content of the document."},
+        },
+        "required": ["name", "description", "content"],
+    },
+)
+def document_create(ctx: ToolContext, name: str, description: str, content: str) -> str:
+    if not name.strip():
+        raise ToolError("文書の名前が空です。")
+    if not content.strip():
+        raise ToolError("文書の内容が空です。")
+    if len(content) > MAX_CHARS:
+        raise ToolError(f"文書が長すぎます ({len(content)} 文字、上限 {MAX_CHARS} 文字)。")
+    item = ctx.create_document(name.strip(), description.strip(), content)
+    return f"文書「{item['name']}」を作成しました (item_id: {item['item_id']})。要約: {item['description']}"

@@ -1,0 +1,22 @@
+"""item_list: the items the persona can reach, with ids (so it can name one to view or use)."""
+
+from __future__ import annotations
+
+from tools.context import ToolContext
+from tools.registry import tool
+
+_KIND = {"object": "オブジェクト", "picture": "絵", "document": "文書"}
+
+
+@tool("item_list", "List the items in your building and in your hands, with their ids.",
+      {"type": "object", "properties": {}})
+def item_list(ctx: ToolContext) -> str:
+    items = ctx.items_here()
+    if not items:
+        return "ここにはアイテムがありません。"
+    lines = ["ここにあるアイテム:"]
+    for i in items:
+        where = " (手に持っている)" if i["owner_kind"] == "persona" else ""
+        desc = " ".join(str(i["description"]).split())[:80]
+        lines.append(f"- {i['item_id']} 「{i['name']}」 {_KIND.get(i['type'], i['type'])}{where}: {desc}")
+    return "\n".join(lines)
