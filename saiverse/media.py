@@ -137,7 +137,9 @@ def check_image(data: bytes, *, max_bytes: int, max_pixels: int) -> CheckedImage
     except InvalidImageError:
         raise
     except Image.DecompressionBombError as exc:
-        raise InvalidImageError(f"画像が大きすぎます (展開サイズの上限を超えています): {exc}") from exc
+        raise InvalidImageError(
+            f"画像の画素数が多すぎます (展開すると巨大になる画像です)。上限は {max_pixels / 1e6:.0f} メガピクセルです。"
+        ) from exc
     except UnidentifiedImageError as exc:
         raise InvalidImageError("画像ファイルではありません (内容から画像形式を判別できませんでした)。") from exc
     except (OSError, SyntaxError, ValueError) as exc:
