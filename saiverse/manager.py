@@ -25,7 +25,7 @@ from saiverse.pulse import PulseServices
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
-from saiverse.settings import DEFAULT_LIGHTWEIGHT_MODEL, Settings
+from saiverse.settings import DEFAULT_LIGHTWEIGHT_MODEL, DEFAULT_VISION_MODEL, Settings
 from saiverse.summaries import Summarizer
 from saiverse.toolctx import ManagerToolContext
 from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, UnknownIdError, World
@@ -79,14 +79,21 @@ class SAIVerseManager:
 
     # ---- models ---------------------------------------------------------------------------
     def _model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
-        if model_type == "lightweight":
-            name = persona.get("lightweight_model") or self.settings.default_lightweight_model
-            if (not persona.get("lightweight_model") and name == DEFAULT_LIGHTWEIGHT_MODEL
-                    and not self.settings.gemini_api_key):
-                name = "offline"  # the built-in default, not a user's choice: fall back without a notice
+        """persona column → environment → default (spec chain); `vision` when images are in play."""
+        settings = self.settings
+        chains = {
+            "lightweight": ("lightweight_model", settings.default_lightweight_model, DEFAULT_LIGHTWEIGHT_MODEL),
+            "vision": ("vision_model", settings.vision_model, DEFAULT_VISION_MODEL),
+        }
+        if model_type in chains:
+            column, configured, builtin = chains[model_type]
+            name = persona.get(column) or configured
+            if not persona.get(column) and name == builtin and not settings.gemini_api_key:
+                # The built-in default, not the user's choice: the persona's normal model answers.
+                name = persona.get("default_model") or settings.default_model
         else:
-            name = persona.get("default_model") or self.settings.default_model
-        return resolve_model(name, self.settings)
+            name = persona.get("default_model") or settings.default_model
+        return resolve_model(name, settings)
 
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on the offline model."""

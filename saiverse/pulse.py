@@ -43,7 +43,8 @@ def persona_context(p: PersonaInfo) -> PersonaContext:
     return PersonaContext(
         persona_id=p.persona_id, name=p.name, avatar=p.avatar, system_prompt=p.system_prompt,
         description=p.description, default_model=p.default_model,
-        lightweight_model=p.lightweight_model, building_id=p.building_id or "",
+        lightweight_model=p.lightweight_model, lightweight_vision_model=p.lightweight_vision_model,
+        vision_model=p.vision_model, building_id=p.building_id or "",
     )
 
 

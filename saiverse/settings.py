@@ -16,6 +16,7 @@ from dotenv import load_dotenv
 DEFAULT_HOME = Path("~/.saiverse")
 DEFAULT_LIGHTWEIGHT_VISION_MODEL = "gemini-2.0-flash"
 DEFAULT_LIGHTWEIGHT_MODEL = "gemini-2.5-flash-lite"
+DEFAULT_VISION_MODEL = "gemini-2.0-flash-thinking"
 SAVED_SETTINGS_FILE = "settings.json"
 """Settings saved from the UI's 設定 tab, under the data home (mode 600: it may hold API keys)."""
 SAVED_KEYS: dict[str, str] = {
@@ -60,7 +61,7 @@ class Settings:
     """Lightweight model for summaries and routing (spec: SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL)."""
     lightweight_vision_model: str = DEFAULT_LIGHTWEIGHT_VISION_MODEL
     """Vision model for picture summaries (spec: SAIVERSE_LIGHTWEIGHT_VISION_MODEL)."""
-    vision_model: str = "gemini-2.0-flash-thinking"
+    vision_model: str = DEFAULT_VISION_MODEL
     """Vision model for full vision tasks (spec: SAIVERSE_VISION_MODEL)."""
     gemini_api_key: str | None = field(default=None, repr=False)
     """Key for Gemini; never printed (repr=False)."""
@@ -141,7 +142,7 @@ def load_settings(home: str | Path | None = None, *, env_file: str | Path | None
         or DEFAULT_LIGHTWEIGHT_MODEL,
         lightweight_vision_model=env.get("SAIVERSE_LIGHTWEIGHT_VISION_MODEL")
         or DEFAULT_LIGHTWEIGHT_VISION_MODEL,
-        vision_model=env.get("SAIVERSE_VISION_MODEL") or "gemini-2.0-flash-thinking",
+        vision_model=env.get("SAIVERSE_VISION_MODEL") or DEFAULT_VISION_MODEL,
         gemini_api_key=env.get("GEMINI_API_KEY") or None,
         gemini_base_url=env.get("SAIVERSE_GEMINI_BASE_URL") or None,
         openai_base_url=env.get("SAIVERSE_OPENAI_BASE_URL") or None,

@@ -93,7 +93,9 @@ def speak(ctx: RunContext, node: Node, text: str, emit: Emit) -> None:
 
 def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
     persona = ctx.persona
-    model, notice = ctx.ports.model_for(persona, node.model_type)
+    # A picture a tool just showed needs a model with vision (the persona's VISION_MODEL chain).
+    seeing = any(m.get("images") for m in ctx.messages)
+    model, notice = ctx.ports.model_for(persona, "vision" if seeing else node.model_type)
     if notice:
         emit(event("notice", text=notice, kind="model_fallback", **ctx.base(node)))
     history: list[Message] = [

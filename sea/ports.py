@@ -24,6 +24,8 @@ class PersonaContext(TypedDict, total=False):
     description: str
     default_model: str | None
     lightweight_model: str | None
+    lightweight_vision_model: str | None
+    vision_model: str | None
     building_id: str
 
 

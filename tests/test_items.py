@@ -329,3 +329,28 @@ def test_summaries_use_the_persona_model_then_fall_back_offline(saiverse_home: P
         assert item_named(m, "library", "オフライン要約").description == "一文目です。二文目です。"
     finally:
         m.close()
+
+
+def test_viewing_a_picture_uses_the_persona_vision_model(saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeServer() as fake:
+        fake.fallback = gemini_text("紺色の空に月が浮かぶ絵です。")
+        monkeypatch.setenv("GEMINI_API_KEY", "test-key-456")
+        monkeypatch.setenv("SAIVERSE_GEMINI_BASE_URL", fake.url)
+        m = SAIVerseManager(load_settings())
+        try:
+            with m.db.session() as s:
+                from database.models import Persona
+
+                mina = s.get(Persona, "mina")
+                mina.default_model = mina.lightweight_model = "offline"  # only vision goes to "Gemini"
+                mina.vision_model = "gemini-vision-test"
+            m.world.move_persona("mina", "museum")
+            fake.requests.clear()
+            events = list(m.handle_user_input("museum", "星空の絵を見せて", persona_id="mina"))
+            assert events[-1]["status"] == "ok"
+            seen = [r for r in fake.requests if "gemini-vision-test" in r.path]
+            assert seen, [r.path for r in fake.requests]
+            body = json.dumps(seen[0].body)
+            assert "inline_data" in body or "inlineData" in body  # the picture itself was sent
+        finally:
+            m.close()
