@@ -1,4 +1,5 @@
-"""The SAIVerse window (DESIGN §11): building list | chat | building panel, plus the item modal.
+"""The SAIVerse window (DESIGN §11): building list | chat | building panel, the item modal, and the
+tabs beside the chat (personas, memory, playbooks, schedules, world, settings — `ui/tabs/`).
 
 `build_app(manager)` assembles the Gradio Blocks and wires every event to the manager — the only
 backend the UI talks to. `launch(settings)` opens the world and serves it (blocking), which is
@@ -19,7 +20,6 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
-from ui.chat import EventRenderer, Message, history_messages, system_message  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.side_panel import (  # noqa: E402
@@ -29,8 +29,28 @@ from ui.side_panel import (  # noqa: E402
     header_html,
     item_list_html,
 )
+from ui.stream import ChatView, catch_up, load_earlier, open_building, stream_events  # noqa: E402
+from ui.tabs.memory import build_memory_tab  # noqa: E402
+from ui.tabs.personas import build_personas_tab  # noqa: E402
+from ui.tabs.playbooks import build_playbooks_tab  # noqa: E402
+from ui.tabs.schedules import build_schedules_tab  # noqa: E402
+from ui.tabs.settings import build_settings_tab  # noqa: E402
+from ui.tabs.world import build_world_tab  # noqa: E402
 
 CSS_PATH = Path(__file__).with_name("style.css")
+DEFAULT_META = "meta_user"
+MANUAL_META = "meta_user_manual"
+REFRESH_SEC = 5.0
+"""How often an open window looks for what background pulses (schedules, autonomy) changed."""
+TABS = (
+    ("tab_personas", "personas", build_personas_tab),
+    ("tab_memory", "memory", build_memory_tab),
+    ("tab_playbooks", "playbooks", build_playbooks_tab),
+    ("tab_schedules", "schedules", build_schedules_tab),
+    ("tab_world", "world", build_world_tab),
+    ("tab_settings", "settings", build_settings_tab),
+)
+"""The tabs beside チャット: (label key, tab id, builder)."""
 
 # Escape or a click on the dimmed backdrop closes the item modal, like a desktop dialog.
 GLOBAL_JS = """
@@ -82,12 +102,6 @@ class _Views:
     def __init__(self, manager: Any, labels: Labels) -> None:
         self.manager, self.labels = manager, labels
 
-    def avatars(self) -> dict[str, str]:
-        return {p.persona_id: p.avatar for p in self.manager.personas()}
-
-    def messages(self, building_id: str) -> list[Message]:
-        return history_messages(self.manager.history(building_id), self.avatars(), self.labels)
-
     def panels(self, building_id: str) -> tuple[str, str, str]:
         """(header, building panel, item list) HTML."""
         view = self.manager.building_view(building_id)
@@ -110,77 +124,154 @@ class _Views:
         except (LookupError, ValueError):
             return None
 
+    def meta_choices(self) -> list[tuple[str, str]]:
+        """User-selectable meta playbooks, plus `meta_user_manual` (it drives the second chooser)."""
+        pbs = list(self.manager.playbooks.user_selectable())
+        manual = self.manager.playbooks.get(MANUAL_META)
+        if manual is not None and manual not in pbs:
+            pbs.append(manual)
+        return [(pb.display_name or pb.name, pb.name) for pb in pbs]
 
-def build_app(manager: Any) -> gr.Blocks:
-    """The whole window, wired to `manager` (a SAIVerseManager)."""
+    def sub_choices(self) -> list[tuple[str, str]]:
+        """Router-callable playbooks for `meta_user_manual`; '' lets the router choose."""
+        return [(self.labels("sub_auto"), "")] + [
+            (f"{pb.display_name or pb.name} ({pb.name})", pb.name) for pb in self.manager.playbooks.router_callable()
+        ]
+
+
+def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
+    """The whole window, wired to `manager` (a SAIVerseManager).
+
+    `refresh_sec` is the period of the timer that picks up what background pulses changed.
+    """
     labels = Labels(getattr(manager.settings, "lang", "ja"))
     views = _Views(manager, labels)
     start = manager.user_building()
     header0, panel0, items0 = views.panels(start)
+    first = open_building(ChatView(), manager, labels, start)
 
     with gr.Blocks(title="SAIVerse", analytics_enabled=False, fill_width=True) as demo:
-        with gr.Row(elem_id="sv-window", equal_height=False):
-            with gr.Column(scale=0, min_width=210, elem_id="sv-left"):
-                gr.HTML(
-                    f'<div class="sv-brand"><div class="sv-logo">SAIVerse</div>'
-                    f'<div class="sv-muted">{escape(labels("app_subtitle"))}</div></div>'
-                )
-                building = gr.Radio(
-                    building_choices(manager.buildings()), value=start, label=labels("buildings"),
-                    elem_id="building-select", container=True,
-                )
-            with gr.Column(scale=3, min_width=420, elem_id="sv-center"):
-                with gr.Row(elem_id="sv-chat-head", equal_height=True):
-                    header = gr.HTML(header0, elem_id="chat-header")
-                    stop = gr.Button(labels("stop"), elem_id="chat-stop", size="sm", scale=0, min_width=80)
-                chatbot = gr.Chatbot(
-                    views.messages(start), elem_id="chat", show_label=False, height="calc(100vh - 250px)",
-                    min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
-                    buttons=["copy"], group_consecutive_messages=False,
-                )
-                notice = gr.HTML(views.notice(), elem_id="model-notice")
-                chat_input = gr.MultimodalTextbox(
-                    elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
-                    file_types=["image"], file_count="multiple", sources=["upload"], autofocus=True,
-                )
-            with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
-                panel = gr.HTML(panel0, elem_id="building-panel")
-                item_list = gr.HTML(items0, elem_id="item-list", js_on_load=ITEM_LIST_JS)
+        view_state = gr.State(ChatView())  # per session; Gradio hands handlers the same object
+        with gr.Tabs(elem_id="sv-tabs"):
+            with gr.Tab(labels("tab_chat"), id="chat", elem_id="tab-chat") as chat_tab:
+                with gr.Row(elem_id="sv-window", equal_height=False):
+                    with gr.Column(scale=0, min_width=210, elem_id="sv-left"):
+                        gr.HTML(
+                            f'<div class="sv-brand"><div class="sv-logo">SAIVerse</div>'
+                            f'<div class="sv-muted">{escape(labels("app_subtitle"))}</div></div>'
+                        )
+                        building = gr.Radio(
+                            building_choices(manager.buildings()), value=start, label=labels("buildings"),
+                            elem_id="building-select", container=True,
+                        )
+                    with gr.Column(scale=3, min_width=420, elem_id="sv-center"):
+                        with gr.Row(elem_id="sv-chat-head", equal_height=True):
+                            header = gr.HTML(header0, elem_id="chat-header")
+                            # Compact choosers (no label box): the choice names say what they are.
+                            meta = gr.Dropdown(
+                                views.meta_choices(), value=DEFAULT_META, label=labels("meta_playbook"),
+                                show_label=False, container=False, elem_id="meta-select", scale=0, min_width=170,
+                            )
+                            sub = gr.Dropdown(
+                                views.sub_choices(), value="", label=labels("sub_playbook"), show_label=False,
+                                container=False, elem_id="sub-select", scale=0, min_width=230, visible=False,
+                            )
+                            stop = gr.Button(labels("stop"), elem_id="chat-stop", size="sm", scale=0, min_width=80)
+                        earlier = gr.Button(labels("load_earlier"), elem_id="chat-load-earlier", size="sm",
+                                            visible=first.has_more)
+                        chatbot = gr.Chatbot(
+                            first.messages, elem_id="chat", show_label=False, height="calc(100vh - 330px)",
+                            min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
+                            buttons=["copy"], group_consecutive_messages=False,
+                        )
+                        notice = gr.HTML(views.notice(), elem_id="model-notice")
+                        chat_input = gr.MultimodalTextbox(
+                            elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
+                            file_types=["image"], file_count="multiple", sources=["upload"], autofocus=True,
+                        )
+                    with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
+                        panel = gr.HTML(panel0, elem_id="building-panel")
+                        item_list = gr.HTML(items0, elem_id="item-list", js_on_load=ITEM_LIST_JS)
+            for key, tab_id, builder in TABS:
+                with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
+                    refresh = builder(manager, labels)
+                tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
         modal = build_modal(labels)
         wire_modal(modal, manager, labels, item_list)
+        timer = gr.Timer(refresh_sec)
 
-        view_outputs = [header, panel, item_list, chatbot]
+        panel_outputs = [header, panel, item_list]
 
-        def show(building_id: str) -> list[Any]:
-            return [*views.panels(building_id), views.messages(building_id)]
+        def show(view: ChatView, building_id: str) -> list[Any]:
+            open_building(view, manager, labels, building_id)
+            view.panels = views.panels(building_id)
+            return [*view.panels, list(view.messages), gr.Button(visible=view.has_more)]
 
-        def on_load() -> list[Any]:
+        def choosers() -> list[Any]:
+            return [gr.Dropdown(choices=views.meta_choices()), gr.Dropdown(choices=views.sub_choices())]
+
+        def on_load(view: ChatView) -> list[Any]:
             bid = manager.user_building()
             radio = gr.Radio(choices=building_choices(manager.buildings()), value=bid)
-            return [radio, *show(bid), views.notice()]
+            return [radio, *show(view, bid), views.notice(), *choosers()]
 
-        def on_move(building_id: str) -> list[Any]:
+        def on_chat_tab(view: ChatView, building_id: str | None) -> list[Any]:
+            """Back from another tab: buildings, personas and playbooks may have changed there."""
+            bid = building_id or manager.user_building()
+            view.panels = views.panels(bid)
+            radio = gr.Radio(choices=building_choices(manager.buildings()), value=bid)
+            return [radio, *view.panels, views.notice(), *choosers()]
+
+        def on_move(view: ChatView, building_id: str) -> list[Any]:
             try:
                 manager.move_user(building_id)
             except (LookupError, ValueError) as exc:
                 gr.Warning(str(exc))
-                return [gr.Radio(value=manager.user_building()), *[gr.skip()] * len(view_outputs)]
-            return [gr.skip(), *show(building_id)]
+                return [gr.Radio(value=manager.user_building()), *[gr.skip()] * 5]
+            return [gr.skip(), *show(view, building_id)]
 
-        def on_submit(message: dict[str, Any] | None, building_id: str | None) -> Iterator[list[Any]]:
-            yield from _stream_reply(manager, labels, views, message, building_id)
+        def on_earlier(view: ChatView) -> list[Any]:
+            load_earlier(view, manager, labels)
+            return [list(view.messages), gr.Button(visible=view.has_more)]
 
-        def on_stop() -> None:
-            n = manager.cancel_pulses()
+        def on_meta(name: str | None) -> Any:
+            return gr.Dropdown(visible=name == MANUAL_META)
+
+        def on_submit(message: dict[str, Any] | None, building_id: str | None, meta_name: str | None,
+                      sub_name: str | None, view: ChatView) -> Iterator[list[Any]]:
+            yield from _send(manager, labels, views, view, message, building_id, meta_name, sub_name)
+
+        def on_stop(building_id: str | None, view: ChatView) -> None:
+            n = manager.cancel_pulses(building_id or None)
+            if view.pump is not None:
+                view.pump.stop()  # personas still to answer this message are not started
             gr.Info(labels("stopped", n=n) if n else labels("nothing_to_stop"))
 
-        demo.load(on_load, None, [building, *view_outputs, notice], show_progress="hidden")
-        building.input(on_move, building, [building, *view_outputs], show_progress="minimal")
-        sent = chat_input.submit(
-            on_submit, [chat_input, building], [chatbot, chat_input, header, panel, item_list],
+        def on_tick(building_id: str | None, view: ChatView) -> list[Any]:
+            """Background pulses: new history lines and panel changes, sent only when there are any."""
+            bid = building_id or view.building_id
+            if not bid or view.busy or view.building_id != bid:
+                return [gr.skip()] * 4
+            chat = list(view.messages) if catch_up(view, manager, labels) else gr.skip()
+            panels = views.panels(bid)
+            if panels == view.panels:
+                return [chat, *[gr.skip()] * 3]
+            view.panels = panels
+            return [chat, *panels]
+
+        chat_view = [*panel_outputs, chatbot, earlier]
+        demo.load(on_load, view_state, [building, *chat_view, notice, meta, sub], show_progress="hidden")
+        chat_tab.select(on_chat_tab, [view_state, building], [building, *panel_outputs, notice, meta, sub],
+                        show_progress="hidden")
+        building.input(on_move, [view_state, building], [building, *chat_view], show_progress="minimal")
+        earlier.click(on_earlier, view_state, [chatbot, earlier], show_progress="hidden")
+        meta.change(on_meta, meta, sub, show_progress="hidden")
+        chat_input.submit(
+            on_submit, [chat_input, building, meta, sub, view_state], [chatbot, chat_input, *panel_outputs],
             show_progress="hidden",
         )
-        stop.click(on_stop, None, None, cancels=[sent])
+        stop.click(on_stop, [building, view_state], None, show_progress="hidden")
+        timer.tick(on_tick, [building, view_state], [chatbot, *panel_outputs], show_progress="hidden")
     return demo
 
 
@@ -198,8 +289,9 @@ def _read_attachments(files: list[Any], labels: Labels) -> list[tuple[str, bytes
     return out
 
 
-def _stream_reply(
-    manager: Any, labels: Labels, views: _Views, message: dict[str, Any] | None, building_id: str | None,
+def _send(
+    manager: Any, labels: Labels, views: _Views, view: ChatView, message: dict[str, Any] | None,
+    building_id: str | None, meta_name: str | None, sub_name: str | None,
 ) -> Iterator[list[Any]]:
     """The send handler: yields [chat, input, header, panel, items] as pulse events arrive."""
     skip = gr.skip
@@ -207,23 +299,29 @@ def _stream_reply(
     text = str(message.get("text") or "")
     attachments = _read_attachments(list(message.get("files") or []), labels)
     if not text.strip() and not attachments:
-        yield [skip(), skip(), skip(), skip(), skip()]
+        yield [skip()] * 5
         return
     bid = building_id or manager.user_building()
-    messages = views.messages(bid)
-    renderer = EventRenderer(messages, labels, image_path_of=views.image_path)
-    # Clear the box at once; the user's line appears with the manager's user_message event.
-    yield [list(messages), gr.MultimodalTextbox(value=None), skip(), skip(), skip()]
+    if view.building_id != bid:
+        open_building(view, manager, labels, bid)
+    else:
+        catch_up(view, manager, labels)  # lines a background pulse wrote since the last tick
+    view.busy = True
     try:
-        for ev in manager.handle_user_input(bid, text, attachments):
-            if renderer.apply(ev):
-                yield [list(messages), skip(), *views.panels(bid)]
+        # Clear the box at once; the user's line appears with the manager's user_message event.
+        yield [list(view.messages), gr.MultimodalTextbox(value=None), skip(), skip(), skip()]
+        args = {"selected_playbook": sub_name} if meta_name == MANUAL_META and sub_name else None
+        source = manager.handle_user_input(bid, text, attachments, meta_playbook=meta_name or None, args=args)
+        for messages, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path):
+            if panel_changed:
+                view.panels = views.panels(bid)
+                yield [messages, skip(), *view.panels]
             else:
-                yield [list(messages), skip(), skip(), skip(), skip()]
-    except Exception as exc:  # noqa: BLE001 - shown in the chat; a traceback is never the UI
-        messages.append(system_message(labels("error", message=str(exc) or type(exc).__name__)))
-        print(f"saiverse ui: send failed: {exc!r}", file=sys.stderr)
-    yield [list(messages), skip(), *views.panels(bid)]
+                yield [messages, skip(), skip(), skip(), skip()]
+    finally:
+        view.busy = False
+        latest = manager.history(bid, limit=1)
+        view.newest_id = max(view.newest_id, latest[-1].id if latest else 0)
 
 
 def launch(settings: Any) -> int:

@@ -108,6 +108,8 @@ class EventRenderer:
             self._render(reply)
         elif kind == "notice":
             self.messages.append(system_message(self.labels("notice", text=ev.get("text", ""))))
+        elif kind == "error" and ev.get("kind") == "cancelled":
+            pass  # pulse_end(status=cancelled) marks the bubble; a second error line would be noise
         elif kind == "error":
             message, name = ev.get("message", ""), ev.get("persona_name")
             line = self.labels("error_from", name=name, message=message) if name else self.labels(
@@ -123,8 +125,16 @@ class EventRenderer:
         return False
 
     def _close(self, ev: dict[str, Any]) -> None:
-        """End of a pulse: an empty bubble becomes '(no reply)' or, after an error, disappears."""
+        """End of a pulse: an empty bubble becomes '(no reply)' or, after an error, disappears;
+        a cancelled pulse keeps what it said so far, marked as stopped."""
         reply = self.replies.pop(self._key(ev), None)
+        if ev.get("status") == "cancelled":
+            if reply is None:
+                reply = self._open(ev)
+                self.replies.pop(self._key(ev), None)
+            reply.text = f"{reply.text}\n\n{self.labels('cancelled')}".strip()
+            self._render(reply)
+            return
         if reply is None or reply.text:
             return
         if ev.get("status", "ok") == "ok":

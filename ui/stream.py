@@ -1,0 +1,182 @@
+"""What one browser session's chat shows, and the streamed send handler that updates it.
+
+`ChatView` (kept in a per-session `gr.State`, which Gradio holds by reference) is the rendered
+message list of one building plus the history ids it covers: the window opens on the latest
+`PAGE` lines, "load earlier" prepends the page before `oldest_id`, and the refresh timer appends
+lines newer than `newest_id` that background pulses wrote. `stream_reply` runs the manager's
+event generator on a pump thread and coalesces chunk updates, so a long reply re-sends the chat
+at most every `FLUSH_SEC` (the first chunk of each reply goes out at once).
+"""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ui.chat import EventRenderer, Message, history_messages, system_message
+from ui.i18n import Labels
+
+PAGE = 200
+"""History lines shown when a building opens, and loaded per "load earlier" click."""
+FLUSH_SEC = 0.05
+"""Shortest gap between two chat updates while a reply streams."""
+
+
+@dataclass
+class ChatView:
+    """One session's chat: the building shown, its rendered messages and the history ids covered."""
+
+    building_id: str | None = None
+    messages: list[Message] = field(default_factory=list)
+    oldest_id: int | None = None
+    newest_id: int = 0
+    has_more: bool = False
+    busy: bool = False
+    """A send is streaming: the refresh timer leaves the chat alone meanwhile."""
+    panels: tuple[str, str, str] | None = None
+    """The side-panel HTML last sent, so the timer only sends a change."""
+    pump: _Pump | None = None
+    """The running send's pump, so the stop button can end it after the cancelled pulse."""
+
+
+def open_building(view: ChatView, manager: Any, labels: Labels, building_id: str) -> ChatView:
+    """Reset `view` to the latest PAGE lines of `building_id`."""
+    entries = manager.history(building_id, limit=PAGE)
+    view.building_id = building_id
+    view.messages = history_messages(entries, _avatars(manager), labels)
+    view.oldest_id = entries[0].id if entries else None
+    view.newest_id = entries[-1].id if entries else 0
+    view.has_more = len(entries) >= PAGE
+    return view
+
+
+def load_earlier(view: ChatView, manager: Any, labels: Labels) -> int:
+    """Prepend the page before the oldest line shown; returns how many lines were added."""
+    if view.building_id is None or view.oldest_id is None:
+        return 0
+    entries = manager.history(view.building_id, limit=PAGE, before_id=view.oldest_id)
+    if entries:
+        view.messages[:0] = history_messages(entries, _avatars(manager), labels)
+        view.oldest_id = entries[0].id
+    view.has_more = len(entries) >= PAGE
+    return len(entries)
+
+
+def catch_up(view: ChatView, manager: Any, labels: Labels) -> bool:
+    """Append history lines newer than `newest_id` (background pulses); True when some arrived.
+
+    Cheap when nothing changed: one indexed query for the newest line.
+    """
+    if view.building_id is None:
+        return False
+    latest = manager.history(view.building_id, limit=1)
+    if not latest or latest[-1].id <= view.newest_id:
+        return False
+    entries = [e for e in manager.history(view.building_id, limit=PAGE) if e.id > view.newest_id]
+    if entries and entries[0].id > view.newest_id and len(entries) >= PAGE:
+        open_building(view, manager, labels, view.building_id)  # too far behind: start over
+        return True
+    view.messages.extend(history_messages(entries, _avatars(manager), labels))
+    view.newest_id = latest[-1].id
+    if view.oldest_id is None and entries:
+        view.oldest_id = entries[0].id
+    return True
+
+
+def _avatars(manager: Any) -> dict[str, str]:
+    return {p.persona_id: p.avatar for p in manager.personas()}
+
+
+class _Done:
+    """End marker of the pump queue; carries the exception that ended the source, if any."""
+
+    def __init__(self, error: BaseException | None = None) -> None:
+        self.error = error
+
+
+class _Pump:
+    """Drains the manager's event generator on its own thread into a queue.
+
+    The send handler can then wait with a timeout (to flush coalesced chunks on time) instead of
+    blocking inside the generator. After `stop()`, the pump ends at the next `pulse_end` and closes
+    the generator, so personas after the cancelled one are never started.
+    """
+
+    def __init__(self, source: Iterator[dict[str, Any]]) -> None:
+        self.queue: queue.Queue[dict[str, Any] | _Done] = queue.Queue()
+        self._source = source
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="saiverse-ui-pump", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run(self) -> None:
+        error: BaseException | None = None
+        try:
+            for ev in self._source:
+                self.queue.put(ev)
+                if self._stop.is_set() and ev.get("type") in ("pulse_end", "user_message"):
+                    break
+        except Exception as exc:  # noqa: BLE001 - handed to the send handler, shown in the chat
+            error = exc
+        finally:
+            close = getattr(self._source, "close", None)
+            if close is not None:
+                close()
+            self.queue.put(_Done(error))
+
+
+Update = tuple[list[Message], bool]
+"""(messages to show, whether the side panel should refresh)."""
+
+
+def stream_events(
+    view: ChatView, labels: Labels, source: Iterator[dict[str, Any]], *,
+    image_path_of: Callable[[str], str | None] = lambda _i: None, flush_sec: float = FLUSH_SEC,
+) -> Iterator[Update]:
+    """Apply `source`'s events to `view.messages`, yielding coalesced updates.
+
+    An update goes out at once for the first chunk of each reply and for anything that is not a
+    chunk once `flush_sec` has passed since the last one; otherwise it waits (at most `flush_sec`).
+    """
+    renderer = EventRenderer(view.messages, labels, image_path_of=image_path_of)
+    pump = view.pump = _Pump(source)
+    started: set[str] = set()
+    last, pending, panel_dirty = 0.0, False, False
+    try:
+        while True:
+            timeout = max(0.0, last + flush_sec - time.monotonic()) if pending else None
+            try:
+                item = pump.queue.get(timeout=timeout)
+            except queue.Empty:
+                yield list(view.messages), panel_dirty
+                last, pending, panel_dirty = time.monotonic(), False, False
+                continue
+            if isinstance(item, _Done):
+                if item.error is not None:
+                    exc = item.error
+                    view.messages.append(system_message(labels("error", message=str(exc) or type(exc).__name__)))
+                    print(f"saiverse ui: send failed: {exc!r}", file=sys.stderr)
+                break
+            panel_dirty |= renderer.apply(item)
+            first_chunk = False
+            if item.get("type") == "speak_chunk":
+                key = str(item.get("pulse_id") or item.get("persona_id") or "")
+                first_chunk = key not in started
+                started.add(key)
+            if first_chunk or time.monotonic() - last >= flush_sec:
+                yield list(view.messages), panel_dirty
+                last, pending, panel_dirty = time.monotonic(), False, False
+            else:
+                pending = True
+    finally:
+        pump.stop()  # a closed page (GeneratorExit) stops after the current pulse too
+        view.pump = None
+    yield list(view.messages), True

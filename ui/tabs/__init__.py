@@ -1,0 +1,46 @@
+"""The tabs beside チャット (DESIGN §11): personas, memory, playbooks, schedules, world, settings.
+
+Each module has one `build_*_tab(manager, labels)` that creates its components inside the current
+`gr.Tab` and wires them to the manager; it returns a `TabRefresh` the app runs when the tab is
+selected, so lists never show a world that changed elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from typing import Any
+
+
+@dataclass
+class TabRefresh:
+    """What to run when a tab is selected: `fn(*inputs)` returns updates for `outputs`, in order."""
+
+    fn: Callable[..., list[Any]]
+    outputs: list[Any]
+    inputs: list[Any] = field(default_factory=list)
+
+
+def table_html(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str = "",
+               elem_class: str = "") -> str:
+    """An escaped HTML table (cells are plain text; nothing from users or models is trusted)."""
+    if not rows:
+        return f'<div class="sv-muted sv-empty">{escape(empty)}</div>'
+    head = "".join(f"<th>{escape(str(h))}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape('' if c is None else str(c))}</td>" for c in row) + "</tr>"
+        for row in rows
+    )
+    return f'<div class="sv-table-wrap"><table class="sv-table {elem_class}"><thead><tr>{head}</tr></thead>' \
+           f"<tbody>{body}</tbody></table></div>"
+
+
+def ok_html(text: str) -> str:
+    """A success line for a status box."""
+    return f'<div class="sv-ok">✓ {escape(text)}</div>'
+
+
+def error_html(text: str) -> str:
+    """An error line for a status box (the message as the backend gave it, escaped)."""
+    return f'<div class="sv-error">⚠️ {escape(text)}</div>'

@@ -1,0 +1,94 @@
+"""メモリ tab: browse a persona's SAIMemory (newest first, by tag, paged), search it, export it."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from ui.i18n import Labels
+from ui.tabs import TabRefresh, error_html, ok_html, table_html
+
+PAGE = 100
+TAGS = ("conversation", "internal")
+"""Tags offered in the filter; any other tag can be typed (the dropdown accepts custom values)."""
+CLIP = 400
+"""Characters of a message shown in the table (the export has everything)."""
+
+
+def _rows(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    rows = []
+    for r in records:
+        content = str(r.get("content", ""))
+        tags = ", ".join(t for t in r.get("tags", []) if not str(t).startswith("pulse:"))
+        rows.append((r.get("id"), str(r.get("created_at", ""))[:19].replace("T", " "), r.get("role"), tags,
+                     content if len(content) <= CLIP else content[:CLIP] + "…"))
+    return rows
+
+
+def _table(labels: Labels, records: list[dict[str, Any]]) -> str:
+    headers = [labels(k) for k in ("col_id", "col_time", "col_role", "col_tags", "col_content")]
+    body = table_html(headers, _rows(records), empty=labels("mem_empty"), elem_class="sv-memory")
+    count = f'<div class="sv-muted">{labels("mem_count", n=len(records))}</div>' if records else ""
+    return count + body
+
+
+def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
+    """Create the tab's components in the current context and wire them."""
+    personas = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
+    first = personas[0][1] if personas else None
+    tag_choices = [(labels("tag_all"), "")] + [(t, t) for t in TAGS]
+    with gr.Row(equal_height=True, elem_classes=["sv-toolbar"]):
+        persona = gr.Dropdown(personas, value=first, label=labels("mem_persona"), elem_id="memory-persona",
+                              scale=2)
+        tag = gr.Dropdown(tag_choices, value="", label=labels("mem_tag"), allow_custom_value=True,
+                          elem_id="memory-tag", scale=2)
+        query = gr.Textbox(label=labels("mem_query"), elem_id="memory-query", scale=3)
+        search = gr.Button(labels("mem_search"), elem_id="memory-search", variant="primary", scale=0, min_width=110)
+        export = gr.Button(labels("mem_export"), elem_id="memory-export", scale=0, min_width=210)
+    status = gr.HTML(elem_id="memory-status")
+    export_file = gr.File(visible=False, elem_id="memory-export-file", interactive=False, show_label=False)
+    table = gr.HTML(elem_id="memory-table")
+    more = gr.Button(labels("mem_more"), elem_id="memory-more", size="sm", visible=False)
+    limit = gr.State(PAGE)
+
+    def browse(persona_id: str | None, tag_value: str | None, n: int = PAGE) -> list[Any]:
+        """The newest `n` messages (paging re-reads from the top: pages stay consistent as new ones arrive)."""
+        if not persona_id:
+            return [_table(labels, []), gr.Button(visible=False), "", n]
+        records = list(manager.memory.list_messages(persona_id, tag=tag_value or None, limit=n))
+        return [_table(labels, records), gr.Button(visible=len(records) >= n), "", n]
+
+    def on_search(persona_id: str | None, tag_value: str | None, text: str) -> list[Any]:
+        if not (text or "").strip() or not persona_id:
+            return browse(persona_id, tag_value)
+        records = manager.memory.search(persona_id, text, limit=PAGE)
+        return [_table(labels, records), gr.Button(visible=False), "", PAGE]
+
+    def on_export(persona_id: str | None) -> list[Any]:
+        if not persona_id:
+            return [gr.File(visible=False), error_html(labels("mem_empty"))]
+        safe = re.sub(r"[^A-Za-z0-9_-]", "_", persona_id)
+        path = Path(tempfile.mkdtemp(prefix="saiverse-export-")) / f"{safe}_memory.jsonl"
+        with path.open("w", encoding="utf-8") as fh:
+            n = manager.memory.export_jsonl(persona_id, fh)
+        return [gr.File(value=str(path), visible=True), ok_html(labels("mem_exported", n=n))]
+
+    outs = [table, more, status, limit]
+    persona.input(browse, [persona, tag], outs, show_progress="hidden")
+    tag.input(browse, [persona, tag], outs, show_progress="hidden")
+    search.click(on_search, [persona, tag, query], outs)
+    query.submit(on_search, [persona, tag, query], outs)
+    more.click(lambda p, t, n: browse(p, t, n + PAGE), [persona, tag, limit], outs)
+    export.click(on_export, persona, [export_file, status])
+
+    def refresh(persona_id: str | None, tag_value: str | None, text: str) -> list[Any]:
+        choices = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
+        if persona_id not in [c[1] for c in choices]:
+            persona_id = choices[0][1] if choices else None
+        return [gr.Dropdown(choices=choices, value=persona_id), *on_search(persona_id, tag_value, text)]
+
+    return TabRefresh(refresh, [persona, *outs], [persona, tag, query])

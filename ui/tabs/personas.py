@@ -1,0 +1,94 @@
+"""ペルソナ tab: the persona list and a form to create or edit one (via `manager.admin`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gradio as gr
+
+from ui.i18n import Labels
+from ui.tabs import TabRefresh, error_html, ok_html, table_html
+
+NEW = "__new__"
+MODES = ("user", "auto", "sleep")
+MODEL_FIELDS = ("default_model", "lightweight_model", "lightweight_vision_model", "vision_model")
+
+
+def persona_table(manager: Any, labels: Labels) -> str:
+    """Every persona: id, avatar+name, mode, building, the models it overrides."""
+    names = {b.building_id: b.name for b in manager.buildings()}
+    rows = [
+        (p.persona_id, f"{p.avatar} {p.name}", p.interaction_mode, names.get(p.building_id or "", "—"),
+         ", ".join(f"{k.upper()}={getattr(p, k)}" for k in MODEL_FIELDS if getattr(p, k)) or "—")
+        for p in manager.personas()
+    ]
+    return table_html([labels(k) for k in ("col_id", "col_name", "col_mode", "col_building", "col_models")],
+                      rows, empty=labels("nobody"))
+
+
+def _pick_choices(manager: Any, labels: Labels) -> list[tuple[str, str]]:
+    return [(labels("new_persona"), NEW)] + [(f"{p.avatar} {p.name} ({p.persona_id})", p.persona_id)
+                                           for p in manager.personas()]
+
+
+def build_personas_tab(manager: Any, labels: Labels) -> TabRefresh:
+    """Create the tab's components in the current context and wire them."""
+    buildings = [(b.name, b.building_id) for b in manager.buildings()]
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=360):
+            table = gr.HTML(persona_table(manager, labels), elem_id="persona-table")
+        with gr.Column(scale=4, min_width=420, elem_classes=["sv-form"]):
+            pick = gr.Dropdown(_pick_choices(manager, labels), value=NEW, label=labels("persona_pick"),
+                               elem_id="persona-pick")
+            with gr.Row():
+                name = gr.Textbox(label=labels("f_name"), elem_id="persona-name", scale=3)
+                avatar = gr.Textbox(label=labels("f_avatar"), value="🙂", elem_id="persona-avatar", scale=1,
+                                    max_length=8)
+            description = gr.Textbox(label=labels("f_description"), lines=2, elem_id="persona-description")
+            prompt = gr.Textbox(label=labels("f_system_prompt"), lines=5, elem_id="persona-prompt")
+            with gr.Row():
+                mode = gr.Radio([(labels(f"mode_{m}"), m) for m in MODES], value="user", label=labels("f_mode"),
+                                elem_id="persona-mode", scale=2)
+                building = gr.Dropdown(buildings, value=manager.user_building(), label=labels("f_building"),
+                                       elem_id="persona-building", scale=1)
+            with gr.Accordion(labels("models_hint"), open=False, elem_id="persona-models"):
+                with gr.Row():
+                    models = [gr.Textbox(label=k.upper(), elem_id=f"persona-{k.replace('_', '-')}", min_width=200)
+                              for k in MODEL_FIELDS]
+            with gr.Row():
+                status = gr.HTML(elem_id="persona-status")
+                save = gr.Button(labels("save_button"), variant="primary", elem_id="persona-save", scale=0,
+                                 min_width=120)
+    form = [name, avatar, description, prompt, mode, building, *models]
+
+    def fill(persona_id: str) -> list[Any]:
+        if not persona_id or persona_id == NEW:
+            return ["", "🙂", "", "", "user", manager.user_building(), *[""] * len(MODEL_FIELDS), ""]
+        try:
+            p = manager.world.persona(persona_id)
+        except LookupError as exc:
+            return [*[gr.skip()] * len(form), error_html(str(exc))]
+        return [p.name, p.avatar, p.description, p.system_prompt, p.interaction_mode, p.building_id,
+                *[getattr(p, k) or "" for k in MODEL_FIELDS], ""]
+
+    def on_save(persona_id: str, *values: Any) -> list[Any]:
+        spec = dict(zip(("name", "avatar", "description", "system_prompt", "interaction_mode", "building_id",
+                         *MODEL_FIELDS), values, strict=True))
+        try:
+            if persona_id and persona_id != NEW:
+                p = manager.admin.update_persona(persona_id, spec)
+            else:
+                p = manager.admin.create_persona(spec)
+        except (ValueError, LookupError) as exc:
+            return [gr.skip(), gr.skip(), error_html(labels("save_failed", error=str(exc)))]
+        return [persona_table(manager, labels), gr.Dropdown(choices=_pick_choices(manager, labels), value=p.persona_id),
+                ok_html(labels("persona_saved", name=p.name))]
+
+    pick.input(fill, pick, [*form, status], show_progress="hidden")
+    save.click(on_save, [pick, *form], [table, pick, status])
+
+    def refresh() -> list[Any]:
+        return [persona_table(manager, labels), gr.Dropdown(choices=_pick_choices(manager, labels)),
+                gr.Dropdown(choices=[(b.name, b.building_id) for b in manager.buildings()])]
+
+    return TabRefresh(refresh, [table, pick, building])
