@@ -199,10 +199,25 @@ CREATE TRIGGER saimemory_gram_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemor
 END;
 """
 
+# Production workflow runs (DESIGN §10); the graph state itself lives in checkpoints.db.
+PRODUCTION_RUN_SQL = """
+CREATE TABLE production_run (
+    RUN_ID TEXT PRIMARY KEY,
+    PERSONA_ID TEXT NOT NULL,
+    BUILDING_ID TEXT NOT NULL,
+    REQUEST TEXT NOT NULL,
+    STATUS TEXT NOT NULL DEFAULT 'running',
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_production_run_status ON production_run (STATUS, BUILDING_ID);
+"""
+
 STEPS: list[Step] = [
     Step(1, "baseline", BASELINE_SQL),
     Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
     Step(3, "saimemory_gram_index", MEMORY_GRAM_INDEX_SQL),
+    Step(4, "production_run", PRODUCTION_RUN_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version
 

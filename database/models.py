@@ -171,3 +171,16 @@ class Schedule(Base):
     last_run_at: Mapped[datetime | None] = mapped_column("LAST_RUN_AT", DateTime, nullable=True)
     next_run_at: Mapped[datetime | None] = mapped_column("NEXT_RUN_AT", DateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+
+
+class ProductionRun(Base):
+    """A production workflow run; its graph state is checkpointed under the same RUN_ID."""
+
+    __tablename__ = "production_run"
+    run_id: Mapped[str] = mapped_column("RUN_ID", String, primary_key=True)
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String)
+    building_id: Mapped[str] = mapped_column("BUILDING_ID", String)
+    request: Mapped[str] = mapped_column("REQUEST", Text)
+    status: Mapped[str] = mapped_column("STATUS", String, default="running")
+    created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+    updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())

@@ -68,6 +68,9 @@ class SAIVerseManager:
             router_playbooks=self.playbooks.router_callable,
         ))
         self._last_auto: dict[str, datetime] = {}
+        from saiverse.production import ProductionService
+
+        self.production = ProductionService(self)
         self.autonomous = False
         """Global autonomous-mode toggle (off by default): `auto` personas take `meta_auto` turns."""
         if seed:
@@ -75,6 +78,7 @@ class SAIVerseManager:
 
     def close(self) -> None:
         self.pulses.shutdown()
+        self.production.close()
         self.db.dispose()
 
     # ---- models ---------------------------------------------------------------------------
@@ -250,6 +254,16 @@ class SAIVerseManager:
         text = text.strip()
         said = "\n".join([text, *notes]).strip()
         if not said:
+            return
+        run_id = self.production.active_run(building_id)
+        if run_id and text:
+            # A production is working here: the message is an instruction for its plan (→ patch).
+            self.production.add_instruction(run_id, text)
+            hid = self.world.add_history(building_id, speaker_kind="user", speaker_id="user",
+                                         speaker_name="あなた", content=said)
+            yield event("user_message", text=said, building_id=building_id, history_id=hid)
+            yield event("notice", kind="production_instruction", run_id=run_id, building_id=building_id,
+                        text="制作中の計画に指示を追加しました。まだ始まっていない工程に反映します。")
             return
         hid = self.world.add_history(building_id, speaker_kind="user", speaker_id="user",
                                      speaker_name="あなた", content=said)

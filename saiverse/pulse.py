@@ -58,7 +58,6 @@ class PulseJournal:
     pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
     _stored: dict[tuple[str, int], list[MemoryLine]] = field(default_factory=dict)
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
-    _events: list[dict[str, Any]] = field(default_factory=list)
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         return self.services.resolve_model(persona, model_type)
@@ -100,13 +99,10 @@ class PulseJournal:
         return self._prompts[key]
 
     def call_tool(
-        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str
+        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
+        emit: Callable[[dict[str, Any]], None],
     ) -> Any:
-        return self.services.call_tool(name, args, persona, building_id, pulse_id, self._events.append)
-
-    def drain_events(self) -> list[dict[str, Any]]:
-        out, self._events = self._events, []
-        return out
+        return self.services.call_tool(name, args, persona, building_id, pulse_id, emit)
 
     def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
         return self.services.tool_specs(names)

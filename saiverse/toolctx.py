@@ -151,3 +151,13 @@ class ManagerToolContext:
         else:
             raise ToolError(f"unknown destination {to!r}")
         return self._changed("item_updated", moved)
+
+    # ---- production ---------------------------------------------------------------------------
+    def run_production(self, request: str) -> str:
+        summary = self.manager.production.start(self.persona_id, self.building_id, request, self.notify,
+                                                pulse_id=self.pulse_id)
+        done = [s for s in summary.plan if s.get("status") == "completed"]
+        made = [a["name"] for a in summary.artifacts.values() if a.get("name")]
+        state = "完了" if summary.finished else "中断"
+        return (f"制作{state} (run {summary.run_id[:8]}): {len(done)}/{len(summary.plan)} 工程。"
+                f"できたもの: {'、'.join(made) or 'なし'}")

@@ -164,9 +164,10 @@ def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> d
 
 def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit: Emit) -> dict[str, Any]:
     emit(event("tool_call", tool=name, args=args, **ctx.base(node)))
-    result = ctx.ports.call_tool(name, args, ctx.persona, ctx.building_id, ctx.pulse_id)
-    for ev in ctx.ports.drain_events():
-        emit({**ev, "pulse_id": ctx.pulse_id, "persona_id": ctx.persona["persona_id"]})
+    ids = {"pulse_id": ctx.pulse_id, "persona_id": ctx.persona["persona_id"]}
+    # Events a tool produces (items made, a production run's data-* parts) stream out as they happen.
+    result = ctx.ports.call_tool(name, args, ctx.persona, ctx.building_id, ctx.pulse_id,
+                                 lambda ev: emit({**ev, **ids}))
     if isinstance(result, ToolOutput):
         # Pictures a tool showed are given to the next model call as images (vision).
         if result.images:

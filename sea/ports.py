@@ -8,6 +8,7 @@ DESIGN §2 intact.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, Protocol, TypedDict
 
 from saiverse.llm.base import ChatModel
@@ -66,13 +67,10 @@ class RuntimePorts(Protocol):
         ...
 
     def call_tool(
-        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str
+        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
+        emit: Callable[[dict[str, Any]], None],
     ) -> Any:
-        """Run a registered tool as this persona, within this pulse."""
-        ...
-
-    def drain_events(self) -> list[dict[str, Any]]:
-        """Events tools produced since the last call (item_created, item_updated)."""
+        """Run a registered tool as this persona, within this pulse; `emit` streams its events."""
         ...
 
     def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:

@@ -84,3 +84,7 @@ class ToolContext(Protocol):
     def move_item(self, item_id: str, to: str) -> dict[str, Any]:
         """`to='persona'`: pick up from the building; `to='building'`: place it here."""
         ...
+
+    def run_production(self, request: str) -> str:
+        """Run the production workflow for `request` to its end; returns a short report."""
+        ...

@@ -10,5 +10,6 @@ from tools.defs import (  # noqa: F401
     item_use,
     item_view,
     memory_recall,
+    production,
     schedule,
 )

@@ -1,0 +1,239 @@
+"""Production runs as the domain sees them: the `production_run` table, the ports the engine is
+handed (items, models, memory, instructions), and start / resume / add-instruction.
+
+Artifacts become items in the run's building. Each item carries `production_run`, `step` and
+`key` in its state, which is what makes a re-run step find its item instead of making another.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import uuid
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import select
+
+from database.models import Item, ItemLocation, ProductionRun
+from saiverse.llm.base import ChatModel
+from saiverse.media import atomic_write, check_image, new_file_name
+from sea.production import ProductionEngine, RunSummary
+from sea.production.state import TargetScope
+
+if TYPE_CHECKING:
+    from saiverse.manager import SAIVerseManager
+
+
+@dataclass
+class RunPorts:
+    """`sea.production.ProductionPorts` for one run of one persona."""
+
+    manager: SAIVerseManager
+    run_id: str
+    persona_id: str
+    building_id: str
+    emit_fn: Callable[[dict[str, Any]], None]
+    pulse_id: str | None = None
+    base: dict[str, Any] = field(default_factory=dict)
+
+    def model(self, kind: str = "normal") -> ChatModel:
+        persona = self.manager.world.persona(self.persona_id)
+        from saiverse.pulse import persona_context
+
+        return self.manager._model_for(persona_context(persona), kind)[0]
+
+    def system_prompt(self) -> str:
+        persona = self.manager.world.persona(self.persona_id)
+        building = self.manager.world.building(self.building_id)
+        return f"あなたは{persona.name}です。\n{persona.system_prompt}\n\n現在地: {building.name}。"
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.emit_fn({**self.base, **event})
+
+    def find_item(self, step_id: int, key: str) -> dict[str, Any] | None:
+        marker = f'"production_run": "{self.run_id}"'
+        with self.manager.db.session() as s:
+            rows = s.scalars(select(Item).where(Item.state_json.contains(marker))).all()
+            for row in rows:
+                state = json.loads(row.state_json or "{}")
+                if state.get("step") == step_id and state.get("key") == key:
+                    info = self.manager.items.get(row.item_id).to_dict()
+                    if info["type"] == "document":
+                        info["text"] = self.manager.items.read_document(row.item_id)
+                    return info
+        return None
+
+    def _state(self, step_id: int, key: str) -> dict[str, Any]:
+        return {"production_run": self.run_id, "step": step_id, "key": key, "created_by": self.persona_id}
+
+    def _created(self, info: Any) -> dict[str, Any]:
+        data = info.to_dict()
+        self.emit_fn({**self.base, "type": "item_created", "item": data, "building_id": self.building_id})
+        return data
+
+    def create_document(self, step_id: int, key: str, name: str, content: str) -> dict[str, Any]:
+        persona = self.manager.world.persona(self.persona_id)
+        info = self.manager.items.create_document(name, content, owner_kind="building", owner_id=self.building_id,
+                                                  state=self._state(step_id, key),
+                                                  summary_model=persona.lightweight_model)
+        return self._created(info)
+
+    def create_picture(self, step_id: int, key: str, name: str, prompt: str) -> dict[str, Any]:
+        persona = self.manager.world.persona(self.persona_id)
+        from saiverse.llm.registry import resolve_model
+
+        model, _ = resolve_model(persona.default_model or self.manager.settings.default_model,
+                                 self.manager.settings, purpose="image")
+        data, _mime = model.generate_image(prompt)
+        settings = self.manager.settings
+        checked = check_image(data, max_bytes=settings.max_upload_bytes, max_pixels=settings.max_upload_pixels)
+        info = self.manager.items.create_picture(checked, name, owner_kind="building", owner_id=self.building_id,
+                                                 state={**self._state(step_id, key), "prompt": prompt,
+                                                        "model": model.name},
+                                                 summary_model=persona.lightweight_vision_model)
+        return self._created(info)
+
+    def package(self, step_id: int, key: str, name: str, item_ids: list[str], manifest: str) -> dict[str, Any]:
+        """A zip under documents/bundles/ with every artifact file and the manifest; the manifest is the
+        document item, and names the zip."""
+        items = self.manager.items
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+            zf.writestr("manifest.txt", manifest)
+            for item_id in item_ids:
+                info = items.get(item_id)
+                if info.file_path:
+                    path = items.file_of(info)
+                    zf.write(path, arcname=f"{info.type}/{info.name}{path.suffix}".replace("/", "_", 0))
+        zip_path = self.manager.settings.home / "documents" / "bundles" / new_file_name("zip")
+        atomic_write(zip_path, buf.getvalue())
+        rel = zip_path.relative_to(self.manager.settings.home).as_posix()
+        try:
+            info = items.create_document(name, f"{manifest}\n\nまとめたファイル: {rel}", owner_kind="building",
+                                         owner_id=self.building_id,
+                                         state={**self._state(step_id, key), "bundle": rel, "files": len(item_ids)})
+        except BaseException:
+            zip_path.unlink(missing_ok=True)
+            raise
+        return self._created(info)
+
+    def search_memory(self, query: str, limit: int) -> list[dict[str, Any]]:
+        # The request itself (this pulse) is not a finding; identical lines count once.
+        seen: set[str] = set()
+        out = []
+        for r in self.manager.memory.search(self.persona_id, query, limit=limit + 10):
+            if (self.pulse_id and r.get("pulse_id") == self.pulse_id) or r["content"] in seen:
+                continue
+            seen.add(r["content"])
+            out.append(dict(r))
+        return out[:limit]
+
+    def search_items(self, query: str, limit: int) -> list[dict[str, Any]]:
+        names = {b.building_id: b.name for b in self.manager.world.buildings()}
+        like = f"%{query}%"
+        with self.manager.db.session() as s:
+            rows = s.execute(
+                select(Item, ItemLocation).join(ItemLocation, ItemLocation.item_id == Item.item_id)
+                .where(Item.type.in_(("document", "picture")))
+                .where((Item.name.like(like)) | (Item.description.like(like)))
+                .where(~Item.state_json.contains(f'"production_run": "{self.run_id}"'))
+                .order_by(Item.updated_at.desc()).limit(limit)).all()
+            return [{"item_id": i.item_id, "name": i.name, "type": i.type, "description": i.description,
+                     "file_path": i.file_path, "building_name": names.get(loc.owner_id, "")} for i, loc in rows]
+
+    def take_instructions(self) -> list[str]:
+        return self.manager.production.take_instructions(self.run_id)
+
+
+class ProductionService:
+    """Starts and resumes runs; holds the instructions users add while a run works."""
+
+    def __init__(self, manager: SAIVerseManager) -> None:
+        self.manager = manager
+        self.engine = ProductionEngine(manager.settings.checkpoints_path)
+        self._instructions: dict[str, list[str]] = {}
+        self._live: set[str] = set()
+        """Runs executing in this process right now (a 'running' row from a killed process is not live)."""
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def _set_status(self, run_id: str, status: str) -> None:
+        with self.manager.db.session() as s:
+            row = s.get(ProductionRun, run_id)
+            if row is not None:
+                row.status, row.updated_at = status, datetime.now()
+
+    def active_run(self, building_id: str) -> str | None:
+        """The run working in this building right now, if any (instructions go to it)."""
+        with self._lock:
+            live = set(self._live)
+        if not live:
+            return None
+        with self.manager.db.session() as s:
+            row = s.scalars(select(ProductionRun).where(ProductionRun.building_id == building_id,
+                                                        ProductionRun.run_id.in_(live))
+                            .order_by(ProductionRun.created_at.desc())).first()
+            return row.run_id if row else None
+
+    def runs(self, status: str | None = None) -> list[dict[str, Any]]:
+        with self.manager.db.session() as s:
+            q = select(ProductionRun).order_by(ProductionRun.created_at.desc())
+            if status:
+                q = q.where(ProductionRun.status == status)
+            return [{"run_id": r.run_id, "persona_id": r.persona_id, "building_id": r.building_id,
+                     "request": r.request, "status": r.status} for r in s.scalars(q).all()]
+
+    def add_instruction(self, run_id: str, text: str) -> None:
+        with self._lock:
+            self._instructions.setdefault(run_id, []).append(text)
+
+    def take_instructions(self, run_id: str) -> list[str]:
+        with self._lock:
+            return self._instructions.pop(run_id, [])
+
+    def _ports(self, run_id: str, persona_id: str, building_id: str,
+               emit: Callable[[dict[str, Any]], None], pulse_id: str | None = None) -> RunPorts:
+        return RunPorts(self.manager, run_id, persona_id, building_id, emit, pulse_id)
+
+    def start(self, persona_id: str, building_id: str, request: str,
+              emit: Callable[[dict[str, Any]], None], *, run_id: str | None = None,
+              pulse_id: str | None = None) -> RunSummary:
+        run_id = run_id or uuid.uuid4().hex
+        with self.manager.db.session() as s:
+            s.add(ProductionRun(run_id=run_id, persona_id=persona_id, building_id=building_id, request=request,
+                                status="running", created_at=datetime.now(), updated_at=datetime.now()))
+        emit({"type": "notice", "kind": "production_started", "run_id": run_id,
+              "text": f"制作を始めました (run {run_id[:8]})。途中で指示を送ると計画に反映します。"})
+        return self._finish(run_id, lambda: self.engine.start(
+            self._ports(run_id, persona_id, building_id, emit, pulse_id), request,
+            TargetScope(building_id=building_id, persona_id=persona_id)))
+
+    def resume(self, run_id: str, emit: Callable[[dict[str, Any]], None]) -> RunSummary:
+        with self.manager.db.session() as s:
+            row = s.get(ProductionRun, run_id)
+            if row is None:
+                raise LookupError(f"制作 {run_id!r} は存在しません。")
+            persona_id, building_id = row.persona_id, row.building_id
+            row.status = "running"
+        return self._finish(run_id, lambda: self.engine.resume(self._ports(run_id, persona_id, building_id, emit)))
+
+    def _finish(self, run_id: str, work: Callable[[], RunSummary]) -> RunSummary:
+        with self._lock:
+            self._live.add(run_id)
+        try:
+            summary = work()
+        except BaseException:
+            self._set_status(run_id, "interrupted")
+            raise
+        finally:
+            with self._lock:
+                self._live.discard(run_id)
+        self._set_status(run_id, "done" if summary.finished else "interrupted")
+        return summary

@@ -1,0 +1,75 @@
+"""Running, resuming and inspecting production runs on a LangGraph SQLite checkpointer.
+
+The run id is the LangGraph thread id. Every node's result is checkpointed in
+`SAIVERSE_HOME/checkpoints.db`; `resume` continues a run from its last checkpoint, so completed
+steps are never re-run (and a step interrupted half-way finds the item it already made).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+from sea.production.graph import build_graph
+from sea.production.ports import ProductionPorts
+from sea.production.state import TargetScope
+
+
+@dataclass
+class RunSummary:
+    """Where a run stands, from its last checkpoint."""
+
+    run_id: str
+    finished: bool
+    plan: list[dict[str, Any]] = field(default_factory=list)
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    patch_log: list[dict[str, Any]] = field(default_factory=list)
+    next_nodes: tuple[str, ...] = ()
+
+
+class ProductionEngine:
+    """One compiled graph on one checkpoint database."""
+
+    def __init__(self, checkpoints_path: Path) -> None:
+        checkpoints_path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = sqlite3.connect(str(checkpoints_path), check_same_thread=False)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self.saver = SqliteSaver(self._conn)
+        self.saver.setup()
+        self.graph = build_graph(self.saver)
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def _config(self, ports: ProductionPorts) -> RunnableConfig:
+        return {"configurable": {"thread_id": ports.run_id, "production": ports}, "recursion_limit": 200}
+
+    def start(self, ports: ProductionPorts, request: str, scope: TargetScope) -> RunSummary:
+        """Plan and run a new production to its end (or until the process dies: then `resume`)."""
+        initial = {"request": request, "target_scope": scope, "plan": [], "artifacts": {}, "plan_patch_log": [],
+                   "selected_image_inputs": [], "instructions": [], "messages": []}
+        self.graph.invoke(initial, config=self._config(ports))
+        return self.summary(ports.run_id)
+
+    def resume(self, ports: ProductionPorts) -> RunSummary:
+        """Continue a run from its last checkpoint; a finished run is left as it is."""
+        current = self.summary(ports.run_id)
+        if not current.finished:
+            self.graph.invoke(None, config=self._config(ports))
+        return self.summary(ports.run_id)
+
+    def summary(self, run_id: str) -> RunSummary:
+        snapshot = self.graph.get_state({"configurable": {"thread_id": run_id}})
+        values = snapshot.values or {}
+        if not values:
+            raise LookupError(f"production run {run_id!r} has no checkpoint")
+        return RunSummary(run_id=run_id, finished=not snapshot.next, plan=list(values.get("plan", [])),
+                          artifacts=dict(values.get("artifacts", {})), patch_log=list(values.get("plan_patch_log", [])),
+                          next_nodes=tuple(snapshot.next))

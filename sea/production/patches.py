@@ -1,0 +1,143 @@
+"""Frozen plan + patch: turning instructions into ops, and the gate that applies them.
+
+The plan is made once. An instruction that arrives during a run becomes `edit_pending`,
+`split_pending` or `append_tail` ops; `patch_gate` hard-rejects ops whose *shape* is wrong
+(unknown op, missing or mistyped fields, unknown capability) and turns every other problem
+(unknown step, a step already started or finished) into a warning — the op is skipped, the run
+goes on. Completed steps are never edited.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from sea.production.state import CAPABILITIES, PATCH_OPS, PlanPatchOp, TaskStep
+
+_CAP_WORDS: list[tuple[str, tuple[str, ...]]] = [
+    ("visualizer", ("絵", "画像", "挿絵", "イラスト", "描", "表紙")),
+    ("researcher", ("調べ", "調査", "資料を探", "リサーチ")),
+    ("data_analyst", ("まとめて", "パッケージ", "zip", "統計", "集計", "束ね")),
+]
+
+
+def capability_for(text: str, default: str = "writer") -> str:
+    """The worker an instruction most likely needs (keyword match; writer otherwise)."""
+    for cap, words in _CAP_WORDS:
+        if any(w in text for w in words):
+            return cap
+    return default
+
+
+def propose_ops(instruction: str, plan: list[TaskStep]) -> list[dict[str, Any]]:
+    """Deterministic patch planning (the offline path): the instruction's wording picks the op."""
+    text = instruction.strip()
+    pending = [s for s in plan if s.get("status") == "pending"]
+    if re.search(r"(追加|足して|加えて|最後に|も作って|もつけて)", text) or not pending:
+        cap = capability_for(text)
+        return [{"op": "append_tail", "source": text,
+                 "step": {"capability": cap, "title": text[:30], "instruction": text}}]
+    target = next((s for s in pending if capability_for(text, "") == s.get("capability")), pending[0])
+    if re.search(r"(分けて|分割|二つに|2つに|ふたつに)", text):
+        base = target.get("instruction", "")
+        return [{"op": "split_pending", "step_id": target["id"], "source": text, "parts": [
+            {"title": f"{target.get('title', '')} (前半)", "instruction": f"{base}\n前半: {text}"},
+            {"title": f"{target.get('title', '')} (後半)", "instruction": f"{base}\n後半: {text}"},
+        ]}]
+    return [{"op": "edit_pending", "step_id": target["id"], "source": text,
+             "instruction": f"{target.get('instruction', '')}\n追加の指示: {text}"}]
+
+
+def _shape_error(op: Any) -> str | None:
+    """Why an op is malformed (hard reject), or None."""
+    if not isinstance(op, dict):
+        return "op must be an object"
+    kind = op.get("op")
+    if kind not in PATCH_OPS:
+        return f"unknown op {kind!r} (edit_pending, split_pending, append_tail)"
+    if kind in ("edit_pending", "split_pending") and (not isinstance(op.get("step_id"), int)
+                                                      or isinstance(op.get("step_id"), bool)):
+        return f"{kind} needs an integer step_id"
+    if kind == "edit_pending" and not (isinstance(op.get("instruction"), str) and op["instruction"].strip()):
+        return "edit_pending needs a non-empty instruction"
+    if kind == "split_pending":
+        parts = op.get("parts")
+        if not isinstance(parts, list) or len(parts) < 2:
+            return "split_pending needs at least two parts"
+        for p in parts:
+            if not isinstance(p, dict) or not isinstance(p.get("instruction"), str) or not p["instruction"].strip():
+                return "every split part needs a non-empty instruction"
+            if "capability" in p and p["capability"] not in CAPABILITIES:
+                return f"unknown capability {p['capability']!r}"
+    if kind == "append_tail":
+        step = op.get("step")
+        if not isinstance(step, dict):
+            return "append_tail needs a step object"
+        if step.get("capability") not in CAPABILITIES:
+            return f"unknown capability {step.get('capability')!r} ({', '.join(CAPABILITIES)})"
+        if not isinstance(step.get("instruction"), str) or not step["instruction"].strip():
+            return "append_tail step needs a non-empty instruction"
+    return None
+
+
+def _new_step(plan: list[TaskStep], fields: dict[str, Any], scope: dict[str, Any]) -> TaskStep:
+    next_id = max((s["id"] for s in plan), default=0) + 1
+    return TaskStep(
+        id=next_id, capability=fields.get("capability", "writer"), mode=fields.get("mode", "default"),
+        instruction=fields["instruction"], title=fields.get("title") or fields["instruction"][:30],
+        description=fields.get("description", ""), inputs=[], outputs=[], preconditions=[], validation=[],
+        success_criteria=[], fallback=[], depends_on=list(fields.get("depends_on", [])), target_scope=scope,
+        status="pending", result_summary=None, attempts=0,
+    )
+
+
+def apply_ops(plan: list[TaskStep], ops: list[Any]) -> tuple[list[TaskStep], list[PlanPatchOp]]:
+    """The gate: returns the new plan and one log entry per op (applied / warning / rejected)."""
+    plan = copy.deepcopy(plan)
+    log: list[PlanPatchOp] = []
+    for op in ops:
+        problem = _shape_error(op)
+        if problem:
+            log.append(PlanPatchOp(op=op.get("op") if isinstance(op, dict) else None,  # type: ignore[typeddict-item]
+                                   status="rejected", message=problem))
+            continue
+        entry = PlanPatchOp(**{k: v for k, v in op.items() if k in PlanPatchOp.__annotations__})
+        kind = op["op"]
+        if kind == "append_tail":
+            scope = plan[-1].get("target_scope", {}) if plan else {}
+            step = _new_step(plan, op["step"], scope)
+            plan.append(step)
+            entry.update(status="applied", message=f"step {step['id']} appended")
+            log.append(entry)
+            continue
+        target = next((s for s in plan if s["id"] == op["step_id"]), None)
+        if target is None:
+            entry.update(status="warning", message=f"step {op['step_id']} does not exist; skipped")
+        elif target.get("status") != "pending":
+            entry.update(status="warning",
+                         message=f"step {target['id']} is {target.get('status')}; only pending steps change")
+        elif kind == "edit_pending":
+            target["instruction"] = op["instruction"]
+            if op.get("title"):
+                target["title"] = op["title"]
+            entry.update(status="applied", message=f"step {target['id']} edited")
+        else:
+            index = plan.index(target)
+            first_id = max(s["id"] for s in plan) + 1
+            new_steps: list[TaskStep] = []
+            for n, part in enumerate(op["parts"]):
+                step = _new_step(plan + new_steps, {
+                    "capability": part.get("capability", target["capability"]), "title": part.get("title"),
+                    "instruction": part["instruction"],
+                    "depends_on": target.get("depends_on", []) if n == 0 else [first_id + n - 1],
+                }, target.get("target_scope", {}))
+                new_steps.append(step)
+            for s in plan:  # whoever waited for the split step now waits for its last part
+                if target["id"] in s.get("depends_on", []):
+                    s["depends_on"] = [new_steps[-1]["id"] if d == target["id"] else d for d in s["depends_on"]]
+            plan[index:index + 1] = new_steps
+            entry.update(status="applied", message=f"step {target['id']} split into "
+                         + ", ".join(str(s["id"]) for s in new_steps))
+        log.append(entry)
+    return plan, log

@@ -1,0 +1,100 @@
+"""The planner: one canonical plan, made once at the start of a run.
+
+With an online model the plan comes from the model as JSON (checked; a bad plan falls back to the
+template with a notice). The offline model plans from templates chosen by the kind of product the
+request names (絵本, 資料, …), which is what a person would expect it to do offline.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from saiverse.llm.base import ChatModel, ChatRequest, LLMError, Message
+from sea.production.state import CAPABILITIES, TargetScope, TaskStep
+
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"steps": {"type": "array", "minItems": 1, "maxItems": 8, "items": {
+        "type": "object",
+        "properties": {
+            "capability": {"type": "string", "enum": list(CAPABILITIES)},
+            "title": {"type": "string"}, "instruction": {"type": "string"},
+            "depends_on": {"type": "array", "items": {"type": "integer"}},
+        },
+        "required": ["capability", "title", "instruction"],
+    }}},
+    "required": ["steps"],
+}
+
+_TEMPLATES: dict[str, list[tuple[str, str, str, list[int]]]] = {
+    # kind: [(capability, title, instruction, depends_on)]
+    "絵本": [
+        ("researcher", "題材集め", "「{topic}」に関係する記憶と、街にある文書や絵を集める", []),
+        ("writer", "あらすじと登場人物", "絵本「{topic}」のあらすじと登場人物を考える", [1]),
+        ("writer", "本文", "絵本「{topic}」の各ページの文章を書く", [2]),
+        ("visualizer", "挿絵", "絵本「{topic}」の表紙の絵を描く", [2]),
+        ("data_analyst", "製本", "本文と挿絵をひとつにまとめ、文字数などの統計を出す", [3, 4]),
+    ],
+    "資料": [
+        ("researcher", "下調べ", "「{topic}」について記憶と街の資料を集める", []),
+        ("writer", "構成", "資料「{topic}」の章立てを考える", [1]),
+        ("writer", "本文", "資料「{topic}」の本文を書く", [2]),
+        ("data_analyst", "まとめ", "資料をひとつにまとめ、統計を出す", [3]),
+    ],
+    "作品": [
+        ("writer", "構成", "「{topic}」の構成を考える", []),
+        ("writer", "本文", "「{topic}」の本文を書く", [1]),
+        ("visualizer", "挿絵", "「{topic}」の絵を描く", [1]),
+        ("data_analyst", "まとめ", "作品をひとつにまとめ、統計を出す", [2, 3]),
+    ],
+}
+_KINDS = [("絵本", ("絵本",)), ("資料", ("資料", "レポート", "報告書", "ガイド"))]
+
+
+def read_request(request: str) -> tuple[str, str]:
+    """(kind, topic) of a request like `絵本を作って: 猫の冒険`."""
+    kind = next((k for k, words in _KINDS if any(w in request for w in words)), "作品")
+    head, sep, tail = request.partition(":") if ":" in request else request.partition("：")
+    verbs = r"(を)?(作って|制作して|つくって|書いて)(ください)?$"
+    topic = tail.strip() if sep and tail.strip() else re.sub(verbs, "", head)
+    topic = re.sub(r"^(絵本|資料|作品)(を|の)?", "", topic).strip(" 「」") or request.strip()
+    return kind, topic[:60]
+
+
+def _step(i: int, cap: str, title: str, instruction: str, deps: list[int], scope: TargetScope) -> TaskStep:
+    return TaskStep(
+        id=i, capability=cap, mode="default", instruction=instruction, title=title, description="",  # type: ignore[typeddict-item]
+        inputs=[f"step:{d}" for d in deps], outputs=[f"step:{i}"], preconditions=[], validation=[],
+        success_criteria=["成果物がアイテムとして建物に置かれている"], fallback=[], depends_on=list(deps),
+        target_scope=scope, status="pending", result_summary=None, attempts=0,
+    )
+
+
+def template_plan(request: str, scope: TargetScope) -> list[TaskStep]:
+    kind, topic = read_request(request)
+    scope = TargetScope(**{**scope, "topic": topic, "kind": kind})
+    return [_step(i, cap, title, instr.format(topic=topic), deps, scope)
+            for i, (cap, title, instr, deps) in enumerate(_TEMPLATES[kind], start=1)]
+
+
+def model_plan(model: ChatModel, system: str, request: str, scope: TargetScope) -> list[TaskStep] | None:
+    """The model's plan, or None when it gives nothing usable (the caller falls back)."""
+    prompt = (f"依頼: {request}\n\n次の作業者で実行する計画を立ててください: writer (文章), "
+              "researcher (記憶と街の資料の調査), visualizer (絵), data_analyst (まとめ・統計)。"
+              "depends_on は先に終わるべきステップ番号 (1 始まり)。")
+    try:
+        result = model.generate(ChatRequest(messages=[Message(role="user", content=prompt)], system=system,
+                                             response_schema=PLAN_SCHEMA))
+    except LLMError:
+        return None
+    steps = (result.data or {}).get("steps") if isinstance(result.data, dict) else None
+    if not steps:
+        return None
+    kind, topic = read_request(request)
+    scope = TargetScope(**{**scope, "topic": topic, "kind": kind})
+    plan = []
+    for i, s in enumerate(steps, start=1):
+        deps = [d for d in s.get("depends_on", []) if isinstance(d, int) and 0 < d < i]
+        plan.append(_step(i, s["capability"], s["title"], s["instruction"], deps, scope))
+    return plan
