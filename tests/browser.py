@@ -45,11 +45,12 @@ class RunningApp:
         self.manager.close()
 
 
-def start_app(home: Path, *, lang: str = "ja") -> RunningApp:
+def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None) -> RunningApp:
     """Open a world under `home` (seeded on first run) and serve it without blocking.
 
     Settings are built directly, not read from the environment, so neither a developer's `.env`
-    nor their SAIVERSE_* variables can reach the test server.
+    nor their SAIVERSE_* variables can reach the test server. `refresh_sec` shortens the window's
+    background-refresh timer.
     """
     from saiverse.manager import SAIVerseManager
     from saiverse.settings import Settings
@@ -59,7 +60,7 @@ def start_app(home: Path, *, lang: str = "ja") -> RunningApp:
     port = free_port()
     settings = Settings(home=home, database_url=f"sqlite:///{home / 'saiverse.db'}", port=port, lang=lang)
     manager = SAIVerseManager(settings)
-    app = build_app(manager)
+    app = build_app(manager) if refresh_sec is None else build_app(manager, refresh_sec=refresh_sec)
     app.launch(**launch_kwargs(settings, port=port), prevent_thread_lock=True)
     return RunningApp(f"http://127.0.0.1:{port}/", manager, app, home)
 

@@ -57,7 +57,7 @@ def build_schedules_tab(manager: Any, labels: Labels) -> TabRefresh:
                 days = gr.Textbox(label=labels("sc_days"), value="daily", elem_id="schedule-days")
                 time_of_day = gr.Textbox(label=labels("sc_time"), value="09:00", elem_id="schedule-time")
                 run_at = gr.Textbox(label=labels("sc_run_at"), elem_id="schedule-run-at", visible=False)
-                interval = gr.Number(label=labels("sc_interval"), value=3600, precision=0, minimum=60,
+                interval = gr.Number(label=labels("sc_interval"), value=3600, precision=0,
                                      elem_id="schedule-interval", visible=False)
             args = gr.Textbox(label=labels("sc_args"), value="{}", lines=2, elem_id="schedule-args")
             with gr.Row():

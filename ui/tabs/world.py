@@ -39,9 +39,9 @@ def build_world_tab(manager: Any, labels: Labels) -> TabRefresh:
             name = gr.Textbox(label=labels("f_name"), elem_id="world-name")
             description = gr.Textbox(label=labels("f_description"), lines=2, elem_id="world-description")
             with gr.Row():
-                capacity = gr.Number(label=labels("wb_capacity"), value=10, precision=0, minimum=1,
+                capacity = gr.Number(label=labels("wb_capacity"), value=10, precision=0,
                                      elem_id="world-capacity")
-                interval = gr.Number(label=labels("wb_interval"), value=600, precision=0, minimum=60,
+                interval = gr.Number(label=labels("wb_interval"), value=600, precision=0,
                                      elem_id="world-interval")
             instruction = gr.Textbox(label=labels("wb_instruction"), lines=4, elem_id="world-instruction")
             with gr.Row():
