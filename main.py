@@ -87,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--building")
     p.add_argument("--args", default="{}", help="arguments as a JSON object")
 
+    p = sub.add_parser("production", help="production runs: list, resume, show")
+    _add_home(p)
+    p.add_argument("action", choices=["list", "resume", "show"])
+    p.add_argument("run_id", nargs="?", help="run id (resume, show)")
+    p.add_argument("--json", action="store_true")
+
     p = sub.add_parser("migrate", help="bring the database to the current schema")
     _add_home(p)
     p.add_argument("--db", help="path of the SQLite file")
@@ -201,6 +207,24 @@ def run(args: argparse.Namespace) -> int:
             result = manager.run_tool(args.name, args.persona, args.building, _json_arg(args.args))
             _print_json({"ok": True, "tool": args.name, "result": result})
             return 0
+        if cmd == "production":
+            if args.action == "list":
+                for run in manager.production.runs():
+                    where = f"{run['persona_id']}@{run['building_id']}"
+                    _print_json(run) if args.json else print(
+                        f"{run['run_id']}  [{run['status']}] {where}: {run['request']}")
+                return 0
+            if not args.run_id:
+                raise ValueError(f"production {args.action} needs a run id (see `main.py production list`)")
+            if args.action == "show":
+                summary = manager.production.engine.summary(args.run_id)
+                _print_json({"run_id": summary.run_id, "finished": summary.finished, "plan": summary.plan,
+                             "next": summary.next_nodes})
+                return 0
+            summary = manager.production.resume(args.run_id, _print_json)
+            _print_json({"type": "production_resumed", "run_id": summary.run_id, "finished": summary.finished,
+                         "steps": [(s["id"], s["status"]) for s in summary.plan]})
+            return 0 if summary.finished else 1
         if cmd == "upload":
             path = Path(args.file)
             try:

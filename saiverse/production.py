@@ -224,6 +224,19 @@ class ProductionService:
             row.status = "running"
         return self._finish(run_id, lambda: self.engine.resume(self._ports(run_id, persona_id, building_id, emit)))
 
+    def resume_interrupted(self, emit: Callable[[dict[str, Any]], None]) -> list[RunSummary]:
+        """Resume every run a previous process left unfinished (called when the app starts)."""
+        with self._lock:
+            live = set(self._live)
+        out = []
+        for run in self.runs():
+            if run["status"] in ("running", "interrupted") and run["run_id"] not in live:
+                try:
+                    out.append(self.resume(run["run_id"], emit))
+                except LookupError:
+                    self._set_status(run["run_id"], "failed")  # no checkpoint: it never really started
+        return out
+
     def _finish(self, run_id: str, work: Callable[[], RunSummary]) -> RunSummary:
         with self._lock:
             self._live.add(run_id)

@@ -33,6 +33,17 @@ class Ticker:
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name="saiverse-ticker", daemon=True)
             self._thread.start()
+            threading.Thread(target=self._resume_productions, name="saiverse-resume", daemon=True).start()
+
+    def _resume_productions(self) -> None:
+        """Production runs a killed process left behind carry on from their last checkpoint."""
+        events: list[dict] = []
+        try:
+            self.manager.production.resume_interrupted(events.append)
+        except Exception:  # noqa: BLE001 - a broken run must not stop the app; it stays listed
+            log.exception("resuming interrupted production runs failed")
+        if self.on_events and events:
+            self.on_events(events)
 
     def stop(self) -> None:
         self._stop.set()

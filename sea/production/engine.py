@@ -3,6 +3,10 @@
 The run id is the LangGraph thread id. Every node's result is checkpointed in
 `SAIVERSE_HOME/checkpoints.db`; `resume` continues a run from its last checkpoint, so completed
 steps are never re-run (and a step interrupted half-way finds the item it already made).
+
+Runs use `durability="sync"`: LangGraph's default ("async") writes checkpoints in the background,
+and a process killed mid-run was seen to leave a last checkpoint with no next node — the run then
+looked finished with steps still pending. A few ms per node buys a resume that always works.
 """
 
 from __future__ import annotations
@@ -55,14 +59,20 @@ class ProductionEngine:
         """Plan and run a new production to its end (or until the process dies: then `resume`)."""
         initial = {"request": request, "target_scope": scope, "plan": [], "artifacts": {}, "plan_patch_log": [],
                    "selected_image_inputs": [], "instructions": [], "messages": []}
-        self.graph.invoke(initial, config=self._config(ports))
+        self.graph.invoke(initial, config=self._config(ports), durability="sync")
         return self.summary(ports.run_id)
 
     def resume(self, ports: ProductionPorts) -> RunSummary:
-        """Continue a run from its last checkpoint; a finished run is left as it is."""
+        """Continue a run from its last checkpoint; a finished run is left as it is.
+
+        Normally the checkpoint names the next node and the run simply goes on. If the process died
+        between a node's state write and its routing write, the checkpoint has unfinished steps but
+        no next node; the run then re-enters at the coordinator, which restarts interrupted steps.
+        """
         current = self.summary(ports.run_id)
         if not current.finished:
-            self.graph.invoke(None, config=self._config(ports))
+            resume_input = None if current.next_nodes else {"instructions": []}
+            self.graph.invoke(resume_input, config=self._config(ports), durability="sync")
         return self.summary(ports.run_id)
 
     def summary(self, run_id: str) -> RunSummary:
@@ -70,6 +80,8 @@ class ProductionEngine:
         values = snapshot.values or {}
         if not values:
             raise LookupError(f"production run {run_id!r} has no checkpoint")
-        return RunSummary(run_id=run_id, finished=not snapshot.next, plan=list(values.get("plan", [])),
+        plan = list(values.get("plan", []))
+        open_steps = any(s.get("status") in ("pending", "in_progress") for s in plan)
+        return RunSummary(run_id=run_id, finished=not snapshot.next and not open_steps, plan=plan,
                           artifacts=dict(values.get("artifacts", {})), patch_log=list(values.get("plan_patch_log", [])),
                           next_nodes=tuple(snapshot.next))

@@ -41,8 +41,15 @@ def plan_event(ports: ProductionPorts, plan: list[TaskStep], note: str = "") -> 
 
 def coordinator(state: ProductionState, config: RunnableConfig) -> dict[str, Any]:
     request = state.get("request", "")
-    production = bool(state.get("plan")) or any(w in request for w in PRODUCTION_WORDS) \
-        or bool(re.search(r"(作って|制作して)", request))
+    if state.get("plan"):
+        # Re-entered with a plan: a run restarted after a crash. A step caught in progress starts over.
+        plan = [dict(s) for s in state["plan"]]
+        for s in plan:
+            if s.get("status") == "in_progress":
+                s["status"] = "pending"
+        plan_event(_ports(config), plan, "中断した制作を再開します")  # type: ignore[arg-type]
+        return {"plan": plan, "route": "plan_manager"}
+    production = any(w in request for w in PRODUCTION_WORDS) or bool(re.search(r"(作って|制作して)", request))
     return {"route": "plan_manager" if production else END}
 
 
