@@ -170,26 +170,33 @@ class ItemStore:
             state=state or {}, owner_kind=owner_kind, owner_id=owner_id, item_id=item_id,
         )
 
+    def _create_with_file(
+        self, path: Path, data: bytes | str, summarize: Callable[[], str], *, name: str, type_: str,
+        state: dict[str, Any], owner_kind: str, owner_id: str,
+    ) -> ItemInfo:
+        """File, then `.summary.txt`, then the rows; on any failure the files go too."""
+        sidecar = summary_path(path)
+        try:
+            atomic_write(path, data)
+            summary = clip_summary(summarize() or name)
+            atomic_write(sidecar, summary)
+            return self._insert(name=name, type_=type_, description=summary,
+                                file_path=relative_to_home(self.home, path), state=state,
+                                owner_kind=owner_kind, owner_id=owner_id)
+        except BaseException:
+            remove_quietly(path, sidecar)
+            raise
+
     def create_document(
         self, name: str, content: str, *, owner_kind: str, owner_id: str,
         description: str | None = None, state: dict[str, Any] | None = None, summary_model: str | None = None,
     ) -> ItemInfo:
         """Spec document_create steps 2–6: file, summary sidecar, item row, location row."""
-        path = self.home / "documents" / new_file_name("txt")
-        sidecar = summary_path(path)
-        try:
-            atomic_write(path, content)
-            summary = clip_summary(self.summarize_document(content, summary_model) or description or name)
-            atomic_write(sidecar, summary)
-            meta = {"created_by": "user", **(state or {}), "version": 1}
-            return self._insert(
-                name=name, type_="document", description=summary,
-                file_path=relative_to_home(self.home, path), state=meta,
-                owner_kind=owner_kind, owner_id=owner_id,
-            )
-        except BaseException:
-            remove_quietly(path, sidecar)
-            raise
+        return self._create_with_file(
+            self.home / "documents" / new_file_name("txt"), content,
+            lambda: self.summarize_document(content, summary_model) or description or "",
+            name=name, type_="document", state={"created_by": "user", **(state or {}), "version": 1},
+            owner_kind=owner_kind, owner_id=owner_id)
 
     def create_picture(
         self, image: CheckedImage, name: str, *, owner_kind: str, owner_id: str,
@@ -197,20 +204,11 @@ class ItemStore:
     ) -> ItemInfo:
         """A picture item from checked image bytes: file, summary sidecar, rows."""
         path = self.home / "image" / new_file_name(image.ext)
-        sidecar = summary_path(path)
-        try:
-            atomic_write(path, image.data)
-            summary = clip_summary(self.summarize_picture(path, summary_model) or name)
-            atomic_write(sidecar, summary)
-            meta = {"mime_type": image.mime, "width": image.width, "height": image.height, **(state or {})}
-            return self._insert(
-                name=name, type_="picture", description=summary,
-                file_path=relative_to_home(self.home, path), state=meta,
-                owner_kind=owner_kind, owner_id=owner_id,
-            )
-        except BaseException:
-            remove_quietly(path, sidecar)
-            raise
+        return self._create_with_file(
+            path, image.data, lambda: self.summarize_picture(path, summary_model),
+            name=name, type_="picture",
+            state={"mime_type": image.mime, "width": image.width, "height": image.height, **(state or {})},
+            owner_kind=owner_kind, owner_id=owner_id)
 
     # ---- changing ------------------------------------------------------------------------
     def save_document(self, item_id: str, content: str, *, summary_model: str | None = None) -> ItemInfo:
