@@ -270,10 +270,14 @@ def test_chunks_render_while_the_pulse_runs(
     monkeypatch.setattr(running.manager, "handle_user_input", slow_events)
     page.locator("#chat-input textarea").fill("順番にどうぞ")
     page.locator("#chat-input textarea").press("Enter")
-    chat = page.locator("#chat")
-    chat.get_by_text("ミナの前半").wait_for()
-    assert chat.get_by_text("ミナの最終稿です").count() == 0
+    # Chunks stream into the live strip under the chat; a finished reply moves into the chat.
+    live, chat = page.locator("#chat-live"), page.locator("#chat")
+    live.get_by_text("ミナの前半").wait_for()
+    assert page.locator("#sv-center").get_by_text("ミナの最終稿です").count() == 0
+    assert live.get_by_text("順番にどうぞ").count() == 1  # the user's line waits with the reply
     shot(page, "09_streaming")
     chat.get_by_text("ミナの最終稿です").wait_for()
     chat.get_by_text("ソラの最終稿です").wait_for()
-    assert chat.get_by_text("ミナの前半").count() == 0  # the final text replaced the chunks
+    assert chat.get_by_text("順番にどうぞ").count() == 1
+    assert page.locator("#sv-center").get_by_text("ミナの前半").count() == 0  # the final text replaced the chunks
+    assert live.inner_text().strip() == ""

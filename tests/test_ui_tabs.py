@@ -84,13 +84,12 @@ def test_stop_cancels_the_running_reply(running: RunningApp, page: Any, monkeypa
     monkeypatch.setattr(running.manager, "_model_for", lambda persona, kind: (SlowModel(), None))
     before = max([h.id for h in running.manager.history("library", limit=1)], default=0)
     _send(page, "長いお話を聞かせて")
-    bubble = page.locator("#chat .message", has_text="ミナ").last
-    page.wait_for_function(  # the reply is streaming: some text beyond the name
-        "() => { const m = [...document.querySelectorAll('#chat .message')].pop();"
+    page.wait_for_function(  # the reply is streaming in the live strip: some text beyond the name
+        "() => { const m = [...document.querySelectorAll('#chat-live .sv-live-bot')].pop();"
         " return m && m.innerText.includes('ミナ') && m.innerText.replace(/\\s/g, '').length > 12; }"
     )
     page.locator("#chat-stop").click()
-    bubble.get_by_text("停止しました").wait_for()
+    page.locator("#chat .message", has_text="ミナ").last.get_by_text("停止しました").wait_for()
     page.locator(".toast-body, [data-testid='toast-body']", has_text="停止しました").first.wait_for()
     shot(page, "t01_stopped")
     records = [r for r in running.manager.pulses.records if r.building_id == "library"]

@@ -182,8 +182,9 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                         chatbot = gr.Chatbot(
                             first.messages, elem_id="chat", show_label=False, height="calc(100vh - 330px)",
                             min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
-                            buttons=["copy"], group_consecutive_messages=False,
+                            buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[],
                         )
+                        live = gr.HTML("", elem_id="chat-live")
                         notice = gr.HTML(views.notice(), elem_id="model-notice")
                         chat_input = gr.MultimodalTextbox(
                             elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
@@ -241,6 +242,10 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                       sub_name: str | None, view: ChatView) -> Iterator[list[Any]]:
             yield from _send(manager, labels, views, view, message, building_id, meta_name, sub_name)
 
+        def finish_send(view: ChatView) -> list[Any]:
+            """The send is over: the exchange leaves the live strip for the Chatbot, in one update."""
+            return [list(view.messages), ""]
+
         def on_stop(building_id: str | None, view: ChatView) -> None:
             n = manager.cancel_pulses(building_id or None)
             if view.pump is not None:
@@ -267,9 +272,9 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
         earlier.click(on_earlier, view_state, [chatbot, earlier], show_progress="hidden")
         meta.change(on_meta, meta, sub, show_progress="hidden")
         chat_input.submit(
-            on_submit, [chat_input, building, meta, sub, view_state], [chatbot, chat_input, *panel_outputs],
+            on_submit, [chat_input, building, meta, sub, view_state], [live, chat_input, *panel_outputs],
             show_progress="hidden",
-        )
+        ).then(finish_send, view_state, [chatbot, live], show_progress="hidden")
         stop.click(on_stop, [building, view_state], None, show_progress="hidden")
         timer.tick(on_tick, [building, view_state], [chatbot, *panel_outputs], show_progress="hidden")
     return demo
@@ -293,7 +298,11 @@ def _send(
     manager: Any, labels: Labels, views: _Views, view: ChatView, message: dict[str, Any] | None,
     building_id: str | None, meta_name: str | None, sub_name: str | None,
 ) -> Iterator[list[Any]]:
-    """The send handler: yields [chat, input, header, panel, items] as pulse events arrive."""
+    """The send handler: yields [live strip, input, header, panel, items] as pulse events arrive.
+
+    The Chatbot is not an output here (a busy output re-renders, and with 200 messages that costs
+    the first token ~60 ms): `finish_send` moves the exchange into it when the send is over.
+    """
     skip = gr.skip
     message = message or {}
     text = str(message.get("text") or "")
@@ -308,16 +317,21 @@ def _send(
         catch_up(view, manager, labels)  # lines a background pulse wrote since the last tick
     view.busy = True
     try:
-        # Clear the box at once; the user's line appears with the manager's user_message event.
-        yield [list(view.messages), gr.MultimodalTextbox(value=None), skip(), skip(), skip()]
         args = {"selected_playbook": sub_name} if meta_name == MANUAL_META and sub_name else None
         source = manager.handle_user_input(bid, text, attachments, meta_playbook=meta_name or None, args=args)
-        for messages, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path):
+        # The box is cleared by the first update, which goes out with the first chunk of the reply
+        # or after FLUSH_SEC, whichever comes first (every update is a round trip through Gradio).
+        clear: Any = gr.MultimodalTextbox(value=None)
+        shown_live = None
+        for live_html, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path):
+            live_out = live_html if live_html != shown_live else skip()
+            shown_live = live_html
             if panel_changed:
                 view.panels = views.panels(bid)
-                yield [messages, skip(), *view.panels]
+                yield [live_out, clear, *view.panels]
             else:
-                yield [messages, skip(), skip(), skip(), skip()]
+                yield [live_out, clear, skip(), skip(), skip()]
+            clear = skip()
     finally:
         view.busy = False
         latest = manager.history(bid, limit=1)

@@ -18,8 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ui.chat import EventRenderer, Message, history_messages, system_message
+from ui.chat import Message, history_messages, system_message
 from ui.i18n import Labels
+from ui.live import LiveRenderer, live_bubble
 
 PAGE = 200
 """History lines shown when a building opens, and loaded per "load earlier" click."""
@@ -133,31 +134,45 @@ class _Pump:
             self.queue.put(_Done(error))
 
 
-Update = tuple[list[Message], bool]
-"""(messages to show, whether the side panel should refresh)."""
+Update = tuple[str, bool]
+"""(the live strip's HTML, whether the side panel should refresh)."""
 
 
 def stream_events(
     view: ChatView, labels: Labels, source: Iterator[dict[str, Any]], *,
     image_path_of: Callable[[str], str | None] = lambda _i: None, flush_sec: float = FLUSH_SEC,
 ) -> Iterator[Update]:
-    """Apply `source`'s events to `view.messages`, yielding coalesced updates.
+    """Apply `source`'s events to `view.messages`, yielding coalesced updates of the live strip.
+
+    The strip shows everything of this send (complete or not); the Chatbot is updated by the
+    caller once the send is over (`view.messages` then holds it all), so the Chatbot is neither
+    re-rendered per token nor marked busy while the reply streams.
 
     An update goes out at once for the first chunk of each reply and for anything that is not a
     chunk once `flush_sec` has passed since the last one; otherwise it waits (at most `flush_sec`).
+    The first update goes out within `flush_sec` of the start even if nothing happened.
     """
-    renderer = EventRenderer(view.messages, labels, image_path_of=image_path_of)
+    renderer = LiveRenderer(view.messages, labels, image_path_of=image_path_of)
+    shown = len(view.messages)  # what the Chatbot already displays
     pump = view.pump = _Pump(source)
     started: set[str] = set()
-    last, pending, panel_dirty = 0.0, False, False
+    # The first update waits (at most flush_sec) for the first chunk, so the user's line and the
+    # start of the reply usually travel together: one round trip through Gradio instead of three.
+    last, pending, panel_dirty = time.monotonic(), True, False
+
+    def update() -> Update:
+        nonlocal last, pending, panel_dirty
+        out = ("".join(live_bubble(m) for m in view.messages[shown:]) + renderer.html(), panel_dirty)
+        last, pending, panel_dirty = time.monotonic(), False, False
+        return out
+
     try:
         while True:
             timeout = max(0.0, last + flush_sec - time.monotonic()) if pending else None
             try:
                 item = pump.queue.get(timeout=timeout)
             except queue.Empty:
-                yield list(view.messages), panel_dirty
-                last, pending, panel_dirty = time.monotonic(), False, False
+                yield update()
                 continue
             if isinstance(item, _Done):
                 if item.error is not None:
@@ -165,18 +180,21 @@ def stream_events(
                     view.messages.append(system_message(labels("error", message=str(exc) or type(exc).__name__)))
                     print(f"saiverse ui: send failed: {exc!r}", file=sys.stderr)
                 break
-            panel_dirty |= renderer.apply(item)
+            _changed, panel = renderer.apply(item)
+            panel_dirty = panel_dirty or panel
             first_chunk = False
             if item.get("type") == "speak_chunk":
                 key = str(item.get("pulse_id") or item.get("persona_id") or "")
                 first_chunk = key not in started
                 started.add(key)
             if first_chunk or time.monotonic() - last >= flush_sec:
-                yield list(view.messages), panel_dirty
-                last, pending, panel_dirty = time.monotonic(), False, False
+                yield update()
             else:
                 pending = True
     finally:
         pump.stop()  # a closed page (GeneratorExit) stops after the current pulse too
         view.pump = None
-    yield list(view.messages), True
+    # Whatever is still pending (a source that ended mid-reply) joins the history as it stands.
+    view.messages.extend(renderer.pending)
+    renderer.pending.clear()
+    yield update()[0], True
