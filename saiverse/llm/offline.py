@@ -177,7 +177,9 @@ class OfflineModel:
         sentences: list[str] = []
         greeting = next((g for g in _GREETINGS if said.lower().startswith(g)), "")
         if greeting and voice.name:
-            sentences.append(voice.say(f"{said[:len(greeting)]}！{me}は{voice.name}"))
+            # A self-introduction takes the plain copula: 「ミナです」, not 「ミナですね」.
+            intro = Voice(voice.name, me, voice.ending[:-1] if voice.ending.endswith("ですね") else voice.ending)
+            sentences.append(intro.say(f"{said[:len(greeting)]}！{me}は{voice.name}"))
             said = said[len(greeting):].lstrip("、。！!,. 　")
             quote = _clip(said.splitlines()[0] if said else "", 40)
         if quote:
