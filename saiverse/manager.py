@@ -277,9 +277,12 @@ class SAIVerseManager:
             targets = [persona]
         else:
             targets = self.responders(building_id, text)
+        call_args = dict(args or {})
+        if text and "input" not in call_args and any(p.name == "input" for p in playbook.input_schema):
+            call_args["input"] = text  # the request is what the user typed; upload notes stay in memory only
         for persona in targets:
             try:
-                handle = self.pulses.submit_user(persona, building_id, said, playbook, args=args)
+                handle = self.pulses.submit_user(persona, building_id, said, playbook, args=call_args)
             except QueueFullError as exc:
                 yield event("error", kind="queue_full", persona_id=persona.persona_id, message=str(exc))
                 continue

@@ -125,12 +125,8 @@ class _Views:
             return None
 
     def meta_choices(self) -> list[tuple[str, str]]:
-        """User-selectable meta playbooks, plus `meta_user_manual` (it drives the second chooser)."""
-        pbs = list(self.manager.playbooks.user_selectable())
-        manual = self.manager.playbooks.get(MANUAL_META)
-        if manual is not None and manual not in pbs:
-            pbs.append(manual)
-        return [(pb.display_name or pb.name, pb.name) for pb in pbs]
+        """User-selectable meta playbooks (`meta_user_manual` among them drives the second chooser)."""
+        return [(pb.display_name or pb.name, pb.name) for pb in self.manager.playbooks.user_selectable()]
 
     def sub_choices(self) -> list[tuple[str, str]]:
         """Router-callable playbooks for `meta_user_manual`; '' lets the router choose."""

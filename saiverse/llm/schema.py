@@ -286,20 +286,22 @@ def score_options(options: list[str], query: str, *, schema: dict[str, Any] | No
                 score += 4
             elif (stem := _stem(kw)) and stem in q:
                 score += 3
-        score += sum(1 for w in set(words(described.get(option, ""))) if w.lower() in q)
+        # A shared description word is weak evidence, a short one (画像, 作品) weaker still.
+        score += sum(2 if len(w) >= 3 else 1 for w in set(words(described.get(option, ""))) if w.lower() in q)
         scores[option] = score
     return scores
 
 
 def pick_option(options: list[Any], query: str, *, schema: dict[str, Any] | None = None,
                 context: str = "", default: Any = None) -> Any:
-    """The best-scoring option; ties go to the earlier option; no evidence → `default` or first."""
+    """The best-scoring option; ties go to the earlier option; too little evidence → `default` or first."""
     if not options:
         return default
     strings = [o for o in options if isinstance(o, str)]
     if strings:
         scores = score_options(strings, strip_catalogue(strings, query), schema=schema, context=context)
         best = max(strings, key=lambda o: (scores[o], -strings.index(o)))
-        if scores[best] > 0:
+        # One shared description word (score 1) is too little evidence to override the default.
+        if scores[best] >= 2:
             return best
     return default if default in options else options[0]
