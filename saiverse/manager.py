@@ -136,6 +136,7 @@ class SAIVerseManager:
             "building": b,
             "personas": self.world.personas(building_id),
             "items": self.items.list_owned("building", building_id),
+            "production": self.production.current_plan(building_id),
         }
 
     def personas(self) -> list[PersonaInfo]:

@@ -53,6 +53,8 @@ class RunPorts:
         return f"あなたは{persona.name}です。\n{persona.system_prompt}\n\n現在地: {building.name}。"
 
     def emit(self, event: dict[str, Any]) -> None:
+        if event.get("type") == "data-plan_update":
+            self.manager.production.note_plan(self.building_id, event)
         self.emit_fn({**self.base, **event})
 
     def find_item(self, step_id: int, key: str) -> dict[str, Any] | None:
@@ -157,6 +159,7 @@ class ProductionService:
         self.manager = manager
         self.engine = ProductionEngine(manager.settings.checkpoints_path)
         self._instructions: dict[str, list[str]] = {}
+        self._plans: dict[str, dict[str, Any]] = {}
         self._live: set[str] = set()
         """Runs executing in this process right now (a 'running' row from a killed process is not live)."""
         self._lock = threading.Lock()
@@ -189,6 +192,17 @@ class ProductionService:
                 q = q.where(ProductionRun.status == status)
             return [{"run_id": r.run_id, "persona_id": r.persona_id, "building_id": r.building_id,
                      "request": r.request, "status": r.status} for r in s.scalars(q).all()]
+
+    def note_plan(self, building_id: str, event: dict[str, Any]) -> None:
+        """Remember the latest plan shown in a building (the side panel's plan panel reads it)."""
+        with self._lock:
+            self._plans[building_id] = {"run_id": event.get("run_id"), "note": event.get("note", ""),
+                                        "plan": event.get("plan", [])}
+
+    def current_plan(self, building_id: str) -> dict[str, Any] | None:
+        """The latest plan of a production in this building, as last reported (None if none yet)."""
+        with self._lock:
+            return self._plans.get(building_id)
 
     def add_instruction(self, run_id: str, text: str) -> None:
         with self._lock:

@@ -267,9 +267,11 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
         building.input(on_move, [view_state, building], [building, *chat_view], show_progress="minimal")
         earlier.click(on_earlier, view_state, [chatbot, earlier], show_progress="hidden")
         meta.change(on_meta, meta, sub, show_progress="hidden")
+        # A message sent while a long pulse works (e.g. an instruction for a production's plan) must
+        # not wait in Gradio's queue behind it: sends run side by side; the manager orders pulses.
         chat_input.submit(
             on_submit, [chat_input, building, meta, sub, view_state], [live, chat_input, *panel_outputs],
-            show_progress="hidden",
+            show_progress="hidden", concurrency_limit=8, trigger_mode="multiple",
         ).then(finish_send, view_state, [chatbot, live], show_progress="hidden")
         stop.click(on_stop, [building, view_state], None, show_progress="hidden")
         timer.tick(on_tick, [building, view_state], [chatbot, *panel_outputs], show_progress="hidden")

@@ -118,6 +118,8 @@ class EventRenderer:
             self.messages.append(system_message(line))
         elif kind == "pulse_end":
             self._close(ev)
+        elif kind == "data-plan_update":
+            return True  # the plan panel in the side panel shows it
         elif kind in ("item_created", "item_updated"):
             if kind == "item_created":
                 self._show_upload(ev.get("item") or {})

@@ -57,7 +57,8 @@ def header_html(view: dict[str, Any], labels: Labels) -> str:
 
 
 def building_panel_html(view: dict[str, Any], labels: Labels) -> str:
-    """The top of the right panel: building name, description, personas present."""
+    """The top of the right panel: building name, description, personas present, and the plan of
+    the production working here (live: steps with their status)."""
     building = view["building"]
     description = escape(building.description or "")
     return (
@@ -66,8 +67,30 @@ def building_panel_html(view: dict[str, Any], labels: Labels) -> str:
         f'<p class="sv-building-desc">{description}</p>'
         f'<div class="sv-section">{escape(labels("present"))}</div>'
         f"{persona_chips(view['personas'], labels)}"
+        f"{plan_html(view.get('production'), labels)}"
         "</div>"
     )
+
+
+_STEP_ICON = {"pending": "○", "in_progress": "▶", "completed": "✓", "blocked": "⚠"}
+
+
+def plan_html(production: dict[str, Any] | None, labels: Labels) -> str:
+    """The plan panel (`#plan-panel`): one row per step — icon, worker, title, status."""
+    if not production or not production.get("plan"):
+        return ""
+    rows = []
+    for step in production["plan"]:
+        status = str(step.get("status") or "pending")
+        rows.append(
+            f'<li class="sv-step sv-step-{escape(status)}" data-step-status="{escape(status)}">'
+            f'<span class="sv-step-icon">{_STEP_ICON.get(status, "○")}</span>'
+            f'<span class="sv-step-title">{escape(str(step.get("title") or ""))}</span>'
+            f'<span class="sv-step-cap">{escape(str(step.get("capability") or ""))}</span></li>'
+        )
+    note = escape(str(production.get("note") or ""))
+    return (f'<div id="plan-panel" class="sv-plan"><div class="sv-section">{escape(labels("plan"))}</div>'
+            f'<div class="sv-plan-note">{note}</div><ol class="sv-steps">{"".join(rows)}</ol></div>')
 
 
 def item_list_html(items: list[Any], labels: Labels) -> str:
