@@ -24,6 +24,19 @@ SHOTS_DIR = Path(os.environ.get("SAIVERSE_SHOTS", "/tmp/saiverse-shots"))
 VIEWPORT = {"width": 1440, "height": 900}
 
 
+def require_chromium() -> None:
+    """Browser tests need the Debian Chromium; `scripts/test.sh` installs it. Without it a
+    developer's run skips them, but CI fails: a browser suite that silently ran nothing is a lie."""
+    import pytest
+
+    if Path(CHROMIUM).exists():
+        return
+    message = f"no Chromium at {CHROMIUM} (apt-get install chromium, or run scripts/test.sh)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing is listening on right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:

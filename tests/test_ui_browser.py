@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import CHROMIUM, RunningApp, chromium, new_page, shot, start_app
+from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
 from ui.chat import EventRenderer
 from ui.i18n import Labels
 
@@ -31,8 +31,7 @@ PICTURE = "星空の絵"
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+    require_chromium()
     app = start_app(tmp_path_factory.mktemp("ui") / "home")
     try:
         yield app

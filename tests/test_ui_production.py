@@ -11,15 +11,14 @@ from typing import Any
 import pytest
 
 from saiverse.production import RunPorts
-from tests.browser import CHROMIUM, RunningApp, chromium, new_page, shot, start_app
+from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
 
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[RunningApp]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+    require_chromium()
     app = start_app(tmp_path / "home")
     app.manager.world.move_persona("sora", "atelier")
     app.manager.move_user("atelier")

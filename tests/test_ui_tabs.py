@@ -17,7 +17,7 @@ import pytest
 
 from saiverse.llm.base import ChatRequest
 from saiverse.llm.offline import OfflineModel
-from tests.browser import CHROMIUM, RunningApp, chromium, new_page, shot, start_app
+from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
 
 pytestmark = pytest.mark.filterwarnings("ignore:::gradio.queueing")
 browser_test = pytest.mark.browser
@@ -41,8 +41,7 @@ class SlowModel(OfflineModel):
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
+    require_chromium()
     app = start_app(tmp_path_factory.mktemp("tabs") / "home", refresh_sec=1.0)
     try:
         yield app
