@@ -239,3 +239,32 @@ def test_resume_after_a_killed_process(saiverse_home: Path) -> None:
         assert m.production.runs()[0]["status"] == "done"
     finally:
         m.close()
+
+
+class _Crash(BaseException):
+    """Stands for the process dying in the middle of a step (not an error a worker would catch)."""
+
+
+def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    from saiverse.ticker import Ticker
+
+    original = RunPorts.create_picture
+
+    def crash(self: RunPorts, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        raise _Crash()
+
+    monkeypatch.setattr(RunPorts, "create_picture", crash)
+    with pytest.raises(_Crash):
+        manager.production.start("sora", "atelier", "絵本を作って: 猫の冒険", lambda ev: None)
+    (run,) = manager.production.runs()
+    assert run["status"] == "interrupted"
+    before = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
+    monkeypatch.setattr(RunPorts, "create_picture", original)
+    events: list[list[dict[str, Any]]] = []
+    ticker = Ticker(manager, interval=3600, on_events=events.append)
+    ticker._resume_productions()  # what Ticker.start() runs in the background at launch
+    assert manager.production.runs()[0]["status"] == "done"
+    after = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
+    assert before < after and len(after) == 5
+    kinds = [e["type"] for e in events[0]]
+    assert "data-visual-image" in kinds and "data-writer-output" not in kinds  # only what was left ran
