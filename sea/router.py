@@ -9,6 +9,7 @@ playbook's description.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,12 +25,26 @@ def catalogue(playbooks: Sequence[Playbook]) -> str:
     )
 
 
-def prepare_schema(schema: dict[str, Any], playbooks: Sequence[Playbook]) -> dict[str, Any]:
-    """A copy of `schema` with every `x-enum-source: router_playbooks` filled in."""
-    if ENUM_SOURCE not in str(schema):
-        return schema
-    out = copy.deepcopy(schema)
+_PREPARED: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
 
+
+def prepare_schema(schema: dict[str, Any], playbooks: Sequence[Playbook]) -> dict[str, Any]:
+    """A copy of `schema` with every `x-enum-source: router_playbooks` filled in (cached: the same
+    node schema and the same catalogue give the same result, and routers run on every pulse)."""
+    text = json.dumps(schema, sort_keys=True, ensure_ascii=False)
+    if ENUM_SOURCE not in text:
+        return schema
+    key = (text, tuple((pb.name, pb.display_name, pb.description, tuple(pb.keywords)) for pb in playbooks))
+    cached = _PREPARED.get(key)
+    if cached is not None:
+        return cached  # shared: readers never mutate a request schema
+    if len(_PREPARED) > 256:
+        _PREPARED.clear()
+    out = _PREPARED[key] = _fill(copy.deepcopy(schema), playbooks)
+    return out
+
+
+def _fill(out: dict[str, Any], playbooks: Sequence[Playbook]) -> dict[str, Any]:
     def walk(node: Any) -> None:
         if isinstance(node, dict):
             if node.get(ENUM_SOURCE) == "router_playbooks":

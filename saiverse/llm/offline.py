@@ -85,8 +85,10 @@ def read_voice(system: str | None, persona_name: str | None = None) -> Voice:
 
 def estimate_tokens(text: str) -> int:
     """A rough token count: one per non-ASCII character, one per four ASCII characters."""
-    ascii_count = sum(1 for ch in text if ord(ch) < 128)
-    return (len(text) - ascii_count) + (ascii_count + 3) // 4
+    # Encoding once counts ASCII in C: UTF-8 bytes = ascii + 3·(non-ASCII, nearly all 3-byte here).
+    non_ascii = (len(text.encode("utf-8")) - len(text)) // 2
+    ascii_count = len(text) - non_ascii
+    return non_ascii + (ascii_count + 3) // 4
 
 
 def summarize_text(text: str, limit: int = 300) -> str:

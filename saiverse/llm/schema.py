@@ -239,8 +239,10 @@ def _option_aliases(option: str) -> list[str]:
 def catalogue(options: list[str], text: str) -> dict[str, str]:
     """Describing text per option, from lines that name exactly one option (`- a: does X`)."""
     found: dict[str, str] = {}
+    lowered = [(o, o.lower()) for o in options]
     for line in re.split(r"[\n;；]", text):
-        named = [o for o in options if o.lower() in line.lower()]
+        low = line.lower()
+        named = [o for o, lo in lowered if lo in low]
         if len(named) == 1:
             rest = re.sub(re.escape(named[0]), " ", line, flags=re.I)
             found[named[0]] = (found.get(named[0], "") + " " + rest).strip()
@@ -253,7 +255,8 @@ def strip_catalogue(options: list[str], text: str) -> str:
     lowered = text.lower()
     if sum(1 for o in options if o.lower() in lowered) < 2:
         return text
-    keep = [ln for ln in text.splitlines() if not any(o.lower() in ln.lower() for o in options)]
+    opts = [o.lower() for o in options]
+    keep = [ln for ln in text.splitlines() if not any(o in ln.lower() for o in opts)]
     return "\n".join(keep)
 
 
