@@ -15,12 +15,21 @@ from saiverse.llm.base import (
     ToolSpec,
     Usage,
 )
-from saiverse.llm.gemini import GeminiModel
 from saiverse.llm.offline import OFFLINE_NOTE, OfflineModel, describe_image, read_voice, summarize_text
 from saiverse.llm.openai_compat import OpenAICompatModel
 from saiverse.llm.registry import clear_model_cache, pick_model_name, resolve_model
 from saiverse.llm.retry import RetryPolicy, TransientError
 from saiverse.llm.schema import parse_json_text, validate
+
+
+def __getattr__(name: str) -> object:
+    # google-genai takes ~0.6 s to import; only a configured Gemini model pays for it.
+    if name == "GeminiModel":
+        from saiverse.llm.gemini import GeminiModel
+
+        return GeminiModel
+    raise AttributeError(f"module 'saiverse.llm' has no attribute {name!r}")
+
 
 __all__ = [
     "OFFLINE_NOTE",

@@ -11,7 +11,6 @@ import hashlib
 import threading
 
 from saiverse.llm.base import ChatModel
-from saiverse.llm.gemini import GeminiModel
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.openai_compat import OpenAICompatModel
 from saiverse.llm.retry import RetryPolicy
@@ -71,6 +70,8 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
                               "オフラインモデルで応答します。")
         key = ("gemini", raw, settings.gemini_base_url or "", _fingerprint(settings.gemini_api_key),
                settings.request_timeout, retry)
+        from saiverse.llm.gemini import GeminiModel  # imported on first use: google-genai is slow to load
+
         return _cached(key, GeminiModel, name=raw, api_key=settings.gemini_api_key,
                        base_url=settings.gemini_base_url, timeout=settings.request_timeout, retry=retry), None
     if raw.lower().startswith("openai:"):
