@@ -18,7 +18,7 @@ from saiverse.admin import AdminService
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.base import ChatModel, LLMError
 from saiverse.llm.registry import resolve_model
-from saiverse.media import InvalidImageError, check_image
+from saiverse.media import CheckedImage, InvalidImageError, check_image
 from saiverse.memory import MemoryRecord, SAIMemory
 from saiverse.playbooks import PlaybookCatalog
 from saiverse.pulse import PulseServices
@@ -193,16 +193,29 @@ class SAIVerseManager:
     def save_document(self, item_id: str, text: str) -> ItemInfo:
         return self.items.save_document(item_id, text)
 
+    def check_image(self, data: bytes) -> CheckedImage:
+        """Image bytes against the configured limits (format judged from the content)."""
+        return check_image(data, max_bytes=self.settings.max_upload_bytes, max_pixels=self.settings.max_upload_pixels)
+
     def upload_image(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
         """An uploaded image becomes a picture item in the building (checked before storing)."""
         self.world.building(building_id)
-        checked = check_image(
-            data, max_bytes=self.settings.max_upload_bytes, max_pixels=self.settings.max_upload_pixels
-        )
         return self.items.create_picture(
-            checked, (name or "アップロード画像").strip() or "アップロード画像",
+            self.check_image(data), (name or "アップロード画像").strip() or "アップロード画像",
             owner_kind="building", owner_id=building_id, state={"created_by": "user_upload"},
         )
+
+    def draw_picture(self, persona_id: str, building_id: str, prompt: str, name: str,
+                     state: dict[str, Any]) -> ItemInfo:
+        """A persona draws `prompt` (its model's image generation; offline: procedural) and the picture
+        hangs in `building_id`, summarised by the persona's LIGHTWEIGHT_VISION_MODEL chain."""
+        persona = self.world.persona(persona_id)
+        model, _notice = resolve_model(persona.default_model or self.settings.default_model, self.settings,
+                                       purpose="image")
+        data, _mime = model.generate_image(prompt)
+        return self.items.create_picture(
+            self.check_image(data), name, owner_kind="building", owner_id=building_id,
+            state={**state, "prompt": prompt, "model": model.name}, summary_model=persona.lightweight_vision_model)
 
     # ---- memory ---------------------------------------------------------------------------
     def memory_messages(self, persona_id: str, *, search: str | None = None, limit: int = 200) -> list[MemoryRecord]:

@@ -21,7 +21,8 @@ from sqlalchemy import select
 
 from database.models import Item, ItemLocation, ProductionRun
 from saiverse.llm.base import ChatModel
-from saiverse.media import atomic_write, check_image, new_file_name
+from saiverse.media import atomic_write, new_file_name
+from saiverse.pulse import persona_context, system_prompt_for
 from sea.production import ProductionEngine, RunSummary
 from sea.production.state import TargetScope
 
@@ -42,15 +43,12 @@ class RunPorts:
     base: dict[str, Any] = field(default_factory=dict)
 
     def model(self, kind: str = "normal") -> ChatModel:
-        persona = self.manager.world.persona(self.persona_id)
-        from saiverse.pulse import persona_context
-
-        return self.manager._model_for(persona_context(persona), kind)[0]
+        persona = persona_context(self.manager.world.persona(self.persona_id))
+        return self.manager._model_for(persona, kind)[0]
 
     def system_prompt(self) -> str:
-        persona = self.manager.world.persona(self.persona_id)
-        building = self.manager.world.building(self.building_id)
-        return f"あなたは{persona.name}です。\n{persona.system_prompt}\n\n現在地: {building.name}。"
+        persona = persona_context(self.manager.world.persona(self.persona_id))
+        return system_prompt_for(persona, self.manager.world.building(self.building_id))
 
     def emit(self, event: dict[str, Any]) -> None:
         if event.get("type") == "data-plan_update":
@@ -86,18 +84,7 @@ class RunPorts:
         return self._created(info)
 
     def create_picture(self, step_id: int, key: str, name: str, prompt: str) -> dict[str, Any]:
-        persona = self.manager.world.persona(self.persona_id)
-        from saiverse.llm.registry import resolve_model
-
-        model, _ = resolve_model(persona.default_model or self.manager.settings.default_model,
-                                 self.manager.settings, purpose="image")
-        data, _mime = model.generate_image(prompt)
-        settings = self.manager.settings
-        checked = check_image(data, max_bytes=settings.max_upload_bytes, max_pixels=settings.max_upload_pixels)
-        info = self.manager.items.create_picture(checked, name, owner_kind="building", owner_id=self.building_id,
-                                                 state={**self._state(step_id, key), "prompt": prompt,
-                                                        "model": model.name},
-                                                 summary_model=persona.lightweight_vision_model)
+        info = self.manager.draw_picture(self.persona_id, self.building_id, prompt, name, self._state(step_id, key))
         return self._created(info)
 
     def package(self, step_id: int, key: str, name: str, item_ids: list[str], manifest: str) -> dict[str, Any]:

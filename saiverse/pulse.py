@@ -15,7 +15,7 @@ from typing import Any
 from database.engine import Database
 from saiverse.llm.base import ChatModel
 from saiverse.memory import SAIMemory
-from saiverse.world import PersonaInfo, World
+from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.playbook import Playbook
 from sea.ports import MemoryLine, PersonaContext
 
@@ -46,6 +46,12 @@ def persona_context(p: PersonaInfo) -> PersonaContext:
         lightweight_model=p.lightweight_model, lightweight_vision_model=p.lightweight_vision_model,
         vision_model=p.vision_model, building_id=p.building_id or "",
     )
+
+
+def system_prompt_for(persona: PersonaContext, building: BuildingInfo) -> str:
+    """Who the persona is and where: the system prompt of every model call it makes."""
+    return (f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
+            f"現在地: {building.name}。{building.system_instruction}")
 
 
 @dataclass
@@ -91,11 +97,7 @@ class PulseJournal:
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
         key = (persona["persona_id"], building_id)
         if key not in self._prompts:
-            building = self.services.world.building(building_id)
-            self._prompts[key] = (
-                f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
-                f"現在地: {building.name}。{building.system_instruction}"
-            )
+            self._prompts[key] = system_prompt_for(persona, self.services.world.building(building_id))
         return self._prompts[key]
 
     def call_tool(

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from saiverse.items import ItemInfo, ItemNotFoundError
-from saiverse.media import check_image
+from saiverse.media import InvalidImageError
 from saiverse.patching import PatchError, apply_patch
 from saiverse.world import PersonaInfo
 from sea.events import event
@@ -119,23 +119,12 @@ class ManagerToolContext:
         return self._changed("item_updated", saved), how
 
     def generate_picture(self, prompt: str) -> dict[str, Any]:
-        from saiverse.llm.registry import resolve_model
-        from saiverse.media import InvalidImageError
-
-        persona = self._persona()
-        model, _notice = resolve_model(persona.default_model or self.manager.settings.default_model,
-                                       self.manager.settings, purpose="image")
-        data, _mime = model.generate_image(prompt)
-        settings = self.manager.settings
+        name = prompt.strip().splitlines()[0][:24] or "無題"
         try:
-            checked = check_image(data, max_bytes=settings.max_upload_bytes, max_pixels=settings.max_upload_pixels)
+            info = self.manager.draw_picture(self.persona_id, self.building_id, prompt, name,
+                                             {"created_by": self.persona_id})
         except InvalidImageError as exc:
             raise ToolError(f"生成された画像を保存できませんでした: {exc}") from exc
-        name = prompt.strip().splitlines()[0][:24] or "無題"
-        info = self.manager.items.create_picture(
-            checked, name, owner_kind="building", owner_id=self.building_id,
-            state={"created_by": self.persona_id, "prompt": prompt, "model": model.name},
-            summary_model=persona.lightweight_vision_model)
         return self._changed("item_created", info)
 
     def move_item(self, item_id: str, to: str) -> dict[str, Any]:
