@@ -26,33 +26,29 @@ DOCUMENT_PROMPT = "以下の文書の内容を300文字以内の日本語で要�
 
 
 class Summarizer:
-    """Makes summaries with the configured models; `persona_models` may name per-persona choices."""
+    """Makes summaries; `model_name` (a persona's column) overrides the configured default."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
+    def _ask(self, name: str, message: Message, *, vision: bool = False) -> str | None:
+        """The configured model's summary, or None (offline, no vision, failed, empty) → offline path."""
+        model, _notice = resolve_model(name, self.settings)
+        if model.provider == "offline" or (vision and not model.supports_vision):
+            return None
+        try:
+            text = model.generate(ChatRequest(messages=[message])).text
+        except LLMError as exc:
+            log.warning("summary via %s failed (%s); using the offline summariser", name, exc.kind)
+            return None
+        return clip_summary(text) if text.strip() else None
+
     def document(self, text: str, model_name: str | None = None) -> str:
         name = model_name or self.settings.default_lightweight_model
-        model, _notice = resolve_model(name, self.settings)
-        if model.provider != "offline":
-            try:
-                prompt = Message(role="user", content=f"{DOCUMENT_PROMPT}\n\n{text}")
-                result = model.generate(ChatRequest(messages=[prompt]))
-                if result.text.strip():
-                    return clip_summary(result.text)
-            except LLMError as exc:
-                log.warning("document summary via %s failed (%s); using the offline summariser", name, exc.kind)
-        return clip_summary(summarize_text(text))
+        asked = self._ask(name, Message(role="user", content=f"{DOCUMENT_PROMPT}\n\n{text}"))
+        return asked or clip_summary(summarize_text(text))
 
     def picture(self, path: Path, model_name: str | None = None) -> str:
         name = model_name or self.settings.lightweight_vision_model
-        model, _notice = resolve_model(name, self.settings)
-        if model.provider != "offline" and model.supports_vision:
-            try:
-                msg = Message(role="user", content=PICTURE_PROMPT, images=[str(path)])
-                result = model.generate(ChatRequest(messages=[msg]))
-                if result.text.strip():
-                    return clip_summary(result.text)
-            except LLMError as exc:
-                log.warning("picture summary via %s failed (%s); using the offline describer", name, exc.kind)
-        return clip_summary(describe_image(path))
+        asked = self._ask(name, Message(role="user", content=PICTURE_PROMPT, images=[str(path)]), vision=True)
+        return asked or clip_summary(describe_image(path))
