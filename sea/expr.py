@@ -13,7 +13,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-_REF = re.compile(r"\{([A-Za-z][\w.]*)\}")
+from sea.playbook import PlaybookError
+from sea.templates import TEMPLATE, lookup
+
 _MAX_LEN = 2000
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
@@ -36,21 +38,18 @@ class ExpressionError(ValueError):
 
 
 def _lookup(name: str, variables: dict[str, Any]) -> Any:
-    cur: Any = variables
-    for part in name.split("."):
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        else:
-            raise ExpressionError(f"variable {name!r} is not set")
-    return cur
+    try:
+        return lookup(name, variables)
+    except PlaybookError as exc:
+        raise ExpressionError(f"variable {name!r} is not set") from exc
 
 
 def referenced_names(expression: str) -> set[str]:
     """Top-level variable names an expression reads (for validation before running)."""
     body = expression[1:] if expression.startswith("=") else expression
-    names = {m.group(1).split(".")[0] for m in _REF.finditer(body)}
+    names = {m.group(1).split(".")[0] for m in TEMPLATE.finditer(body)}
     try:
-        tree = ast.parse(_REF.sub(lambda m: "__v_" + m.group(1).replace(".", "__dot__"), body), mode="eval")
+        tree = ast.parse(TEMPLATE.sub(lambda m: "__v_" + m.group(1).replace(".", "__dot__"), body), mode="eval")
     except SyntaxError:
         return names
     for node in ast.walk(tree):
@@ -71,7 +70,7 @@ def evaluate(expression: str, variables: dict[str, Any]) -> Any:
         refs[key] = _lookup(m.group(1), variables)
         return key
 
-    source = _REF.sub(capture, body).strip()
+    source = TEMPLATE.sub(capture, body).strip()
     if not source:
         raise ExpressionError("empty expression")
     try:
