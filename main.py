@@ -141,8 +141,12 @@ def run(args: argparse.Namespace) -> int:
     if cmd == "migrate":
         from database.migrate import main as migrate_main
 
-        forwarded = ["--db", args.db] if args.db else []
-        return migrate_main(forwarded + (["--home", args.home] if args.home else []))
+        if args.db:
+            return migrate_main(["--db", args.db])
+        settings = _settings(args)
+        if settings.db_path is None:
+            raise ValueError("migrate handles SQLite databases only; pass --db PATH")
+        return migrate_main(["--db", str(settings.db_path)])
     if cmd == "serve":
         from ui.app import launch
 

@@ -381,23 +381,12 @@ def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool =
 
 
 def main(argv: list[str] | None = None) -> int:
+    """`python database/migrate.py --db PATH`: migrate one file (the data home is main.py's business)."""
     parser = argparse.ArgumentParser(description="Bring a SAIVerse database to the current schema.")
-    parser.add_argument("--db", help="path of the SQLite file (default: $SAIVERSE_HOME/saiverse.db)")
-    parser.add_argument("--home", help="data home whose saiverse.db to migrate")
+    parser.add_argument("--db", required=True, help="path of the SQLite file")
     args = parser.parse_args(argv)
-    if args.db:
-        db = Path(args.db)
-    else:
-        sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from saiverse.settings import load_settings
-
-        settings = load_settings(args.home)
-        if settings.db_path is None:
-            print("migrate.py handles SQLite databases only; pass --db PATH", file=sys.stderr)
-            return 2
-        db = settings.db_path
     try:
-        report = migrate(db)
+        report = migrate(Path(args.db))
     except MigrationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
@@ -406,4 +395,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as a script: without --db, the data home is found the way the app finds it (flags, env,
+    # .env, settings), which is main.py's job; `python database/migrate.py` = `python main.py migrate`.
+    if "--db" in sys.argv[1:] or any(a.startswith("--db=") for a in sys.argv[1:]):
+        sys.exit(main())
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from main import main as cli
+
+    sys.exit(cli(["migrate", *sys.argv[1:]]))

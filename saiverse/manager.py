@@ -12,11 +12,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from chat import ChatModel, LLMError
 from database.engine import Database
 from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
 from saiverse.items import ItemInfo, ItemStore
-from saiverse.llm.base import ChatModel, LLMError
 from saiverse.llm.registry import resolve_model
 from saiverse.media import CheckedImage, InvalidImageError, check_image
 from saiverse.memory import MemoryRecord, SAIMemory

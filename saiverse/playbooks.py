@@ -66,6 +66,15 @@ class PlaybookCatalog:
         self.validate(pb)
         return pb
 
+    def graph_mermaid(self, name: str) -> str:
+        """A Mermaid drawing of the playbook's compiled LangGraph graph (the UI's graph view)."""
+        from sea.runtime import compile_playbook  # LangGraph compile: only when a graph is asked for
+
+        pb = self.get(name)
+        if pb is None:
+            raise LookupError(f"playbook {name!r} does not exist")
+        return compile_playbook(pb).get_graph().draw_mermaid()
+
     def store(self, pb: Playbook) -> Playbook:
         """Validate and save (insert or replace) a playbook."""
         self.validate(pb)

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
+from chat import ChatModel
 from database.models import Item, ItemLocation, ProductionRun
-from saiverse.llm.base import ChatModel
 from saiverse.media import atomic_write, new_file_name
 from saiverse.pulse import persona_context, system_prompt_for
 from sea.production import ProductionEngine, RunSummary

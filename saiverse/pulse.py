@@ -12,8 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from chat import ChatModel
 from database.engine import Database
-from saiverse.llm.base import ChatModel
 from saiverse.memory import SAIMemory
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.playbook import Playbook

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from saiverse.llm.base import LLMError
+from chat import LLMError
 from saiverse.pulse import PulseJournal, PulseServices, persona_context
 from saiverse.world import PersonaInfo
 from sea.events import Event, event

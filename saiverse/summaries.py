@@ -11,8 +11,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from chat import ChatRequest, LLMError, Message
 from saiverse.items import clip_summary
-from saiverse.llm.base import ChatRequest, LLMError, Message
 from saiverse.llm.offline import describe_image, summarize_text
 from saiverse.llm.registry import resolve_model
 from saiverse.settings import Settings

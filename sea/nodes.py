@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from saiverse.llm.base import ChatRequest, Message, ToolSpec
+from chat import ChatRequest, Message, ToolSpec
 from sea.events import event
 from sea.expr import ExpressionError, evaluate
 from sea.playbook import Node, Playbook, PlaybookError

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypedDict
 
-from saiverse.llm.base import ChatModel
+from chat import ChatModel
 from sea.playbook import Playbook
 
 

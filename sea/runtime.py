@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
-from saiverse.llm.base import LLMError
+from chat import LLMError
 from sea.events import event
 from sea.nodes import Emit, PulseCancelled, RunContext, run_simple
 from sea.playbook import ConditionalNext, Node, Playbook, PlaybookError

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from saiverse.llm.base import ChatRequest, ChatResult
+from chat import ChatRequest, ChatResult
 from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse_controller import QueueFullError

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from saiverse.llm.base import ChatRequest
+from chat import ChatRequest
 from saiverse.llm.offline import OfflineModel
 from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
 

@@ -4,7 +4,7 @@ Callers use `resolve_model(name, settings)` to get a `ChatModel` (and a notice w
 offline), then `generate` / `stream` / `generate_image`. Failures surface as `LLMError`.
 """
 
-from saiverse.llm.base import (
+from chat import (
     ChatModel,
     ChatRequest,
     ChatResult,

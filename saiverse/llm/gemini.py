@@ -16,7 +16,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from saiverse.llm.base import ChatRequest, ChatResult, LLMError, ToolCall, Usage
+from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage
 from saiverse.llm.imagefile import read_image
 from saiverse.llm.retry import (
     RetryPolicy,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from saiverse.llm.base import LLMError
+from chat import LLMError
 
 _MAGIC = [
     (b"\x89PNG\r\n\x1a\n", "image/png"),

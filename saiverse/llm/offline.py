@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from saiverse.llm.base import ChatRequest, ChatResult, Message, ToolCall, Usage
+from chat import ChatRequest, ChatResult, Message, ToolCall, Usage
 from saiverse.llm.offline_fill import FillHints, fill
 from saiverse.llm.offline_media import describe_image, image_stats, procedural_image
 from saiverse.llm.schema import strip_catalogue

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from saiverse.llm.base import ChatRequest, ChatResult, LLMError, ToolCall, Usage
+from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage
 from saiverse.llm.imagefile import read_image, sniff_mime
 from saiverse.llm.retry import (
     RetryPolicy,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 
-from saiverse.llm.base import ChatModel
+from chat import ChatModel
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.openai_compat import OpenAICompatModel
 from saiverse.llm.retry import RetryPolicy

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from saiverse.llm.base import ChatResult, LLMError
+from chat import ChatResult, LLMError
 from saiverse.llm.schema import drop_added_nulls, parse_json_text, validate
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
-from saiverse.llm.base import LLMError
+from chat import LLMError
 from sea.production import workers
 from sea.production.patches import apply_ops, propose_ops
 from sea.production.planner import model_plan, template_plan

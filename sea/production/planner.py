@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from saiverse.llm.base import ChatModel, ChatRequest, LLMError, Message
+from chat import ChatModel, ChatRequest, LLMError, Message
 from sea.production.state import CAPABILITIES, TargetScope, TaskStep
 
 PLAN_SCHEMA: dict[str, Any] = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from saiverse.llm.base import ChatModel
+from chat import ChatModel
 
 
 class ProductionPorts(Protocol):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from saiverse.llm.base import ChatRequest, Message
+from chat import ChatRequest, Message
 from sea.production.ports import ProductionPorts
 from sea.production.state import ProductionState, TaskStep
 

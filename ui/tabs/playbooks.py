@@ -31,13 +31,10 @@ def playbook_table(manager: Any, labels: Labels) -> str:
 
 def graph_markdown(manager: Any, name: str | None) -> str:
     """A Mermaid block of the compiled graph, or the error that kept it from compiling."""
-    pb = manager.playbooks.get(name or "")
-    if pb is None:
+    if manager.playbooks.get(name or "") is None:
         return ""
-    from sea.runtime import compile_playbook  # LangGraph compile: only when a graph is asked for
-
     try:
-        mermaid = compile_playbook(pb).get_graph().draw_mermaid()
+        mermaid = manager.playbooks.graph_mermaid(name or "")
     except Exception as exc:  # noqa: BLE001 - a graph that cannot be drawn is shown as its error
         return f"⚠️ {exc}"
     return f"```mermaid\n{mermaid}\n```"

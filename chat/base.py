@@ -1,8 +1,8 @@
-"""The model interface every provider implements (DESIGN §9).
+"""The model interface every provider implements.
 
 One request shape (`ChatRequest`), one result shape (`ChatResult`), one error type (`LLMError`).
-The runtime and the tools see only `ChatModel`; which provider answers is decided by
-`saiverse.llm.registry.resolve_model`.
+This package sits below `sea/`: the runtime sees only `ChatModel` and never a provider; the
+providers live in the domain (`saiverse/llm/`) and are handed in (docs/ARCHITECTURE.md).
 """
 
 from __future__ import annotations

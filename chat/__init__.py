@@ -1,0 +1,9 @@
+"""The model interface: what the SEA runtime needs of a model, with no provider in it.
+
+Like langgraph's `checkpoint.base`, this is an interface package: `sea/` depends on it, and the
+providers in `saiverse/llm/` implement it.
+"""
+
+from chat.base import ChatModel, ChatRequest, ChatResult, LLMError, Message, Role, ToolCall, ToolSpec, Usage
+
+__all__ = ["ChatModel", "ChatRequest", "ChatResult", "LLMError", "Message", "Role", "ToolCall", "ToolSpec", "Usage"]

@@ -1,0 +1,57 @@
+"""Imports point one way: ui → saiverse → sea → tools → chat, database (docs/ARCHITECTURE.md).
+
+Read from the source with `ast`, so a back-edge fails here before it confuses anyone. An entry-point
+block (`if __name__ == "__main__":`) is a program of its own and may import anything.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIRST_PARTY = {"ui", "saiverse", "sea", "tools", "chat", "database", "main"}
+ALLOWED: dict[str, set[str]] = {
+    "chat": {"chat"},
+    "database": {"database"},
+    "tools": {"tools", "database", "chat"},
+    "sea": {"sea", "tools", "database", "chat"},
+    "saiverse": {"saiverse", "sea", "tools", "database", "chat"},
+    "ui": {"ui", "saiverse"},
+}
+"""Layer → the first-party packages its modules may import."""
+
+
+def _is_main_guard(node: ast.stmt) -> bool:
+    return (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__")
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    body = [n for n in tree.body if not _is_main_guard(n)]
+    out: list[tuple[int, str]] = []
+    for top in body:
+        for node in ast.walk(top):
+            if isinstance(node, ast.Import):
+                out += [(node.lineno, a.name) for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                out.append((node.lineno, node.module))
+    return out
+
+
+def _modules(layer: str) -> list[Path]:
+    return sorted((ROOT / layer).rglob("*.py"))
+
+
+@pytest.mark.parametrize("layer", sorted(ALLOWED))
+def test_layer_imports_point_down(layer: str) -> None:
+    bad = []
+    for path in _modules(layer):
+        for line, module in _imports(path):
+            top = module.split(".")[0]
+            if top in FIRST_PARTY and top not in ALLOWED[layer]:
+                bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert not bad, "imports against the layer order:\n" + "\n".join(bad)
