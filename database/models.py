@@ -39,6 +39,10 @@ class Building(Base):
     description: Mapped[str] = mapped_column("DESCRIPTION", Text, default="")
     auto_interval_sec: Mapped[int] = mapped_column("AUTO_INTERVAL_SEC", Integer, default=600)
     sort_order: Mapped[int] = mapped_column("SORT_ORDER", Integer, default=0)
+    entry_prompt: Mapped[str] = mapped_column("ENTRY_PROMPT", Text, default="")
+    auto_prompt: Mapped[str] = mapped_column("AUTO_PROMPT", Text, default="")
+    extra_json: Mapped[str] = mapped_column("EXTRA_JSON", Text, default="{}")
+    """Upstream columns we keep but do not use (IMAGE_PATH, EXTRA_PROMPT_FILES…), as JSON."""
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
 
 
@@ -62,6 +66,15 @@ class Persona(Base):
     building_id: Mapped[str | None] = mapped_column(
         "CURRENT_BUILDINGID", ForeignKey("building.BUILDINGID"), nullable=True
     )
+    private_room_id: Mapped[str | None] = mapped_column("PRIVATE_ROOM_ID", String, nullable=True)
+    avatar_image: Mapped[str | None] = mapped_column("AVATAR_IMAGE", String, nullable=True)
+    """Avatar picture, relative to the data home (`AVATAR` stays the emoji shown without one)."""
+    previous_interaction_mode: Mapped[str | None] = mapped_column("PREVIOUS_INTERACTION_MODE", String, nullable=True)
+    context_tokens: Mapped[int | None] = mapped_column("CONTEXT_TOKENS", Integer, nullable=True)
+    """Token budget of this persona's prompts (None: the setting's default)."""
+    chronicle_enabled: Mapped[int] = mapped_column("CHRONICLE_ENABLED", Integer, default=1)
+    extra_json: Mapped[str] = mapped_column("EXTRA_JSON", Text, default="{}")
+    """Upstream columns we keep but do not use (EMOTION, APPEARANCE_IMAGE_PATH…), as JSON."""
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
 
 
@@ -86,6 +99,8 @@ class Item(Base):
     description: Mapped[str] = mapped_column("DESCRIPTION", Text, default="")
     state_json: Mapped[str] = mapped_column("STATE_JSON", Text, default="{}")
     file_path: Mapped[str | None] = mapped_column("FILE_PATH", Text, nullable=True)
+    creator_id: Mapped[str | None] = mapped_column("CREATOR_ID", String, nullable=True)
+    source_context: Mapped[str | None] = mapped_column("SOURCE_CONTEXT", Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())
 
@@ -113,31 +128,10 @@ class BuildingHistory(Base):
     speaker_name: Mapped[str] = mapped_column("SPEAKER_NAME", String, default="")
     content: Mapped[str] = mapped_column("CONTENT", Text)
     pulse_id: Mapped[str | None] = mapped_column("PULSE_ID", String, nullable=True)
+    external_id: Mapped[str | None] = mapped_column("EXTERNAL_ID", String, nullable=True)
+    """Upstream log `message_id` (`<building>:<seq>`) of an imported line; unique per building."""
+    metadata_json: Mapped[str | None] = mapped_column("METADATA", Text, nullable=True)
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
-
-
-class MemoryMessage(Base):
-    """One SAIMemory message of a persona (`saimemory_fts` indexes its 1-3 character grams)."""
-
-    __tablename__ = "saimemory"
-    id: Mapped[int] = mapped_column("ID", Integer, primary_key=True, autoincrement=True)
-    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String)
-    role: Mapped[str] = mapped_column("ROLE", String)
-    content: Mapped[str] = mapped_column("CONTENT", Text)
-    tags: Mapped[str] = mapped_column("TAGS", Text, default="[]")
-    pulse_id: Mapped[str | None] = mapped_column("PULSE_ID", String, nullable=True)
-    created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
-
-
-class MemoryTag(Base):
-    """One tag of one SAIMemory message, for `required_tags` filtering by index."""
-
-    __tablename__ = "saimemory_tag"
-    message_id: Mapped[int] = mapped_column(
-        "MESSAGE_ID", ForeignKey("saimemory.ID", ondelete="CASCADE"), primary_key=True
-    )
-    tag: Mapped[str] = mapped_column("TAG", String, primary_key=True)
-    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String)
 
 
 class Playbook(Base):
@@ -168,6 +162,9 @@ class Schedule(Base):
     meta_playbook: Mapped[str] = mapped_column("META_PLAYBOOK", String, default="meta_user")
     args_json: Mapped[str] = mapped_column("ARGS_JSON", Text, default="{}")
     enabled: Mapped[int] = mapped_column("ENABLED", Integer, default=1)
+    description: Mapped[str] = mapped_column("DESCRIPTION", Text, default="")
+    priority: Mapped[int] = mapped_column("PRIORITY", Integer, default=0)
+    completed: Mapped[int] = mapped_column("COMPLETED", Integer, default=0)
     last_run_at: Mapped[datetime | None] = mapped_column("LAST_RUN_AT", DateTime, nullable=True)
     next_run_at: Mapped[datetime | None] = mapped_column("NEXT_RUN_AT", DateTime, nullable=True)
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
@@ -183,4 +180,93 @@ class ProductionRun(Base):
     request: Mapped[str] = mapped_column("REQUEST", Text)
     status: Mapped[str] = mapped_column("STATUS", String, default="running")
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+    updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())
+
+
+class PersonaEvent(Base):
+    """An event in a persona's life log (upstream `persona_event_log`)."""
+
+    __tablename__ = "persona_event_log"
+    event_id: Mapped[str] = mapped_column("EVENT_ID", String, primary_key=True)
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String)
+    created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+    content: Mapped[str] = mapped_column("CONTENT", Text, default="")
+    status: Mapped[str] = mapped_column("STATUS", String, default="pending")
+    event_type: Mapped[str | None] = mapped_column("EVENT_TYPE", String, nullable=True)
+    payload: Mapped[str | None] = mapped_column("PAYLOAD", Text, nullable=True)
+
+
+class MemopediaPage(Base):
+    """A page of a persona's Memopedia (its own wiki of people, terms and plans)."""
+
+    __tablename__ = "memopedia_page"
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String, primary_key=True)
+    page_id: Mapped[str] = mapped_column("PAGE_ID", String, primary_key=True)
+    parent_id: Mapped[str | None] = mapped_column("PARENT_ID", String, nullable=True)
+    title: Mapped[str] = mapped_column("TITLE", String)
+    summary: Mapped[str] = mapped_column("SUMMARY", Text, default="")
+    content: Mapped[str] = mapped_column("CONTENT", Text, default="")
+    category: Mapped[str] = mapped_column("CATEGORY", String)
+    """`people`, `terms` or `plans` (the three roots `root_people`, `root_terms`, `root_plans`)."""
+    keywords: Mapped[str] = mapped_column("KEYWORDS", Text, default="[]")
+    vividness: Mapped[str] = mapped_column("VIVIDNESS", String, default="rough")
+    is_trunk: Mapped[int] = mapped_column("IS_TRUNK", Integer, default=0)
+    is_important: Mapped[int] = mapped_column("IS_IMPORTANT", Integer, default=0)
+    is_deleted: Mapped[int] = mapped_column("IS_DELETED", Integer, default=0)
+    last_referenced_at: Mapped[datetime | None] = mapped_column("LAST_REFERENCED_AT", DateTime, nullable=True)
+    created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+    updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())
+
+
+class MemopediaEdit(Base):
+    """One edit of a Memopedia page (its history)."""
+
+    __tablename__ = "memopedia_edit"
+    edit_id: Mapped[str] = mapped_column("EDIT_ID", String, primary_key=True)
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String)
+    page_id: Mapped[str] = mapped_column("PAGE_ID", String)
+    edited_at: Mapped[datetime] = mapped_column("EDITED_AT", DateTime, server_default=func.now())
+    diff_text: Mapped[str] = mapped_column("DIFF_TEXT", Text, default="")
+    ref_start_message_id: Mapped[str | None] = mapped_column("REF_START_MESSAGE_ID", String, nullable=True)
+    ref_end_message_id: Mapped[str | None] = mapped_column("REF_END_MESSAGE_ID", String, nullable=True)
+    edit_type: Mapped[str] = mapped_column("EDIT_TYPE", String)
+    edit_source: Mapped[str | None] = mapped_column("EDIT_SOURCE", String, nullable=True)
+
+
+class MemopediaPageState(Base):
+    """Whether a page is open in a thread's context."""
+
+    __tablename__ = "memopedia_page_state"
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String, primary_key=True)
+    thread_id: Mapped[str] = mapped_column("THREAD_ID", String, primary_key=True)
+    page_id: Mapped[str] = mapped_column("PAGE_ID", String, primary_key=True)
+    is_open: Mapped[int] = mapped_column("IS_OPEN", Integer, default=0)
+    opened_at: Mapped[datetime | None] = mapped_column("OPENED_AT", DateTime, nullable=True)
+
+
+class ChronicleEntry(Base):
+    """A Chronicle (arasuji) entry: a summary of messages (level 1) or of entries (level 2+)."""
+
+    __tablename__ = "chronicle_entry"
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String, primary_key=True)
+    entry_id: Mapped[str] = mapped_column("ENTRY_ID", String, primary_key=True)
+    level: Mapped[int] = mapped_column("LEVEL", Integer)
+    content: Mapped[str] = mapped_column("CONTENT", Text)
+    source_ids: Mapped[str] = mapped_column("SOURCE_IDS", Text, default="[]")
+    """JSON list: message ids (level 1) or entry ids (higher levels)."""
+    start_time: Mapped[datetime | None] = mapped_column("START_TIME", DateTime, nullable=True)
+    end_time: Mapped[datetime | None] = mapped_column("END_TIME", DateTime, nullable=True)
+    source_count: Mapped[int] = mapped_column("SOURCE_COUNT", Integer, default=0)
+    message_count: Mapped[int] = mapped_column("MESSAGE_COUNT", Integer, default=0)
+    parent_id: Mapped[str | None] = mapped_column("PARENT_ID", String, nullable=True)
+    is_consolidated: Mapped[int] = mapped_column("IS_CONSOLIDATED", Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+
+
+class ChronicleProgress(Base):
+    """How far a persona's Chronicle build has read its messages."""
+
+    __tablename__ = "chronicle_progress"
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String, primary_key=True)
+    last_message_id: Mapped[str | None] = mapped_column("LAST_MESSAGE_ID", String, nullable=True)
     updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())
