@@ -1,9 +1,22 @@
-"""Tools personas can use: TOOL_REGISTRY (one module per tool in tools/defs/) and call_tool."""
+"""Tools personas can use: TOOL_REGISTRY (built from `tools.defs.BUILTIN_TOOLS`) and call_tool."""
 
-from tools import defs as _defs  # noqa: F401  (registers every tool)
 from tools.context import ToolContext
-from tools.registry import TOOL_REGISTRY, ToolArgumentError, ToolDef, ToolError, ToolOutput, call_tool, tool
+from tools.defs import BUILTIN_TOOLS
+from tools.registry import (
+    ToolArgumentError,
+    ToolDef,
+    ToolError,
+    ToolOutput,
+    ToolUnavailableError,
+    build_registry,
+    call_tool,
+    tool,
+)
+
+TOOL_REGISTRY: dict[str, ToolDef] = build_registry(BUILTIN_TOOLS)
+"""Every builtin tool by name."""
 
 __all__ = [
-    "TOOL_REGISTRY", "ToolArgumentError", "ToolContext", "ToolDef", "ToolError", "ToolOutput", "call_tool", "tool",
+    "BUILTIN_TOOLS", "TOOL_REGISTRY", "ToolArgumentError", "ToolContext", "ToolDef", "ToolError", "ToolOutput",
+    "ToolUnavailableError", "build_registry", "call_tool", "tool",
 ]

@@ -1,13 +1,16 @@
-"""TOOL_REGISTRY: name → ToolDef. A tool is a plain function `fn(ctx, **args)` with a JSON schema.
+"""Tools as plain functions: `@tool("name")` derives everything a model is shown from the function.
 
-Arguments are checked against the function's signature with pydantic before the call, so a model
-that sends a wrong or missing argument gets a message naming the tool and the argument.
+A tool is `fn(ctx, **args)`. Its description is the docstring's first paragraph; its arguments are
+the signature after `ctx` (types, defaults, and `Annotated[..., Field(description=...)]`), turned
+into a pydantic model that both checks a call's arguments and produces the JSON schema. There is no
+second, hand-written schema to drift from the code. Which tools exist is an explicit list
+(`tools/defs/__init__.py`, `BUILTIN_TOOLS`), built into a registry by `build_registry`.
 """
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
@@ -24,15 +27,26 @@ class ToolArgumentError(ToolError, ValueError):
     """A tool called with arguments that do not fit its signature."""
 
 
+class ToolUnavailableError(ToolError):
+    """A tool that exists upstream but cannot work here (it needs a service this install lacks)."""
+
+
 @dataclass(frozen=True)
 class ToolDef:
     """One tool: its name, description, JSON-schema parameters and implementation."""
 
     name: str
+    """The name playbooks and models call it by."""
     description: str
+    """What the model is told the tool does (the function's docstring)."""
     parameters: dict[str, Any]
+    """JSON schema of the arguments, derived from `args_model`."""
     fn: Callable[..., Any]
+    """The implementation, `fn(ctx, **args)`."""
     args_model: type[BaseModel]
+    """Pydantic model of the arguments (extra arguments forbidden)."""
+    unavailable: str | None = None
+    """Why the tool cannot run here (None when it can)."""
 
     def spec(self) -> dict[str, Any]:
         """What a model is shown (name, description, parameters)."""
@@ -49,22 +63,41 @@ class ToolOutput:
     """Absolute paths of images (inside the data home) to show the model."""
 
 
-TOOL_REGISTRY: dict[str, ToolDef] = {}
+def tool(name: str, *, unavailable: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Mark `fn(ctx, **args)` as the tool `name`; `build_registry` collects it.
 
-
-def tool(name: str, description: str, parameters: dict[str, Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register `fn(ctx, **args)` as a tool."""
+    `unavailable` registers a tool that exists upstream but needs a service this install does not
+    have: calling it raises `ToolUnavailableError` with that message.
+    """
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
-        TOOL_REGISTRY[name] = ToolDef(name, description, parameters, fn, _args_model(name, fn))
+        doc = inspect.getdoc(fn) or ""
+        description = doc.split("\n\n")[0].replace("\n", " ").strip()
+        if not description:
+            raise TypeError(f"tool {name!r}: the function needs a docstring (it is the tool's description)")
+        model = _args_model(name, fn)
+        fn.tool_def = ToolDef(name, description, json_schema(model), fn, model, unavailable)  # type: ignore[attr-defined]
         return fn
 
     return wrap
 
 
+def build_registry(functions: Iterable[Callable[..., Any]]) -> dict[str, ToolDef]:
+    """name → ToolDef for functions decorated with `@tool`; a duplicate name is an error."""
+    registry: dict[str, ToolDef] = {}
+    for fn in functions:
+        tool_def = getattr(fn, "tool_def", None)
+        if not isinstance(tool_def, ToolDef):
+            raise TypeError(f"{getattr(fn, '__name__', fn)!r} is not decorated with @tool")
+        if tool_def.name in registry:
+            raise ValueError(f"two tools are named {tool_def.name!r}")
+        registry[tool_def.name] = tool_def
+    return registry
+
+
 def _args_model(name: str, fn: Callable[..., Any]) -> type[BaseModel]:
     """A pydantic model of the function's arguments after `ctx` (extra arguments forbidden)."""
-    hints = get_type_hints(fn)
+    hints = get_type_hints(fn, include_extras=True)
     fields: dict[str, Any] = {}
     for i, (pname, param) in enumerate(inspect.signature(fn).parameters.items()):
         if i == 0:
@@ -72,6 +105,35 @@ def _args_model(name: str, fn: Callable[..., Any]) -> type[BaseModel]:
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[pname] = (hints.get(pname, Any), default)
     return create_model(f"{name}_args", __config__=ConfigDict(extra="forbid", strict=False), **fields)
+
+
+def _clean(schema: Any) -> Any:
+    """Drop pydantic's titles and fold `X | None` into `X`: model APIs want plain JSON schema."""
+    if isinstance(schema, list):
+        return [_clean(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _clean(v) for k, v in schema.items() if k != "title"}
+    options = out.get("anyOf")
+    if isinstance(options, list):
+        kept = [o for o in options if o != {"type": "null"}]
+        if len(kept) == 1 and len(kept) < len(options):
+            out.pop("anyOf")
+            out = {**kept[0], **out}
+    if out.get("default", 0) is None:
+        out.pop("default")
+    return out
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema a model is shown for a tool's arguments."""
+    schema = _clean(model.model_json_schema())
+    schema.setdefault("properties", {})
+    schema["type"] = "object"
+    if not schema.get("required"):
+        schema.pop("required", None)
+    schema.pop("additionalProperties", None)
+    return schema
 
 
 def _describe(exc: ValidationError) -> str:
@@ -87,11 +149,16 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def call_tool(name: str, args: dict[str, Any], ctx: ToolContext) -> Any:
+def call_tool(name: str, args: dict[str, Any], ctx: ToolContext, registry: dict[str, ToolDef] | None = None) -> Any:
     """Run a registered tool; wrong arguments raise ToolArgumentError with a precise message."""
-    tool_def = TOOL_REGISTRY.get(name)
+    from tools import TOOL_REGISTRY
+
+    tools = TOOL_REGISTRY if registry is None else registry
+    tool_def = tools.get(name)
     if tool_def is None:
-        raise ToolError(f"unknown tool {name!r} (known: {', '.join(sorted(TOOL_REGISTRY))})")
+        raise ToolError(f"unknown tool {name!r} (known: {', '.join(sorted(tools))})")
+    if tool_def.unavailable:
+        raise ToolUnavailableError(f"tool {name!r} is not available here: {tool_def.unavailable}")
     if not isinstance(args, dict):
         raise ToolArgumentError(f"tool {name!r}: arguments must be an object, got {type(args).__name__}")
     try:

@@ -1,15 +1,19 @@
-"""One module per tool; importing this package registers them all."""
+"""One module per tool; `BUILTIN_TOOLS` lists every tool function the app registers."""
 
-from tools.defs import (  # noqa: F401
-    building_look,
-    building_move,
-    document_create,
-    image_generator,
-    item_list,
-    item_move,
-    item_use,
-    item_view,
-    memory_recall,
-    production,
-    schedule,
+from tools.defs.building_look import building_look
+from tools.defs.building_move import move_building
+from tools.defs.document_create import document_create
+from tools.defs.image_generator import generate_image
+from tools.defs.item_list import item_list
+from tools.defs.item_move import item_pickup, item_place
+from tools.defs.item_use import item_use
+from tools.defs.item_view import item_view
+from tools.defs.memory_recall import memory_recall
+from tools.defs.production import production_run
+from tools.defs.schedule import schedule_add, schedule_delete, schedule_list
+
+BUILTIN_TOOLS = (
+    building_look, move_building, document_create, generate_image, item_list, item_pickup, item_place, item_use,
+    item_view, memory_recall, production_run, schedule_add, schedule_delete, schedule_list,
 )
+"""Every builtin tool function (decorated with `@tool`), in a stable order."""

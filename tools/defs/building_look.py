@@ -6,9 +6,9 @@ from tools.context import ToolContext
 from tools.registry import tool
 
 
-@tool("building_look", "Look around the building you are in: description, who is here, items, recent talk.",
-      {"type": "object", "properties": {}})
+@tool("building_look")
 def building_look(ctx: ToolContext) -> str:
+    """Look around the building you are in: description, who is here, items, recent talk."""
     view = ctx.building_overview()
     lines = [f"建物: {view['name']} — {view['description']}"]
     others = [p for p in view["personas"] if p != view.get("self_name")]

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import Field
+
 from tools.context import ToolContext
 from tools.registry import ToolError, tool
 
 
-@tool(
-    "move_building",
-    "Move yourself to another building of the city. Pass the building id or its name.",
-    {
-        "type": "object",
-        "properties": {"building": {"type": "string", "description": "Building id or name (e.g. library, 図書館)."}},
-        "required": ["building"],
-    },
-)
-def move_building(ctx: ToolContext, building: str) -> str:
-    """Resolve a building by id or name and move there."""
+@tool("move_building")
+def move_building(
+    ctx: ToolContext, building: Annotated[str, Field(description="Building id or name (e.g. library, 図書館).")],
+) -> str:
+    """Move yourself to another building of the city. Pass the building id or its name."""
     wanted = building.strip()
     buildings = ctx.buildings()
     match = next((b for b in buildings if wanted in (b["building_id"], b["name"])), None)

@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import Field
+
 from tools.context import ToolContext
 from tools.registry import ToolError, tool
 
 MAX_CHARS = 200_000
 
 
-@tool(
-    "document_create",
-    "Create a new document item with text content and place it in the current building.",
-    {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string",
-                     "description": "Name of the document (e.g., '私の日記', 'SAIVerse使い方ガイド')."},
-            "description": {"type": "string",
-                            "description": "Brief description of the document. This will be visible in item lists."},
-            "content": {"type": "string", "description": "Full text content of the document."},
-        },
-        "required": ["name", "description", "content"],
-    },
-)
-def document_create(ctx: ToolContext, name: str, description: str, content: str) -> str:
+@tool("document_create")
+def document_create(
+    ctx: ToolContext,
+    name: Annotated[str, Field(description="Name of the document (e.g., '私の日記', 'SAIVerse使い方ガイド').")],
+    description: Annotated[str, Field(
+        description="Brief description of the document. This will be visible in item lists.")],
+    content: Annotated[str, Field(description="Full text content of the document.")],
+) -> str:
+    """Create a new document item with text content and place it in the current building."""
     if not name.strip():
         raise ToolError("文書の名前が空です。")
     if not content.strip():

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import Field
+
 from tools.context import ToolContext
 from tools.registry import ToolError, tool
 
 
-@tool(
-    "generate_image",
-    "Generate an image from a prompt; it becomes a picture item in your current building.",
-    {"type": "object", "properties": {"prompt": {"type": "string", "description": "What to draw."}},
-     "required": ["prompt"]},
-)
-def generate_image(ctx: ToolContext, prompt: str) -> tuple[str, str, str, dict[str, object]]:
-    """Returns (text, snippet, file_path, metadata) — the spec's output_keys."""
+@tool("generate_image")
+def generate_image(
+    ctx: ToolContext, prompt: Annotated[str, Field(description="What to draw.")],
+) -> tuple[str, str, str, dict[str, object]]:
+    """Generate an image from a prompt; it becomes a picture item in your current building.
+
+    Returns (text, snippet, file_path, metadata): the node's `output_keys`.
+    """
     prompt = prompt.strip()
     if not prompt:
         raise ToolError("何を描くかが空です。")

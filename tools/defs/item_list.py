@@ -8,9 +8,9 @@ from tools.registry import tool
 _KIND = {"object": "オブジェクト", "picture": "絵", "document": "文書"}
 
 
-@tool("item_list", "List the items in your building and in your hands, with their ids.",
-      {"type": "object", "properties": {}})
+@tool("item_list")
 def item_list(ctx: ToolContext) -> str:
+    """List the items in your building and in your hands, with their ids."""
     items = ctx.items_here()
     if not items:
         return "ここにはアイテムがありません。"

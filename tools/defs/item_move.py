@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
+from pydantic import Field
+
 from tools.context import ToolContext
 from tools.registry import tool
 
-_SCHEMA = {"type": "object", "properties": {"item_id": {"type": "string"}}, "required": ["item_id"]}
+ItemId = Annotated[str, Field(description="Identifier of the item.")]
 
 
-@tool("item_pickup", "Pick up an item from your building and carry it.", _SCHEMA)
-def item_pickup(ctx: ToolContext, item_id: str) -> str:
+@tool("item_pickup")
+def item_pickup(ctx: ToolContext, item_id: ItemId) -> str:
+    """Pick up an item from your building and carry it."""
     item = ctx.move_item(item_id.strip(), "persona")
     return f"「{item['name']}」を手に取りました。"
 
 
-@tool("item_place", "Put an item you carry down in your current building.", _SCHEMA)
-def item_place(ctx: ToolContext, item_id: str) -> str:
+@tool("item_place")
+def item_place(ctx: ToolContext, item_id: ItemId) -> str:
+    """Put an item you carry down in your current building."""
     item = ctx.move_item(item_id.strip(), "building")
     return f"「{item['name']}」をここに置きました。"

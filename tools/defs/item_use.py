@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import ToolArgumentError, ToolError, tool
@@ -26,21 +28,16 @@ def _parse(action_json: Any) -> dict[str, Any]:
     return action
 
 
-@tool(
-    "item_use",
-    "Use an item to apply effects. action_json: {\"action_type\": \"update_description\", \"description\": "
-    "\"...\"} for any item, or {\"action_type\": \"patch_content\", \"patch\": \"...\"} for documents (a unified "
-    "diff is applied; other text is appended).",
-    {
-        "type": "object",
-        "properties": {
-            "item_id": {"type": "string", "description": "Identifier of the item to use."},
-            "action_json": {"type": "string", "description": "JSON string with action details."},
-        },
-        "required": ["item_id", "action_json"],
-    },
-)
-def item_use(ctx: ToolContext, item_id: str, action_json: str | dict[str, Any]) -> str:
+@tool("item_use")
+def item_use(
+    ctx: ToolContext,
+    item_id: Annotated[str, Field(description="Identifier of the item to use.")],
+    action_json: Annotated[str | dict[str, Any], Field(description="JSON (string or object) with action details.")],
+) -> str:
+    """Use an item to apply effects. action_json: {"action_type": "update_description", "description": "..."}
+    for any item, or {"action_type": "patch_content", "patch": "..."} for documents (a unified diff is
+    applied; other text is appended).
+    """
     action = _parse(action_json)
     kind = action.get("action_type")
     if kind not in ACTIONS:

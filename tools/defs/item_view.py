@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import ToolError, ToolOutput, tool
@@ -10,14 +12,11 @@ from tools.registry import ToolError, ToolOutput, tool
 NOT_VIEWABLE = "このアイテムは view 操作に対応していません。"
 
 
-@tool(
-    "item_view",
-    "View the full content of a picture or document item. Returns image data for pictures and full text "
-    "for documents.",
-    {"type": "object", "properties": {"item_id": {"type": "string", "description": "Identifier of the item to view."}},
-     "required": ["item_id"]},
-)
-def item_view(ctx: ToolContext, item_id: str) -> Any:
+@tool("item_view")
+def item_view(ctx: ToolContext, item_id: Annotated[str, Field(description="Identifier of the item to view.")]) -> Any:
+    """View the full content of a picture or document item. Returns image data for pictures and full text
+    for documents.
+    """
     item = ctx.item(item_id.strip())
     if item["type"] == "document":
         text = ctx.read_document(item["item_id"])

@@ -8,7 +8,9 @@ ranked by how many of those words they contain, then by the store's own score.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import tool
@@ -43,20 +45,16 @@ def _search(ctx: ToolContext, query: str, limit: int) -> list[dict[str, Any]]:
     return [h for _, _, h in ranked[:limit]]
 
 
-@tool(
-    "memory_recall",
-    "Search your own long-term memory (SAIMemory) for messages about a topic. Japanese works.",
-    {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": "Words to look for (space-separated terms must all match)."},
-            "limit": {"type": "integer", "description": "How many memories to return (1-20).", "default": 5},
-        },
-        "required": ["query"],
-    },
-)
-def memory_recall(ctx: ToolContext, query: str, limit: int = 5) -> str:
-    """The best matching memories as dated lines, or a clear 'nothing found'."""
+@tool("memory_recall")
+def memory_recall(
+    ctx: ToolContext,
+    query: Annotated[str, Field(description="Words to look for (space-separated terms must all match).")],
+    limit: Annotated[int, Field(description="How many memories to return (1-20).")] = 5,
+) -> str:
+    """Search your own long-term memory (SAIMemory) for messages about a topic. Japanese works.
+
+    Returns the best matching memories as dated lines, or a clear 'nothing found'.
+    """
     query = query.strip()
     if not query:
         return "検索語が空です。"
