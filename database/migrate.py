@@ -10,8 +10,12 @@ Run as `python database/migrate.py [--db PATH]` (default: `$SAIVERSE_HOME/saiver
 from __future__ import annotations
 
 import argparse
+import fcntl
+import os
 import sqlite3
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -418,12 +422,30 @@ def _statements(sql: str) -> list[str]:
     return out
 
 
+@contextmanager
+def _migration_lock(path: Path) -> Iterator[None]:
+    """One migrating process per database: version check, backup and steps happen under this lock,
+    so processes started at the same moment never apply a step twice or each write a backup."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_name(path.name + ".migrate-lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
 def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True) -> MigrationReport:
     """Bring the database at `db_path` to schema version `target` (default: the latest)."""
     path = Path(db_path).expanduser().resolve()
     _check_is_sqlite(path)
+    with _migration_lock(path):
+        return _migrate_locked(path, target, backup)
+
+
+def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
     existed = path.exists() and path.stat().st_size > 0
-    path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=WAL")

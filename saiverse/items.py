@@ -1,12 +1,20 @@
-"""Items: objects, pictures and documents, their locations, and their files on disk (DESIGN §8).
+"""Items: objects, pictures and documents, their locations, and their files on disk.
 
 A picture or document is a DB row plus a file (and a `.summary.txt` sidecar) under the data home.
-The file is written first (atomically), then the row in one transaction; if the row fails the
-files are removed, so a failure leaves neither.
+Creating one writes the file first (atomically), then the row in one transaction; if the row fails
+the files are removed, so a failure leaves neither.
+
+Changing a document (docs/ARCHITECTURE.md, "Storage") is serialised per item across threads and
+processes (`saiverse.locks.item_lock`) and versioned: STATE_JSON holds `version` and the `sha256`
+of the text. The new text and summary are staged as `.<file>.v<N>.tmp`, the row commits version N,
+then the staged files are renamed in. A kill between the commit and the rename leaves a staged file
+whose version the row names: start-up repair (saiverse/repair.py) rolls it forward; a staged file
+whose version the row does not name was never committed and is removed.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from collections.abc import Callable
@@ -19,6 +27,7 @@ from sqlalchemy import select
 
 from database.engine import Database
 from database.models import Item, ItemLocation
+from saiverse.locks import item_lock
 from saiverse.media import (
     CheckedImage,
     atomic_write,
@@ -27,12 +36,15 @@ from saiverse.media import (
     relative_to_home,
     remove_quietly,
     resolve_in_home,
-    stage_write,
+    stage_versioned,
     summary_path,
 )
 
 ITEM_TYPES = ("object", "picture", "document")
 SUMMARY_LIMIT = 300
+MAX_DOCUMENT_CHARS = 200_000
+"""Longest document text, for every writer (tools, the item modal, patches)."""
+MAX_NAME_CHARS = 200
 
 DocumentSummarizer = Callable[[str, str | None], str]
 """(text, model name or None for the default chain) → summary."""
@@ -42,6 +54,52 @@ PictureSummarizer = Callable[[Path, str | None], str]
 
 class ItemNotFoundError(LookupError):
     """No item with that id."""
+
+
+class StaleDocumentError(ValueError):
+    """A save based on an older version of a document than the stored one; nothing was written."""
+
+
+def check_document_text(content: str) -> None:
+    """Refuse text no document may hold (too long, NUL characters, lone surrogates)."""
+    if not isinstance(content, str):
+        raise ValueError(f"文書の内容は文字列でなければなりません ({type(content).__name__})。")
+    if len(content) > MAX_DOCUMENT_CHARS:
+        raise ValueError(f"文書が長すぎます ({len(content):,} 文字、上限 {MAX_DOCUMENT_CHARS:,} 文字)。")
+    if "\x00" in content:
+        raise ValueError("文書に NUL 文字 (\\x00) は入れられません。")
+    try:
+        content.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"文書に UTF-8 で表せない文字があります (位置 {exc.start})。") from exc
+
+
+def check_item_name(name: str) -> str:
+    """A clean item name (stripped, one line, bounded, printable) or ValueError saying why."""
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("アイテム名が空です。")
+    clean = " ".join(name.split())
+    if any(ord(ch) < 32 or ch == "\x7f" for ch in clean):
+        raise ValueError("アイテム名に制御文字 (NUL など) は使えません。")
+    try:
+        clean.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError("アイテム名に UTF-8 で表せない文字があります。") from exc
+    if len(clean) > MAX_NAME_CHARS:
+        raise ValueError(f"アイテム名が長すぎます ({len(clean)} 文字、上限 {MAX_NAME_CHARS} 文字)。")
+    return clean
+
+
+def text_sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def document_version(info: ItemInfo) -> int:
+    """The stored version of a document (1 for one never changed)."""
+    try:
+        return int(info.state.get("version", 1))
+    except (TypeError, ValueError):
+        return 1
 
 
 @dataclass
@@ -133,10 +191,12 @@ class ItemStore:
         return resolve_in_home(self.home, info.file_path)
 
     def read_document(self, item_id: str) -> str:
+        """A document's full text, as of its stored version (never a half-renamed state)."""
         info = self.get(item_id)
         if info.type != "document":
             raise ValueError(f"アイテム「{info.name}」は文書ではありません ({info.type})。")
-        return self.file_of(info).read_text(encoding="utf-8")
+        with item_lock(self.home, item_id):
+            return self.file_of(info).read_text(encoding="utf-8")
 
     # ---- creating ------------------------------------------------------------------------
     def _insert(
@@ -145,8 +205,7 @@ class ItemStore:
     ) -> ItemInfo:
         if type_ not in ITEM_TYPES:
             raise ValueError(f"unknown item type {type_!r} (object, picture, document)")
-        if not name.strip():
-            raise ValueError("アイテム名が空です。")
+        name = check_item_name(name)
         now = datetime.now()
         with self.db.session() as s:
             item = Item(
@@ -192,10 +251,13 @@ class ItemStore:
         description: str | None = None, state: dict[str, Any] | None = None, summary_model: str | None = None,
     ) -> ItemInfo:
         """Spec document_create steps 2–6: file, summary sidecar, item row, location row."""
+        check_document_text(content)
+        name = check_item_name(name)
         return self._create_with_file(
             self.home / "documents" / new_file_name("txt"), content,
             lambda: self.summarize_document(content, summary_model) or description or "",
-            name=name, type_="document", state={"created_by": "user", **(state or {}), "version": 1},
+            name=name, type_="document",
+            state={"created_by": "user", **(state or {}), "version": 1, "sha256": text_sha256(content)},
             owner_kind=owner_kind, owner_id=owner_id)
 
     def create_picture(
@@ -211,30 +273,60 @@ class ItemStore:
             owner_kind=owner_kind, owner_id=owner_id)
 
     # ---- changing ------------------------------------------------------------------------
-    def save_document(self, item_id: str, content: str, *, summary_model: str | None = None) -> ItemInfo:
-        """Replace a document's text, regenerate its summary, bump its version — all or nothing.
+    def save_document(
+        self, item_id: str, content: str, *, summary_model: str | None = None, expected_version: int | None = None,
+    ) -> ItemInfo:
+        """Replace a document's text (the item modal's 保存).
 
-        The new text and summary are written to temp files first; the row is updated in a
-        transaction; only when that commits are the temp files renamed over the old ones.
+        With `expected_version` (the version the editor loaded), a document changed since then is
+        not overwritten: StaleDocumentError says so and nothing is written.
         """
+        check_document_text(content)
+        with item_lock(self.home, item_id):
+            info = self._document(item_id)
+            current = document_version(info)
+            if expected_version is not None and current != expected_version:
+                raise StaleDocumentError(
+                    f"文書「{info.name}」は開いた後に更新されています (v{expected_version} → v{current})。"
+                    "保存していません。最新の内容を開き直してから編集してください。")
+            return self._write_document(info, content, summary_model)
+
+    def edit_document(
+        self, item_id: str, change: Callable[[str], tuple[str, Any]], *, summary_model: str | None = None,
+    ) -> tuple[ItemInfo, Any]:
+        """Read, change and write a document under its lock, so concurrent edits never lose one another.
+
+        `change(text)` returns (new text, anything for the caller); an exception from it writes nothing.
+        """
+        with item_lock(self.home, item_id):
+            info = self._document(item_id)
+            new_text, extra = change(self.file_of(info).read_text(encoding="utf-8"))
+            check_document_text(new_text)
+            return self._write_document(info, new_text, summary_model), extra
+
+    def _document(self, item_id: str) -> ItemInfo:
         info = self.get(item_id)
         if info.type != "document":
             raise ValueError(f"アイテム「{info.name}」は文書ではないので内容を編集できません ({info.type})。")
+        return info
+
+    def _write_document(self, info: ItemInfo, content: str, summary_model: str | None) -> ItemInfo:
+        """Stage text and summary as version N+1, commit the row, rename in (caller holds the lock)."""
         path = self.file_of(info)
+        version = document_version(info) + 1
         summary = clip_summary(self.summarize_document(content, summary_model) or info.name)
-        staged = [stage_write(path, content), stage_write(summary_path(path), summary)]
+        staged = [stage_versioned(path, content, version), stage_versioned(summary_path(path), summary, version)]
         try:
             with self.db.session() as s:
-                item = s.get(Item, item_id)
+                item = s.get(Item, info.item_id)
                 if item is None:
-                    raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
-                state = dict(info.state)
-                state["version"] = int(state.get("version", 1)) + 1
+                    raise ItemNotFoundError(f"アイテム {info.item_id!r} は存在しません。")
+                state = {**info.state, "version": version, "sha256": text_sha256(content)}
                 item.description = summary
                 item.state_json = json.dumps(state, ensure_ascii=False)
                 item.updated_at = datetime.now()
                 s.flush()
-                result = _info(item, s.get(ItemLocation, item_id))
+                result = _info(item, s.get(ItemLocation, info.item_id))
         except BaseException:
             remove_quietly(*(tmp for tmp, _ in staged))
             raise

@@ -18,11 +18,13 @@ from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import resolve_model
+from saiverse.locks import HomeLock
 from saiverse.media import CheckedImage, InvalidImageError, check_image
 from saiverse.memory import MemoryRecord, SAIMemory
 from saiverse.playbooks import PlaybookCatalog
 from saiverse.pulse import PulseServices
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
+from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
 from saiverse.settings import DEFAULT_LIGHTWEIGHT_MODEL, DEFAULT_VISION_MODEL, Settings
@@ -52,6 +54,12 @@ class SAIVerseManager:
         elif not settings.database_url:
             raise MigrationError("no database configured")
         self.db = Database(settings.database_url)
+        self.home_lock = HomeLock(settings.home)
+        self.repair_report = RepairReport()
+        """What start-up repair finished or set aside (saiverse/repair.py); empty when all was well."""
+        with self.home_lock.alone() as alone:
+            if alone:
+                self.repair_report = repair_home(settings.home, self.db)
         self.world = World(self.db)
         self.memory = SAIMemory(self.db)
         self.summarizer = Summarizer(settings)
@@ -80,6 +88,7 @@ class SAIVerseManager:
         self.pulses.shutdown()
         self.production.close()
         self.db.dispose()
+        self.home_lock.close()
 
     # ---- models ---------------------------------------------------------------------------
     def _model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
@@ -190,8 +199,9 @@ class SAIVerseManager:
             view["text"] = self.items.read_document(item_id)
         return view
 
-    def save_document(self, item_id: str, text: str) -> ItemInfo:
-        return self.items.save_document(item_id, text)
+    def save_document(self, item_id: str, text: str, *, expected_version: int | None = None) -> ItemInfo:
+        """Save a document's text; with `expected_version`, a newer stored version is never overwritten."""
+        return self.items.save_document(item_id, text, expected_version=expected_version)
 
     def check_image(self, data: bytes) -> CheckedImage:
         """Image bytes against the configured limits (format judged from the content)."""

@@ -81,6 +81,19 @@ def stage_write(path: Path, data: bytes | str) -> tuple[Path, Path]:
     return Path(tmp), path
 
 
+def staged_name(path: Path, version: int) -> Path:
+    """`.<file>.v<N>.tmp`: the staged version N of `path` (start-up repair reads the version back)."""
+    return path.with_name(f".{path.name}.v{version}.tmp")
+
+
+def stage_versioned(path: Path, data: bytes | str, version: int) -> tuple[Path, Path]:
+    """Like `stage_write`, but under the deterministic name `staged_name(path, version)`."""
+    tmp, final = stage_write(path, data)
+    target = staged_name(path, version)
+    os.replace(tmp, target)
+    return target, final
+
+
 def commit_staged(tmp: Path, path: Path) -> None:
     """Atomically replace `path` with a staged temp file."""
     os.replace(tmp, path)

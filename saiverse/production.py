@@ -30,6 +30,12 @@ if TYPE_CHECKING:
     from saiverse.manager import SAIVerseManager
 
 
+def bundle_entry_name(name: str) -> str:
+    """An item name as one safe zip entry component: no directories, no `..`, no control characters."""
+    clean = "".join("_" if ch in '/\\:' or ord(ch) < 32 else ch for ch in name).strip().strip(".")
+    return clean[:120] or "item"
+
+
 @dataclass
 class RunPorts:
     """`sea.production.ProductionPorts` for one run of one persona."""
@@ -98,7 +104,7 @@ class RunPorts:
                 info = items.get(item_id)
                 if info.file_path:
                     path = items.file_of(info)
-                    zf.write(path, arcname=f"{info.type}/{info.name}{path.suffix}".replace("/", "_", 0))
+                    zf.write(path, arcname=f"{info.type}/{bundle_entry_name(info.name)}{path.suffix}")
         zip_path = self.manager.settings.home / "documents" / "bundles" / new_file_name("zip")
         atomic_write(zip_path, buf.getvalue())
         rel = zip_path.relative_to(self.manager.settings.home).as_posix()

@@ -109,13 +109,18 @@ class ManagerToolContext:
 
     def patch_document(self, item_id: str, patch: str) -> tuple[dict[str, Any], str]:
         info = self._reachable(item_id)
-        text = self.manager.items.read_document(info.item_id)
+
+        def change(text: str) -> tuple[str, str]:
+            try:
+                return apply_patch(text, patch)
+            except PatchError as exc:
+                raise ToolError(f"文書「{info.name}」にパッチを当てられませんでした: {exc}") from exc
+
         try:
-            new_text, how = apply_patch(text, patch)
-        except PatchError as exc:
-            raise ToolError(f"文書「{info.name}」にパッチを当てられませんでした: {exc}") from exc
-        saved = self.manager.items.save_document(info.item_id, new_text,
-                                                 summary_model=self._persona().lightweight_model)
+            saved, how = self.manager.items.edit_document(
+                info.item_id, change, summary_model=self._persona().lightweight_model)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
         return self._changed("item_updated", saved), how
 
     def generate_picture(self, prompt: str) -> dict[str, Any]:

@@ -30,12 +30,14 @@ class ItemModal:
     status: gr.HTML
     not_viewable: gr.HTML
     close: gr.Button
+    version: gr.State
+    """The version of the document on screen: a save never overwrites a newer one."""
 
     def open_outputs(self) -> list[Any]:
         """Components updated when an item is opened or the modal is closed."""
         return [
             self.container, self.item_id, self.title, self.summary, self.image,
-            self.text, self.save, self.status, self.not_viewable,
+            self.text, self.save, self.status, self.not_viewable, self.version,
         ]
 
 
@@ -65,7 +67,8 @@ def build_modal(labels: Labels) -> ItemModal:
                     f"💾 {labels('save')}", elem_id="item-modal-save", variant="primary", visible=False,
                     scale=0, min_width=110,
                 )
-    return ItemModal(container, gr.State(None), title, summary, image, text, save, status, not_viewable, close)
+    return ItemModal(container, gr.State(None), title, summary, image, text, save, status, not_viewable, close,
+                     gr.State(None))
 
 
 def _title_html(item: Any, labels: Labels) -> str:
@@ -106,6 +109,7 @@ def open_item(manager: Any, labels: Labels, item_id: str) -> list[Any]:
         gr.Button(visible=is_document),
         "",
         gr.HTML(visible=not view.get("viewable", False)),
+        item.state.get("version", 1) if is_document else None,
     ]
 
 
@@ -113,20 +117,26 @@ def closed() -> list[Any]:
     """Updates that hide the modal and forget the item (the big text is dropped too)."""
     return [
         gr.Column(visible=False), None, "", "", gr.Image(value=None, visible=False),
-        gr.Textbox(value="", visible=False), gr.Button(visible=False), "", gr.HTML(visible=False),
+        gr.Textbox(value="", visible=False), gr.Button(visible=False), "", gr.HTML(visible=False), None,
     ]
 
 
-def save_item(manager: Any, labels: Labels, item_id: str | None, text: str) -> tuple[str, str]:
-    """Save the document on screen; returns (summary html, status html)."""
+def save_item(
+    manager: Any, labels: Labels, item_id: str | None, text: str, version: int | None = None,
+) -> tuple[Any, str, Any]:
+    """Save the document on screen; returns (summary html, status html, new version).
+
+    A failed save keeps the text in the editor (nothing typed is lost) and says why.
+    """
     if not item_id:
-        return gr.skip(), ""
+        return gr.skip(), "", gr.skip()
     try:
-        info = manager.save_document(item_id, text)
+        info = manager.save_document(item_id, text, expected_version=version)
     except (LookupError, ValueError, OSError) as exc:
         gr.Warning(labels("save_failed", error=str(exc)))
-        return gr.skip(), f'<span class="sv-error">{escape(labels("save_failed", error=str(exc)))}</span>'
-    return summary_html(info.description, labels), f'<span class="sv-ok">✓ {escape(labels("saved"))}</span>'
+        return gr.skip(), f'<span class="sv-error">{escape(labels("save_failed", error=str(exc)))}</span>', gr.skip()
+    return (summary_html(info.description, labels), f'<span class="sv-ok">✓ {escape(labels("saved"))}</span>',
+            info.state.get("version"))
 
 
 def wire_modal(modal: ItemModal, manager: Any, labels: Labels, item_list: gr.HTML) -> None:
@@ -140,7 +150,7 @@ def wire_modal(modal: ItemModal, manager: Any, labels: Labels, item_list: gr.HTM
 
     item_list.click(on_item_click, None, modal.open_outputs(), show_progress="hidden")
     modal.save.click(
-        lambda item_id, text: save_item(manager, labels, item_id, text),
-        [modal.item_id, modal.text], [modal.summary, modal.status],
+        lambda item_id, text, version: save_item(manager, labels, item_id, text, version),
+        [modal.item_id, modal.text, modal.version], [modal.summary, modal.status, modal.version],
     )
     modal.close.click(closed, None, modal.open_outputs(), show_progress="hidden")

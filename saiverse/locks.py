@@ -1,0 +1,77 @@
+"""Locks that hold across threads and processes: one per document, one shared per data home.
+
+Two app processes (the UI and a CLI command, say) may edit the same document. A read-change-write
+cycle must therefore hold a lock that both see: `item_lock` is a `threading.Lock` (threads of this
+process) plus an exclusive `flock` on `home/.locks/<key>.lock` (other processes). The kernel drops
+a flock when its process dies, so a kill -9 never leaves a document locked.
+
+`HomeLock` is held *shared* by every process that has the home open. Start-up repair
+(saiverse/repair.py) only runs when it can take it *exclusively*, i.e. when no other process is
+in the middle of a write whose temp files repair would otherwise mistake for debris.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+LOCK_DIR = ".locks"
+_thread_locks: dict[str, threading.Lock] = {}
+_registry_lock = threading.Lock()
+
+
+def _lock_file(home: Path, key: str) -> Path:
+    # Hash the key: an id from a model or a URL must never become a path of its own choosing.
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    folder = home / LOCK_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"{digest}.lock"
+
+
+@contextmanager
+def item_lock(home: Path, key: str) -> Iterator[None]:
+    """Hold the lock named `key` (e.g. an item id) in this home against threads and processes."""
+    path = _lock_file(home, key)
+    with _registry_lock:
+        tlock = _thread_locks.setdefault(str(path), threading.Lock())
+    with tlock:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+class HomeLock:
+    """A shared lock on the data home for the life of a process; exclusive only for repair."""
+
+    def __init__(self, home: Path) -> None:
+        folder = home / LOCK_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(folder / "home.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self._fd, fcntl.LOCK_SH)
+
+    @contextmanager
+    def alone(self) -> Iterator[bool]:
+        """Yield True while this is the only process with the home open (exclusive), else False."""
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(self._fd, fcntl.LOCK_SH)
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
