@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -174,6 +174,30 @@ def _renamed(tool_def: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _accepts_text(annotation: Any) -> bool:
+    if annotation is str or annotation is Any:
+        return True
+    return any(_accepts_text(a) for a in get_args(annotation) if a is not type(None))
+
+
+def _drop_unset(tool_def: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
+    """Optional arguments given as null (or as "" where no text fits) count as not given.
+
+    Models send nulls for what they leave out, and upstream playbooks pass "" for an unset state
+    path (upstream's tools treat both as absent), so the signature's default applies instead.
+    """
+    fields = tool_def.args_model.model_fields
+    out = {}
+    for key, value in args.items():
+        field_info = fields.get(key)
+        if field_info is not None and not field_info.is_required() and (
+                (value is None and field_info.default is not None)
+                or (value == "" and not _accepts_text(field_info.annotation))):
+            continue
+        out[key] = value
+    return out
+
+
 def call_tool(name: str, args: dict[str, Any], ctx: ToolContext, registry: dict[str, ToolDef] | None = None) -> Any:
     """Run a registered tool; wrong arguments raise ToolArgumentError with a precise message."""
     from tools import TOOL_REGISTRY
@@ -187,6 +211,7 @@ def call_tool(name: str, args: dict[str, Any], ctx: ToolContext, registry: dict[
     if not isinstance(args, dict):
         raise ToolArgumentError(f"tool {name!r}: arguments must be an object, got {type(args).__name__}")
     args = _renamed(tool_def, args)
+    args = _drop_unset(tool_def, args)
     try:
         checked = tool_def.args_model.model_validate(args)
     except ValidationError as exc:
