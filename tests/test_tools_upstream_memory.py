@@ -215,3 +215,20 @@ def test_upstream_tools_in_a_running_playbook(manager: SAIVerseManager) -> None:
     assert said == "1件の新しいメッセージを聞きました (ソラ: 1件)。 / 21"
     snapshot = next(e for e in events if e["type"] == "tool_result" and e["tool"] == "get_situation_snapshot")
     assert "このターンのきっかけ: ユーザー応答" in snapshot["result"][0]
+
+
+def test_a_model_tool_call_with_upstreams_schema_runs(manager: SAIVerseManager) -> None:
+    """The offline model fills every argument of the schema it is shown; the optional ones must come
+    out as 'not given' (no date filter, no page range), not as the request text."""
+    manager.memory.add("mina", "user", "猫の名前はタマだよ", tags=["conversation"])
+    pb = parse_playbook({"name": "ask_tool", "input_schema": [{"name": "input"}], "nodes": [
+        {"id": "choose", "type": "llm", "action": "{input}", "available_tools": ["memory_recall"],
+         "output_keys": ["text", "call"], "next": "run"},
+        {"id": "run", "type": "tool_call", "call_source": "call", "output_key": "found", "next": "tell"},
+        {"id": "tell", "type": "say", "action": "{found}", "next": None},
+    ]})
+    events = list(manager.run_playbook(pb, "mina", "library", args={"input": "memory_recall で 猫の名前 を探して"}))
+    assert [e for e in events if e["type"] == "pulse_end"][0]["status"] == "ok", events
+    call = next(e for e in events if e["type"] == "tool_call")
+    assert call["args"]["start_date"] == "" and "猫" in call["args"]["query"]
+    assert "猫の名前はタマだよ" in next(e for e in events if e["type"] == "say")["text"]

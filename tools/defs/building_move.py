@@ -47,9 +47,9 @@ def move_building(
 def move_persona(
     ctx: ToolContext,
     building_id: Annotated[str, Field(description="Destination building id (list_city_buildings shows them).")],
-    persona_id: Annotated[str | None, Field(description="Only yourself: omit it, or give your own id.")] = None,
+    persona_id: Annotated[str, Field(description="Only yourself: omit it, or give your own id.")] = "",
 ) -> str:
     """Move yourself to another building (by its id)."""
-    if persona_id and persona_id.strip() and persona_id.strip() != ctx.persona_id:
+    if persona_id.strip() and persona_id.strip() != ctx.persona_id:
         raise ToolError(f"ほかのペルソナ ({persona_id.strip()}) を移動させることはできません。自分だけが移動できます。")
     return _go(ctx, find_building(ctx, building_id))

@@ -21,12 +21,12 @@ _COMMAND = re.compile(r'\{[^{}]*"body_(?:emote|behavior)"\s*:\s*"[^"]*"[^{}]*\}'
 def control_body(
     ctx: ToolContext,
     message: Annotated[str, Field(description="Your spoken message, possibly with {\"body_emote\": ...} commands.")],
-    persona_id: Annotated[str | None, Field(description="Only yourself: omit it, or give your own id.")] = None,
+    persona_id: Annotated[str, Field(description="Only yourself: omit it, or give your own id.")] = "",
 ) -> str:
     """Take body commands ({"body_emote": "wave"}, {"body_behavior": "follow_player"}) out of a message.
     There is no avatar body in this city, so they have no further effect; returns the clean message.
     """
-    if persona_id and persona_id.strip() and persona_id.strip() != ctx.persona_id:
+    if persona_id.strip() and persona_id.strip() != ctx.persona_id:
         raise ToolError(f"ほかのペルソナ ({persona_id.strip()}) の体は動かせません。")
     if not _COMMAND.search(message):
         return message

@@ -18,8 +18,8 @@ def create_building(
     system_instruction: Annotated[str, Field(
         description="How personas in this building should behave: atmosphere, rules, expected interactions.")],
     capacity: Annotated[int, Field(description="How many personas fit in it at once.", ge=1, le=1000)] = 10,
-    interior_image_path: Annotated[str | None, Field(
-        description="Upstream's interior picture; buildings here have no picture, so it is not used.")] = None,
+    interior_image_path: Annotated[str, Field(
+        description="Upstream's interior picture; buildings here have no picture, so it is not used.")] = "",
 ) -> str:
     """Create a new building in the city, with a description and the system instruction personas follow there."""
     if not name.strip():
@@ -30,6 +30,6 @@ def create_building(
         raise ToolError(f"「{name.strip()}」という建物はもうあります。別の名前にしてください。")
     made = ctx.create_building({"name": name.strip(), "description": description.strip(),
                                 "system_instruction": system_instruction.strip(), "capacity": capacity})
-    note = "\n内装画像はこの街の建物にはないため設定していません。" if interior_image_path else ""
+    note = "\n内装画像はこの街の建物にはないため設定していません。" if interior_image_path.strip() else ""
     return (f"新しい建物「{made['name']}」を作りました (building_id: {made['building_id']})。\n"
             f"説明: {made['description'] or '(なし)'}\n定員: {made['capacity']}名{note}")

@@ -35,15 +35,15 @@ def _tag_time(message: dict[str, Any], prefix: str) -> datetime:
 @tool("detail_recall")
 def detail_recall(
     ctx: ToolContext,
-    summary_uuid: Annotated[str | None, Field(
+    summary_uuid: Annotated[str, Field(
         description="Reference id of a summary (its first 8 characters are enough); omit for the last 30 minutes.")]
-    = None,
+    = "",
     expand_before_minutes: Annotated[int, Field(description="Start this many minutes earlier.", ge=0)] = 0,
     expand_after_minutes: Annotated[int, Field(description="End this many minutes later.", ge=0)] = 0,
     max_messages: Annotated[int, Field(description="Most messages to show (1-200).", ge=1)] = 50,
 ) -> str:
     """Read the detailed messages behind a summary (by its reference id) or of a recent time range."""
-    if summary_uuid and summary_uuid.strip():
+    if summary_uuid.strip():
         summary = _summary(ctx, summary_uuid)
         start = _tag_time(summary, SUMMARY_FROM) - timedelta(minutes=expand_before_minutes)
         end = _tag_time(summary, SUMMARY_TO) + timedelta(minutes=expand_after_minutes)

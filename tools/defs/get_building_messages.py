@@ -49,10 +49,10 @@ def as_memory(line: dict[str, Any], building_name: str) -> tuple[str, str, str] 
 @tool("get_building_messages")
 def get_building_messages(
     ctx: ToolContext,
-    building_id: Annotated[str | None, Field(description="Building id; default: where you are.")] = None,
+    building_id: Annotated[str, Field(description="Building id; default: where you are.")] = "",
 ) -> str:
     """Take in what others said in your building since you last listened; it becomes part of your memory."""
-    bid = (building_id or "").strip() or ctx.building_id
+    bid = building_id.strip() or ctx.building_id
     building = ctx.building(bid)
     if bid != ctx.building_id:
         raise ToolError(f"いまは{building['name']}にいないので、そこでの会話は聞こえません。")

@@ -17,7 +17,7 @@ WINDOW = 500
 @tool("get_history")
 def get_history(
     ctx: ToolContext,
-    building_id: BuildingId = None,
+    building_id: BuildingId = "",
     max_chars: Annotated[int, Field(description="Most characters of history to include.", ge=100)] = 100_000,
     include_system_prompt: Annotated[bool, Field(description="Start with your system prompt.")] = True,
     include_inventory: Inventory = True,
@@ -32,7 +32,7 @@ def get_history(
     """Get your conversation history as a list of {role, content, created_at} messages (oldest first),
     starting with your system prompt; the newest messages are kept within max_chars.
     """
-    bid = (building_id or "").strip() or ctx.building_id
+    bid = building_id.strip() or ctx.building_id
     ctx.building(bid)
     tags = ["conversation", "internal"] if include_internal else ["conversation"]
     kept: list[dict[str, Any]] = []

@@ -49,7 +49,7 @@ def _changes(before: dict[str, Any], now: dict[str, Any]) -> list[str]:
 @tool("get_situation_snapshot")
 def get_situation_snapshot(
     ctx: ToolContext,
-    building_id: Annotated[str | None, Field(description="Building id; default: where you are.")] = None,
+    building_id: Annotated[str, Field(description="Building id; default: where you are.")] = "",
     detect_changes: Annotated[bool, Field(
         description="Compare with your last snapshot and note what changed in your memory.")] = False,
 ) -> tuple[str, dict[str, Any]]:
@@ -58,7 +58,7 @@ def get_situation_snapshot(
 
     Returns (snapshot text, change info): the node's `output_keys`.
     """
-    bid = (building_id or "").strip() or ctx.building_id
+    bid = building_id.strip() or ctx.building_id
     building = ctx.building(bid)
     now = datetime.now().astimezone()
     others = [p for p in ctx.personas_in(bid) if p["persona_id"] != ctx.persona_id]

@@ -12,7 +12,7 @@ from tools.registry import tool
 
 _KIND = {"object": "オブジェクト", "picture": "絵", "document": "文書"}
 
-BuildingId = Annotated[str | None, Field(description="Building id; default: where you are.")]
+BuildingId = Annotated[str, Field(description="Building id; default: where you are.")]
 Inventory = Annotated[bool, Field(description="List the items you carry.")]
 BuildingItems = Annotated[bool, Field(description="List the items in the building.")]
 
@@ -43,7 +43,7 @@ def build_system_prompt(ctx: ToolContext, building_id: str, *, inventory: bool, 
 @tool("get_system_prompt")
 def get_system_prompt(
     ctx: ToolContext,
-    building_id: BuildingId = None,
+    building_id: BuildingId = "",
     include_inventory: Inventory = True,
     include_building_items: BuildingItems = True,
     include_available_playbooks: Annotated[bool, Field(description="List the playbooks you may choose.")] = False,
@@ -51,7 +51,7 @@ def get_system_prompt(
     """Get your system prompt: who you are and where, with your items, the building's items and
     (optionally) the playbooks you may choose.
     """
-    bid = (building_id or "").strip() or ctx.building_id
+    bid = building_id.strip() or ctx.building_id
     ctx.building(bid)
     return build_system_prompt(ctx, bid, inventory=include_inventory, building_items=include_building_items,
                                playbooks=include_available_playbooks)

@@ -44,8 +44,8 @@ def generate_image(
     quality: Annotated[Quality, Field(description="Upstream's quality setting (recorded with the picture).")]
     = "high",
     title: Annotated[str | None, Field(description="Name of the picture item (default: from the prompt).")] = None,
-    input_images: Annotated[list[str] | None, Field(
-        description="Picture item ids to draw from (their descriptions are added to the prompt).")] = None,
+    input_images: Annotated[tuple[str, ...], Field(
+        description="Picture item ids to draw from (their descriptions are added to the prompt).")] = (),
 ) -> tuple[str, str, str, dict[str, Any]]:
     """Generate an image from a prompt; it becomes a picture item in your current building.
 
@@ -54,7 +54,7 @@ def generate_image(
     prompt = prompt.strip()
     if not prompt:
         raise ToolError("何を描くかが空です。")
-    references = _references(ctx, input_images or [])
+    references = _references(ctx, list(input_images))
     full = prompt + "".join(f"\n参考画像「{r['name']}」: {r['description']}" for r in references)
     state = {"requested_model": model, "quality": quality,
              **({"input_images": [r["item_id"] for r in references]} if references else {})}

@@ -25,10 +25,10 @@ RRF_K = 60
 _WORDS = re.compile(r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]{2,}|[A-Za-z0-9]{2,}")
 _STOP = {"前", "話", "思", "出", "今", "日", "何", "事", "時", "見", "言", "行", "来", "記憶", "検索", "教"}
 
-Query = Annotated[str, Field(description="What to recall, in words or a sentence (Japanese works).")]
+Query = Annotated[str | None, Field(description="What to recall, in words or a sentence (Japanese works).")]
 Keywords = Annotated[list[str] | None, Field(description="Words a message must contain; each is searched on its own.")]
-StartDate = Annotated[str | None, Field(description="Only messages from this date on (YYYY-MM-DD).")]
-EndDate = Annotated[str | None, Field(description="Only messages up to this date (YYYY-MM-DD).")]
+StartDate = Annotated[str, Field(description="Only messages from this date on (YYYY-MM-DD); empty: no limit.")]
+EndDate = Annotated[str, Field(description="Only messages up to this date (YYYY-MM-DD); empty: no limit.")]
 
 
 def content_words(text: str) -> list[str]:
@@ -86,19 +86,19 @@ def what(query: str, keywords: list[str]) -> str:
 @tool("memory_recall", aliases={"limit": "topk"})
 def memory_recall(
     ctx: ToolContext,
-    query: Query = "",
+    query: Query = None,
     keywords: Keywords = None,
     max_chars: Annotated[int, Field(description="Longest answer, in characters.", ge=100)] = 1200,
     topk: Annotated[int, Field(description="How many memories to return (1-20).", ge=1)] = 4,
-    start_date: StartDate = None,
-    end_date: EndDate = None,
+    start_date: StartDate = "",
+    end_date: EndDate = "",
 ) -> str:
     """Recall past messages from your own long-term memory (SAIMemory). Use 'query' for what to recall
     and 'keywords' for exact words; filter by date with start_date / end_date.
 
     Returns the best matching memories as dated lines, or a clear 'nothing found'.
     """
-    query = query.strip()
+    query = (query or "").strip()
     words = clean_keywords(keywords)
     start, end = date_arg("memory_recall", "start_date", start_date), date_arg("memory_recall", "end_date", end_date)
     if not query and not words:

@@ -27,17 +27,17 @@ def snippet(content: str, keywords: list[str], limit: int) -> str:
 @tool("memory_search_brief")
 def memory_search_brief(
     ctx: ToolContext,
-    query: Query = "",
+    query: Query = None,
     keywords: Keywords = None,
     topk: Annotated[int, Field(description="How many results (1-20).", ge=1)] = 10,
     max_snippet_chars: Annotated[int, Field(description="Characters per snippet.", ge=20)] = 100,
-    start_date: StartDate = None,
-    end_date: EndDate = None,
+    start_date: StartDate = "",
+    end_date: EndDate = "",
 ) -> str:
     """Search your memory and get brief snippets with message ids; read one in context with
     memory_read_around(message_id).
     """
-    query = query.strip()
+    query = (query or "").strip()
     words = clean_keywords(keywords)
     start = date_arg("memory_search_brief", "start_date", start_date)
     end = date_arg("memory_search_brief", "end_date", end_date)

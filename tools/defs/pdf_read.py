@@ -33,15 +33,14 @@ def page_numbers(spec: str | None, total: int, name: str) -> list[int]:
 def pdf_read(
     ctx: ToolContext,
     item_id: Annotated[str, Field(description="Id of the PDF document item.")],
-    pages: Annotated[str | None, Field(description="Pages to read, e.g. '3', '1-5', '1,3,7-9'; omit for all.")]
-    = None,
+    pages: Annotated[str, Field(description="Pages to read, e.g. '3', '1-5', '1,3,7-9'; empty for all.")] = "",
     max_chars: Annotated[int, Field(description="Most characters to return.", ge=200)] = 8000,
 ) -> str:
     """Read the text of a PDF document item, all pages or the pages you name."""
     name = ctx.item(item_id.strip())["name"]
     texts = ctx.pdf_pages(item_id.strip())
     chosen = page_numbers(pages, len(texts), name)
-    shown = f"、{pages.strip()} ページを表示" if pages and pages.strip() else ""
+    shown = f"、{pages.strip()} ページを表示" if pages.strip() else ""
     out = f"【PDF】{name} (全 {len(texts)} ページ{shown})\n"
     for n in chosen:
         body = texts[n - 1] or "(このページには文字がありません — 画像だけのページかもしれません)"
