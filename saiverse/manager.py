@@ -241,11 +241,12 @@ class SAIVerseManager:
         model, _notice = resolve_model(persona.default_model or self.settings.default_model, self.settings,
                                        purpose="image")
         data, _mime = model.generate_image(prompt)
+        image = self.check_image(data)  # what the model returned is checked before anything reads it
         if aspect_ratio:
-            data = crop_to_ratio(data, aspect_ratio)
+            image = self.check_image(crop_to_ratio(image.data, aspect_ratio))
             state = {**state, "aspect_ratio": aspect_ratio}
         return self.items.create_picture(
-            self.check_image(data), name, owner_kind="building", owner_id=building_id,
+            image, name, owner_kind="building", owner_id=building_id,
             state={**state, "prompt": prompt, "model": model.name}, summary_model=persona.lightweight_vision_model)
 
     # ---- memory ---------------------------------------------------------------------------
