@@ -56,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--building", required=True)
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("upload", help="add an image file as a picture item in a building")
+    p = sub.add_parser("upload", help="add an image (picture item) or a PDF (document item) to a building")
     _add_home(p)
     p.add_argument("--building", required=True)
     p.add_argument("file")
@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
                 data = path.read_bytes()
             except OSError as exc:
                 raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
-            info = manager.upload_image(args.building, data, path.stem)
+            info = manager.upload_file(args.building, data, path.stem)
             _print_json(info.to_dict())
             return 0
     finally:

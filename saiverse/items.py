@@ -39,6 +39,8 @@ from saiverse.media import (
     stage_versioned,
     summary_path,
 )
+from saiverse.pdf import MIME as PDF_MIME
+from saiverse.pdf import is_pdf_path, pdf_text
 
 ITEM_TYPES = ("object", "picture", "document")
 SUMMARY_LIMIT = 300
@@ -195,6 +197,8 @@ class ItemStore:
         info = self.get(item_id)
         if info.type != "document":
             raise ValueError(f"アイテム「{info.name}」は文書ではありません ({info.type})。")
+        if is_pdf_path(info.file_path):
+            return pdf_text(self.file_of(info))
         with item_lock(self.home, item_id):
             return self.file_of(info).read_text(encoding="utf-8")
 
@@ -260,6 +264,19 @@ class ItemStore:
             state={"created_by": "user", **(state or {}), "version": 1, "sha256": text_sha256(content)},
             owner_kind=owner_kind, owner_id=owner_id)
 
+    def create_pdf(
+        self, data: bytes, name: str, *, pages: int, owner_kind: str, owner_id: str,
+        state: dict[str, Any] | None = None, summary_model: str | None = None,
+    ) -> ItemInfo:
+        """A document item holding a PDF (bytes checked by `saiverse.pdf.check_pdf`), summarised from its text."""
+        text = pdf_text(data)
+        return self._create_with_file(
+            self.home / "documents" / new_file_name("pdf"), data,
+            lambda: self.summarize_document(text, summary_model) if text else f"PDF「{name}」({pages}ページ、文字なし)",
+            name=name, type_="document",
+            state={"created_by": "user", **(state or {}), "mime_type": PDF_MIME, "pages": pages},
+            owner_kind=owner_kind, owner_id=owner_id)
+
     def create_picture(
         self, image: CheckedImage, name: str, *, owner_kind: str, owner_id: str,
         state: dict[str, Any] | None = None, summary_model: str | None = None,
@@ -308,6 +325,8 @@ class ItemStore:
         info = self.get(item_id)
         if info.type != "document":
             raise ValueError(f"アイテム「{info.name}」は文書ではないので内容を編集できません ({info.type})。")
+        if is_pdf_path(info.file_path):
+            raise ValueError(f"「{info.name}」は PDF なので内容を編集できません (説明は変更できます)。")
         return info
 
     def _write_document(self, info: ItemInfo, content: str, summary_model: str | None) -> ItemInfo:

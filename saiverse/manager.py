@@ -16,11 +16,13 @@ from chat import ChatModel, LLMError
 from database.engine import Database
 from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
+from saiverse.aspect import crop_to_ratio
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import resolve_model
 from saiverse.locks import HomeLock
 from saiverse.media import CheckedImage, InvalidImageError, check_image
 from saiverse.memory import MemoryRecord, SAIMemory
+from saiverse.pdf import check_pdf, is_pdf
 from saiverse.playbooks import PlaybookCatalog
 from saiverse.pulse import PulseServices
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
@@ -29,7 +31,7 @@ from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
 from saiverse.settings import DEFAULT_LIGHTWEIGHT_MODEL, DEFAULT_VISION_MODEL, Settings
 from saiverse.summaries import Summarizer
-from saiverse.toolctx import ManagerToolContext
+from saiverse.toolctx import ManagerToolContext, ToolServices
 from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, UnknownIdError, World
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
@@ -79,6 +81,13 @@ class SAIVerseManager:
         from saiverse.production import ProductionService
 
         self.production = ProductionService(self)
+        self.tool_services = ToolServices(
+            world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
+            add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
+            create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
+            router_playbooks=self.playbooks.router_callable, pulse_kind=self._pulse_kind,
+        )
+        """What tool calls reach (saiverse/toolctx.py); built once."""
         self.autonomous = False
         """Global autonomous-mode toggle (off by default): `auto` personas take `meta_auto` turns."""
         if seed:
@@ -121,8 +130,12 @@ class SAIVerseManager:
         self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
         notify: Callable[[dict[str, Any]], None],
     ) -> Any:
-        ctx = ManagerToolContext(self, persona["persona_id"], building_id, pulse_id, notify)
+        ctx = ManagerToolContext(self.tool_services, persona["persona_id"], building_id, pulse_id, notify)
         return call_tool(name, args, ctx)
+
+    def _pulse_kind(self, pulse_id: str) -> str | None:
+        record = self.pulses.record(pulse_id)
+        return record.kind if record else None
 
     def _tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
         return [TOOL_REGISTRY[n].spec() for n in names if n in TOOL_REGISTRY]
@@ -130,7 +143,8 @@ class SAIVerseManager:
     def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any]) -> Any:
         """Run one tool as a persona (CLI `tool`)."""
         persona = self.world.persona(persona_id)
-        ctx = ManagerToolContext(self, persona_id, building_id or persona.building_id or self.user_building())
+        ctx = ManagerToolContext(self.tool_services, persona_id,
+                                 building_id or persona.building_id or self.user_building())
         result = call_tool(name, args, ctx)
         return result.value if isinstance(result, ToolOutput) else result
 
@@ -215,16 +229,34 @@ class SAIVerseManager:
             owner_kind="building", owner_id=building_id, state={"created_by": "user_upload"},
         )
 
+    def upload_pdf(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
+        """An uploaded PDF becomes a document item in the building (checked, then summarised from its text)."""
+        self.world.building(building_id)
+        pages = check_pdf(data, max_bytes=self.settings.max_upload_bytes)
+        return self.items.create_pdf(data, (name or "PDF").strip() or "PDF", pages=pages, owner_kind="building",
+                                     owner_id=building_id, state={"created_by": "user_upload"})
+
+    def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
+        """A PDF becomes a document item, anything else must be an image (a picture item); judged by content."""
+        if is_pdf(data):
+            return self.upload_pdf(building_id, data, name)
+        return self.upload_image(building_id, data, name)
+
     def draw_picture(self, persona_id: str, building_id: str, prompt: str, name: str,
-                     state: dict[str, Any]) -> ItemInfo:
+                     state: dict[str, Any], *, aspect_ratio: str | None = None) -> ItemInfo:
         """A persona draws `prompt` (its model's image generation; offline: procedural) and the picture
-        hangs in `building_id`, summarised by the persona's LIGHTWEIGHT_VISION_MODEL chain."""
+        hangs in `building_id`, summarised by the persona's LIGHTWEIGHT_VISION_MODEL chain.
+        `aspect_ratio` ("16:9") centre-crops what the model drew."""
         persona = self.world.persona(persona_id)
         model, _notice = resolve_model(persona.default_model or self.settings.default_model, self.settings,
                                        purpose="image")
         data, _mime = model.generate_image(prompt)
+        image = self.check_image(data)  # what the model returned is checked before anything reads it
+        if aspect_ratio:
+            image = self.check_image(crop_to_ratio(image.data, aspect_ratio))
+            state = {**state, "aspect_ratio": aspect_ratio}
         return self.items.create_picture(
-            self.check_image(data), name, owner_kind="building", owner_id=building_id,
+            image, name, owner_kind="building", owner_id=building_id,
             state={**state, "prompt": prompt, "model": model.name}, summary_model=persona.lightweight_vision_model)
 
     # ---- memory ---------------------------------------------------------------------------

@@ -299,6 +299,49 @@ class SAIMemory:
                      "b": before_id if before_id is not None else 2**63 - 1}))
         return sorted((_record(r) for r in rows), key=lambda r: r["id"], reverse=True)
 
+    def around(self, persona_id: str, message_id: int, *, before: int, after: int) -> list[MemoryRecord]:
+        """The message and up to `before`/`after` messages around it, oldest first ([] if not the persona's).
+
+        A message of a thread (imported from upstream) is read within its thread; ours have none.
+        """
+        with self.db.engine.connect() as conn:
+            anchor = conn.execute(text("SELECT THREAD_ID FROM saimemory WHERE ID = :i AND PERSONA_ID = :p"),
+                                  {"i": int(message_id), "p": persona_id}).first()
+            if anchor is None:
+                return []
+            same = "AND THREAD_ID = :t" if anchor[0] is not None else ""
+            args = {"i": int(message_id), "p": persona_id, "t": anchor[0],
+                    "b": max(int(before), 0), "a": max(int(after), 0) + 1}
+            rows = list(conn.execute(text(
+                f"SELECT {_COLUMNS} FROM saimemory WHERE PERSONA_ID = :p {same} AND ID < :i "
+                "ORDER BY ID DESC LIMIT :b"), args))
+            rows += list(conn.execute(text(
+                f"SELECT {_COLUMNS} FROM saimemory WHERE PERSONA_ID = :p {same} AND ID >= :i "
+                "ORDER BY ID LIMIT :a"), args))
+        return sorted((_record(r) for r in rows), key=lambda r: r["id"])
+
+    def between(self, persona_id: str, start: datetime, end: datetime, *, limit: int = 50) -> list[MemoryRecord]:
+        """The persona's messages with `start <= created_at <= end` (oldest first, at most `limit`)."""
+        lo = _utc_naive(start).isoformat(sep=" ", timespec="microseconds")
+        hi = _utc_naive(end).isoformat(sep=" ", timespec="microseconds")
+        with self.db.engine.connect() as conn:
+            rows = conn.execute(text(
+                f"SELECT {_COLUMNS} FROM saimemory WHERE PERSONA_ID = :p AND CREATED_AT >= :lo "
+                "AND CREATED_AT <= :hi ORDER BY CREATED_AT, ID LIMIT :n"),
+                {"p": persona_id, "lo": lo, "hi": hi, "n": max(int(limit), 0)})
+            return [_record(r) for r in rows]
+
+    def delete(self, persona_id: str, message_id: int) -> bool:
+        """Remove one of the persona's messages (its tags and index entries go with it)."""
+        with self.db.session() as s:
+            found = s.execute(text("SELECT 1 FROM saimemory WHERE ID = :i AND PERSONA_ID = :p"),
+                              {"i": int(message_id), "p": persona_id}).first()
+            if found is None:
+                return False
+            s.execute(text("DELETE FROM saimemory_tag WHERE MESSAGE_ID = :i"), {"i": int(message_id)})
+            s.execute(text("DELETE FROM saimemory WHERE ID = :i"), {"i": int(message_id)})
+            return True
+
     def count(self, persona_id: str) -> int:
         """How many messages the persona has."""
         with self.db.engine.connect() as conn:

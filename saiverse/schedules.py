@@ -42,6 +42,10 @@ class ScheduleInfo:
     enabled: bool
     last_run_at: str | None
     next_run_at: str | None
+    description: str = ""
+    """What the entry is for (upstream's DESCRIPTION)."""
+    priority: int = 0
+    """Upstream's PRIORITY (0-100), kept with the entry."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,7 +59,7 @@ def _info(row: Schedule) -> ScheduleInfo:
     return ScheduleInfo(
         row.schedule_id, row.persona_id, row.kind, row.days_of_week, row.time_of_day, _iso(row.run_at),
         row.interval_sec, row.meta_playbook, json.loads(row.args_json or "{}"), bool(row.enabled),
-        _iso(row.last_run_at), _iso(row.next_run_at),
+        _iso(row.last_run_at), _iso(row.next_run_at), row.description or "", int(row.priority or 0),
     )
 
 
@@ -120,7 +124,8 @@ class ScheduleStore:
         row = Schedule(
             schedule_id=uuid.uuid4().hex[:12], persona_id=persona_id, kind=kind,
             meta_playbook=str(spec.get("meta_playbook") or "meta_auto"),
-            args_json=json.dumps(args, ensure_ascii=False), enabled=1, created_at=now,
+            args_json=json.dumps(args, ensure_ascii=False), enabled=0 if spec.get("enabled") is False else 1,
+            description=str(spec.get("description") or ""), priority=int(spec.get("priority") or 0), created_at=now,
         )
         if kind == "periodic":
             parse_time(spec.get("time_of_day"))

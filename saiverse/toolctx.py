@@ -1,155 +1,230 @@
-"""The manager's implementation of `tools.ToolContext`: the world as one tool call sees it."""
+"""The domain's implementation of `tools.ToolContext`: the world as one tool call sees it.
+
+A tool call gets a `ManagerToolContext` bound to a persona, a building and (in a pulse) the pulse.
+It reaches the world only through `ToolServices`, the few stores and callables the manager builds
+once — never the manager itself. Item access lives in `saiverse/toolctx_items.py`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any, Protocol
 
-from saiverse.items import ItemInfo, ItemNotFoundError
-from saiverse.media import InvalidImageError
-from saiverse.patching import PatchError, apply_patch
-from saiverse.world import PersonaInfo
-from sea.events import event
+from saiverse.items import ItemInfo, ItemStore
+from saiverse.memory import SAIMemory
+from saiverse.pulse import persona_context, system_prompt_for
+from saiverse.schedules import ScheduleInfo, ScheduleStore
+from saiverse.toolctx_items import ItemAccess
+from saiverse.world import BuildingInfo, PersonaInfo, UnknownIdError, World
+from sea.playbook import Playbook
 from tools.registry import ToolError
 
-if TYPE_CHECKING:
-    from saiverse.manager import SAIVerseManager
+WORKING_MEMORY = "working_memory"
+"""EXTRA_JSON key of a persona's working memory (`update_working_memory`, situation snapshots)."""
+BUILDING_CURSORS = "building_cursors"
+"""EXTRA_JSON key: building id → last history line the persona took in (`get_building_messages`)."""
+
+
+class ProductionRunner(Protocol):
+    """What tools need of the production workflow."""
+
+    def start(self, persona_id: str, building_id: str, request: str, emit: Callable[[dict[str, Any]], None], *,
+              pulse_id: str | None = None) -> Any:
+        """Run a production for `request` to its end; returns its summary (plan, artifacts, finished)."""
+        ...
+
+
+@dataclass(frozen=True)
+class ToolServices:
+    """The parts of the app tool calls may reach; the manager builds one and shares it."""
+
+    world: World
+    """Buildings, personas, the user, building history."""
+    memory: SAIMemory
+    """Every persona's SAIMemory."""
+    items: ItemStore
+    """Items and their files."""
+    schedules: ScheduleStore
+    """Schedule entries (listing, deleting)."""
+    add_schedule: Callable[[str, dict[str, Any]], ScheduleInfo]
+    """(persona_id, spec) → entry, checked against the playbook catalog first."""
+    draw_picture: Callable[..., ItemInfo]
+    """(persona_id, building_id, prompt, name, state, aspect_ratio=) → the picture item."""
+    production: ProductionRunner
+    """The production workflow."""
+    create_building: Callable[[dict[str, Any]], BuildingInfo]
+    """spec → a new building (the admin rules: name required, capacity ≥ 1)."""
+    summarize: Callable[[str, str | None], str]
+    """(text, model name or None) → a short summary."""
+    router_playbooks: Callable[[], list[Playbook]]
+    """Playbooks the router may choose."""
+    pulse_kind: Callable[[str], str | None]
+    """pulse id → user / schedule / auto (None for an unknown pulse)."""
 
 
 @dataclass
-class ManagerToolContext:
+class ManagerToolContext(ItemAccess):
     """Binds a tool call to a persona, a building and (optionally) a pulse."""
 
-    manager: SAIVerseManager
+    services: ToolServices
     persona_id: str
     building_id: str
     pulse_id: str | None = None
     notify: Callable[[dict[str, Any]], None] = field(default=lambda ev: None)
     """Receives item_created / item_updated events (the pulse forwards them to the UI)."""
 
-    def memory_search(self, query: str, limit: int) -> list[dict[str, Any]]:
-        # The current pulse's messages are already in the persona's context: recall looks further back.
-        hits = self.manager.memory.search(self.persona_id, query, limit=limit + 10)
-        return [dict(r) for r in hits if not self.pulse_id or r.get("pulse_id") != self.pulse_id][:limit]
+    def pulse_kind(self) -> str | None:
+        return self.services.pulse_kind(self.pulse_id) if self.pulse_id else None
+
+    # ---- the persona and the city -----------------------------------------------------------
+    def _persona(self) -> PersonaInfo:
+        return self.services.world.persona(self.persona_id)
+
+    def persona(self) -> dict[str, Any]:
+        return self._persona().to_dict()
+
+    def _building(self, building_id: str) -> BuildingInfo:
+        try:
+            return self.services.world.building(building_id)
+        except UnknownIdError as exc:
+            raise ToolError(
+                f"建物 {building_id!r} は存在しません。list_city_buildings で id を確かめてください。") from exc
+
+    def building(self, building_id: str) -> dict[str, Any]:
+        return self._building(building_id).to_dict()
+
+    def buildings(self) -> list[dict[str, Any]]:
+        return [b.to_dict() for b in self.services.world.buildings()]
+
+    def personas_in(self, building_id: str) -> list[dict[str, Any]]:
+        self._building(building_id)
+        return [{"persona_id": p.persona_id, "name": p.name, "description": p.description}
+                for p in self.services.world.personas(building_id)]
+
+    def user_building(self) -> str | None:
+        return self.services.world.user_building()
 
     def move_persona(self, building_id: str) -> dict[str, Any]:
-        persona = self.manager.world.move_persona(self.persona_id, building_id)
+        self._building(building_id)
+        try:
+            persona = self.services.world.move_persona(self.persona_id, building_id)
+        except ValueError as exc:  # full
+            raise ToolError(str(exc)) from exc
         self.building_id = building_id
         return persona.to_dict()
 
-    def buildings(self) -> list[dict[str, Any]]:
-        return [b.to_dict() for b in self.manager.world.buildings()]
-
     def building_overview(self) -> dict[str, Any]:
-        m = self.manager
-        b = m.world.building(self.building_id)
-        me = m.world.persona(self.persona_id)
+        world = self.services.world
+        b = world.building(self.building_id)
         return {
             "name": b.name, "description": b.description,
-            "personas": [p.name for p in m.world.personas(self.building_id)], "self_name": me.name,
-            "user_present": m.world.user_building() == self.building_id,
-            "items": [{"name": i.name, "type": i.type} for i in m.items.list_owned("building", self.building_id)],
+            "personas": [p.name for p in world.personas(self.building_id)], "self_name": self._persona().name,
+            "user_present": world.user_building() == self.building_id,
+            "items": [{"name": i.name, "type": i.type}
+                      for i in self.services.items.list_owned("building", self.building_id)],
             "recent": [{"speaker": h.speaker_name, "content": h.content}
-                       for h in m.world.history(self.building_id, limit=6)],
+                       for h in world.history(self.building_id, limit=6)],
         }
 
+    def create_building(self, spec: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return self.services.create_building(spec).to_dict()
+        except ValueError as exc:
+            raise ToolError(f"建物を作れませんでした: {exc}") from exc
+
+    def system_prompt(self, building_id: str) -> str:
+        return system_prompt_for(persona_context(self._persona()), self._building(building_id))
+
+    def playbook_summaries(self) -> list[dict[str, Any]]:
+        return [{"name": p.name, "display_name": p.display_name, "description": p.description}
+                for p in self.services.router_playbooks()]
+
+    # ---- building history -------------------------------------------------------------------
+    def building_lines(self, building_id: str, after_id: int | None, limit: int) -> list[dict[str, Any]]:
+        self._building(building_id)
+        world = self.services.world
+        lines = (world.history(building_id, limit=limit) if after_id is None
+                 else world.history_after(building_id, after_id, limit=limit))
+        return [h.to_dict() for h in lines]
+
+    def last_own_line(self, building_id: str) -> int | None:
+        return self.services.world.last_line_by(building_id, self.persona_id)
+
+    def building_cursor(self, building_id: str) -> int | None:
+        cursors = self.services.world.persona_extra(self.persona_id, BUILDING_CURSORS) or {}
+        value = cursors.get(building_id) if isinstance(cursors, dict) else None
+        return int(value) if isinstance(value, int) else None
+
+    def set_building_cursor(self, building_id: str, line_id: int) -> None:
+        world = self.services.world
+        cursors = world.persona_extra(self.persona_id, BUILDING_CURSORS)
+        cursors = dict(cursors) if isinstance(cursors, dict) else {}
+        cursors[building_id] = int(line_id)
+        world.set_persona_extra(self.persona_id, BUILDING_CURSORS, cursors)
+
+    # ---- working memory ---------------------------------------------------------------------
+    def working_memory(self) -> dict[str, Any]:
+        data = self.services.world.persona_extra(self.persona_id, WORKING_MEMORY)
+        return dict(data) if isinstance(data, dict) else {}
+
+    def set_working_memory(self, key: str, value: Any) -> None:
+        data = self.working_memory()
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+        self.services.world.set_persona_extra(self.persona_id, WORKING_MEMORY, data)
+
+    # ---- SAIMemory --------------------------------------------------------------------------
+    def memory_search(self, query: str, limit: int) -> list[dict[str, Any]]:
+        # The current pulse's messages are already in the persona's context: recall looks further back.
+        hits = self.services.memory.search(self.persona_id, query, limit=limit + 10)
+        return [dict(r) for r in hits if not self.pulse_id or r.get("pulse_id") != self.pulse_id][:limit]
+
+    def memory_recent(self, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
+        found = self.services.memory.recent_persona_messages(self.persona_id, tags, limit=limit)
+        return [dict(r) for r in found]
+
+    def memory_around(self, message_id: int, before: int, after: int) -> list[dict[str, Any]]:
+        found = self.services.memory.around(self.persona_id, message_id, before=before, after=after)
+        if not found:
+            raise ToolError(f"記憶 {message_id} は見つかりません。memory_search_brief が返した id を使ってください。")
+        return [dict(r) for r in found]
+
+    def memory_between(self, start: datetime, end: datetime, limit: int) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.services.memory.between(self.persona_id, start, end, limit=limit)]
+
+    def memory_tagged(self, tag: str, limit: int) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.services.memory.list_messages(self.persona_id, tag=tag, limit=limit)]
+
+    def remember(self, role: str, content: str, tags: list[str]) -> dict[str, Any]:
+        return dict(self.services.memory.add(self.persona_id, role, content, tags=tags, pulse_id=self.pulse_id))
+
+    def forget(self, message_id: int) -> bool:
+        return self.services.memory.delete(self.persona_id, message_id)
+
+    def summarize(self, text: str) -> str:
+        return self.services.summarize(text, self._persona().lightweight_model)
+
+    # ---- schedules --------------------------------------------------------------------------
     def schedule_add(self, spec: dict[str, Any]) -> dict[str, Any]:
-        return self.manager.add_schedule(self.persona_id, spec).to_dict()
+        try:
+            return self.services.add_schedule(self.persona_id, spec).to_dict()
+        except ValueError as exc:
+            raise ToolError(f"予定を追加できませんでした: {exc}") from exc
 
     def schedule_list(self) -> list[dict[str, Any]]:
-        return [s.to_dict() for s in self.manager.schedules.list(self.persona_id)]
+        return [s.to_dict() for s in self.services.schedules.list(self.persona_id)]
 
     def schedule_delete(self, schedule_id: str) -> bool:
-        return self.manager.schedules.delete(schedule_id, self.persona_id)
+        return self.services.schedules.delete(schedule_id, self.persona_id)
 
-    # ---- items ------------------------------------------------------------------------------
-    def _persona(self) -> PersonaInfo:
-        return self.manager.world.persona(self.persona_id)
-
-    def _reachable(self, item_id: str) -> ItemInfo:
-        try:
-            info = self.manager.items.get(item_id)
-        except ItemNotFoundError as exc:
-            raise ToolError(f"アイテム {item_id!r} は存在しません。item_list で id を確かめてください。") from exc
-        here = (info.owner_kind == "building" and info.owner_id == self.building_id) or (
-            info.owner_kind == "persona" and info.owner_id == self.persona_id)
-        if not here:
-            raise ToolError(f"アイテム「{info.name}」はここにはありません。")
-        return info
-
-    def _changed(self, kind: str, info: ItemInfo) -> dict[str, Any]:
-        data = info.to_dict()
-        self.notify(event(kind, item=data, building_id=self.building_id, persona_id=self.persona_id))
-        return data
-
-    def items_here(self) -> list[dict[str, Any]]:
-        items = self.manager.items
-        owned = items.list_owned("building", self.building_id) + items.list_owned("persona", self.persona_id)
-        return [i.to_dict() for i in owned]
-
-    def item(self, item_id: str) -> dict[str, Any]:
-        return self._reachable(item_id).to_dict()
-
-    def read_document(self, item_id: str) -> str:
-        return self.manager.items.read_document(self._reachable(item_id).item_id)
-
-    def picture_file(self, item_id: str) -> str:
-        return str(self.manager.items.file_of(self._reachable(item_id)))
-
-    def create_document(self, name: str, description: str, content: str) -> dict[str, Any]:
-        info = self.manager.items.create_document(
-            name, content, owner_kind="building", owner_id=self.building_id, description=description,
-            state={"created_by": self.persona_id}, summary_model=self._persona().lightweight_model)
-        return self._changed("item_created", info)
-
-    def update_description(self, item_id: str, description: str) -> dict[str, Any]:
-        info = self.manager.items.update_description(self._reachable(item_id).item_id, description)
-        return self._changed("item_updated", info)
-
-    def patch_document(self, item_id: str, patch: str) -> tuple[dict[str, Any], str]:
-        info = self._reachable(item_id)
-
-        def change(text: str) -> tuple[str, str]:
-            try:
-                return apply_patch(text, patch)
-            except PatchError as exc:
-                raise ToolError(f"文書「{info.name}」にパッチを当てられませんでした: {exc}") from exc
-
-        try:
-            saved, how = self.manager.items.edit_document(
-                info.item_id, change, summary_model=self._persona().lightweight_model)
-        except ValueError as exc:
-            raise ToolError(str(exc)) from exc
-        return self._changed("item_updated", saved), how
-
-    def generate_picture(self, prompt: str) -> dict[str, Any]:
-        name = prompt.strip().splitlines()[0][:24] or "無題"
-        try:
-            info = self.manager.draw_picture(self.persona_id, self.building_id, prompt, name,
-                                             {"created_by": self.persona_id})
-        except InvalidImageError as exc:
-            raise ToolError(f"生成された画像を保存できませんでした: {exc}") from exc
-        return self._changed("item_created", info)
-
-    def move_item(self, item_id: str, to: str) -> dict[str, Any]:
-        info = self._reachable(item_id)
-        if to == "persona":
-            if info.owner_kind == "persona":
-                raise ToolError(f"「{info.name}」はもう手に持っています。")
-            moved = self.manager.items.move(info.item_id, "persona", self.persona_id)
-        elif to == "building":
-            if info.owner_kind == "building":
-                raise ToolError(f"「{info.name}」は手に持っていません。")
-            moved = self.manager.items.move(info.item_id, "building", self.building_id)
-        else:
-            raise ToolError(f"unknown destination {to!r}")
-        return self._changed("item_updated", moved)
-
-    # ---- production ---------------------------------------------------------------------------
+    # ---- production -------------------------------------------------------------------------
     def run_production(self, request: str) -> str:
-        summary = self.manager.production.start(self.persona_id, self.building_id, request, self.notify,
-                                                pulse_id=self.pulse_id)
+        summary = self.services.production.start(self.persona_id, self.building_id, request, self.notify,
+                                                 pulse_id=self.pulse_id)
         done = [s for s in summary.plan if s.get("status") == "completed"]
         made = [a["name"] for a in summary.artifacts.values() if a.get("name")]
         state = "完了" if summary.finished else "中断"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -178,3 +179,47 @@ class World:
                 q = q.where(BuildingHistory.id < before_id)
             rows = s.scalars(q.order_by(BuildingHistory.id.desc()).limit(limit)).all()
             return [_entry(h) for h in reversed(rows)]
+
+    def history_after(self, building_id: str, after_id: int, *, limit: int = 50) -> list[HistoryEntry]:
+        """Up to `limit` lines written after line `after_id`, oldest first."""
+        with self.db.session() as s:
+            rows = s.scalars(select(BuildingHistory).where(
+                BuildingHistory.building_id == building_id, BuildingHistory.id > after_id,
+            ).order_by(BuildingHistory.id).limit(limit)).all()
+            return [_entry(h) for h in rows]
+
+    def last_line_by(self, building_id: str, speaker_id: str) -> int | None:
+        """Id of the last line `speaker_id` wrote in the building (None if it never spoke there)."""
+        with self.db.session() as s:
+            return s.scalar(select(func.max(BuildingHistory.id)).where(
+                BuildingHistory.building_id == building_id, BuildingHistory.speaker_id == speaker_id))
+
+    # ---- per-persona notes kept beside the persona row (EXTRA_JSON) ---------------------------
+    def persona_extra(self, persona_id: str, key: str) -> Any:
+        """The value kept under `key` in the persona's EXTRA_JSON (None when unset)."""
+        with self.db.session() as s:
+            p = s.get(Persona, persona_id)
+            if p is None:
+                raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            return _extra(p.extra_json).get(key)
+
+    def set_persona_extra(self, persona_id: str, key: str, value: Any) -> None:
+        """Keep `value` (JSON) under `key` in the persona's EXTRA_JSON; None removes the key."""
+        with self.db.session() as s:
+            p = s.get(Persona, persona_id)
+            if p is None:
+                raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            extra = _extra(p.extra_json)
+            if value is None:
+                extra.pop(key, None)
+            else:
+                extra[key] = value
+            p.extra_json = json.dumps(extra, ensure_ascii=False)
+
+
+def _extra(raw: str | None) -> dict[str, Any]:
+    try:
+        data = json.loads(raw or "{}")
+    except json.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -18,7 +18,7 @@ def test_schema_is_the_signature(name: str) -> None:
     assert set(t.parameters["properties"]) == set(fields)
     assert set(t.parameters.get("required", [])) == {k for k, f in fields.items() if f.is_required()}
     assert t.parameters["type"] == "object"
-    assert "title" not in str(t.parameters.get("properties", {}).keys())
+    assert all("title" not in prop for prop in t.parameters["properties"].values()), "no pydantic titles"
 
 
 def test_registry_is_built_from_the_explicit_list() -> None:
@@ -38,6 +38,7 @@ def test_annotated_descriptions_and_optional_arguments() -> None:
     assert params["properties"]["times"] == {"type": "integer"}
     assert params["required"] == ["who"]
     assert call_tool("greet", {"who": "ミナ"}, None, reg) == "hello ミナ x1"  # type: ignore[arg-type]
+    assert call_tool("greet", {"who": "ミナ", "times": None}, None, reg) == "hello ミナ x1"  # type: ignore[arg-type]
     with pytest.raises(ToolArgumentError, match="unknown argument 'whom'"):
         call_tool("greet", {"whom": "ミナ"}, None, reg)  # type: ignore[arg-type]
     with pytest.raises(ToolArgumentError, match="argument 'who' is required"):
@@ -76,3 +77,28 @@ def test_unavailable_tool_says_what_it_needs() -> None:
     reg = build_registry([searxng_search])
     with pytest.raises(ToolUnavailableError, match="not available here: it needs a SearXNG server"):
         call_tool("searxng_search", {"query": "x"}, None, reg)  # type: ignore[arg-type]
+
+
+def test_null_means_the_default_and_old_names_still_work() -> None:
+    @tool("count", aliases={"n": "times"})
+    def count(ctx: object, word: str, times: int = 2, sep: str | None = None) -> str:
+        """Repeat a word."""
+        return (sep or " ").join([word] * times)
+
+    reg = build_registry([count])
+    assert set(reg["count"].parameters["properties"]) == {"word", "times", "sep"}  # aliases are not in the schema
+    assert call_tool("count", {"word": "猫", "times": None}, None, reg) == "猫 猫"  # type: ignore[arg-type]
+    assert call_tool("count", {"word": "猫", "times": ""}, None, reg) == "猫 猫"  # type: ignore[arg-type]
+    assert call_tool("count", {"word": "猫", "sep": ""}, None, reg) == "猫 猫"  # type: ignore[arg-type]
+    assert call_tool("count", {"word": "猫", "n": 3, "sep": "・"}, None, reg) == "猫・猫・猫"  # type: ignore[arg-type]
+    with pytest.raises(ToolArgumentError, match="give 'times' or its old name 'n', not both"):
+        call_tool("count", {"word": "猫", "n": 3, "times": 1}, None, reg)  # type: ignore[arg-type]
+    with pytest.raises(ToolArgumentError, match="argument 'word'"):
+        call_tool("count", {"word": None}, None, reg)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="aliases point at arguments it does not have: nothing"):
+        tool("bad", aliases={"x": "nothing"})(_plain)
+
+
+def _plain(ctx: object, word: str) -> str:
+    """A plain function."""
+    return word

@@ -1,11 +1,14 @@
 """ToolContext: everything a tool may touch, handed to it by the manager for one call.
 
 Tools never import the domain; they see the world only through this protocol, which the manager
-implements for the persona and building the tool runs as.
+implements for the persona and building the tool runs as. Methods raise `tools.ToolError` with a
+message naming the thing (an unknown id, an item out of reach) when a call cannot be served.
+Times are ISO strings; memory messages carry `created_at` in UTC (`+00:00`).
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Protocol
 
 
@@ -19,8 +22,17 @@ class ToolContext(Protocol):
     pulse_id: str | None
     """The pulse the call belongs to (None from the CLI `tool` command)."""
 
+    def pulse_kind(self) -> str | None:
+        """What started the pulse: `user`, `schedule` or `auto` (None outside a pulse)."""
+        ...
+
+    # ---- the persona and the city -------------------------------------------------------------
+    def persona(self) -> dict[str, Any]:
+        """The persona running the tool: persona_id, name, description, system_prompt, building_id."""
+        ...
+
     def memory_search(self, query: str, limit: int) -> list[dict[str, Any]]:
-        """The persona's SAIMemory recall: messages with role, content, created_at, score."""
+        """The persona's SAIMemory recall: messages with id, role, content, tags, created_at, score."""
         ...
 
     def move_persona(self, building_id: str) -> dict[str, Any]:
@@ -33,9 +45,90 @@ class ToolContext(Protocol):
         ...
 
     def buildings(self) -> list[dict[str, Any]]:
-        """Every building (id, name, description, capacity)."""
+        """Every building (building_id, name, description, capacity)."""
         ...
 
+    def building(self, building_id: str) -> dict[str, Any]:
+        """One building (building_id, name, description, capacity, system_instruction)."""
+        ...
+
+    def personas_in(self, building_id: str) -> list[dict[str, Any]]:
+        """The personas in a building (persona_id, name, description)."""
+        ...
+
+    def user_building(self) -> str | None:
+        """Where the user is (None before the user has gone anywhere)."""
+        ...
+
+    def create_building(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """A new building in the city from name, description, system_instruction, capacity."""
+        ...
+
+    def system_prompt(self, building_id: str) -> str:
+        """The system prompt the persona's model calls get in that building (who it is, where)."""
+        ...
+
+    def playbook_summaries(self) -> list[dict[str, Any]]:
+        """Playbooks the router may choose (name, display_name, description)."""
+        ...
+
+    # ---- building history -----------------------------------------------------------------------
+    def building_lines(self, building_id: str, after_id: int | None, limit: int) -> list[dict[str, Any]]:
+        """History lines (id, speaker_kind, speaker_id, speaker_name, content, created_at), oldest first:
+        those after line `after_id`, or the latest `limit` when `after_id` is None."""
+        ...
+
+    def last_own_line(self, building_id: str) -> int | None:
+        """Id of the persona's own last line in the building (None if it never spoke there)."""
+        ...
+
+    def building_cursor(self, building_id: str) -> int | None:
+        """The last history line of the building the persona has taken in (None: never read)."""
+        ...
+
+    def set_building_cursor(self, building_id: str, line_id: int) -> None:
+        """Remember that the persona has taken in the building's lines up to `line_id`."""
+        ...
+
+    # ---- working memory (small JSON notes kept across pulses) ------------------------------------
+    def working_memory(self) -> dict[str, Any]:
+        """The persona's working memory (key → JSON value)."""
+        ...
+
+    def set_working_memory(self, key: str, value: Any) -> None:
+        """Set one key of the working memory (None removes it)."""
+        ...
+
+    # ---- SAIMemory ------------------------------------------------------------------------------
+    def memory_recent(self, limit: int, tags: list[str] | None = None) -> list[dict[str, Any]]:
+        """The persona's newest messages (carrying any of `tags`; all when None), oldest first."""
+        ...
+
+    def memory_around(self, message_id: int, before: int, after: int) -> list[dict[str, Any]]:
+        """A message of the persona and its neighbours, oldest first; ToolError naming an unknown id."""
+        ...
+
+    def memory_between(self, start: datetime, end: datetime, limit: int) -> list[dict[str, Any]]:
+        """The persona's messages written between two aware datetimes, oldest first."""
+        ...
+
+    def memory_tagged(self, tag: str, limit: int) -> list[dict[str, Any]]:
+        """The persona's newest messages carrying `tag`, newest first."""
+        ...
+
+    def remember(self, role: str, content: str, tags: list[str]) -> dict[str, Any]:
+        """Store a message in the persona's SAIMemory now (in the current pulse, if any)."""
+        ...
+
+    def forget(self, message_id: int) -> bool:
+        """Remove one of the persona's messages; False if it was not theirs."""
+        ...
+
+    def summarize(self, text: str) -> str:
+        """A short Japanese summary of `text` by the persona's lightweight model chain."""
+        ...
+
+    # ---- schedules ------------------------------------------------------------------------------
     def schedule_add(self, spec: dict[str, Any]) -> dict[str, Any]:
         """Add a schedule for the persona; returns it with its id and next run."""
         ...
@@ -53,12 +146,24 @@ class ToolContext(Protocol):
         """Items in the persona's building and in its hands (item_id, name, type, description, owner_kind)."""
         ...
 
+    def building_items(self, building_id: str) -> list[dict[str, Any]]:
+        """Items lying in a building (item_id, name, type, description)."""
+        ...
+
+    def carried_items(self) -> list[dict[str, Any]]:
+        """Items the persona carries."""
+        ...
+
     def item(self, item_id: str) -> dict[str, Any]:
-        """One item the persona can reach; LookupError naming the id otherwise."""
+        """One item the persona can reach; ToolError naming the id otherwise."""
         ...
 
     def read_document(self, item_id: str) -> str:
-        """A reachable document's full text."""
+        """A reachable document's full text (a PDF's extracted text)."""
+        ...
+
+    def pdf_pages(self, item_id: str) -> list[str]:
+        """The text of each page of a reachable PDF document item."""
         ...
 
     def picture_file(self, item_id: str) -> str:
@@ -77,8 +182,9 @@ class ToolContext(Protocol):
         """Apply a unified diff or append text to a document; returns (item, 'diff'|'append')."""
         ...
 
-    def generate_picture(self, prompt: str) -> dict[str, Any]:
-        """Draw an image for `prompt` and place it as a picture item in the persona's building."""
+    def generate_picture(self, prompt: str, name: str | None = None, aspect_ratio: str | None = None,
+                         state: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Draw `prompt` (cropped to `aspect_ratio`) as a picture item named `name` in the persona's building."""
         ...
 
     def move_item(self, item_id: str, to: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
@@ -47,6 +47,8 @@ class ToolDef:
     """Pydantic model of the arguments (extra arguments forbidden)."""
     unavailable: str | None = None
     """Why the tool cannot run here (None when it can)."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Older argument names still accepted (old name → the name in the signature); not in the schema."""
 
     def spec(self) -> dict[str, Any]:
         """What a model is shown (name, description, parameters)."""
@@ -63,11 +65,14 @@ class ToolOutput:
     """Absolute paths of images (inside the data home) to show the model."""
 
 
-def tool(name: str, *, unavailable: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+def tool(
+    name: str, *, unavailable: str | None = None, aliases: dict[str, str] | None = None,
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark `fn(ctx, **args)` as the tool `name`; `build_registry` collects it.
 
     `unavailable` registers a tool that exists upstream but needs a service this install does not
-    have: calling it raises `ToolUnavailableError` with that message.
+    have: calling it raises `ToolUnavailableError` with that message. `aliases` maps older argument
+    names to the signature's names, so calls written before a rename keep working.
     """
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -76,7 +81,12 @@ def tool(name: str, *, unavailable: str | None = None) -> Callable[[Callable[...
         if not description:
             raise TypeError(f"tool {name!r}: the function needs a docstring (it is the tool's description)")
         model = _args_model(name, fn)
-        fn.tool_def = ToolDef(name, description, json_schema(model), fn, model, unavailable)  # type: ignore[attr-defined]
+        renames = dict(aliases or {})
+        unknown = sorted(set(renames.values()) - set(model.model_fields))
+        if unknown:
+            raise TypeError(f"tool {name!r}: aliases point at arguments it does not have: {', '.join(unknown)}")
+        fn.tool_def = ToolDef(  # type: ignore[attr-defined]
+            name, description, json_schema(model), fn, model, unavailable, renames)
         return fn
 
     return wrap
@@ -113,7 +123,9 @@ def _clean(schema: Any) -> Any:
         return [_clean(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: _clean(v) for k, v in schema.items() if k != "title"}
+    out = {k: _clean(v) for k, v in schema.items() if k not in ("title", "properties")}
+    if isinstance(schema.get("properties"), dict):  # property names are data: an argument may be called "title"
+        out["properties"] = {name: _clean(sub) for name, sub in schema["properties"].items()}
     options = out.get("anyOf")
     if isinstance(options, list):
         kept = [o for o in options if o != {"type": "null"}]
@@ -149,6 +161,43 @@ def _describe(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _renamed(tool_def: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
+    """`args` with old argument names replaced by the current ones (both given is an error)."""
+    if not tool_def.aliases or not any(k in tool_def.aliases for k in args):
+        return args
+    out = {k: v for k, v in args.items() if k not in tool_def.aliases}
+    for old, new in tool_def.aliases.items():
+        if old in args:
+            if new in args:
+                raise ToolArgumentError(f"tool {tool_def.name!r}: give {new!r} or its old name {old!r}, not both")
+            out[new] = args[old]
+    return out
+
+
+def _accepts_text(annotation: Any) -> bool:
+    if annotation is str or annotation is Any:
+        return True
+    return any(_accepts_text(a) for a in get_args(annotation) if a is not type(None))
+
+
+def _drop_unset(tool_def: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
+    """Optional arguments given as null (or as "" where no text fits) count as not given.
+
+    Models send nulls for what they leave out, and upstream playbooks pass "" for an unset state
+    path (upstream's tools treat both as absent), so the signature's default applies instead.
+    """
+    fields = tool_def.args_model.model_fields
+    out = {}
+    for key, value in args.items():
+        field_info = fields.get(key)
+        if field_info is not None and not field_info.is_required() and (
+                (value is None and field_info.default is not None)
+                or (value == "" and not _accepts_text(field_info.annotation))):
+            continue
+        out[key] = value
+    return out
+
+
 def call_tool(name: str, args: dict[str, Any], ctx: ToolContext, registry: dict[str, ToolDef] | None = None) -> Any:
     """Run a registered tool; wrong arguments raise ToolArgumentError with a precise message."""
     from tools import TOOL_REGISTRY
@@ -161,6 +210,8 @@ def call_tool(name: str, args: dict[str, Any], ctx: ToolContext, registry: dict[
         raise ToolUnavailableError(f"tool {name!r} is not available here: {tool_def.unavailable}")
     if not isinstance(args, dict):
         raise ToolArgumentError(f"tool {name!r}: arguments must be an object, got {type(args).__name__}")
+    args = _renamed(tool_def, args)
+    args = _drop_unset(tool_def, args)
     try:
         checked = tool_def.args_model.model_validate(args)
     except ValidationError as exc:

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from tools.context import ToolContext
-from tools.registry import tool
+from tools.registry import ToolError, tool
 
 ItemId = Annotated[str, Field(description="Identifier of the item.")]
 
@@ -20,7 +20,13 @@ def item_pickup(ctx: ToolContext, item_id: ItemId) -> str:
 
 
 @tool("item_place")
-def item_place(ctx: ToolContext, item_id: ItemId) -> str:
+def item_place(
+    ctx: ToolContext, item_id: ItemId,
+    building_id: Annotated[str, Field(description="Where to put it; only where you are (the default).")] = "",
+) -> str:
     """Put an item you carry down in your current building."""
+    if building_id.strip() and building_id.strip() != ctx.building_id:
+        target = ctx.building(building_id.strip())["name"]
+        raise ToolError(f"いまは{target}にいないので、そこには置けません。先に移動してください。")
     item = ctx.move_item(item_id.strip(), "building")
     return f"「{item['name']}」をここに置きました。"

@@ -1,23 +1,34 @@
-"""memory_recall: search the persona's whole SAIMemory (relevance and recency).
+"""memory_recall: search the persona's whole SAIMemory (relevance and recency), upstream's arguments.
 
-A query that matches nothing as written (a whole sentence, typically) is broken into its content
-words — runs of kanji, katakana and latin letters, minus very common ones — and messages are
-ranked by how many of those words they contain, then by the store's own score.
+`query` is searched as written; if that matches nothing (a whole sentence, typically) it is broken
+into its content words — runs of kanji, katakana and latin letters, minus very common ones — and
+messages are ranked by how many of those words they contain. Each of `keywords` is searched on its
+own. The lists are merged by reciprocal rank (a message found by several ranks higher), then
+filtered by date. `memory_search_brief` shares this search.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from datetime import date
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import tool
+from tools.text import clip, date_arg, in_dates, role_ja, stamp
 
-_SNIPPET = 160
+MAX_TOPK = 20
+RRF_K = 60
 _WORDS = re.compile(r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]{2,}|[A-Za-z0-9]{2,}")
 _STOP = {"前", "話", "思", "出", "今", "日", "何", "事", "時", "見", "言", "行", "来", "記憶", "検索", "教"}
+
+Query = Annotated[str | None, Field(description="What to recall, in words or a sentence (Japanese works).")]
+Keywords = Annotated[list[str] | None, Field(description="Words a message must contain; each is searched on its own.")]
+StartDate = Annotated[str, Field(description="Only messages from this date on (YYYY-MM-DD); empty: no limit.")]
+EndDate = Annotated[str, Field(description="Only messages up to this date (YYYY-MM-DD); empty: no limit.")]
 
 
 def content_words(text: str) -> list[str]:
@@ -45,27 +56,65 @@ def _search(ctx: ToolContext, query: str, limit: int) -> list[dict[str, Any]]:
     return [h for _, _, h in ranked[:limit]]
 
 
-@tool("memory_recall")
+def recall(ctx: ToolContext, query: str, keywords: Iterable[str], topk: int,
+           start: date | None = None, end: date | None = None) -> list[dict[str, Any]]:
+    """The persona's `topk` best memories for a query and/or keywords, within [start, end]."""
+    want = topk * (6 if start or end else 2)
+    lists = [_search(ctx, query, want)] if query else []
+    lists += [ctx.memory_search(k, want) for k in keywords]
+    scores: dict[int, float] = {}
+    found: dict[int, dict[str, Any]] = {}
+    for hits in lists:
+        kept = [h for h in hits if in_dates(str(h.get("created_at", "")), start, end)]
+        for rank, h in enumerate(kept, start=1):
+            scores[h["id"]] = scores.get(h["id"], 0.0) + 1.0 / (RRF_K + rank)
+            found[h["id"]] = h
+    ranked = sorted(scores, key=lambda i: (scores[i], i), reverse=True)[:topk]
+    return [found[i] for i in ranked]
+
+
+def clean_keywords(keywords: list[str] | None) -> list[str]:
+    """Non-empty keywords, stripped, without duplicates."""
+    return list(dict.fromkeys(k.strip() for k in keywords or [] if k and k.strip()))
+
+
+def what(query: str, keywords: list[str]) -> str:
+    """How a search is named to the persona: 「猫」 or 「猫・名前」."""
+    return "「" + "・".join([query] * bool(query) + keywords) + "」"
+
+
+@tool("memory_recall", aliases={"limit": "topk"})
 def memory_recall(
     ctx: ToolContext,
-    query: Annotated[str, Field(description="Words to look for (space-separated terms must all match).")],
-    limit: Annotated[int, Field(description="How many memories to return (1-20).")] = 5,
+    query: Query = None,
+    keywords: Keywords = None,
+    max_chars: Annotated[int, Field(description="Longest answer, in characters.", ge=100)] = 1200,
+    topk: Annotated[int, Field(description="How many memories to return (1-20).", ge=1)] = 4,
+    start_date: StartDate = "",
+    end_date: EndDate = "",
 ) -> str:
-    """Search your own long-term memory (SAIMemory) for messages about a topic. Japanese works.
+    """Recall past messages from your own long-term memory (SAIMemory). Use 'query' for what to recall
+    and 'keywords' for exact words; filter by date with start_date / end_date.
 
     Returns the best matching memories as dated lines, or a clear 'nothing found'.
     """
-    query = query.strip()
-    if not query:
-        return "検索語が空です。"
-    limit = max(1, min(int(limit), 20))
-    hits = _search(ctx, query, limit)
+    query = (query or "").strip()
+    words = clean_keywords(keywords)
+    start, end = date_arg("memory_recall", "start_date", start_date), date_arg("memory_recall", "end_date", end_date)
+    if not query and not words:
+        return "検索語が空です (query か keywords を指定してください)。"
+    hits = recall(ctx, query, words, min(topk, MAX_TOPK), start, end)
     if not hits:
-        return f"「{query}」に関する記憶は見つかりませんでした。"
-    lines = [f"「{query}」に関する記憶 ({len(hits)}件):"]
+        return f"{what(query, words)}に関する記憶は見つかりませんでした。"
+    lines = [f"{what(query, words)}に関する記憶 ({len(hits)}件):"]
+    per_line = max(80, max_chars // len(hits))
+    used = len(lines[0])
     for h in hits:
-        text = " ".join(str(h.get("content", "")).split())
-        if len(text) > _SNIPPET:
-            text = text[: _SNIPPET - 1] + "…"
-        lines.append(f"- [{str(h.get('created_at', ''))[:16]}] ({h.get('role', '')}) {text}")
+        line = f"- [{stamp(str(h.get('created_at', '')))}] ({role_ja(str(h.get('role', '')))}) " \
+               f"{clip(str(h.get('content', '')), per_line)}"
+        if used + len(line) > max_chars and len(lines) > 1:
+            lines.append(f"(ほか {len(hits) - len(lines) + 1} 件は長さの上限で省きました)")
+            break
+        lines.append(line)
+        used += len(line) + 1
     return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""document_search: lines of a document matching a pattern (a regular expression), with context lines."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import Field
+
+from tools.context import ToolContext
+from tools.registry import ToolArgumentError, tool
+
+MAX_PATTERN = 200
+MAX_MATCHES = 100
+MAX_CONTEXT = 20
+
+
+@tool("document_search")
+def document_search(
+    ctx: ToolContext,
+    item_id: Annotated[str, Field(description="Id of the document item to search.")],
+    pattern: Annotated[str, Field(description="What to look for: plain words or a regular expression.")],
+    case_sensitive: Annotated[bool, Field(description="Match upper/lower case exactly.")] = False,
+    context_lines: Annotated[int, Field(description="Lines to show before and after each match (0-20).", ge=0)] = 2,
+    max_matches: Annotated[int, Field(description="Most matches to show (1-100).", ge=1)] = 10,
+) -> str:
+    """Search a document item for a pattern (regular expressions work); shows matching lines with
+    their line numbers and the lines around them, like grep. Read more with document_read.
+    """
+    if not pattern.strip():
+        raise ToolArgumentError("tool 'document_search': pattern is empty")
+    if len(pattern) > MAX_PATTERN:
+        raise ToolArgumentError(f"tool 'document_search': pattern is longer than {MAX_PATTERN} characters")
+    try:
+        regex = re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
+    except re.error as exc:
+        raise ToolArgumentError(
+            f"tool 'document_search': pattern {pattern!r} is not a valid regular expression ({exc}); "
+            "put a backslash before ( ) [ ] * + ? . to search for them literally") from exc
+    name = ctx.item(item_id.strip())["name"]
+    lines = ctx.read_document(item_id.strip()).split("\n")
+    limit, around = min(max_matches, MAX_MATCHES), min(context_lines, MAX_CONTEXT)
+    hits = [i for i, line in enumerate(lines) if regex.search(line)]
+    if not hits:
+        return f"文書「{name}」に「{pattern}」は見つかりませんでした (全 {len(lines)} 行)。"
+    out = [f"[{name}] 「{pattern}」: {len(hits)} 件 (全 {len(lines)} 行)"]
+    for i in hits[:limit]:
+        out.append(f"--- {i + 1} 行目 ---")
+        for j in range(max(0, i - around), min(len(lines), i + around + 1)):
+            out.append(f"{'>' if j == i else ' '}{j + 1:6d}  {lines[j]}")
+    if len(hits) > limit:
+        out.append(f"(ほか {len(hits) - limit} 件。max_matches を増やすと表示します)")
+    return "\n".join(out)
