@@ -29,12 +29,11 @@ STEP_FIELDS = {"id", "capability", "mode", "instruction", "title", "description"
 
 
 @pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    m.world.move_persona("sora", "atelier")
-    m.move_user("atelier")
-    yield m
-    m.close()
+def manager(manager: SAIVerseManager) -> SAIVerseManager:
+    """The conftest world, with ソラ and the user in the atelier."""
+    manager.world.move_persona("sora", "atelier")
+    manager.move_user("atelier")
+    return manager
 
 
 def production_items(m: SAIVerseManager, building: str = "atelier") -> list[Any]:
@@ -246,8 +245,6 @@ class _Crash(BaseException):
 
 
 def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
-    from saiverse.ticker import Ticker
-
     original = RunPorts.create_picture
 
     def crash(self: RunPorts, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -261,8 +258,8 @@ def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, m
     before = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
     monkeypatch.setattr(RunPorts, "create_picture", original)
     events: list[list[dict[str, Any]]] = []
-    ticker = Ticker(manager, interval=3600, on_events=events.append)
-    ticker._resume_productions()  # what Ticker.start() runs in the background at launch
+    ticker = manager.ticker(interval=3600, on_events=events.append)
+    ticker.resume_productions()  # what Ticker.start() runs in the background at launch
     assert manager.production.runs()[0]["status"] == "done"
     after = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
     assert before < after and len(after) == 5

@@ -5,23 +5,14 @@ Real SQLite in the temp home, real LangGraph, the offline model.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from saiverse.llm.offline import OFFLINE_NOTE
 from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
 from sea.playbook import Playbook, parse_playbook
 from sea.runtime import compile_playbook
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
 
 
 def run(m: SAIVerseManager, pb: Playbook | dict[str, Any], args: dict[str, Any] | None = None,

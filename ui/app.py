@@ -345,9 +345,7 @@ def launch(settings: Any) -> int:
     except Exception as exc:  # noqa: BLE001 - main.py prints this and exits non-zero
         print(f"SAIVerse could not open {settings.home}: {exc}", file=sys.stderr)
         return 1
-    from saiverse.ticker import Ticker
-
-    ticker = Ticker(manager)
+    ticker = manager.ticker()
     try:
         app = build_app(manager)
         app.launch(**launch_kwargs(settings), prevent_thread_lock=True)

@@ -165,6 +165,7 @@ class OfflineModel:
     name = "offline"
     provider = "offline"
     supports_vision = True
+    follows_instructions = False  # mechanical answers: production and summaries use their own rules
 
     def __repr__(self) -> str:
         return "OfflineModel()"
