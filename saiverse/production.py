@@ -34,6 +34,8 @@ from saiverse.world import World
 from sea.production import ProductionEngine, RunSummary
 from sea.production.state import TargetScope
 
+RESEARCH_BYPRODUCTS = ("notes", "bundle")
+"""Item keys of production runs that are not sources for another run's research."""
 PictureDrawer = Callable[[str, str, str, str, dict[str, Any]], ItemInfo]
 """(persona_id, building_id, prompt, name, state) → the picture item it drew (manager.draw_picture)."""
 
@@ -136,6 +138,8 @@ class RunPorts:
         return out[:limit]
 
     def search_items(self, query: str, limit: int) -> list[dict[str, Any]]:
+        # This run's own items are not sources, nor any run's research notes and bundle manifests
+        # (they only repeat what was found before); other runs' finished texts and pictures are.
         names = {b.building_id: b.name for b in self.service.world.buildings()}
         like = f"%{query}%"
         with self.service.db.session() as s:
@@ -144,9 +148,15 @@ class RunPorts:
                 .where(Item.type.in_(("document", "picture")))
                 .where((Item.name.like(like)) | (Item.description.like(like)))
                 .where(~Item.state_json.contains(f'"production_run": "{self.run_id}"'))
-                .order_by(Item.updated_at.desc()).limit(limit)).all()
-            return [{"item_id": i.item_id, "name": i.name, "type": i.type, "description": i.description,
-                     "file_path": i.file_path, "building_name": names.get(loc.owner_id, "")} for i, loc in rows]
+                .order_by(Item.updated_at.desc()).limit(limit * 3)).all()
+            out = []
+            for i, loc in rows:
+                state = json.loads(i.state_json or "{}")
+                if "production_run" in state and state.get("key") in RESEARCH_BYPRODUCTS:
+                    continue
+                out.append({"item_id": i.item_id, "name": i.name, "type": i.type, "description": i.description,
+                            "file_path": i.file_path, "building_name": names.get(loc.owner_id, "")})
+            return out[:limit]
 
     def take_instructions(self) -> list[str]:
         return self.service.take_instructions(self.run_id)

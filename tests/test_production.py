@@ -1,5 +1,6 @@
 """The production workflow: plan, patches and the gate, routing, retry/alternative, artifacts as
-items, mid-run instructions, and resuming a run whose process was killed."""
+items, mid-run instructions (rules offline, the model's structured ops online), what each kind of
+request produces offline, and resuming a run whose process was killed."""
 
 from __future__ import annotations
 
@@ -13,14 +14,17 @@ from typing import Any
 
 import pytest
 
+from chat import LLMError
 from saiverse.manager import SAIVerseManager
 from saiverse.production import RunPorts
 from saiverse.seed import draw_starry_night
 from saiverse.settings import load_settings
-from sea.production.graph import supervisor
-from sea.production.patches import apply_ops, propose_ops
-from sea.production.planner import read_request, template_plan
+from sea.production.drafts import hero_of
+from sea.production.graph import patch_planner, supervisor
+from sea.production.patches import PATCH_SCHEMA, apply_ops, propose_ops
+from sea.production.planner import PLAN_SCHEMA, read_request, template_plan
 from sea.production.state import TargetScope
+from tests.conftest import ScriptedModel
 from tests.fakes_llm import FakeServer, Reply, openai_image, openai_message
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -140,11 +144,15 @@ def test_picture_book_in_the_atelier_makes_items(manager: SAIVerseManager, saive
     final = [e for e in events if e["type"] == "data-plan_update"][-1]["plan"]
     assert [s["status"] for s in final] == ["completed"] * 5
     items = production_items(manager)
-    assert sorted(i.type for i in items) == ["document"] * 4 + ["picture"]
+    assert sorted(i.type for i in items) == ["document"] * 4 + ["picture"] * 4  # a picture per scene
     for i in items:
         assert (saiverse_home / i.file_path).exists()
+    pictures = sorted(i.name for i in items if i.type == "picture")
+    assert pictures == [f"猫の冒険 — 挿絵 {n}" for n in (1, 2, 3, 4)]
     bundle = next(i for i in items if "bundle" in i.state)
-    assert (saiverse_home / bundle.state["bundle"]).stat().st_size > 0
+    assert (saiverse_home / bundle.state["bundle"]).stat().st_size > 0 and bundle.state["files"] == 7
+    stats = next(e for e in events if e["type"] == "data-analyst-stats")["stats"]
+    assert (stats["documents"], stats["pictures"]) == (3, 4)
     assert "5/5" in next(e for e in events if e["type"] == "speak")["text"]
 
 
@@ -262,6 +270,161 @@ def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, m
     ticker.resume_productions()  # what Ticker.start() runs in the background at launch
     assert manager.production.runs()[0]["status"] == "done"
     after = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
-    assert before < after and len(after) == 5
+    assert before < after and len(after) == 8  # 4 documents, 4 scene pictures
     kinds = [e["type"] for e in events[0]]
     assert "data-visual-image" in kinds and "data-writer-output" not in kinds  # only what was left ran
+
+
+# ---- the patch planner asks a model that follows instructions --------------------------------------
+
+class _ModelPorts(_Ports):
+    def __init__(self, model: ScriptedModel) -> None:
+        self.the_model = model
+        self.events: list[dict[str, Any]] = []
+
+    def model(self, kind: str = "normal") -> ScriptedModel:
+        return self.the_model
+
+    def system_prompt(self) -> str:
+        return "あなたはソラです。"
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+
+def _patch(model: ScriptedModel, instruction: str) -> tuple[list[dict[str, Any]], _ModelPorts]:
+    ports = _ModelPorts(model)
+    out = patch_planner({"plan": _plan(), "instructions": [instruction]}, {"configurable": {"production": ports}})
+    assert out["instructions"] == []
+    return out["proposed_ops"], ports
+
+
+def test_patch_planner_takes_the_models_structured_ops() -> None:
+    model = ScriptedModel()
+    split = {"op": "split_pending", "step_id": 3, "parts": [
+        {"title": "昼の場面", "instruction": "昼の港を書く"}, {"title": "夜の場面", "instruction": "夜の港を書く"}]}
+    model.enqueue(data={"ops": [split]})
+    ops, ports = _patch(model, "もっと明るい雰囲気で")  # the rules would make this an edit of step 2
+    assert ops == [{**split, "source": "もっと明るい雰囲気で"}] and not ports.events
+    (request,) = model.history
+    assert request.response_schema == PATCH_SCHEMA and "もっと明るい雰囲気で" in request.messages[0]["content"]
+    assert '"id": 3' in request.messages[0]["content"]  # the plan is in the prompt
+    plan, log = apply_ops(_plan(), ops)
+    assert log[0]["status"] == "applied" and [s["title"] for s in plan][2:4] == ["昼の場面", "夜の場面"]
+
+
+def test_patch_planner_uses_the_rules_only_when_the_model_cannot() -> None:
+    offline_like = ScriptedModel(follows_instructions=False)
+    ops, ports = _patch(offline_like, "表紙の絵も足して")
+    assert ops == propose_ops("表紙の絵も足して", _plan()) and not offline_like.history and not ports.events
+    for answer in ({"error": LLMError("timed out", kind="timeout")}, {"data": {"ops": []}}, {"text": "はい、わかりました"}):
+        model = ScriptedModel()
+        model.enqueue(**answer)
+        ops, ports = _patch(model, "本文を前半と後半に分けて")
+        assert ops[0]["op"] == "split_pending" and len(model.history) == 1, answer
+        assert [e["kind"] for e in ports.events] == ["patch_fallback"]
+
+
+def test_online_run_plans_and_patches_through_the_model(make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = ScriptedModel()
+    manager = make_manager(model)
+    manager.world.move_persona("sora", "atelier")
+    model.enqueue(when="次の作業者で実行する計画", data={"steps": [
+        {"capability": "writer", "title": "下書き", "instruction": "灯台守の一日を書く"},
+        {"capability": "writer", "title": "清書", "instruction": "下書きを清書する", "depends_on": [1]},
+        {"capability": "data_analyst", "title": "まとめ", "instruction": "まとめる", "depends_on": [2]}]})
+    model.enqueue(when="清書は二つに", data={"ops": [{"op": "split_pending", "step_id": 2, "parts": [
+        {"title": "清書 (朝)", "instruction": "朝の場面を清書する"},
+        {"title": "清書 (夜)", "instruction": "夜の場面を清書する"}]}]})
+    original = RunPorts.create_document
+    said: list[str] = []
+
+    def create_and_instruct(self: RunPorts, step_id: int, key: str, name: str, content: str) -> dict[str, Any]:
+        if not said:
+            said.append("x")
+            list(manager.handle_user_input("atelier", "清書は二つに分けてほしい"))
+        return original(self, step_id, key, name, content)
+
+    monkeypatch.setattr(RunPorts, "create_document", create_and_instruct)
+    events: list[dict[str, Any]] = []
+    summary = manager.production.start("sora", "atelier", "作品を作って: 灯台守の一日", events.append)
+    assert summary.finished and not model.queue  # both scripted answers were asked for
+    assert [s["title"] for s in summary.plan] == ["下書き", "清書 (朝)", "清書 (夜)", "まとめ"]
+    assert all(s["status"] == "completed" for s in summary.plan)
+    assert summary.patch_log[0]["op"] == "split_pending" and summary.patch_log[0]["status"] == "applied"
+    schemas = [r.response_schema for r in model.history if r.response_schema]
+    assert schemas == [PLAN_SCHEMA, PATCH_SCHEMA]
+    assert not any(e.get("kind") in ("plan_fallback", "patch_fallback") for e in events)
+
+
+# ---- offline, each kind of request gets what it asks for ------------------------------------------
+
+def _run(manager: SAIVerseManager, request: str) -> dict[str, str]:
+    summary = manager.production.start("sora", "atelier", request, lambda ev: None)
+    assert summary.finished and all(s["status"] == "completed" for s in summary.plan), summary.plan
+    return {a["name"].split(" — ")[-1]: a.get("text", "") for a in summary.artifacts.values()}
+
+
+def test_a_report_has_sections_with_facts_from_memory_and_documents(manager: SAIVerseManager) -> None:
+    manager.memory.add("sora", "user", "港の灯台は明治時代に建てられた白い塔です。", tags=["conversation"])
+    manager.memory.add("sora", "assistant", "灯台の光は二十キロ先の船まで届くそうですね。", tags=["conversation"])
+    manager.items.create_document("港の案内", "港の北の端には古い灯台があり、今も毎晩光っている。",
+                                  owner_kind="building", owner_id="library")
+    texts = _run(manager, "港の灯台のレポートを書いて")
+    outline, body = texts["構成"], texts["本文"]
+    assert "1. はじめに" in outline and "記憶から" in outline and "資料「港の案内」から" in outline
+    assert "## 1. はじめに" in body and "## 2. 記憶から" in body and body.count("## ") == 4
+    for fact in ("明治時代に建てられた白い塔", "二十キロ先の船", "港の北の端には古い灯台"):
+        assert fact in body, fact
+    for story_word in ("登場人物", "主人公", "旅に出る", "ページ1"):
+        assert story_word not in outline + body
+
+
+def test_a_report_on_an_unknown_topic_says_what_is_missing(manager: SAIVerseManager) -> None:
+    body = _run(manager, "資料を作って: 火星の天気")["本文"]
+    assert "「火星の天気」の記録はまだありません" in body and "## 3. これから調べること" in body
+    assert "主人公" not in body
+
+
+def test_a_story_is_a_story_in_chapters_without_pictures(manager: SAIVerseManager) -> None:
+    texts = _run(manager, "物語を書いて: 森の小さな郵便屋")
+    assert hero_of("森の小さな郵便屋") == "小さな郵便屋" and hero_of("猫の冒険") == "猫"
+    assert "- 小さな郵便屋: この物語の主人公" in texts["あらすじと登場人物"]
+    assert [line for line in texts["本文"].splitlines() if line.startswith("第")][:2] == ["第1章 はじまり", "第2章 出会い"]
+    assert not [i for i in production_items(manager) if i.type == "picture"]
+
+
+def test_a_list_lists_what_the_city_holds(manager: SAIVerseManager) -> None:
+    for name, text in (("星の図鑑", "夜空の星座を写真で紹介する本。"), ("星の王子さま", "小さな星から来た王子の物語。")):
+        manager.items.create_document(name, text, owner_kind="building", owner_id="library")
+    listed = _run(manager, "星の本の一覧を作って")["リスト"]
+    entries = [line for line in listed.splitlines() if line[:1].isdigit()]
+    assert len(entries) >= 2 and all(e.split(". ", 1)[0].isdigit() for e in entries)
+    assert any(e.startswith(tuple(f"{n}. 星の図鑑" for n in range(1, 9))) for e in entries)
+    assert any("星の王子さま" in e and "小さな星から来た王子" in e for e in entries)
+    assert "登場人物" not in listed and "## " not in listed
+
+
+def test_a_picture_book_gets_a_picture_for_each_scene(manager: SAIVerseManager, saiverse_home: Path) -> None:
+    texts = _run(manager, "絵本を作って: 月のうさぎ")
+    assert "- うさぎ: この物語の主人公" in texts["あらすじと登場人物"] and "ページ4 おわり" in texts["本文"]
+    pictures = [i for i in production_items(manager) if i.type == "picture"]
+    assert len(pictures) == 4 and len({i.state["prompt"] for i in pictures}) == 4
+    assert all("月のうさぎ" in i.state["prompt"] for i in pictures)
+    assert len({(saiverse_home / i.file_path).read_bytes() for i in pictures}) == 4  # four different drawings
+
+
+@pytest.mark.parametrize(("request_text", "kind", "topic"), [
+    ("絵本を作って: 猫の冒険", "絵本", "猫の冒険"),
+    ("港の灯台のレポートを書いて", "資料", "港の灯台"),
+    ("まとめて: 今週の出来事", "資料", "今週の出来事"),
+    ("リストを作って：夏に読みたい本", "リスト", "夏に読みたい本"),
+    ("物語を書いて: 星を探す少年", "物語", "星を探す少年"),
+    ("絵本「月のうさぎ」を作って", "絵本", "月のうさぎ"),
+    ("春の歌を作って", "作品", "春の歌"),
+])
+def test_requests_are_read_as_kind_and_topic(request_text: str, kind: str, topic: str) -> None:
+    assert read_request(request_text) == (kind, topic)
+    plan = template_plan(request_text, TargetScope(building_id="atelier"))
+    assert plan[-1]["capability"] == "data_analyst" and plan[0]["target_scope"]["kind"] == kind
+    assert ("visualizer" in {s["capability"] for s in plan}) == (kind in ("絵本", "作品"))
