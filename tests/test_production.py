@@ -28,8 +28,8 @@ from tests.conftest import ScriptedModel
 from tests.fakes_llm import FakeServer, Reply, openai_image, openai_message
 
 ROOT = Path(__file__).resolve().parents[1]
-STEP_FIELDS = {"id", "capability", "mode", "instruction", "title", "description", "inputs", "outputs", "preconditions",
-               "validation", "success_criteria", "fallback", "depends_on", "target_scope", "status", "result_summary"}
+STEP_FIELDS = {"id", "capability", "instruction", "title", "fallback", "depends_on", "target_scope", "status",
+               "result_summary", "attempts"}
 
 
 @pytest.fixture

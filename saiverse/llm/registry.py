@@ -29,14 +29,6 @@ _PURPOSE_TEXT = {
 }
 
 
-def pick_model_name(*candidates: str | None) -> str:
-    """The first non-empty name (persona column → env → default); `offline` if all are empty."""
-    for name in candidates:
-        if name and name.strip():
-            return name.strip()
-    return "offline"
-
-
 def _fingerprint(secret: str | None) -> str:
     # The cache key must change when the key does, without holding the key itself.
     return hashlib.sha256(secret.encode()).hexdigest()[:12] if secret else ""

@@ -36,7 +36,8 @@ def _ports(config: RunnableConfig) -> ProductionPorts:
 
 def plan_event(ports: ProductionPorts, plan: list[TaskStep], note: str = "") -> None:
     ports.emit({"type": "data-plan_update", "run_id": ports.run_id, "note": note, "plan": [
-        {k: s.get(k) for k in ("id", "capability", "title", "instruction", "status", "depends_on", "result_summary")}
+        {k: s.get(k) for k in ("id", "capability", "title", "instruction", "status", "depends_on", "result_summary",
+                               "fallback")}
         for s in plan]})
 
 

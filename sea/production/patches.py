@@ -132,11 +132,10 @@ def _shape_error(op: Any) -> str | None:
 def _new_step(plan: list[TaskStep], fields: dict[str, Any], scope: dict[str, Any]) -> TaskStep:
     next_id = max((s["id"] for s in plan), default=0) + 1
     return TaskStep(
-        id=next_id, capability=fields.get("capability", "writer"), mode=fields.get("mode", "default"),
-        instruction=fields["instruction"], title=fields.get("title") or fields["instruction"][:30],
-        description=fields.get("description", ""), inputs=[], outputs=[], preconditions=[], validation=[],
-        success_criteria=[], fallback=[], depends_on=list(fields.get("depends_on", [])), target_scope=scope,
-        status="pending", result_summary=None, attempts=0,
+        id=next_id, capability=fields.get("capability", "writer"), instruction=fields["instruction"],
+        title=fields.get("title") or fields["instruction"][:30], fallback=[],
+        depends_on=list(fields.get("depends_on", [])), target_scope=scope, status="pending", result_summary=None,
+        attempts=0,
     )
 
 

@@ -88,10 +88,8 @@ def read_request(request: str) -> tuple[str, str]:
 
 def _step(i: int, cap: str, title: str, instruction: str, deps: list[int], scope: TargetScope) -> TaskStep:
     return TaskStep(
-        id=i, capability=cap, mode="default", instruction=instruction, title=title, description="",  # type: ignore[typeddict-item]
-        inputs=[f"step:{d}" for d in deps], outputs=[f"step:{i}"], preconditions=[], validation=[],
-        success_criteria=["成果物がアイテムとして建物に置かれている"], fallback=[], depends_on=list(deps),
-        target_scope=scope, status="pending", result_summary=None, attempts=0,
+        id=i, capability=cap, instruction=instruction, title=title, fallback=[],  # type: ignore[typeddict-item]
+        depends_on=list(deps), target_scope=scope, status="pending", result_summary=None, attempts=0,
     )
 
 
