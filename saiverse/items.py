@@ -1,4 +1,4 @@
-"""Items: objects, pictures and documents, their locations, and their files on disk (DESIGN §8).
+"""Items: objects, pictures and documents, their locations, and their files on disk (docs/ARCHITECTURE.md, "Storage").
 
 A picture or document is a DB row plus a file (and a `.summary.txt` sidecar) under the data home.
 The file is written first (atomically), then the row in one transaction; if the row fails the
@@ -87,7 +87,7 @@ def _info(item: Item, loc: ItemLocation | None) -> ItemInfo:
 
 
 def clip_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
-    """Summaries are at most 300 characters (spec)."""
+    """Summaries are at most 300 characters (docs/ARCHITECTURE.md, "Storage")."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -191,7 +191,7 @@ class ItemStore:
         self, name: str, content: str, *, owner_kind: str, owner_id: str,
         description: str | None = None, state: dict[str, Any] | None = None, summary_model: str | None = None,
     ) -> ItemInfo:
-        """Spec document_create steps 2–6: file, summary sidecar, item row, location row."""
+        """In this order: file, summary sidecar, item row, location row (the FILE_PATH rule, docs/ARCHITECTURE.md)."""
         return self._create_with_file(
             self.home / "documents" / new_file_name("txt"), content,
             lambda: self.summarize_document(content, summary_model) or description or "",

@@ -1,4 +1,4 @@
-"""The SEA runtime through the manager: node effects, the spec's seed examples, args, results.
+"""The SEA runtime through the manager: node effects, the seed examples, args, results.
 
 Real SQLite in the temp home, real LangGraph, the offline model.
 """
@@ -33,7 +33,7 @@ def memory(m: SAIVerseManager, persona: str = "mina") -> list[dict[str, Any]]:
     return list(reversed(m.memory.list_messages(persona, limit=100)))
 
 
-# ---- node effects (DESIGN §5 table) -------------------------------------------------------------
+# ---- node effects (the README node table) -------------------------------------------------------------
 
 def test_speak_say_think_memorize_effects(manager: SAIVerseManager) -> None:
     events = run(manager, {"name": "effects", "nodes": [
@@ -135,7 +135,7 @@ def test_compiled_graph_is_cached_per_version(manager: SAIVerseManager) -> None:
     assert compile_playbook(changed) is not compile_playbook(pb)
 
 
-# ---- the spec's seed examples ------------------------------------------------------------------
+# ---- the seed examples ------------------------------------------------------------------
 
 SEA_EXAMPLES = [
     [{"id": "llm", "type": "llm", "action": None, "next": "speak"},

@@ -1,4 +1,4 @@
-"""The SAIVerse window (DESIGN §11): building list | chat | building panel, the item modal, and the
+"""The SAIVerse window (docs/ARCHITECTURE.md, "UI"): building list | chat | building panel, the item modal, and the
 tabs beside the chat (personas, memory, playbooks, schedules, world, settings — `ui/tabs/`).
 
 `build_app(manager)` assembles the Gradio Blocks and wires every event to the manager — the only

@@ -1,7 +1,7 @@
 """The workers: writer → documents, visualizer → pictures, data_analyst → a packaged bundle + stats.
 
 Each makes real items through `ProductionPorts` (idempotently, keyed by run / step) and reports on
-the stream with the spec's `data-*` event names. No worker executes generated code.
+the stream with the `data-*` events (docs/ARCHITECTURE.md, "Events"). No worker executes generated code.
 """
 
 from __future__ import annotations
