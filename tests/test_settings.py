@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -138,3 +139,14 @@ def test_persona_columns_win_for_that_persona(saiverse_home: Path, monkeypatch: 
     model, notice = model_for(chosen, plain, "lightweight")
     assert model.provider == "offline" and notice and "軽量モデル" in notice
     assert model_name_for(s, {"default_model": "gemini-2.5-flash"}, "image") == "gemini-2.5-flash"
+
+
+def test_env_example_lists_exactly_what_is_read() -> None:
+    """.env.example claims only what the app reads, and every variable it reads is there."""
+    from saiverse.errors import RAISE_ERRORS_ENV
+    from saiverse.settings import HOME_ENV, OPTIONS
+
+    text = (Path(__file__).resolve().parents[1] / ".env.example").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^# ([A-Z][A-Z0-9_]+)=", text, flags=re.MULTILINE))
+    assert listed == {o.env for o in OPTIONS} | {HOME_ENV, RAISE_ERRORS_ENV}
+    assert "PostgreSQL" not in text and "SQLite only" in text
