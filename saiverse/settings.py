@@ -52,7 +52,7 @@ class Source:
     """The flag or variable name, or the file path; empty for a default."""
 
     def __str__(self) -> str:
-        return f"{self.kind} ({self.where})" if self.where else self.kind
+        return f"{self.kind} {self.where}" if self.where else self.kind
 
 
 DEFAULT_SOURCE = Source("default")

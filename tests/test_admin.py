@@ -116,7 +116,7 @@ def test_settings_saved_private_masked_and_applied(manager: SAIVerseManager, sai
 def test_environment_wins_over_saved_settings(make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "env-key-9999")
     manager = make_manager()
-    assert manager.admin.settings_overridden() == {"gemini_api_key": "env (GEMINI_API_KEY)"}
+    assert manager.admin.settings_overridden() == {"gemini_api_key": "env GEMINI_API_KEY"}
     new = manager.admin.save_settings({"gemini_api_key": "file-key-0000", "default_model": "gemini-2.5-flash"})
     # Saved, but the environment still decides the key — now and at the next start alike.
     assert new.gemini_api_key == "env-key-9999" and new.default_model == "gemini-2.5-flash"

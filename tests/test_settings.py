@@ -56,7 +56,7 @@ def test_flags_for_host_and_port_and_the_home(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setenv("SAIVERSE_PORT", "8000")
     s = load_settings(tmp_path / "elsewhere", port=9001, host="0.0.0.0")
     assert (s.home, s.port, s.host) == ((tmp_path / "elsewhere").resolve(), 9001, "0.0.0.0")
-    assert str(s.source("home")) == "flag (--home)" and s.source("port").kind == "flag"
+    assert str(s.source("home")) == "flag --home" and s.source("port").kind == "flag"
     assert load_settings().port == 8000 and load_settings().source("port").where == "SAIVERSE_PORT"
 
 
@@ -81,7 +81,7 @@ def test_env_files_are_read_not_exported(saiverse_home: Path, tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(("variable", "value", "message"), [
-    ("SAIVERSE_PORT", "eighty", "SAIVERSE_PORT must be an integer, got 'eighty' (from env (SAIVERSE_PORT))"),
+    ("SAIVERSE_PORT", "eighty", "SAIVERSE_PORT must be an integer, got 'eighty' (from env SAIVERSE_PORT)"),
     ("SAIVERSE_REQUEST_TIMEOUT", "soon", "SAIVERSE_REQUEST_TIMEOUT must be a number"),
     ("SAIVERSE_DATABASE_URL", "postgresql://db/saiverse", "SQLite only"),
 ])
