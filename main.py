@@ -1,7 +1,8 @@
-"""SAIVerse entry point: `python main.py` starts the UI; subcommands form the CLI (DESIGN §12).
+"""SAIVerse entry point: `python main.py` starts the UI; subcommands form the CLI (README, "Command line").
 
-Every command takes `--home`, prints JSON where asked, and exits non-zero with a readable
-message on error. Starting anything migrates the database and seeds the world on first run.
+Every command takes `--home`, prints JSON where asked, and exits 0 on success, 1 when the work
+failed (an `error` event, an unfinished run) and 2 with one readable line when the input was wrong
+(saiverse/errors.py). Starting anything migrates the database and seeds the world on first run.
 """
 
 from __future__ import annotations
@@ -18,21 +19,27 @@ def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
 
 
-def _add_home(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--home", help="data home (default: $SAIVERSE_HOME or ~/.saiverse)")
+def _add_home(p: argparse.ArgumentParser, *, top: bool = False) -> None:
+    # On a subcommand the flag must not reset a value given before the subcommand name.
+    p.add_argument("--home", help="data home (default: $SAIVERSE_HOME or ~/.saiverse)",
+                   **({} if top else {"default": argparse.SUPPRESS}))
+
+
+def _add_bind(p: argparse.ArgumentParser, *, top: bool = False) -> None:
+    keep = {} if top else {"default": argparse.SUPPRESS}
+    p.add_argument("--host", help="interface to bind (default 127.0.0.1)", **keep)
+    p.add_argument("--port", type=int, help="port (default $SAIVERSE_PORT or 7860)", **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="main.py", description="SAIVerse: a city of AI personas.")
-    _add_home(parser)
-    parser.add_argument("--host", help="interface to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port (default $SAIVERSE_PORT or 7860)")
+    _add_home(parser, top=True)
+    _add_bind(parser, top=True)
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("serve", help="start the UI (the default)")
     _add_home(p)
-    p.add_argument("--host")
-    p.add_argument("--port", type=int)
+    _add_bind(p)
 
     p = sub.add_parser("world", help="buildings with their items, personas with their building")
     _add_home(p)
@@ -96,19 +103,33 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("migrate", help="bring the database to the current schema")
     _add_home(p)
     p.add_argument("--db", help="path of the SQLite file")
+    p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
+
+    p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
+    _add_home(p)
+    _add_bind(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
     return parser
 
 
 def _settings(args: argparse.Namespace) -> Any:
     from saiverse.settings import load_settings
 
-    settings = load_settings(args.home)
-    overrides: dict[str, Any] = {}
-    if getattr(args, "host", None):
-        overrides["host"] = args.host
-    if getattr(args, "port", None):
-        overrides["port"] = args.port
-    return settings.with_overrides(**overrides) if overrides else settings
+    return load_settings(args.home, host=args.host, port=args.port)
+
+
+def _config(args: argparse.Namespace) -> int:
+    from saiverse.settings import describe
+
+    rows = describe(_settings(args))
+    if args.json:
+        _print_json({r["name"]: {k: v for k, v in r.items() if k != "name"} for r in rows})
+        return 0
+    for r in rows:
+        where = f"{r['source']} {r['where']}".strip()
+        print(f"{r['name']:<26} {'' if r['value'] is None else r['value']!s:<40} {where}")
+    print("(a persona's own model columns win over these for that persona)")
+    return 0
 
 
 def _manager(args: argparse.Namespace) -> Any:
@@ -118,12 +139,14 @@ def _manager(args: argparse.Namespace) -> Any:
 
 
 def _json_arg(raw: str, what: str = "--args") -> dict[str, Any]:
+    from saiverse.errors import UsageError
+
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
     if not isinstance(value, dict):
-        raise ValueError(f"{what} must be a JSON object, got {type(value).__name__}")
+        raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
     return value
 
 
@@ -133,20 +156,23 @@ def _print_events(events: Iterable[dict[str, Any]]) -> int:
         _print_json(ev)
         if ev.get("type") == "error":
             failed = True
-    return 1 if failed else 0
+    return 1 if failed else 0  # saiverse/errors.py FAILED_EXIT: the command ran, its work failed
 
 
 def run(args: argparse.Namespace) -> int:
-    cmd = args.command or "serve"
-    if cmd == "migrate":
-        from database.migrate import main as migrate_main
+    from saiverse.errors import UsageError
 
-        if args.db:
-            return migrate_main(["--db", args.db])
-        settings = _settings(args)
-        if settings.db_path is None:
-            raise ValueError("migrate handles SQLite databases only; pass --db PATH")
-        return migrate_main(["--db", str(settings.db_path)])
+    cmd = args.command or "serve"
+    if cmd == "config":
+        return _config(args)
+    if cmd == "migrate":
+        from dataclasses import asdict
+
+        from database.migrate import migrate
+
+        report = migrate(Path(args.db) if args.db else _settings(args).db_path)
+        _print_json(asdict(report)) if args.json else print(report.describe())
+        return 0
     if cmd == "serve":
         from ui.app import launch
 
@@ -167,6 +193,10 @@ def run(args: argparse.Namespace) -> int:
             building = args.building or (
                 manager.world.persona(args.persona).building_id if args.persona else manager.user_building()
             )
+            manager.world.building(building)  # an unknown building is the caller's mistake (exit 2)
+            if args.persona and manager.world.persona(args.persona).building_id != building:
+                where = manager.world.persona(args.persona).building_id
+                raise UsageError(f"persona {args.persona!r} is not in {building!r} (it is in {where!r})")
             return _print_events(manager.handle_user_input(building, args.text, persona_id=args.persona))
         if cmd == "memory":
             for rec in manager.memory_messages(args.persona, search=args.search, limit=args.limit):
@@ -205,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 pb = manager.playbooks.get(args.playbook)
                 if pb is None:
-                    raise ValueError(f"playbook {args.playbook!r} does not exist (see `main.py playbooks`)")
+                    raise UsageError(f"playbook {args.playbook!r} does not exist (see `main.py playbooks`)")
             return _print_events(manager.run_playbook(pb, args.persona, args.building, args=call_args))
         if cmd == "tool":
             result = manager.run_tool(args.name, args.persona, args.building, _json_arg(args.args))
@@ -219,9 +249,9 @@ def run(args: argparse.Namespace) -> int:
                         f"{run['run_id']}  [{run['status']}] {where}: {run['request']}")
                 return 0
             if not args.run_id:
-                raise ValueError(f"production {args.action} needs a run id (see `main.py production list`)")
+                raise UsageError(f"production {args.action} needs a run id (see `main.py production list`)")
             if args.action == "show":
-                summary = manager.production.engine.summary(args.run_id)
+                summary = manager.production.summary(args.run_id)
                 _print_json({"run_id": summary.run_id, "finished": summary.finished, "plan": summary.plan,
                              "next": summary.next_nodes})
                 return 0
@@ -234,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
             try:
                 data = path.read_bytes()
             except OSError as exc:
-                raise ValueError(f"cannot read {path}: {exc.strerror}") from exc
+                raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
             info = manager.upload_file(args.building, data, path.stem)
             _print_json(info.to_dict())
             return 0
@@ -244,20 +274,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
+    import os
+
+    from saiverse.errors import FAILED_EXIT, INTERRUPTED_EXIT, RAISE_ERRORS_ENV, USER_ERROR_EXIT, is_user_error
+
     args = build_parser().parse_args(argv)
     try:
         return run(args)
     except KeyboardInterrupt:
-        return 130
-    except Exception as exc:  # noqa: BLE001 - the CLI turns every failure into a readable line
-        from database.migrate import MigrationError
-        from saiverse.world import UnknownIdError
-        from tools import ToolError
-
-        known = (MigrationError, UnknownIdError, ValueError, LookupError, OSError, ToolError)
-        label = "error" if isinstance(exc, known) else f"error ({type(exc).__name__})"
-        print(f"{label}: {exc}", file=sys.stderr)
-        return 1
+        return INTERRUPTED_EXIT
+    except Exception as exc:
+        if is_user_error(exc):
+            print(f"error: {exc}", file=sys.stderr)
+            return USER_ERROR_EXIT
+        if os.environ.get(RAISE_ERRORS_ENV):
+            raise
+        print(f"error ({type(exc).__name__}): {exc}\n(set {RAISE_ERRORS_ENV}=1 to see the traceback)", file=sys.stderr)
+        return FAILED_EXIT
 
 
 if __name__ == "__main__":

@@ -103,6 +103,10 @@ class ChatModel(Protocol):
     """`offline`, `gemini` or `openai`."""
     supports_vision: bool
     """Whether `Message.images` are given to the model."""
+    follows_instructions: bool
+    """Whether the model writes what a free-form instruction asks: a plan, plan-patch ops, a chapter, a
+    summary. False for the deterministic offline model, whose answers are mechanical; callers then use
+    their own rules and templates instead of asking it."""
 
     def generate(self, request: ChatRequest) -> ChatResult:
         """Answer once. With `response_schema`, `data` holds the validated JSON."""

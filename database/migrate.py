@@ -158,7 +158,7 @@ CREATE TABLE schedule (
 );
 """
 
-# Spec item-types-picture-document.md, "データベース変更".
+# The picture/document extension (docs/ARCHITECTURE.md, "Storage").
 ITEM_EXTENSION_SQL = """
 ALTER TABLE item ADD COLUMN FILE_PATH TEXT;
 ALTER TABLE ai ADD COLUMN LIGHTWEIGHT_VISION_MODEL TEXT;
@@ -203,7 +203,7 @@ CREATE TRIGGER saimemory_gram_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemor
 END;
 """
 
-# Production workflow runs (DESIGN §10); the graph state itself lives in checkpoints.db.
+# Production workflow runs (docs/ARCHITECTURE.md, "Production"); the graph state itself lives in checkpoints.db.
 PRODUCTION_RUN_SQL = """
 CREATE TABLE production_run (
     RUN_ID TEXT PRIMARY KEY,
@@ -386,7 +386,7 @@ def current_version(conn: sqlite3.Connection) -> int:
         return int(row[0] or 0)
     if "item" not in tables:
         return 0
-    # An unversioned SAIVerse database: the spec's ALTERs may or may not have been applied by hand.
+    # An unversioned SAIVerse database: the extension's ALTERs may or may not have been applied by hand.
     if "FILE_PATH" in _columns(conn, "item") and "VISION_MODEL" in _columns(conn, "ai"):
         return 2
     return 1

@@ -1,4 +1,4 @@
-"""SQLAlchemy 2.0 models of the current schema (DESIGN §3).
+"""SQLAlchemy 2.0 models of the current schema (docs/ARCHITECTURE.md, "Storage").
 
 Column names in CAPS are contracts shared with SAIVerse databases; the Python attribute names are
 ours. The tables are *created* only by `database/migrate.py` (frozen DDL per version), never by

@@ -1,29 +1,25 @@
 """Administration of the world from the UI tabs: personas, buildings and saved settings.
 
-`AdminService(manager)` validates what a user typed and writes it (tables `ai` and `building`,
-DESIGN §3); every rejection is an `AdminError` (a ValueError) whose message names the field.
-Settings saved here go to `<home>/settings.json` (mode 600, it may hold API keys) and are applied
-to the running manager at once; keys are never logged or returned in full (`mask_key`).
+`AdminService(db, world, settings)` validates what a user typed and writes it (tables `ai` and
+`building`, docs/ARCHITECTURE.md "Storage"); every rejection is an `AdminError` (a ValueError) whose
+message names the field. Settings are saved through the `SettingsStore` (`<home>/settings.json`,
+mode 600, it may hold API keys), which hands the running app the new Settings at once; keys are
+never logged or returned in full (`mask_key`).
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import tempfile
 import uuid
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import func, select
 
+from database.engine import Database
 from database.models import Building, City, Persona
-from saiverse.settings import SAVED_KEYS, SAVED_SETTINGS_FILE, Settings, read_saved_settings
-from saiverse.world import BuildingInfo, PersonaInfo
-
-if TYPE_CHECKING:
-    from saiverse.manager import SAIVerseManager
+from saiverse.errors import UserError
+from saiverse.settings import Settings, SettingsStore, mask_key
+from saiverse.world import BuildingInfo, PersonaInfo, World
 
 MODES = ("user", "auto", "sleep")
 MIN_AUTO_INTERVAL_SEC = 60
@@ -32,18 +28,13 @@ MODEL_FIELDS = ("default_model", "lightweight_model", "lightweight_vision_model"
 SETTING_FIELDS = ("default_model", "default_lightweight_model", "lightweight_vision_model", "vision_model",
                   "openai_base_url")
 """Non-secret settings the 設定 tab edits."""
+KEY_FIELDS = ("gemini_api_key", "openai_api_key")
+"""API keys the 設定 tab may replace or clear (always shown masked)."""
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 
 
-class AdminError(ValueError):
+class AdminError(UserError, ValueError):
     """Input the admin tabs cannot store; the message says which field and why."""
-
-
-def mask_key(key: str | None) -> str:
-    """`****abcd` (the last four characters) for a key, '' for none: the UI never shows a key."""
-    if not key:
-        return ""
-    return "****" + key[-4:] if len(key) > 8 else "****"
 
 
 def slug(name: str) -> str:
@@ -67,10 +58,12 @@ def _int(spec: dict[str, Any], key: str, minimum: int) -> int:
 
 
 class AdminService:
-    """Create and edit personas and buildings, save settings — for one manager."""
+    """Create and edit personas and buildings, save settings — for one world."""
 
-    def __init__(self, manager: SAIVerseManager) -> None:
-        self.manager = manager
+    def __init__(self, db: Database, world: World, settings: SettingsStore) -> None:
+        self.db = db
+        self.world = world
+        self.settings = settings
 
     # ---- personas -------------------------------------------------------------------------------
     def _check_persona(self, spec: dict[str, Any], s: Any, persona_id: str | None) -> dict[str, Any]:
@@ -121,23 +114,23 @@ class AdminService:
 
     def create_persona(self, spec: dict[str, Any]) -> PersonaInfo:
         """A new persona from a spec (name, building_id required; see MODEL_FIELDS for models)."""
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             values = self._check_persona(spec, s, None)
             pid = self._new_persona_id(spec, s)
             city_id = s.get(Building, values["building_id"]).city_id
             values.setdefault("avatar", "🙂")
             s.add(Persona(persona_id=pid, city_id=city_id, **values))
-        return self.manager.world.persona(pid)
+        return self.world.persona(pid)
 
     def update_persona(self, persona_id: str, spec: dict[str, Any]) -> PersonaInfo:
         """Change the fields present in `spec` of an existing persona."""
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             row = s.get(Persona, persona_id)
             if row is None:
                 raise AdminError(f"persona {persona_id!r} does not exist")
             for key, value in self._check_persona(spec, s, persona_id).items():
                 setattr(row, key, value)
-        return self.manager.world.persona(persona_id)
+        return self.world.persona(persona_id)
 
     # ---- buildings ------------------------------------------------------------------------------
     def _check_building(self, spec: dict[str, Any], creating: bool) -> dict[str, Any]:
@@ -160,7 +153,7 @@ class AdminService:
     def create_building(self, spec: dict[str, Any]) -> BuildingInfo:
         """A new building in the city (name required; capacity ≥ 1, interval ≥ 60 s)."""
         values = self._check_building(spec, True)
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             city = s.scalars(select(City).order_by(City.created_at)).first()
             if city is None:
                 raise AdminError("the world has no city yet")
@@ -169,12 +162,12 @@ class AdminService:
                 bid = "b_" + uuid.uuid4().hex[:10]
             order = s.scalar(select(func.max(Building.sort_order))) or 0
             s.add(Building(building_id=bid, city_id=city.city_id, sort_order=order + 1, **values))
-        return self.manager.world.building(bid)
+        return self.world.building(bid)
 
     def update_building(self, building_id: str, spec: dict[str, Any]) -> BuildingInfo:
         """Change the fields present in `spec`; capacity may not drop below who is inside."""
         values = self._check_building(spec, False)
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             row = s.get(Building, building_id)
             if row is None:
                 raise AdminError(f"building {building_id!r} does not exist")
@@ -185,28 +178,30 @@ class AdminService:
                     raise AdminError(f"capacity {values['capacity']} is less than the {inside} personas inside")
             for key, value in values.items():
                 setattr(row, key, value)
-        return self.manager.world.building(building_id)
+        return self.world.building(building_id)
 
     # ---- settings -------------------------------------------------------------------------------
-    @property
-    def settings_path(self) -> Path:
-        return self.manager.settings.home / SAVED_SETTINGS_FILE
-
     def settings_view(self) -> dict[str, str]:
         """The editable settings now in force, with keys masked."""
-        st = self.manager.settings
+        st = self.settings.current
         view = {key: str(getattr(st, key) or "") for key in SETTING_FIELDS}
-        view["gemini_api_key"] = mask_key(st.gemini_api_key)
-        view["openai_api_key"] = mask_key(st.openai_api_key)
+        for key in KEY_FIELDS:
+            view[key] = mask_key(getattr(st, key))
         return view
 
+    def settings_overridden(self) -> dict[str, str]:
+        """Editable fields a flag, the environment or a `.env` file decides (saving them changes nothing)."""
+        st = self.settings.current
+        return {key: str(st.source(key)) for key in (*SETTING_FIELDS, *KEY_FIELDS)
+                if st.source(key).kind not in ("settings.json", "default")}
+
     def save_settings(self, values: dict[str, Any]) -> Settings:
-        """Validate, write `<home>/settings.json` (mode 600) and apply to the running manager.
+        """Validate and save through the settings store; returns the Settings now in force.
 
         Keys: a non-empty value replaces the stored key, '' or None keeps it; `clear_<key>` = True
         removes it. Model names may not be empty; the base URL must be http(s) or empty.
         """
-        changes: dict[str, Any] = {}
+        changes: dict[str, str | None] = {}
         for key in SETTING_FIELDS:
             if key not in values:
                 continue
@@ -219,7 +214,7 @@ class AdminService:
                 raise AdminError(f"{key} must not be empty")
             else:
                 changes[key] = value
-        for key in ("gemini_api_key", "openai_api_key"):
+        for key in KEY_FIELDS:
             secret = _text(values, key)
             if any(c.isspace() for c in secret):
                 raise AdminError(f"{key} must not contain spaces")
@@ -227,30 +222,4 @@ class AdminService:
                 changes[key] = secret
             elif values.get(f"clear_{key}"):
                 changes[key] = None
-        stored = read_saved_settings(self.manager.settings.home)
-        for key, value in changes.items():
-            if value:
-                stored[key] = value
-            else:
-                stored.pop(key, None)
-        _write_private_json(self.settings_path, {k: stored[k] for k in SAVED_KEYS if k in stored})
-        new = self.manager.settings.with_overrides(**changes)
-        self.manager.settings = new
-        summarizer = getattr(self.manager, "summarizer", None)
-        if summarizer is not None:
-            summarizer.settings = new  # item summaries use the new models too
-        return new
-
-
-def _write_private_json(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically with mode 600 from the start (the key is never world-readable, even briefly)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)  # mkstemp creates mode 600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return self.settings.save(changes)

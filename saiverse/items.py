@@ -147,7 +147,7 @@ def _info(item: Item, loc: ItemLocation | None) -> ItemInfo:
 
 
 def clip_summary(text: str, limit: int = SUMMARY_LIMIT) -> str:
-    """Summaries are at most 300 characters (spec)."""
+    """Summaries are at most 300 characters (docs/ARCHITECTURE.md, "Storage")."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -254,7 +254,7 @@ class ItemStore:
         self, name: str, content: str, *, owner_kind: str, owner_id: str,
         description: str | None = None, state: dict[str, Any] | None = None, summary_model: str | None = None,
     ) -> ItemInfo:
-        """Spec document_create steps 2–6: file, summary sidecar, item row, location row."""
+        """In this order: file, summary sidecar, item row, location row (the FILE_PATH rule, docs/ARCHITECTURE.md)."""
         check_document_text(content)
         name = check_item_name(name)
         return self._create_with_file(

@@ -1,7 +1,9 @@
-"""SAIVerseManager: the in-process facade the UI and the CLI call (DESIGN §2, §4).
+"""SAIVerseManager: the in-process facade the UI and the CLI call (docs/ARCHITECTURE.md, "Layers").
 
 It owns the database, the world, SAIMemory, items and the pulse controller, and is the only thing
-`ui/` and `main.py` talk to. Opening it migrates the database and seeds the first-run world.
+`ui/` and `main.py` talk to. It wires the services: each gets only the parts it uses (stores,
+a model resolver, the settings store), never the manager. Opening it migrates the database and
+seeds the first-run world.
 """
 
 from __future__ import annotations
@@ -18,19 +20,21 @@ from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
 from saiverse.aspect import crop_to_ratio
 from saiverse.items import ItemInfo, ItemStore
-from saiverse.llm.registry import resolve_model
+from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
 from saiverse.media import CheckedImage, InvalidImageError, check_image
 from saiverse.memory import MemoryRecord, SAIMemory
 from saiverse.pdf import check_pdf, is_pdf
 from saiverse.playbooks import PlaybookCatalog
-from saiverse.pulse import PulseServices
+from saiverse.production import ProductionService
+from saiverse.pulse import ModelResolver, PulseServices, persona_context
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
 from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
-from saiverse.settings import DEFAULT_LIGHTWEIGHT_MODEL, DEFAULT_VISION_MODEL, Settings
+from saiverse.settings import Settings, SettingsStore
 from saiverse.summaries import Summarizer
+from saiverse.ticker import EventSink, Ticker
 from saiverse.toolctx import ManagerToolContext, ToolServices
 from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, UnknownIdError, World
 from sea.events import Event, event
@@ -46,15 +50,12 @@ _MENTION = re.compile(r"@(\S+)")
 class SAIVerseManager:
     """One SAIVerse world, opened from a data home."""
 
-    def __init__(self, settings: Settings, *, seed: bool = True) -> None:
-        self.settings = settings
-        settings.home.mkdir(parents=True, exist_ok=True)
-        for sub in ("image", "documents"):
-            (settings.home / sub).mkdir(exist_ok=True)
-        if settings.db_path is not None:
-            migrate(settings.db_path)
-        elif not settings.database_url:
-            raise MigrationError("no database configured")
+    def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
+        self.settings_store = SettingsStore(settings)
+        """The settings in force; the 設定 tab saves through it."""
+        for directory in (settings.home, settings.image_dir, settings.documents_dir):
+            directory.mkdir(parents=True, exist_ok=True)
+        migrate(settings.db_path)
         self.db = Database(settings.database_url)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
@@ -64,23 +65,28 @@ class SAIVerseManager:
                 self.repair_report = repair_home(settings.home, self.db)
         self.world = World(self.db)
         self.memory = SAIMemory(self.db)
-        self.summarizer = Summarizer(settings)
+        self.summarizer = Summarizer(lambda: self.settings)
         self.items = ItemStore(
             self.db, settings.home,
             summarize_document=self.summarizer.document, summarize_picture=self.summarizer.picture,
         )
         self.playbooks = PlaybookCatalog(self.db)
         self.schedules = ScheduleStore(self.db)
-        self.admin = AdminService(self)
+        self.models: ModelResolver = models or self._configured_model
+        """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
+        a scripted model here."""
+        self.admin = AdminService(self.db, self.world, self.settings_store)
         self.pulses = PulseController(PulseServices(
-            db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self._model_for(p, kind),
+            db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable,
         ))
         self._last_auto: dict[str, datetime] = {}
-        from saiverse.production import ProductionService
-
-        self.production = ProductionService(self)
+        self.production = ProductionService(
+            db=self.db, world=self.world, items=self.items, memory=self.memory,
+            models=lambda p, kind: self.models(p, kind), draw_picture=self.draw_picture, home=settings.home,
+            bundles_dir=settings.documents_dir / "bundles", checkpoints_path=settings.checkpoints_path,
+        )
         self.tool_services = ToolServices(
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
             add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
@@ -93,33 +99,29 @@ class SAIVerseManager:
         if seed:
             seed_world(self.db, self.items)
 
+    @property
+    def settings(self) -> Settings:
+        """The settings in force now."""
+        return self.settings_store.current
+
     def close(self) -> None:
         self.pulses.shutdown()
         self.production.close()
         self.db.dispose()
         self.home_lock.close()
 
+    def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
+        """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
+        return Ticker(lambda: self.fire_due_schedules() + self.autonomous_tick(), self.production.resume_interrupted,
+                      interval=interval, on_events=on_events)
+
     # ---- models ---------------------------------------------------------------------------
-    def _model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
-        """persona column → environment → default (spec chain); `vision` when images are in play."""
-        settings = self.settings
-        chains = {
-            "lightweight": ("lightweight_model", settings.default_lightweight_model, DEFAULT_LIGHTWEIGHT_MODEL),
-            "vision": ("vision_model", settings.vision_model, DEFAULT_VISION_MODEL),
-        }
-        if model_type in chains:
-            column, configured, builtin = chains[model_type]
-            name = persona.get(column) or configured
-            if not persona.get(column) and name == builtin and not settings.gemini_api_key:
-                # The built-in default, not the user's choice: the persona's normal model answers.
-                name = persona.get("default_model") or settings.default_model
-        else:
-            name = persona.get("default_model") or settings.default_model
-        return resolve_model(name, settings)
+    def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
+        return model_for(self.settings, persona, kind)
 
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on the offline model."""
-        model, notice = resolve_model(self.settings.default_model, self.settings)
+        model, notice = self._configured_model(PersonaContext(), "normal")
         if notice:
             return notice
         if model.provider == "offline":
@@ -248,8 +250,7 @@ class SAIVerseManager:
         hangs in `building_id`, summarised by the persona's LIGHTWEIGHT_VISION_MODEL chain.
         `aspect_ratio` ("16:9") centre-crops what the model drew."""
         persona = self.world.persona(persona_id)
-        model, _notice = resolve_model(persona.default_model or self.settings.default_model, self.settings,
-                                       purpose="image")
+        model, _notice = self.models(persona_context(persona), "image")
         data, _mime = model.generate_image(prompt)
         image = self.check_image(data)  # what the model returned is checked before anything reads it
         if aspect_ratio:
@@ -349,8 +350,11 @@ class SAIVerseManager:
         args: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
         """Run one playbook as a persona (CLI `run-playbook`); validated first."""
+        from sea.validate import check_args
+
         persona = self.world.persona(persona_id)
         self.playbooks.validate(playbook)
+        check_args(playbook, dict(args or {}))
         handle = self.pulses.submit("user", persona, building_id or persona.building_id or self.user_building(),
                                     playbook, args=args)
         yield from handle.events()

@@ -30,7 +30,7 @@ class InvalidImageError(ValueError):
 
 
 def new_file_name(ext: str, now: datetime | None = None) -> str:
-    """`YYYYMMDD_HHMMSS_<uuid>.<ext>` (spec: ファイル命名規則)."""
+    """`YYYYMMDD_HHMMSS_<uuid>.<ext>` (docs/ARCHITECTURE.md, "Storage")."""
     stamp = (now or datetime.now()).strftime("%Y%m%d_%H%M%S")
     return f"{stamp}_{uuid.uuid4().hex}.{ext.lstrip('.')}"
 

@@ -1,8 +1,10 @@
 """Production runs as the domain sees them: the `production_run` table, the ports the engine is
 handed (items, models, memory, instructions), and start / resume / add-instruction.
 
-Artifacts become items in the run's building. Each item carries `production_run`, `step` and
-`key` in its state, which is what makes a re-run step find its item instead of making another.
+`ProductionService` is given the parts it uses (database, world, items, memory, a model resolver,
+a picture drawer, where files go); manager.py wires them. Artifacts become items in the run's
+building. Each item carries `production_run`, `step` and `key` in its state, which is what makes a
+re-run step find its item instead of making another.
 """
 
 from __future__ import annotations
@@ -15,19 +17,31 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
 
 from chat import ChatModel
+from database.engine import Database
 from database.models import Item, ItemLocation, ProductionRun
+from saiverse.errors import UserError
+from saiverse.items import ItemInfo, ItemStore
 from saiverse.media import atomic_write, new_file_name
-from saiverse.pulse import persona_context, system_prompt_for
+from saiverse.memory import SAIMemory
+from saiverse.pulse import ModelResolver, persona_context, system_prompt_for
+from saiverse.world import World
 from sea.production import ProductionEngine, RunSummary
 from sea.production.state import TargetScope
 
-if TYPE_CHECKING:
-    from saiverse.manager import SAIVerseManager
+RESEARCH_BYPRODUCTS = ("notes", "bundle")
+"""Item keys of production runs that are not sources for another run's research."""
+PictureDrawer = Callable[[str, str, str, str, dict[str, Any]], ItemInfo]
+"""(persona_id, building_id, prompt, name, state) → the picture item it drew (manager.draw_picture)."""
+
+
+class UnknownRunError(UserError, LookupError):
+    """A production run id that names no run (or no checkpoint)."""
 
 
 def bundle_entry_name(name: str) -> str:
@@ -40,7 +54,7 @@ def bundle_entry_name(name: str) -> str:
 class RunPorts:
     """`sea.production.ProductionPorts` for one run of one persona."""
 
-    manager: SAIVerseManager
+    service: ProductionService
     run_id: str
     persona_id: str
     building_id: str
@@ -49,28 +63,29 @@ class RunPorts:
     base: dict[str, Any] = field(default_factory=dict)
 
     def model(self, kind: str = "normal") -> ChatModel:
-        persona = persona_context(self.manager.world.persona(self.persona_id))
-        return self.manager._model_for(persona, kind)[0]
+        persona = persona_context(self.service.world.persona(self.persona_id))
+        return self.service.models(persona, kind)[0]
 
     def system_prompt(self) -> str:
-        persona = persona_context(self.manager.world.persona(self.persona_id))
-        return system_prompt_for(persona, self.manager.world.building(self.building_id))
+        persona = persona_context(self.service.world.persona(self.persona_id))
+        return system_prompt_for(persona, self.service.world.building(self.building_id))
 
     def emit(self, event: dict[str, Any]) -> None:
         if event.get("type") == "data-plan_update":
-            self.manager.production.note_plan(self.building_id, event)
+            self.service.note_plan(self.building_id, event)
         self.emit_fn({**self.base, **event})
 
     def find_item(self, step_id: int, key: str) -> dict[str, Any] | None:
         marker = f'"production_run": "{self.run_id}"'
-        with self.manager.db.session() as s:
+        items = self.service.items
+        with self.service.db.session() as s:
             rows = s.scalars(select(Item).where(Item.state_json.contains(marker))).all()
             for row in rows:
                 state = json.loads(row.state_json or "{}")
                 if state.get("step") == step_id and state.get("key") == key:
-                    info = self.manager.items.get(row.item_id).to_dict()
+                    info = items.get(row.item_id).to_dict()
                     if info["type"] == "document":
-                        info["text"] = self.manager.items.read_document(row.item_id)
+                        info["text"] = items.read_document(row.item_id)
                     return info
         return None
 
@@ -83,20 +98,20 @@ class RunPorts:
         return data
 
     def create_document(self, step_id: int, key: str, name: str, content: str) -> dict[str, Any]:
-        persona = self.manager.world.persona(self.persona_id)
-        info = self.manager.items.create_document(name, content, owner_kind="building", owner_id=self.building_id,
+        persona = self.service.world.persona(self.persona_id)
+        info = self.service.items.create_document(name, content, owner_kind="building", owner_id=self.building_id,
                                                   state=self._state(step_id, key),
                                                   summary_model=persona.lightweight_model)
         return self._created(info)
 
     def create_picture(self, step_id: int, key: str, name: str, prompt: str) -> dict[str, Any]:
-        info = self.manager.draw_picture(self.persona_id, self.building_id, prompt, name, self._state(step_id, key))
+        info = self.service.draw_picture(self.persona_id, self.building_id, prompt, name, self._state(step_id, key))
         return self._created(info)
 
     def package(self, step_id: int, key: str, name: str, item_ids: list[str], manifest: str) -> dict[str, Any]:
         """A zip under documents/bundles/ with every artifact file and the manifest; the manifest is the
         document item, and names the zip."""
-        items = self.manager.items
+        items = self.service.items
         buf = io.BytesIO()
         with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
             zf.writestr("manifest.txt", manifest)
@@ -105,9 +120,9 @@ class RunPorts:
                 if info.file_path:
                     path = items.file_of(info)
                     zf.write(path, arcname=f"{info.type}/{bundle_entry_name(info.name)}{path.suffix}")
-        zip_path = self.manager.settings.home / "documents" / "bundles" / new_file_name("zip")
+        zip_path = self.service.bundles_dir / new_file_name("zip")
         atomic_write(zip_path, buf.getvalue())
-        rel = zip_path.relative_to(self.manager.settings.home).as_posix()
+        rel = zip_path.relative_to(self.service.home).as_posix()
         try:
             info = items.create_document(name, f"{manifest}\n\nまとめたファイル: {rel}", owner_kind="building",
                                          owner_id=self.building_id,
@@ -121,7 +136,7 @@ class RunPorts:
         # The request itself (this pulse) is not a finding; identical lines count once.
         seen: set[str] = set()
         out = []
-        for r in self.manager.memory.search(self.persona_id, query, limit=limit + 10):
+        for r in self.service.memory.search(self.persona_id, query, limit=limit + 10):
             if (self.pulse_id and r.get("pulse_id") == self.pulse_id) or r["content"] in seen:
                 continue
             seen.add(r["content"])
@@ -129,28 +144,47 @@ class RunPorts:
         return out[:limit]
 
     def search_items(self, query: str, limit: int) -> list[dict[str, Any]]:
-        names = {b.building_id: b.name for b in self.manager.world.buildings()}
+        # This run's own items are not sources, nor any run's research notes and bundle manifests
+        # (they only repeat what was found before); other runs' finished texts and pictures are.
+        names = {b.building_id: b.name for b in self.service.world.buildings()}
         like = f"%{query}%"
-        with self.manager.db.session() as s:
+        with self.service.db.session() as s:
             rows = s.execute(
                 select(Item, ItemLocation).join(ItemLocation, ItemLocation.item_id == Item.item_id)
                 .where(Item.type.in_(("document", "picture")))
                 .where((Item.name.like(like)) | (Item.description.like(like)))
                 .where(~Item.state_json.contains(f'"production_run": "{self.run_id}"'))
-                .order_by(Item.updated_at.desc()).limit(limit)).all()
-            return [{"item_id": i.item_id, "name": i.name, "type": i.type, "description": i.description,
-                     "file_path": i.file_path, "building_name": names.get(loc.owner_id, "")} for i, loc in rows]
+                .order_by(Item.updated_at.desc()).limit(limit * 3)).all()
+            out = []
+            for i, loc in rows:
+                state = json.loads(i.state_json or "{}")
+                if "production_run" in state and state.get("key") in RESEARCH_BYPRODUCTS:
+                    continue
+                out.append({"item_id": i.item_id, "name": i.name, "type": i.type, "description": i.description,
+                            "file_path": i.file_path, "building_name": names.get(loc.owner_id, "")})
+            return out[:limit]
 
     def take_instructions(self) -> list[str]:
-        return self.manager.production.take_instructions(self.run_id)
+        return self.service.take_instructions(self.run_id)
 
 
 class ProductionService:
     """Starts and resumes runs; holds the instructions users add while a run works."""
 
-    def __init__(self, manager: SAIVerseManager) -> None:
-        self.manager = manager
-        self.engine = ProductionEngine(manager.settings.checkpoints_path)
+    def __init__(self, *, db: Database, world: World, items: ItemStore, memory: SAIMemory, models: ModelResolver,
+                 draw_picture: PictureDrawer, home: Path, bundles_dir: Path, checkpoints_path: Path) -> None:
+        self.db = db
+        self.world = world
+        self.items = items
+        self.memory = memory
+        self.models = models
+        """(persona, kind) → (model, notice): the persona's model chain."""
+        self.draw_picture = draw_picture
+        self.home = home
+        """The data home: bundle paths are stored relative to it."""
+        self.bundles_dir = bundles_dir
+        """Where the zip bundles go (under the home)."""
+        self.engine = ProductionEngine(checkpoints_path)
         self._instructions: dict[str, list[str]] = {}
         self._plans: dict[str, dict[str, Any]] = {}
         self._live: set[str] = set()
@@ -161,7 +195,7 @@ class ProductionService:
         self.engine.close()
 
     def _set_status(self, run_id: str, status: str) -> None:
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             row = s.get(ProductionRun, run_id)
             if row is not None:
                 row.status, row.updated_at = status, datetime.now()
@@ -172,14 +206,14 @@ class ProductionService:
             live = set(self._live)
         if not live:
             return None
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             row = s.scalars(select(ProductionRun).where(ProductionRun.building_id == building_id,
                                                         ProductionRun.run_id.in_(live))
                             .order_by(ProductionRun.created_at.desc())).first()
             return row.run_id if row else None
 
     def runs(self, status: str | None = None) -> list[dict[str, Any]]:
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             q = select(ProductionRun).order_by(ProductionRun.created_at.desc())
             if status:
                 q = q.where(ProductionRun.status == status)
@@ -207,13 +241,13 @@ class ProductionService:
 
     def _ports(self, run_id: str, persona_id: str, building_id: str,
                emit: Callable[[dict[str, Any]], None], pulse_id: str | None = None) -> RunPorts:
-        return RunPorts(self.manager, run_id, persona_id, building_id, emit, pulse_id)
+        return RunPorts(self, run_id, persona_id, building_id, emit, pulse_id)
 
     def start(self, persona_id: str, building_id: str, request: str,
               emit: Callable[[dict[str, Any]], None], *, run_id: str | None = None,
               pulse_id: str | None = None) -> RunSummary:
         run_id = run_id or uuid.uuid4().hex
-        with self.manager.db.session() as s:
+        with self.db.session() as s:
             s.add(ProductionRun(run_id=run_id, persona_id=persona_id, building_id=building_id, request=request,
                                 status="running", created_at=datetime.now(), updated_at=datetime.now()))
         emit({"type": "notice", "kind": "production_started", "run_id": run_id,
@@ -223,13 +257,23 @@ class ProductionService:
             TargetScope(building_id=building_id, persona_id=persona_id)))
 
     def resume(self, run_id: str, emit: Callable[[dict[str, Any]], None]) -> RunSummary:
-        with self.manager.db.session() as s:
+        """Continue a run from its last checkpoint (UnknownRunError when there is none)."""
+        with self.db.session() as s:
             row = s.get(ProductionRun, run_id)
             if row is None:
-                raise LookupError(f"制作 {run_id!r} は存在しません。")
+                raise UnknownRunError(f"制作 {run_id!r} は存在しません (python main.py production list で一覧)。")
             persona_id, building_id = row.persona_id, row.building_id
-            row.status = "running"
+        self.summary(run_id)
+        self._set_status(run_id, "running")
         return self._finish(run_id, lambda: self.engine.resume(self._ports(run_id, persona_id, building_id, emit)))
+
+    def summary(self, run_id: str) -> RunSummary:
+        """Where a run stands, from its last checkpoint."""
+        try:
+            return self.engine.summary(run_id)
+        except LookupError as exc:
+            raise UnknownRunError(f"制作 {run_id!r} の記録がありません (python main.py production list で一覧)。") \
+                from exc
 
     def resume_interrupted(self, emit: Callable[[dict[str, Any]], None]) -> list[RunSummary]:
         """Resume every run a previous process left unfinished (called when the app starts)."""

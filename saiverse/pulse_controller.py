@@ -1,4 +1,4 @@
-"""The pulse controller: queues pulses per persona and runs them one at a time (DESIGN §4).
+"""The pulse controller: queues pulses per persona and runs them one at a time (docs/ARCHITECTURE.md, "Pulse").
 
 Each persona has a worker thread and a priority queue (user > schedule > auto; FIFO within a
 priority), so pulses of one persona never overlap and a user message overtakes waiting schedule

@@ -1,4 +1,4 @@
-"""Persona schedules: periodic (days of week + HH:MM), one-shot, interval (DESIGN §3 `schedule`).
+"""Persona schedules: periodic (days of week + HH:MM), one-shot, interval (table `schedule`).
 
 Each entry names a meta playbook and its `args`; the ticker (`due` + `mark_fired`) hands due
 entries to the pulse controller as schedule pulses. Times are local wall-clock times.

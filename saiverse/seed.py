@@ -14,6 +14,7 @@ from PIL import Image, ImageDraw
 from database.engine import Database
 from database.models import Building, City, Persona, User
 from saiverse.items import ItemStore
+from saiverse.locks import item_lock
 from saiverse.media import check_image
 
 CITY_ID = "city_main"
@@ -82,7 +83,16 @@ def draw_starry_night(size: int = 480) -> bytes:
 
 
 def seed_world(db: Database, items: ItemStore) -> bool:
-    """Create the first-run world if the database has none; returns whether it seeded."""
+    """Create the first-run world if the database has none; returns whether it seeded.
+
+    Several processes may start on a new home at once: the check and the inserts happen under one
+    lock, so exactly one of them seeds.
+    """
+    with item_lock(items.home, "first-run seed"):
+        return _seed_locked(db, items)
+
+
+def _seed_locked(db: Database, items: ItemStore) -> bool:
     with db.session() as s:
         if s.get(City, CITY_ID) is not None or s.query(City).first() is not None:
             return False

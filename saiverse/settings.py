@@ -1,44 +1,133 @@
-"""Settings: the one typed object read from the environment and `.env`.
+"""Settings: every value the app reads from outside, resolved in one place with one precedence.
 
-Everything the app reads from the outside world is named here, so `.env.example` can list it and
-nothing else reaches for `os.environ` on its own.
+For each setting the first of these that gives a non-empty value wins (docs/ARCHITECTURE.md,
+"Configuration"):
+
+1. a command-line flag (`--home`, `--host`, `--port`), passed to `load_settings` as an argument;
+2. the process environment;
+3. `.env` in the data home;
+4. `.env` in the working directory;
+5. `settings.json` in the data home (what the 設定 tab saves: model names, base URL, keys);
+6. the default on the `Settings` field.
+
+The data home itself cannot come from its own `.env`: it is `--home`, else `SAIVERSE_HOME` from the
+environment or the working directory's `.env`, else `~/.saiverse`. A persona's model columns win over
+all of this for that persona (`saiverse.llm.registry.model_for`). Nothing else reads `os.environ`
+for configuration; `Settings.sources` records where each value came from (`python main.py config`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, replace
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any, Literal
 
-from dotenv import load_dotenv
+from dotenv import dotenv_values
+
+from saiverse.errors import UserError
 
 DEFAULT_HOME = Path("~/.saiverse")
 DEFAULT_LIGHTWEIGHT_VISION_MODEL = "gemini-2.0-flash"
 DEFAULT_LIGHTWEIGHT_MODEL = "gemini-2.5-flash-lite"
 DEFAULT_VISION_MODEL = "gemini-2.0-flash-thinking"
+ENV_FILE = ".env"
 SAVED_SETTINGS_FILE = "settings.json"
 """Settings saved from the UI's 設定 tab, under the data home (mode 600: it may hold API keys)."""
-SAVED_KEYS: dict[str, str] = {
-    "default_model": "SAIVERSE_DEFAULT_MODEL",
-    "default_lightweight_model": "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL",
-    "lightweight_vision_model": "SAIVERSE_LIGHTWEIGHT_VISION_MODEL",
-    "vision_model": "SAIVERSE_VISION_MODEL",
-    "openai_base_url": "SAIVERSE_OPENAI_BASE_URL",
-    "gemini_api_key": "GEMINI_API_KEY",
-    "openai_api_key": "SAIVERSE_OPENAI_API_KEY",
-}
-"""Settings field → the environment variable that wins over the saved file."""
+
+SourceKind = Literal["flag", "env", ".env", "settings.json", "default"]
+"""The layers of the precedence, strongest first."""
 
 
-def _int(env: dict[str, str], key: str, default: int) -> int:
-    raw = env.get(key, "").strip()
-    if not raw:
-        return default
+@dataclass(frozen=True)
+class Source:
+    """Where one setting's value came from."""
+
+    kind: SourceKind
+    """Which layer gave the value."""
+    where: str = ""
+    """The flag or variable name, or the file path; empty for a default."""
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.where}" if self.where else self.kind
+
+
+DEFAULT_SOURCE = Source("default")
+
+
+class SettingsError(UserError, ValueError):
+    """A configured value the app cannot use; the message names the variable and where it was set."""
+
+
+def _text(value: str) -> str:
+    return value
+
+
+def _int(value: str) -> int:
     try:
-        return int(raw)
-    except ValueError as exc:
-        raise ValueError(f"{key} must be an integer, got {raw!r}") from exc
+        return int(value)
+    except ValueError:
+        raise ValueError("must be an integer") from None
+
+
+def _float(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError("must be a number") from None
+
+
+def _lang(value: str) -> str:
+    return "en" if value.lower().startswith("en") else "ja"
+
+
+def _sqlite_url(value: str) -> str:
+    if not value.startswith("sqlite:///") or value == "sqlite:///":
+        raise ValueError("must be a sqlite:///PATH URL (SAIVerse stores its data in SQLite only)")
+    return value
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting that can come from outside: its field, variable and how to read it."""
+
+    field: str
+    """The `Settings` attribute."""
+    env: str
+    """The environment (and `.env`) variable."""
+    parse: Callable[[str], Any] = _text
+    """Text → value; raising ValueError makes a SettingsError naming the variable."""
+    saved: bool = False
+    """Whether the 設定 tab may save it in settings.json."""
+    secret: bool = False
+    """An API key: masked whenever it is shown."""
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("database_url", "SAIVERSE_DATABASE_URL", _sqlite_url),
+    Option("host", "SAIVERSE_HOST"),
+    Option("port", "SAIVERSE_PORT", _int),
+    Option("lang", "SAIVERSE_LANG", _lang),
+    Option("default_model", "SAIVERSE_DEFAULT_MODEL", saved=True),
+    Option("default_lightweight_model", "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL", saved=True),
+    Option("lightweight_vision_model", "SAIVERSE_LIGHTWEIGHT_VISION_MODEL", saved=True),
+    Option("vision_model", "SAIVERSE_VISION_MODEL", saved=True),
+    Option("gemini_api_key", "GEMINI_API_KEY", saved=True, secret=True),
+    Option("gemini_base_url", "SAIVERSE_GEMINI_BASE_URL"),
+    Option("openai_base_url", "SAIVERSE_OPENAI_BASE_URL", saved=True),
+    Option("openai_api_key", "SAIVERSE_OPENAI_API_KEY", saved=True, secret=True),
+    Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", _float),
+    Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", _int),
+    Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
+)
+"""Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
+HOME_ENV = "SAIVERSE_HOME"
+SAVED_KEYS: tuple[str, ...] = tuple(o.field for o in OPTIONS if o.saved)
+"""The fields settings.json may hold."""
+SECRET_KEYS: tuple[str, ...] = tuple(o.field for o in OPTIONS if o.secret)
 
 
 @dataclass(frozen=True)
@@ -48,7 +137,7 @@ class Settings:
     home: Path
     """Data home: the database, images, documents and checkpoints live under it."""
     database_url: str
-    """SQLAlchemy URL of the main database (SQLite file under `home` unless overridden)."""
+    """SQLAlchemy URL of the main database: a SQLite file (`<home>/saiverse.db` unless overridden)."""
     host: str = "127.0.0.1"
     """Interface the UI binds to; loopback unless the user asks otherwise."""
     port: int = 7860
@@ -58,11 +147,11 @@ class Settings:
     default_model: str = "offline"
     """Model used when a persona names none: `offline`, a Gemini model or `openai:<model>`."""
     default_lightweight_model: str = DEFAULT_LIGHTWEIGHT_MODEL
-    """Lightweight model for summaries and routing (spec: SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL)."""
+    """Lightweight model for document summaries and routing (SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL)."""
     lightweight_vision_model: str = DEFAULT_LIGHTWEIGHT_VISION_MODEL
-    """Vision model for picture summaries (spec: SAIVERSE_LIGHTWEIGHT_VISION_MODEL)."""
+    """Vision model for picture summaries (SAIVERSE_LIGHTWEIGHT_VISION_MODEL)."""
     vision_model: str = DEFAULT_VISION_MODEL
-    """Vision model for full vision tasks (spec: SAIVERSE_VISION_MODEL)."""
+    """Vision model for full vision tasks (SAIVERSE_VISION_MODEL)."""
     gemini_api_key: str | None = field(default=None, repr=False)
     """Key for Gemini; never printed (repr=False)."""
     gemini_base_url: str | None = None
@@ -77,36 +166,54 @@ class Settings:
     """Largest accepted upload."""
     max_upload_pixels: int = 40_000_000
     """Largest accepted image area (decompression-bomb guard)."""
+    sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
+    """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
     @property
-    def db_path(self) -> Path | None:
-        """Filesystem path of the SQLite database, or None for other backends."""
-        prefix = "sqlite:///"
-        if self.database_url.startswith(prefix):
-            return Path(self.database_url[len(prefix):])
-        return None
+    def db_path(self) -> Path:
+        """Filesystem path of the SQLite database."""
+        return Path(self.database_url[len("sqlite:///"):])
 
     @property
     def image_dir(self) -> Path:
+        """Where picture files live (`FILE_PATH`s under it are `image/...`)."""
         return self.home / "image"
 
     @property
     def documents_dir(self) -> Path:
+        """Where document files (and production bundles) live."""
         return self.home / "documents"
 
     @property
     def checkpoints_path(self) -> Path:
+        """The LangGraph checkpoint database of production runs."""
         return self.home / "checkpoints.db"
 
-    def with_overrides(self, **changes: object) -> Settings:
-        """A copy with some fields changed (CLI flags win over the environment)."""
-        return replace(self, **changes)  # type: ignore[arg-type]
+    @property
+    def settings_path(self) -> Path:
+        """The file the 設定 tab saves to."""
+        return self.home / SAVED_SETTINGS_FILE
+
+    def source(self, name: str) -> Source:
+        """Where `name`'s value came from."""
+        return self.sources.get(name, DEFAULT_SOURCE)
+
+    def with_values(self, values: Mapping[str, Any], source: Source) -> Settings:
+        """A copy with some fields set, recording `source` for each."""
+        return replace(self, **values, sources={**self.sources, **dict.fromkeys(values, source)})
+
+
+def mask_key(key: str | None) -> str:
+    """`****abcd` (the last four characters) for a key, '' for none: keys are never shown whole."""
+    if not key:
+        return ""
+    return "****" + key[-4:] if len(key) > 8 else "****"
 
 
 def read_saved_settings(home: Path) -> dict[str, str]:
     """The UI-saved settings under `home` (empty when there are none or the file is unreadable).
 
-    Only known keys with string values are returned; a damaged file must not stop the app.
+    Only known keys with non-empty string values are returned; a damaged file must not stop the app.
     """
     try:
         raw = json.loads((home / SAVED_SETTINGS_FILE).read_text(encoding="utf-8"))
@@ -114,40 +221,138 @@ def read_saved_settings(home: Path) -> dict[str, str]:
         return {}
     if not isinstance(raw, dict):
         return {}
-    return {k: v for k, v in raw.items() if k in SAVED_KEYS and isinstance(v, str)}
+    return {k: v for k, v in raw.items() if k in SAVED_KEYS and isinstance(v, str) and v.strip()}
 
 
-def load_settings(home: str | Path | None = None, *, env_file: str | Path | None = None) -> Settings:
-    """Read settings from the environment, after loading `.env` (which never overrides it).
+def _env_file(path: Path) -> dict[str, str]:
+    """Non-empty values of a `.env` file (read, never exported into the process environment)."""
+    if not path.is_file():
+        return {}
+    return {k: v.strip() for k, v in dotenv_values(path).items() if v and v.strip()}
 
-    `home` (the `--home` flag) wins over `SAIVERSE_HOME`.
+
+def load_settings(home: str | Path | None = None, *, environ: Mapping[str, str] | None = None,
+                  cwd: Path | None = None, **flags: Any) -> Settings:
+    """The Settings of this process: flags → env → home `.env` → cwd `.env` → settings.json → default.
+
+    `home` is the `--home` flag; other flags (`host`, `port`) are keyword arguments, None meaning
+    "not given". `environ` and `cwd` default to the process's own. A value that cannot be read raises
+    SettingsError naming the variable and where it was set.
     """
-    load_dotenv(env_file or Path.cwd() / ".env", override=False)
-    env = dict(os.environ)
-    resolved_home = Path(home or env.get("SAIVERSE_HOME") or DEFAULT_HOME).expanduser().resolve()
-    # What the 設定 tab saved fills in whatever the environment leaves unset.
-    for key, value in read_saved_settings(resolved_home).items():
-        if value and not env.get(SAVED_KEYS[key]):
-            env[SAVED_KEYS[key]] = value
-    db_url = env.get("SAIVERSE_DATABASE_URL") or f"sqlite:///{resolved_home / 'saiverse.db'}"
-    lang = env.get("SAIVERSE_LANG", "ja").strip().lower() or "ja"
-    return Settings(
-        home=resolved_home,
-        database_url=db_url,
-        host=env.get("SAIVERSE_HOST", "127.0.0.1"),
-        port=_int(env, "SAIVERSE_PORT", 7860),
-        lang="en" if lang.startswith("en") else "ja",
-        default_model=env.get("SAIVERSE_DEFAULT_MODEL", "offline") or "offline",
-        default_lightweight_model=env.get("SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL")
-        or DEFAULT_LIGHTWEIGHT_MODEL,
-        lightweight_vision_model=env.get("SAIVERSE_LIGHTWEIGHT_VISION_MODEL")
-        or DEFAULT_LIGHTWEIGHT_VISION_MODEL,
-        vision_model=env.get("SAIVERSE_VISION_MODEL") or DEFAULT_VISION_MODEL,
-        gemini_api_key=env.get("GEMINI_API_KEY") or None,
-        gemini_base_url=env.get("SAIVERSE_GEMINI_BASE_URL") or None,
-        openai_base_url=env.get("SAIVERSE_OPENAI_BASE_URL") or None,
-        openai_api_key=env.get("SAIVERSE_OPENAI_API_KEY") or None,
-        request_timeout=float(env.get("SAIVERSE_REQUEST_TIMEOUT", "60") or 60),
-        max_upload_bytes=_int(env, "SAIVERSE_MAX_UPLOAD_BYTES", 20 * 1024 * 1024),
-        max_upload_pixels=_int(env, "SAIVERSE_MAX_UPLOAD_PIXELS", 40_000_000),
-    )
+    env = {k: v.strip() for k, v in (os.environ if environ is None else environ).items() if v and v.strip()}
+    cwd_file = (cwd or Path.cwd()) / ENV_FILE
+    cwd_env = _env_file(cwd_file)
+    if home:
+        home_path, home_source = Path(home), Source("flag", "--home")
+    elif HOME_ENV in env:
+        home_path, home_source = Path(env[HOME_ENV]), Source("env", HOME_ENV)
+    elif HOME_ENV in cwd_env:
+        home_path, home_source = Path(cwd_env[HOME_ENV]), Source(".env", str(cwd_file))
+    else:
+        home_path, home_source = DEFAULT_HOME, DEFAULT_SOURCE
+    resolved = home_path.expanduser().resolve()
+    home_file = resolved / ENV_FILE
+    home_env = _env_file(home_file)
+    saved = read_saved_settings(resolved)
+    saved_source = Source("settings.json", str(resolved / SAVED_SETTINGS_FILE))
+
+    def candidates(option: Option) -> Iterator[tuple[Any, Source]]:
+        yield flags.get(option.field), Source("flag", "--" + option.field.replace("_", "-"))
+        yield env.get(option.env), Source("env", option.env)
+        yield home_env.get(option.env), Source(".env", str(home_file))
+        yield cwd_env.get(option.env), Source(".env", str(cwd_file))
+        if option.saved:
+            yield saved.get(option.field), saved_source
+
+    settings = Settings(home=resolved, database_url=f"sqlite:///{resolved / 'saiverse.db'}",
+                        sources={"home": home_source})
+    for option in OPTIONS:
+        for raw, source in candidates(option):
+            if raw is None or raw == "":
+                continue
+            value = _parse(option, raw, source) if isinstance(raw, str) else raw
+            settings = settings.with_values({option.field: value}, source)
+            break
+    return settings
+
+
+def _parse(option: Option, raw: str, source: Source) -> Any:
+    try:
+        return option.parse(raw)
+    except ValueError as exc:
+        shown = "****" if option.secret else repr(raw)
+        raise SettingsError(f"{option.env} {exc}, got {shown} (from {source})") from exc
+
+
+def _write_private_json(path: Path, data: dict[str, Any]) -> None:
+    """Write atomically with mode 600 from the start (a key is never world-readable, even briefly)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)  # mkstemp creates mode 600
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False, indent=2)
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class SettingsStore:
+    """The settings in force, and the one way to change them at run time (`save`)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._current = settings
+
+    @property
+    def current(self) -> Settings:
+        """The Settings in force now."""
+        return self._current
+
+    def save(self, changes: Mapping[str, str | None]) -> Settings:
+        """Write `changes` into settings.json (mode 600; None or '' removes a key) and return the new Settings.
+
+        The precedence still holds: a field set by a flag, the environment or a `.env` file keeps that
+        value (`Settings.source` tells the UI so); the others take the saved value, or their default
+        when it is removed.
+        """
+        unknown = sorted(set(changes) - set(SAVED_KEYS))
+        if unknown:
+            raise SettingsError(f"settings.json cannot hold {', '.join(unknown)} (only {', '.join(SAVED_KEYS)})")
+        current = self._current
+        stored = read_saved_settings(current.home)
+        for key, value in changes.items():
+            if value:
+                stored[key] = value
+            else:
+                stored.pop(key, None)
+        _write_private_json(current.settings_path, {k: stored[k] for k in SAVED_KEYS if k in stored})
+        defaults = {f.name: f.default for f in fields(Settings)}
+        saved_source = Source("settings.json", str(current.settings_path))
+        new = current
+        for key in changes:
+            if current.source(key).kind not in ("settings.json", "default"):
+                continue  # a stronger layer still decides
+            if key in stored:
+                new = new.with_values({key: stored[key]}, saved_source)
+            else:
+                new = replace(new, **{key: defaults[key]},
+                              sources={k: v for k, v in new.sources.items() if k != key})
+        self._current = new
+        return new
+
+
+def describe(settings: Settings) -> list[dict[str, Any]]:
+    """Every setting with its value (keys masked), variable and source: what `main.py config` prints."""
+    rows: list[dict[str, Any]] = [{"name": "home", "env": HOME_ENV, "value": str(settings.home),
+                                   **_source_fields(settings.source("home"))}]
+    for option in OPTIONS:
+        value = getattr(settings, option.field)
+        shown = mask_key(value) if option.secret else value
+        rows.append({"name": option.field, "env": option.env, "value": shown,
+                     **_source_fields(settings.source(option.field))})
+    return rows
+
+
+def _source_fields(source: Source) -> dict[str, str]:
+    return {"source": source.kind, "where": source.where}

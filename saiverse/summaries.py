@@ -1,4 +1,4 @@
-"""Item summaries (≤ 300 characters, Japanese) by the spec's model chain, offline when unreachable.
+"""Item summaries (≤ 300 characters, Japanese) by the item model chain, offline when unreachable.
 
 picture: persona LIGHTWEIGHT_VISION_MODEL → SAIVERSE_LIGHTWEIGHT_VISION_MODEL → default;
 document: persona LIGHTWEIGHT_MODEL → SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL → default. A model that
@@ -9,6 +9,7 @@ fails for want of a summary.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from chat import ChatRequest, LLMError, Message
@@ -28,13 +29,18 @@ DOCUMENT_PROMPT = "以下の文書の内容を300文字以内の日本語で要�
 class Summarizer:
     """Makes summaries; `model_name` (a persona's column) overrides the configured default."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
+    def __init__(self, settings: Callable[[], Settings]) -> None:
+        self._settings = settings
+        """The settings in force (read at each summary: the 設定 tab may change the models)."""
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings()
 
     def _ask(self, name: str, message: Message, *, vision: bool = False) -> str | None:
         """The configured model's summary, or None (offline, no vision, failed, empty) → offline path."""
         model, _notice = resolve_model(name, self.settings)
-        if model.provider == "offline" or (vision and not model.supports_vision):
+        if not model.follows_instructions or (vision and not model.supports_vision):
             return None
         try:
             text = model.generate(ChatRequest(messages=[message])).text

@@ -5,25 +5,28 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:
-    from saiverse.manager import SAIVerseManager
-    from saiverse.pulse_controller import PulseHandle
+from saiverse.pulse_controller import PulseHandle
 
 log = logging.getLogger(__name__)
 
+EventSink = Callable[[list[dict[str, Any]]], None]
+"""Receives the events of pulses and resumed runs the ticker started (the UI's refresh hook)."""
+
 
 class Ticker:
-    """Every `interval` seconds: `fire_due_schedules`, then `autonomous_tick`.
+    """Every `interval` seconds: `tick()` (the manager's due schedules, then autonomous turns).
 
     The pulses it starts run on the persona workers; their events are drained here so nothing
-    blocks, and `on_events` (the UI's refresh hook) hears about them.
+    blocks, and `on_events` hears about them. `start()` also resumes, once, the production runs a
+    killed process left behind (`resume`, given an event callback).
     """
 
-    def __init__(self, manager: SAIVerseManager, *, interval: float = 15.0,
-                 on_events: Callable[[list[dict]], None] | None = None) -> None:
-        self.manager = manager
+    def __init__(self, tick: Callable[[], list[PulseHandle]], resume: Callable[[Callable[[dict[str, Any]], None]], Any],
+                 *, interval: float = 15.0, on_events: EventSink | None = None) -> None:
+        self._tick = tick
+        self._resume = resume
         self.interval = interval
         self.on_events = on_events
         self._stop = threading.Event()
@@ -33,13 +36,13 @@ class Ticker:
         if self._thread is None:
             self._thread = threading.Thread(target=self._loop, name="saiverse-ticker", daemon=True)
             self._thread.start()
-            threading.Thread(target=self._resume_productions, name="saiverse-resume", daemon=True).start()
+            threading.Thread(target=self.resume_productions, name="saiverse-resume", daemon=True).start()
 
-    def _resume_productions(self) -> None:
+    def resume_productions(self) -> None:
         """Production runs a killed process left behind carry on from their last checkpoint."""
-        events: list[dict] = []
+        events: list[dict[str, Any]] = []
         try:
-            self.manager.production.resume_interrupted(events.append)
+            self._resume(events.append)
         except Exception:  # noqa: BLE001 - a broken run must not stop the app; it stays listed
             log.exception("resuming interrupted production runs failed")
         if self.on_events and events:
@@ -50,7 +53,7 @@ class Ticker:
 
     def tick(self) -> list[PulseHandle]:
         """One round; returns the pulses it started (their events are drained in the background)."""
-        handles = self.manager.fire_due_schedules() + self.manager.autonomous_tick()
+        handles = self._tick()
         for h in handles:
             threading.Thread(target=self._drain, args=(h,), daemon=True).start()
         return handles

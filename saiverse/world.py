@@ -11,11 +11,12 @@ from sqlalchemy import func, select
 
 from database.engine import Database
 from database.models import Building, BuildingHistory, Persona, User
+from saiverse.errors import UserError
 
 USER_ID = "user"
 
 
-class UnknownIdError(LookupError):
+class UnknownIdError(UserError, LookupError):
     """An id (building, persona, item) that does not exist; the message names it."""
 
 

@@ -1,4 +1,4 @@
-"""The one event type of a pulse (DESIGN §4): what the UI renders and the CLI prints as JSON lines.
+"""The one event type of a pulse (docs/ARCHITECTURE.md, "Events"): what the UI renders and the CLI prints as JSON lines.
 
 Every event is a plain dict with `type`; `pulse_id` and `persona_id` are set wherever a pulse and a
 persona are involved. A persona's reply always ends with a `speak` event carrying the full `text`,
@@ -25,7 +25,7 @@ EventType = Literal[
     "error",
     "pulse_end",
 ]
-"""The kinds of event; production events use the spec's `data-*` names as their type."""
+"""The kinds of event; production events use the `data-*` names as their type (docs/ARCHITECTURE.md, "Events")."""
 
 
 class Event(TypedDict, total=False):

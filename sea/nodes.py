@@ -1,4 +1,4 @@
-"""Node effects, exactly as DESIGN §5's table: what each node type writes where.
+"""Node effects, exactly as the node table in the README ("Playbooks"): what each node type writes where.
 
 | type     | SAIMemory               | building / UI | outputs          |
 |----------|-------------------------|---------------|------------------|
@@ -207,7 +207,7 @@ def run_simple(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any],
         emit(event("say", text=text, avatar=persona.get("avatar"), history_id=hid, **ctx.base(node)))
         return {}
     if node.type == "think":
-        # An internal note: memory only, never outputs (the spec's known bug is not reproduced).
+        # An internal note: memory only, never outputs (upstream's think also reached the outputs; here it never does).
         text = text_of(ctx, node, vars_)
         ctx.ports.remember(persona["persona_id"], "assistant", text, ["internal"], ctx.pulse_id)
         emit(event("think", text=text, **ctx.base(node)))

@@ -1,4 +1,4 @@
-"""Pydantic models of the SAIVerse playbook format (DESIGN §5) and loading with clear errors.
+"""Pydantic models of the SAIVerse playbook format (README, "Playbooks") and loading with clear errors.
 
 Why pydantic: the format is JSON written by people and by personas; pydantic gives field-level
 errors we can turn into messages that name the playbook, the node and the field.
@@ -63,7 +63,7 @@ class MemorizeOption(BaseModel):
 
 
 class Node(BaseModel):
-    """One node; which optional fields apply depends on `type` (spec sea-node-types.md)."""
+    """One node; which optional fields apply depends on `type` (README, "Playbooks")."""
 
     model_config = ConfigDict(extra="forbid")
     id: str

@@ -2,7 +2,7 @@
 
 The runtime never imports the domain (`saiverse.*` beyond the model interface); it is handed a
 `RuntimePorts` for each pulse. That keeps `sea` testable with a plain object and the layering of
-DESIGN §2 intact.
+layer order (docs/ARCHITECTURE.md, "Layers") intact.
 """
 
 from __future__ import annotations

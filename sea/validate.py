@@ -1,4 +1,4 @@
-"""Validation of a playbook against the world it will run in, before anything runs (DESIGN §5).
+"""Validation of a playbook against the world it will run in, before anything runs (docs/ARCHITECTURE.md, "Playbooks").
 
 `sea.playbook.parse_playbook` already checked the shape (types, fields, edges, reachability).
 This adds what needs the other playbooks and the tool registry: unknown tools, subplay targets,

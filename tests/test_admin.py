@@ -5,19 +5,13 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from saiverse.admin import AdminError, mask_key
+from saiverse.admin import AdminError
 from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
+from saiverse.settings import load_settings, mask_key
 
 
 def test_create_persona_with_models_and_slug_or_uuid_ids(manager: SAIVerseManager) -> None:
@@ -119,9 +113,14 @@ def test_settings_saved_private_masked_and_applied(manager: SAIVerseManager, sai
     assert manager.settings.gemini_api_key is None and "gemini_api_key" not in json.loads(path.read_text())
 
 
-def test_environment_wins_over_saved_settings(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
-    manager.admin.save_settings({"gemini_api_key": "file-key-0000", "default_model": "gemini-2.5-flash"})
+def test_environment_wins_over_saved_settings(make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "env-key-9999")
+    manager = make_manager()
+    assert manager.admin.settings_overridden() == {"gemini_api_key": "env GEMINI_API_KEY"}
+    new = manager.admin.save_settings({"gemini_api_key": "file-key-0000", "default_model": "gemini-2.5-flash"})
+    # Saved, but the environment still decides the key — now and at the next start alike.
+    assert new.gemini_api_key == "env-key-9999" and new.default_model == "gemini-2.5-flash"
+    assert manager.admin.settings_view()["gemini_api_key"] == "****9999"
     s = load_settings()
     assert s.gemini_api_key == "env-key-9999" and s.default_model == "gemini-2.5-flash"
 

@@ -26,13 +26,6 @@ from tools import ToolArgumentError, ToolError
 NAME_RULE = re.compile(r"\d{8}_\d{6}_[0-9a-f]{32}\.(txt|png|jpg|gif|webp)")
 
 
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
-
-
 def item_named(m: SAIVerseManager, building: str, name: str) -> Any:
     return next(i for i in m.items.list_owned("building", building) if i.name == name)
 
@@ -188,7 +181,8 @@ def test_diary_request_creates_a_document_named_by_the_rule(manager: SAIVerseMan
 
 # ---- bad input: a clear message, nothing written -----------------------------------------------
 
-def test_upload_corpus_refused_without_writing(manager: SAIVerseManager, saiverse_home: Path) -> None:
+def test_upload_corpus_refused_without_writing(manager: SAIVerseManager, saiverse_home: Path,
+                                               make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     good = png_bytes()
     cases: list[tuple[bytes, str]] = [
         (b"this is plain text pretending to be a PNG", "画像ファイルではありません"),
@@ -203,9 +197,9 @@ def test_upload_corpus_refused_without_writing(manager: SAIVerseManager, saivers
         events = list(manager.handle_user_input("library", "", [("fake.png", data)]))
         assert [e["type"] for e in events] == ["error"] and message in events[0]["message"]
     assert snapshot(manager, saiverse_home) == before
-    manager.settings = manager.settings.with_overrides(max_upload_bytes=10)
+    monkeypatch.setenv("SAIVERSE_MAX_UPLOAD_BYTES", "10")
     with pytest.raises(InvalidImageError, match="大きすぎます"):
-        manager.upload_image("library", good, "big.png")
+        make_manager().upload_image("library", good, "big.png")
     assert snapshot(manager, saiverse_home) == before
 
 

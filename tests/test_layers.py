@@ -55,3 +55,23 @@ def test_layer_imports_point_down(layer: str) -> None:
             if top in FIRST_PARTY and top not in ALLOWED[layer]:
                 bad.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
     assert not bad, "imports against the layer order:\n" + "\n".join(bad)
+
+
+def _imports_manager(path: Path) -> list[int]:
+    lines = [line for line, module in _imports(path) if module == "saiverse.manager"]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    lines += [n.lineno for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "saiverse"
+              and any(a.name == "manager" for a in n.names)]
+    return lines
+
+
+def test_only_entry_points_import_the_manager() -> None:
+    """Services below the manager get the parts they use; only ui/, main.py and tests hold a manager."""
+    bad = []
+    for layer in ("saiverse", "sea", "tools", "chat", "database"):
+        for path in _modules(layer):
+            rel = path.relative_to(ROOT).as_posix()
+            if rel == "saiverse/manager.py":
+                continue
+            bad += [f"{rel}:{line} imports saiverse.manager" for line in _imports_manager(path)]
+    assert not bad, "modules below the manager import it (hand them their parts instead):\n" + "\n".join(bad)

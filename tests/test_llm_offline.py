@@ -17,7 +17,6 @@ from saiverse.llm import (
     ChatRequest,
     OfflineModel,
     describe_image,
-    pick_model_name,
     resolve_model,
     summarize_text,
     validate,
@@ -262,5 +261,3 @@ def test_registry_offline_names_and_unknown_models() -> None:
         assert found.provider == "offline" and notice is None
     found, notice = resolve_model("claude-3", settings)
     assert found.provider == "offline" and notice and "claude-3" in notice
-    assert pick_model_name(None, "", "gemini-2.5-flash", "offline") == "gemini-2.5-flash"
-    assert pick_model_name(None, " ") == "offline"

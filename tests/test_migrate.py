@@ -102,7 +102,7 @@ def test_rerun_is_a_noop(tmp_path: Path) -> None:
 
 
 def test_unversioned_legacy_database_is_recognised(tmp_path: Path) -> None:
-    """A SAIVerse file from before versioning, with the spec's ALTERs already applied by hand."""
+    """A SAIVerse file from before versioning, with the extension's ALTERs already applied by hand."""
     db = tmp_path / "legacy.db"
     migrate(db, target=1)
     with sqlite3.connect(db) as conn:

@@ -1,5 +1,6 @@
 """The production workflow: plan, patches and the gate, routing, retry/alternative, artifacts as
-items, mid-run instructions, and resuming a run whose process was killed."""
+items, mid-run instructions (rules offline, the model's structured ops online), what each kind of
+request produces offline, and resuming a run whose process was killed."""
 
 from __future__ import annotations
 
@@ -13,28 +14,29 @@ from typing import Any
 
 import pytest
 
+from chat import LLMError
 from saiverse.manager import SAIVerseManager
 from saiverse.production import RunPorts
 from saiverse.seed import draw_starry_night
 from saiverse.settings import load_settings
-from sea.production.graph import supervisor
-from sea.production.patches import apply_ops, propose_ops
-from sea.production.planner import read_request, template_plan
+from sea.production.graph import patch_planner, supervisor
+from sea.production.patches import PATCH_SCHEMA, apply_ops, propose_ops
+from sea.production.planner import PLAN_SCHEMA, read_request, template_plan
 from sea.production.state import TargetScope
+from tests.conftest import ScriptedModel
 from tests.fakes_llm import FakeServer, Reply, openai_image, openai_message
 
 ROOT = Path(__file__).resolve().parents[1]
-STEP_FIELDS = {"id", "capability", "mode", "instruction", "title", "description", "inputs", "outputs", "preconditions",
-               "validation", "success_criteria", "fallback", "depends_on", "target_scope", "status", "result_summary"}
+STEP_FIELDS = {"id", "capability", "instruction", "title", "fallback", "depends_on", "target_scope", "status",
+               "result_summary", "attempts"}
 
 
 @pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    m.world.move_persona("sora", "atelier")
-    m.move_user("atelier")
-    yield m
-    m.close()
+def manager(manager: SAIVerseManager) -> SAIVerseManager:
+    """The conftest world, with ソラ and the user in the atelier."""
+    manager.world.move_persona("sora", "atelier")
+    manager.move_user("atelier")
+    return manager
 
 
 def production_items(m: SAIVerseManager, building: str = "atelier") -> list[Any]:
@@ -141,11 +143,15 @@ def test_picture_book_in_the_atelier_makes_items(manager: SAIVerseManager, saive
     final = [e for e in events if e["type"] == "data-plan_update"][-1]["plan"]
     assert [s["status"] for s in final] == ["completed"] * 5
     items = production_items(manager)
-    assert sorted(i.type for i in items) == ["document"] * 4 + ["picture"]
+    assert sorted(i.type for i in items) == ["document"] * 4 + ["picture"] * 4  # a picture per scene
     for i in items:
         assert (saiverse_home / i.file_path).exists()
+    pictures = sorted(i.name for i in items if i.type == "picture")
+    assert pictures == [f"猫の冒険 — 挿絵 {n}" for n in (1, 2, 3, 4)]
     bundle = next(i for i in items if "bundle" in i.state)
-    assert (saiverse_home / bundle.state["bundle"]).stat().st_size > 0
+    assert (saiverse_home / bundle.state["bundle"]).stat().st_size > 0 and bundle.state["files"] == 7
+    stats = next(e for e in events if e["type"] == "data-analyst-stats")["stats"]
+    assert (stats["documents"], stats["pictures"]) == (3, 4)
     assert "5/5" in next(e for e in events if e["type"] == "speak")["text"]
 
 
@@ -246,8 +252,6 @@ class _Crash(BaseException):
 
 
 def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
-    from saiverse.ticker import Ticker
-
     original = RunPorts.create_picture
 
     def crash(self: RunPorts, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -261,10 +265,92 @@ def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, m
     before = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
     monkeypatch.setattr(RunPorts, "create_picture", original)
     events: list[list[dict[str, Any]]] = []
-    ticker = Ticker(manager, interval=3600, on_events=events.append)
-    ticker._resume_productions()  # what Ticker.start() runs in the background at launch
+    ticker = manager.ticker(interval=3600, on_events=events.append)
+    ticker.resume_productions()  # what Ticker.start() runs in the background at launch
     assert manager.production.runs()[0]["status"] == "done"
     after = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
-    assert before < after and len(after) == 5
+    assert before < after and len(after) == 8  # 4 documents, 4 scene pictures
     kinds = [e["type"] for e in events[0]]
     assert "data-visual-image" in kinds and "data-writer-output" not in kinds  # only what was left ran
+
+
+# ---- the patch planner asks a model that follows instructions --------------------------------------
+
+class _ModelPorts(_Ports):
+    def __init__(self, model: ScriptedModel) -> None:
+        self.the_model = model
+        self.events: list[dict[str, Any]] = []
+
+    def model(self, kind: str = "normal") -> ScriptedModel:
+        return self.the_model
+
+    def system_prompt(self) -> str:
+        return "あなたはソラです。"
+
+    def emit(self, event: dict[str, Any]) -> None:
+        self.events.append(event)
+
+
+def _patch(model: ScriptedModel, instruction: str) -> tuple[list[dict[str, Any]], _ModelPorts]:
+    ports = _ModelPorts(model)
+    out = patch_planner({"plan": _plan(), "instructions": [instruction]}, {"configurable": {"production": ports}})
+    assert out["instructions"] == []
+    return out["proposed_ops"], ports
+
+
+def test_patch_planner_takes_the_models_structured_ops() -> None:
+    model = ScriptedModel()
+    split = {"op": "split_pending", "step_id": 3, "parts": [
+        {"title": "昼の場面", "instruction": "昼の港を書く"}, {"title": "夜の場面", "instruction": "夜の港を書く"}]}
+    model.enqueue(data={"ops": [split]})
+    ops, ports = _patch(model, "もっと明るい雰囲気で")  # the rules would make this an edit of step 2
+    assert ops == [{**split, "source": "もっと明るい雰囲気で"}] and not ports.events
+    (request,) = model.history
+    assert request.response_schema == PATCH_SCHEMA and "もっと明るい雰囲気で" in request.messages[0]["content"]
+    assert '"id": 3' in request.messages[0]["content"]  # the plan is in the prompt
+    plan, log = apply_ops(_plan(), ops)
+    assert log[0]["status"] == "applied" and [s["title"] for s in plan][2:4] == ["昼の場面", "夜の場面"]
+
+
+def test_patch_planner_uses_the_rules_only_when_the_model_cannot() -> None:
+    offline_like = ScriptedModel(follows_instructions=False)
+    ops, ports = _patch(offline_like, "表紙の絵も足して")
+    assert ops == propose_ops("表紙の絵も足して", _plan()) and not offline_like.history and not ports.events
+    for answer in ({"error": LLMError("timed out", kind="timeout")}, {"data": {"ops": []}}, {"text": "はい、わかりました"}):
+        model = ScriptedModel()
+        model.enqueue(**answer)
+        ops, ports = _patch(model, "本文を前半と後半に分けて")
+        assert ops[0]["op"] == "split_pending" and len(model.history) == 1, answer
+        assert [e["kind"] for e in ports.events] == ["patch_fallback"]
+
+
+def test_online_run_plans_and_patches_through_the_model(make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = ScriptedModel()
+    manager = make_manager(model)
+    manager.world.move_persona("sora", "atelier")
+    model.enqueue(when="次の作業者で実行する計画", data={"steps": [
+        {"capability": "writer", "title": "下書き", "instruction": "灯台守の一日を書く"},
+        {"capability": "writer", "title": "清書", "instruction": "下書きを清書する", "depends_on": [1]},
+        {"capability": "data_analyst", "title": "まとめ", "instruction": "まとめる", "depends_on": [2]}]})
+    model.enqueue(when="清書は二つに", data={"ops": [{"op": "split_pending", "step_id": 2, "parts": [
+        {"title": "清書 (朝)", "instruction": "朝の場面を清書する"},
+        {"title": "清書 (夜)", "instruction": "夜の場面を清書する"}]}]})
+    original = RunPorts.create_document
+    said: list[str] = []
+
+    def create_and_instruct(self: RunPorts, step_id: int, key: str, name: str, content: str) -> dict[str, Any]:
+        if not said:
+            said.append("x")
+            list(manager.handle_user_input("atelier", "清書は二つに分けてほしい"))
+        return original(self, step_id, key, name, content)
+
+    monkeypatch.setattr(RunPorts, "create_document", create_and_instruct)
+    events: list[dict[str, Any]] = []
+    summary = manager.production.start("sora", "atelier", "作品を作って: 灯台守の一日", events.append)
+    assert summary.finished and not model.queue  # both scripted answers were asked for
+    assert [s["title"] for s in summary.plan] == ["下書き", "清書 (朝)", "清書 (夜)", "まとめ"]
+    assert all(s["status"] == "completed" for s in summary.plan)
+    assert summary.patch_log[0]["op"] == "split_pending" and summary.patch_log[0]["status"] == "applied"
+    schemas = [r.response_schema for r in model.history if r.response_schema]
+    assert schemas == [PLAN_SCHEMA, PATCH_SCHEMA]
+    assert not any(e.get("kind") in ("plan_fallback", "patch_fallback") for e in events)

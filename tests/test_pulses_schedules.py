@@ -4,49 +4,23 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from chat import ChatRequest, ChatResult
-from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse_controller import QueueFullError
 from saiverse.schedules import ScheduleError
-from saiverse.settings import load_settings
-from saiverse.ticker import Ticker
 from sea.playbook import parse_playbook
-
-
-class SlowModel(OfflineModel):
-    """The offline model with the latency of a remote one."""
-
-    delay = 0.05
-
-    def generate(self, request: ChatRequest) -> ChatResult:
-        time.sleep(self.delay)
-        return super().generate(request)
-
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        for chunk in super().stream(request):
-            time.sleep(self.delay / 5)
-            yield chunk
+from tests.conftest import ScriptedModel
 
 
 @pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
-
-
-@pytest.fixture
-def slow(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> SAIVerseManager:
-    monkeypatch.setattr(manager, "_model_for", lambda persona, kind: (SlowModel(), None))
-    return manager
+def slow(make_manager: Callable[..., SAIVerseManager]) -> SAIVerseManager:
+    """A world whose model has the latency of a remote one."""
+    return make_manager(ScriptedModel(follows_instructions=False, generate_delay=0.05, chunk_delay=0.01))
 
 
 def test_pulses_of_one_persona_never_overlap(slow: SAIVerseManager) -> None:
@@ -108,26 +82,23 @@ def test_queue_full_reaches_the_chat_as_an_error_event(slow: SAIVerseManager) ->
     assert err["kind"] == "queue_full" and "ミナ" in err["message"]
 
 
-def test_cancel_between_nodes_and_while_queued(slow: SAIVerseManager) -> None:
-    SlowModel.delay = 0.3
-    try:
-        mina = slow.world.persona("mina")
-        two_steps = parse_playbook({"name": "two_steps", "nodes": [
-            {"id": "think", "type": "llm", "action": "考える", "next": "talk"},
-            {"id": "talk", "type": "speak", "action": "話す", "next": None}]})
-        first = slow.pulses.submit("user", mina, "library", two_steps)
-        queued = slow.pulses.submit("user", mina, "library", two_steps)
-        time.sleep(0.1)  # the first is inside its llm node
-        assert slow.cancel_pulses() == 2
-        events = list(first.events())
-        assert first.record.status == "cancelled"
-        assert not any(e["type"] == "speak" for e in events)  # the node after the llm never ran
-        queued_events = list(queued.events())
-        assert queued.record.status == "cancelled" and "開始前" in queued_events[1]["message"]
-        assert slow.memory.count("mina") == 0
-        assert [e["type"] for e in slow.handle_user_input("library", "まだいる？", persona_id="mina")][-1] == "pulse_end"
-    finally:
-        SlowModel.delay = 0.05
+def test_cancel_between_nodes_and_while_queued(make_manager: Callable[..., SAIVerseManager]) -> None:
+    slow = make_manager(ScriptedModel(follows_instructions=False, generate_delay=0.3, chunk_delay=0.06))
+    mina = slow.world.persona("mina")
+    two_steps = parse_playbook({"name": "two_steps", "nodes": [
+        {"id": "think", "type": "llm", "action": "考える", "next": "talk"},
+        {"id": "talk", "type": "speak", "action": "話す", "next": None}]})
+    first = slow.pulses.submit("user", mina, "library", two_steps)
+    queued = slow.pulses.submit("user", mina, "library", two_steps)
+    time.sleep(0.1)  # the first is inside its llm node
+    assert slow.cancel_pulses() == 2
+    events = list(first.events())
+    assert first.record.status == "cancelled"
+    assert not any(e["type"] == "speak" for e in events)  # the node after the llm never ran
+    queued_events = list(queued.events())
+    assert queued.record.status == "cancelled" and "開始前" in queued_events[1]["message"]
+    assert slow.memory.count("mina") == 0
+    assert [e["type"] for e in slow.handle_user_input("library", "まだいる？", persona_id="mina")][-1] == "pulse_end"
 
 
 def test_usage_and_activity_trace_are_kept_per_pulse(manager: SAIVerseManager) -> None:
@@ -197,7 +168,7 @@ def test_autonomous_mode_is_off_by_default_and_runs_auto_personas(manager: SAIVe
         from database.models import Persona
 
         s.get(Persona, "sora").interaction_mode = "auto"
-    ticker = Ticker(manager, interval=3600)
+    ticker = manager.ticker(interval=3600)
     assert ticker.tick() == []  # the global toggle is off
     manager.autonomous = True
     manager.move_user("entrance")

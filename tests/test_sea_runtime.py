@@ -1,27 +1,18 @@
-"""The SEA runtime through the manager: node effects, the spec's seed examples, args, results.
+"""The SEA runtime through the manager: node effects, the seed examples, args, results.
 
 Real SQLite in the temp home, real LangGraph, the offline model.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from saiverse.llm.offline import OFFLINE_NOTE
 from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
 from sea.playbook import Playbook, parse_playbook
 from sea.runtime import compile_playbook
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
 
 
 def run(m: SAIVerseManager, pb: Playbook | dict[str, Any], args: dict[str, Any] | None = None,
@@ -42,7 +33,7 @@ def memory(m: SAIVerseManager, persona: str = "mina") -> list[dict[str, Any]]:
     return list(reversed(m.memory.list_messages(persona, limit=100)))
 
 
-# ---- node effects (DESIGN §5 table) -------------------------------------------------------------
+# ---- node effects (the README node table) -------------------------------------------------------------
 
 def test_speak_say_think_memorize_effects(manager: SAIVerseManager) -> None:
     events = run(manager, {"name": "effects", "nodes": [
@@ -144,7 +135,7 @@ def test_compiled_graph_is_cached_per_version(manager: SAIVerseManager) -> None:
     assert compile_playbook(changed) is not compile_playbook(pb)
 
 
-# ---- the spec's seed examples ------------------------------------------------------------------
+# ---- the seed examples ------------------------------------------------------------------
 
 SEA_EXAMPLES = [
     [{"id": "llm", "type": "llm", "action": None, "next": "speak"},

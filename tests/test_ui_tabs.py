@@ -15,9 +15,8 @@ from typing import Any
 
 import pytest
 
-from chat import ChatRequest
-from saiverse.llm.offline import OfflineModel
 from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
+from tests.conftest import ScriptedModel, only
 
 pytestmark = pytest.mark.filterwarnings("ignore:::gradio.queueing")
 browser_test = pytest.mark.browser
@@ -28,15 +27,6 @@ TEA = {
     "nodes": [{"id": "pour", "type": "say", "action": "🍵 お茶を淹れました。", "next": None}],
     "start_node": "pour",
 }
-
-
-class SlowModel(OfflineModel):
-    """The offline model streaming one chunk every 0.25 s: a reply long enough to stop."""
-
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        for chunk in super().stream(request):
-            time.sleep(0.25)
-            yield chunk
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +70,8 @@ def _choose(page: Any, elem_id: str, option: str) -> None:
 
 @browser_test
 def test_stop_cancels_the_running_reply(running: RunningApp, page: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(running.manager, "_model_for", lambda persona, kind: (SlowModel(), None))
+    # The offline model streaming one chunk every 0.25 s: a reply long enough to stop.
+    monkeypatch.setattr(running.manager, "models", only(ScriptedModel(follows_instructions=False, chunk_delay=0.25)))
     before = max([h.id for h in running.manager.history("library", limit=1)], default=0)
     _send(page, "長いお話を聞かせて")
     page.wait_for_function(  # the reply is streaming in the live strip: some text beyond the name

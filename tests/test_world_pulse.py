@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.media import SUMMARY_SUFFIX, InvalidImageError
 from saiverse.settings import load_settings
 from sea.playbook import parse_playbook
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
+from tests.conftest import ScriptedModel
 
 
 def test_first_run_world(manager: SAIVerseManager, saiverse_home: Path) -> None:
@@ -113,17 +106,9 @@ def test_failed_pulse_writes_nothing_and_persona_stays_usable(manager: SAIVerseM
     assert any(e["type"] == "speak" for e in ok)
 
 
-class SlowModel(OfflineModel):
-    """The offline model, streaming one chunk every 20 ms, like a remote model would."""
-
-    def stream(self, request):  # type: ignore[no-untyped-def]
-        for chunk in super().stream(request):
-            time.sleep(0.02)
-            yield chunk
-
-
-def test_cancelled_pulse_stops_and_commits_nothing(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(manager, "_model_for", lambda persona, kind: (SlowModel(), None))
+def test_cancelled_pulse_stops_and_commits_nothing(make_manager: Callable[..., SAIVerseManager]) -> None:
+    # The offline model, streaming one chunk every 20 ms, like a remote model would.
+    manager = make_manager(ScriptedModel(follows_instructions=False, chunk_delay=0.02))
     gen = manager.handle_user_input("library", "長い話をしてください。" * 5)
     seen = []
     for ev in gen:

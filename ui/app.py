@@ -1,4 +1,4 @@
-"""The SAIVerse window (DESIGN §11): building list | chat | building panel, the item modal, and the
+"""The SAIVerse window (docs/ARCHITECTURE.md, "UI"): building list | chat | building panel, the item modal, and the
 tabs beside the chat (personas, memory, playbooks, schedules, world, settings — `ui/tabs/`).
 
 `build_app(manager)` assembles the Gradio Blocks and wires every event to the manager — the only
@@ -345,9 +345,7 @@ def launch(settings: Any) -> int:
     except Exception as exc:  # noqa: BLE001 - main.py prints this and exits non-zero
         print(f"SAIVerse could not open {settings.home}: {exc}", file=sys.stderr)
         return 1
-    from saiverse.ticker import Ticker
-
-    ticker = Ticker(manager)
+    ticker = manager.ticker()
     try:
         app = build_app(manager)
         app.launch(**launch_kwargs(settings), prevent_thread_lock=True)

@@ -182,8 +182,9 @@ JA.update({
     "st_clear_key": "保存されたキーを削除する",
     "st_save": "💾 設定を保存",
     "st_saved": "設定を保存しました。実行中のアプリにも反映しました。",
-    "st_env_note": "キーはデータフォルダの settings.json (権限 600) に保存されます。環境変数 (GEMINI_API_KEY など) "
-                   "が設定されている項目は、次回の起動時には環境変数が優先されます。",
+    "st_env_note": "キーはデータフォルダの settings.json (権限 600) に保存されます。起動オプション・環境変数・.env "
+                   "で決まっている項目は、そちらが優先されます (python main.py config で確認できます)。",
+    "st_overridden": "ここで保存しても変わらない項目: {fields}",
 })
 
 EN.update({
@@ -283,8 +284,9 @@ EN.update({
     "st_clear_key": "Delete the saved key",
     "st_save": "💾 Save settings",
     "st_saved": "Settings saved and applied to the running app.",
-    "st_env_note": "Keys are stored in settings.json in the data folder (mode 600). Where an environment "
-                   "variable (GEMINI_API_KEY, …) is set, it wins at the next start.",
+    "st_env_note": "Keys are stored in settings.json in the data folder (mode 600). A value set by a flag, an "
+                   "environment variable or .env wins over it (see python main.py config).",
+    "st_overridden": "Saving here does not change: {fields}",
 })
 
 TABLES = {"ja": JA, "en": EN}

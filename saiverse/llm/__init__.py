@@ -1,4 +1,4 @@
-"""Model providers behind one interface (DESIGN §9): offline (default), Gemini, OpenAI-compatible.
+"""Model providers behind one interface (docs/ARCHITECTURE.md, "Models"): offline (default), Gemini, OpenAI-compatible.
 
 Callers use `resolve_model(name, settings)` to get a `ChatModel` (and a notice when it fell back to
 offline), then `generate` / `stream` / `generate_image`. Failures surface as `LLMError`.
@@ -17,7 +17,7 @@ from chat import (
 )
 from saiverse.llm.offline import OFFLINE_NOTE, OfflineModel, describe_image, read_voice, summarize_text
 from saiverse.llm.openai_compat import OpenAICompatModel
-from saiverse.llm.registry import clear_model_cache, pick_model_name, resolve_model
+from saiverse.llm.registry import clear_model_cache, resolve_model
 from saiverse.llm.retry import RetryPolicy, TransientError
 from saiverse.llm.schema import parse_json_text, validate
 
@@ -50,7 +50,6 @@ __all__ = [
     "clear_model_cache",
     "describe_image",
     "parse_json_text",
-    "pick_model_name",
     "read_voice",
     "resolve_model",
     "summarize_text",

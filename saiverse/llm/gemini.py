@@ -49,6 +49,7 @@ class GeminiModel:
 
     provider = "gemini"
     supports_vision = True
+    follows_instructions = True
 
     def __init__(self, name: str, *, api_key: str, base_url: str | None = None, timeout: float = 60.0,
                  retry: RetryPolicy | None = None, image_model: str | None = None) -> None:

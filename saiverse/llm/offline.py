@@ -1,4 +1,4 @@
-"""The offline model: the embedded default that answers with no key and no network (DESIGN §9).
+"""The offline model: the embedded default that answers with no key and no network (docs/ARCHITECTURE.md, "Models").
 
 It is deterministic (a function of the request only: no clock, no unseeded randomness) and
 instant. It speaks in the persona's voice — name, first person (`一人称: ボク`) and sentence
@@ -165,6 +165,7 @@ class OfflineModel:
     name = "offline"
     provider = "offline"
     supports_vision = True
+    follows_instructions = False  # mechanical answers: production and summaries use their own rules
 
     def __repr__(self) -> str:
         return "OfflineModel()"

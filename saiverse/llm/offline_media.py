@@ -70,12 +70,6 @@ class ImageStats:
         return "中くらいの明るさの"
 
 
-def colour_name(r: int, g: int, b: int) -> str:
-    """The Japanese name of an RGB colour: 黒 白 灰色 赤 橙 茶色 黄 黄緑 緑 水色 青 紺 紫 桃色."""
-    h, s, v = Image.new("RGB", (1, 1), (r, g, b)).convert("HSV").getpixel((0, 0))  # type: ignore[misc]
-    return _hsv_name(h, s, v)
-
-
 def _hsv_name(h: int, s: int, v: int) -> str:
     """Colour name from Pillow HSV (each channel 0–255)."""
     if v < 50:

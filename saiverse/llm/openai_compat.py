@@ -36,6 +36,7 @@ class OpenAICompatModel:
 
     provider = "openai"
     supports_vision = True
+    follows_instructions = True
 
     def __init__(self, name: str, *, base_url: str, api_key: str | None = None, timeout: float = 60.0,
                  retry: RetryPolicy | None = None, image_model: str | None = None,

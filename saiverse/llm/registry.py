@@ -1,14 +1,18 @@
-"""Which model answers: a configured name → a provider instance, or offline with a notice.
+"""Which model answers: a persona and a kind → a configured name → a provider instance.
 
-Names: `None`/""/`offline` → offline; `gemini…` → Gemini (needs `GEMINI_API_KEY`);
-`openai:<model>` → an OpenAI-compatible server (needs `SAIVERSE_OPENAI_BASE_URL`). A name that
-cannot be served falls back to offline, and the caller gets a Japanese notice to show the user.
+`model_for` is the one model chain: the persona's column, else the setting (whose own precedence is
+in saiverse/settings.py), else offline. Names: `None`/""/`offline` → offline; `gemini…` → Gemini
+(needs `GEMINI_API_KEY`); `openai:<model>` → an OpenAI-compatible server (needs
+`SAIVERSE_OPENAI_BASE_URL`). A name that cannot be served falls back to offline, and the caller
+gets a Japanese notice to show the user.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Mapping
+from typing import Any
 
 from chat import ChatModel
 from saiverse.llm.offline import OfflineModel
@@ -23,14 +27,6 @@ _lock = threading.Lock()
 _PURPOSE_TEXT = {
     "chat": "", "lightweight": "（軽量モデル）", "vision": "（画像認識）", "image": "（画像生成）",
 }
-
-
-def pick_model_name(*candidates: str | None) -> str:
-    """The first non-empty name (persona column → env → default); `offline` if all are empty."""
-    for name in candidates:
-        if name and name.strip():
-            return name.strip()
-    return "offline"
 
 
 def _fingerprint(secret: str | None) -> str:
@@ -84,3 +80,35 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
                        api_key=settings.openai_api_key, timeout=settings.request_timeout, retry=retry), None
     return _OFFLINE, (f"モデル「{raw}」{what}には対応していないため、オフラインモデルで応答します"
                       "（gemini-… か openai:<モデル名> を指定してください）。")
+
+
+MODEL_KINDS: dict[str, tuple[str, str, str]] = {
+    # kind: (persona column, Settings field, purpose wording of a fallback notice)
+    "normal": ("default_model", "default_model", "chat"),
+    "lightweight": ("lightweight_model", "default_lightweight_model", "lightweight"),
+    "vision": ("vision_model", "vision_model", "vision"),
+    "image": ("default_model", "default_model", "image"),
+}
+"""The model kinds a caller may ask for; any other kind is `normal`."""
+
+
+def model_name_for(settings: Settings, persona: Mapping[str, Any], kind: str = "normal") -> str:
+    """The model name a persona uses for `kind`: its own column, else the setting.
+
+    `lightweight` and `vision` go to the persona's normal model when neither the persona nor the user
+    chose one (the setting is its built-in default, a Gemini model) and there is no Gemini key.
+    """
+    column, setting, _purpose = MODEL_KINDS.get(kind, MODEL_KINDS["normal"])
+    own = persona.get(column)
+    if own:
+        return str(own)
+    if kind in ("lightweight", "vision") and settings.source(setting).kind == "default" \
+            and not settings.gemini_api_key:
+        return str(persona.get("default_model") or settings.default_model)
+    return str(getattr(settings, setting))
+
+
+def model_for(settings: Settings, persona: Mapping[str, Any], kind: str = "normal") -> tuple[ChatModel, str | None]:
+    """The model a persona uses for `kind` (see MODEL_KINDS) and a notice when it fell back to offline."""
+    purpose = MODEL_KINDS.get(kind, MODEL_KINDS["normal"])[2]
+    return resolve_model(model_name_for(settings, persona, kind), settings, purpose=purpose)

@@ -22,9 +22,6 @@ from saiverse.llm.schema import drop_added_nulls, parse_json_text, validate
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-TRANSIENT_KINDS = ("rate_limited", "server_error", "timeout", "connection")
-"""Error kinds worth another attempt."""
-
 _KIND_TEXT = {
     "rate_limited": "レート制限（429）",
     "server_error": "サーバーエラー",

@@ -12,7 +12,6 @@ looked finished with steps still pending. A few ms per node buys a resume that a
 from __future__ import annotations
 
 import sqlite3
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +46,6 @@ class ProductionEngine:
         self.saver = SqliteSaver(self._conn)
         self.saver.setup()
         self.graph = build_graph(self.saver)
-        self._lock = threading.Lock()
 
     def close(self) -> None:
         self._conn.close()

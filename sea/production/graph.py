@@ -1,4 +1,4 @@
-"""The production graph (spec production-workflow-plan-patch.md §1, §3): coordinator → plan_manager →
+"""The production graph (docs/ARCHITECTURE.md, "Production"): coordinator → plan_manager →
 planner | patch_planner → patch_gate → supervisor → writer / researcher / visualizer / data_analyst
 → retry_or_alt_mode, checkpointed after every node so a killed run resumes where it stopped.
 """
@@ -13,15 +13,16 @@ from langgraph.graph import END, START, StateGraph
 
 from chat import LLMError
 from sea.production import workers
-from sea.production.patches import apply_ops, propose_ops
-from sea.production.planner import model_plan, template_plan
+from sea.production.patches import apply_ops, model_ops, propose_ops
+from sea.production.planner import model_plan, request_kind, template_plan
 from sea.production.ports import ProductionPorts
 from sea.production.research import build_research_graph
 from sea.production.state import CAPABILITIES, ProductionState, TaskStep
 
 MAX_ATTEMPTS = 2
 """A blocked step is retried until it has been tried this often; then an alternative is added."""
-PRODUCTION_WORDS = ("絵本", "制作", "資料を作", "作品を作", "本を作", "レポート")
+PRODUCTION_WORDS = ("制作", "作品を作", "本を作")
+"""Words that make a request a production besides the kinds in planner.KINDS and a 作って-style verb."""
 _ALTERNATIVES = {
     "visualizer": ("writer", "絵の代わりの情景描写", "絵が用意できなかったので、その場面を言葉で描写する"),
     "researcher": ("writer", "手持ちの知識でまとめる", "調査できなかったので、分かっていることだけで要点をまとめる"),
@@ -35,7 +36,8 @@ def _ports(config: RunnableConfig) -> ProductionPorts:
 
 def plan_event(ports: ProductionPorts, plan: list[TaskStep], note: str = "") -> None:
     ports.emit({"type": "data-plan_update", "run_id": ports.run_id, "note": note, "plan": [
-        {k: s.get(k) for k in ("id", "capability", "title", "instruction", "status", "depends_on", "result_summary")}
+        {k: s.get(k) for k in ("id", "capability", "title", "instruction", "status", "depends_on", "result_summary",
+                               "fallback")}
         for s in plan]})
 
 
@@ -49,7 +51,8 @@ def coordinator(state: ProductionState, config: RunnableConfig) -> dict[str, Any
                 s["status"] = "pending"
         plan_event(_ports(config), plan, "中断した制作を再開します")  # type: ignore[arg-type]
         return {"plan": plan, "route": "plan_manager"}
-    production = any(w in request for w in PRODUCTION_WORDS) or bool(re.search(r"(作って|制作して)", request))
+    production = (request_kind(request) is not None or any(w in request for w in PRODUCTION_WORDS)
+                  or bool(re.search(r"(作って|制作して|作成して)", request)))
     return {"route": "plan_manager" if production else END}
 
 
@@ -64,7 +67,7 @@ def planner(state: ProductionState, config: RunnableConfig) -> dict[str, Any]:
     scope = state.get("target_scope", {})
     model = ports.model("lightweight")
     plan = None
-    if model.provider != "offline":
+    if model.follows_instructions:
         plan = model_plan(model, ports.system_prompt(), state.get("request", ""), scope)
         if plan is None:
             ports.emit({"type": "notice", "kind": "plan_fallback",
@@ -76,9 +79,17 @@ def planner(state: ProductionState, config: RunnableConfig) -> dict[str, Any]:
 
 
 def patch_planner(state: ProductionState, config: RunnableConfig) -> dict[str, Any]:
+    """Instructions → ops: asked of a model that follows instructions, by the wording rules otherwise."""
+    ports = _ports(config)
+    model = ports.model("lightweight")
+    plan = state.get("plan", [])
     ops: list[dict[str, Any]] = []
     for text in state.get("instructions", []):
-        ops += propose_ops(text, state.get("plan", []))
+        asked = model_ops(model, ports.system_prompt(), text, plan) if model.follows_instructions else None
+        if asked is None and model.follows_instructions:
+            ports.emit({"type": "notice", "kind": "patch_fallback",
+                        "text": "指示を計画の変更として読み取れなかったので、言葉の手がかりで反映します。"})
+        ops += asked if asked is not None else propose_ops(text, plan)
     return {"proposed_ops": ops, "instructions": []}
 
 

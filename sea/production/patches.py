@@ -1,19 +1,45 @@
 """Frozen plan + patch: turning instructions into ops, and the gate that applies them.
 
 The plan is made once. An instruction that arrives during a run becomes `edit_pending`,
-`split_pending` or `append_tail` ops; `patch_gate` hard-rejects ops whose *shape* is wrong
-(unknown op, missing or mistyped fields, unknown capability) and turns every other problem
-(unknown step, a step already started or finished) into a warning — the op is skipped, the run
-goes on. Completed steps are never edited.
+`split_pending` or `append_tail` ops: a model that follows instructions is asked for them as
+structured output (`model_ops`); otherwise, or when its answer is unusable, the wording rules of
+`propose_ops` decide. `patch_gate` hard-rejects ops whose *shape* is wrong (unknown op, missing or
+mistyped fields, unknown capability) and turns every other problem (unknown step, a step already
+started or finished) into a warning — the op is skipped, the run goes on. Completed steps are
+never edited.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
+from chat import ChatModel, ChatRequest, LLMError, Message
 from sea.production.state import CAPABILITIES, PATCH_OPS, PlanPatchOp, TaskStep
+
+_PART = {"type": "object", "properties": {
+    "title": {"type": "string"}, "instruction": {"type": "string"},
+    "capability": {"type": "string", "enum": list(CAPABILITIES)},
+}, "required": ["title", "instruction"]}
+PATCH_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"ops": {"type": "array", "minItems": 1, "maxItems": 4, "items": {
+        "type": "object",
+        "properties": {
+            "op": {"type": "string", "enum": list(PATCH_OPS)},
+            "step_id": {"type": "integer"},
+            "instruction": {"type": "string"},
+            "title": {"type": "string"},
+            "parts": {"type": "array", "minItems": 2, "items": _PART},
+            "step": {**_PART, "required": ["capability", "title", "instruction"]},
+        },
+        "required": ["op"],
+    }}},
+    "required": ["ops"],
+}
+"""What the model answers when asked to turn an instruction into ops (checked again by the gate)."""
 
 _CAP_WORDS: list[tuple[str, tuple[str, ...]]] = [
     ("visualizer", ("絵", "画像", "挿絵", "イラスト", "描", "表紙")),
@@ -30,8 +56,30 @@ def capability_for(text: str, default: str = "writer") -> str:
     return default
 
 
+def model_ops(model: ChatModel, system: str, instruction: str, plan: list[TaskStep]) -> list[dict[str, Any]] | None:
+    """The model's ops for `instruction` (structured output), or None when it gives nothing usable."""
+    steps = [{k: s.get(k) for k in ("id", "capability", "status", "title", "instruction", "depends_on")} for s in plan]
+    prompt = (
+        "制作の途中でユーザーから指示が届きました。計画を変更する操作 (ops) に変えてください。\n"
+        "- edit_pending: まだ始まっていない (pending) ステップ step_id の instruction を、"
+        "指示を反映した全文に置き換える\n"
+        "- split_pending: pending のステップ step_id を parts (2つ以上、各 title と instruction) に分ける\n"
+        "- append_tail: 計画の最後に step (capability, title, instruction) を加える\n"
+        "完了・実行中のステップは変えられません。capability は writer / researcher / visualizer / data_analyst。\n\n"
+        f"指示: {instruction}\n\n計画:\n{json.dumps(steps, ensure_ascii=False, indent=1)}")
+    try:
+        result = model.generate(ChatRequest(messages=[Message(role="user", content=prompt)], system=system,
+                                             response_schema=PATCH_SCHEMA))
+    except LLMError:
+        return None
+    ops = result.data.get("ops") if isinstance(result.data, dict) else None
+    if not isinstance(ops, list) or not ops:
+        return None
+    return [{**op, "source": instruction} if isinstance(op, dict) else op for op in ops]
+
+
 def propose_ops(instruction: str, plan: list[TaskStep]) -> list[dict[str, Any]]:
-    """Deterministic patch planning (the offline path): the instruction's wording picks the op."""
+    """Rule-based patch planning (for a model that does not follow instructions): the wording picks the op."""
     text = instruction.strip()
     pending = [s for s in plan if s.get("status") == "pending"]
     if re.search(r"(追加|足して|加えて|最後に|も作って|もつけて)", text) or not pending:
@@ -84,11 +132,10 @@ def _shape_error(op: Any) -> str | None:
 def _new_step(plan: list[TaskStep], fields: dict[str, Any], scope: dict[str, Any]) -> TaskStep:
     next_id = max((s["id"] for s in plan), default=0) + 1
     return TaskStep(
-        id=next_id, capability=fields.get("capability", "writer"), mode=fields.get("mode", "default"),
-        instruction=fields["instruction"], title=fields.get("title") or fields["instruction"][:30],
-        description=fields.get("description", ""), inputs=[], outputs=[], preconditions=[], validation=[],
-        success_criteria=[], fallback=[], depends_on=list(fields.get("depends_on", [])), target_scope=scope,
-        status="pending", result_summary=None, attempts=0,
+        id=next_id, capability=fields.get("capability", "writer"), instruction=fields["instruction"],
+        title=fields.get("title") or fields["instruction"][:30], fallback=[],
+        depends_on=list(fields.get("depends_on", [])), target_scope=scope, status="pending", result_summary=None,
+        attempts=0,
     )
 
 

@@ -1,8 +1,8 @@
 """The planner: one canonical plan, made once at the start of a run.
 
-With an online model the plan comes from the model as JSON (checked; a bad plan falls back to the
-template with a notice). The offline model plans from templates chosen by the kind of product the
-request names (絵本, 資料, …), which is what a person would expect it to do offline.
+A model that follows instructions (`ChatModel.follows_instructions`) is asked for the plan as JSON
+(checked; a bad plan falls back to the template with a notice). Otherwise the plan comes from
+templates chosen by the kind of product the request names (絵本, 資料, リスト, …).
 """
 
 from __future__ import annotations
@@ -33,8 +33,19 @@ _TEMPLATES: dict[str, list[tuple[str, str, str, list[int]]]] = {
         ("researcher", "題材集め", "「{topic}」に関係する記憶と、街にある文書や絵を集める", []),
         ("writer", "あらすじと登場人物", "絵本「{topic}」のあらすじと登場人物を考える", [1]),
         ("writer", "本文", "絵本「{topic}」の各ページの文章を書く", [2]),
-        ("visualizer", "挿絵", "絵本「{topic}」の表紙の絵を描く", [2]),
+        ("visualizer", "挿絵", "絵本「{topic}」の場面ごとの絵を描く", [2]),
         ("data_analyst", "製本", "本文と挿絵をひとつにまとめ、文字数などの統計を出す", [3, 4]),
+    ],
+    "物語": [
+        ("researcher", "題材集め", "「{topic}」に関係する記憶と、街にある文書を集める", []),
+        ("writer", "あらすじと登場人物", "物語「{topic}」のあらすじと登場人物を考える", [1]),
+        ("writer", "本文", "物語「{topic}」を章ごとに書く", [2]),
+        ("data_analyst", "まとめ", "物語をひとつにまとめ、文字数などの統計を出す", [3]),
+    ],
+    "リスト": [
+        ("researcher", "下調べ", "「{topic}」に当てはまるものを記憶と街の資料から集める", []),
+        ("writer", "リスト", "「{topic}」のリストを作る", [1]),
+        ("data_analyst", "まとめ", "リストをまとめ、統計を出す", [2]),
     ],
     "資料": [
         ("researcher", "下調べ", "「{topic}」について記憶と街の資料を集める", []),
@@ -49,25 +60,36 @@ _TEMPLATES: dict[str, list[tuple[str, str, str, list[int]]]] = {
         ("data_analyst", "まとめ", "作品をひとつにまとめ、統計を出す", [2, 3]),
     ],
 }
-_KINDS = [("絵本", ("絵本",)), ("資料", ("資料", "レポート", "報告書", "ガイド"))]
+KINDS: list[tuple[str, tuple[str, ...]]] = [
+    ("絵本", ("絵本",)),
+    ("物語", ("物語", "童話", "お話", "おはなし", "小説")),
+    ("リスト", ("リスト", "一覧")),
+    ("資料", ("資料", "レポート", "報告書", "まとめ", "ガイド")),
+]
+"""Kind of product → the words of a request that name it (first match wins; otherwise 作品)."""
+_VERBS = r"(を|の)?(作って|制作して|つくって|書いて|作成して|まとめて)(ください)?$"
+
+
+def request_kind(request: str) -> str | None:
+    """The kind of product a request names (絵本, 物語, リスト, 資料), or None."""
+    return next((k for k, words in KINDS if any(w in request for w in words)), None)
 
 
 def read_request(request: str) -> tuple[str, str]:
-    """(kind, topic) of a request like `絵本を作って: 猫の冒険`."""
-    kind = next((k for k, words in _KINDS if any(w in request for w in words)), "作品")
+    """(kind, topic) of a request like `絵本を作って: 猫の冒険` or `港の灯台のレポートを書いて`."""
+    kind = request_kind(request) or "作品"
     head, sep, tail = request.partition(":") if ":" in request else request.partition("：")
-    verbs = r"(を)?(作って|制作して|つくって|書いて)(ください)?$"
-    topic = tail.strip() if sep and tail.strip() else re.sub(verbs, "", head)
-    topic = re.sub(r"^(絵本|資料|作品)(を|の)?", "", topic).strip(" 「」") or request.strip()
+    topic = tail.strip() if sep and tail.strip() else re.sub(_VERBS, "", head.strip())
+    words = "|".join(w for _, ws in KINDS for w in ws) + "|作品"
+    topic = re.sub(rf"^({words})(を|の)?", "", topic)
+    topic = re.sub(rf"(の)?({words})$", "", topic).strip(" 「」") or request.strip()
     return kind, topic[:60]
 
 
 def _step(i: int, cap: str, title: str, instruction: str, deps: list[int], scope: TargetScope) -> TaskStep:
     return TaskStep(
-        id=i, capability=cap, mode="default", instruction=instruction, title=title, description="",  # type: ignore[typeddict-item]
-        inputs=[f"step:{d}" for d in deps], outputs=[f"step:{i}"], preconditions=[], validation=[],
-        success_criteria=["成果物がアイテムとして建物に置かれている"], fallback=[], depends_on=list(deps),
-        target_scope=scope, status="pending", result_summary=None, attempts=0,
+        id=i, capability=cap, instruction=instruction, title=title, fallback=[],  # type: ignore[typeddict-item]
+        depends_on=list(deps), target_scope=scope, status="pending", result_summary=None, attempts=0,
     )
 
 

@@ -39,7 +39,7 @@ class ProductionPorts(Protocol):
         ...
 
     def create_picture(self, step_id: int, key: str, name: str, prompt: str) -> dict[str, Any]:
-        """Draw `prompt` (Gemini image model when configured, offline procedural otherwise) → picture item."""
+        """Draw `prompt` with the persona's image model → a picture item."""
         ...
 
     def package(self, step_id: int, key: str, name: str, item_ids: list[str], manifest: str) -> dict[str, Any]:

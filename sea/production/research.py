@@ -43,10 +43,17 @@ def research_worker(state: ProductionState, config: RunnableConfig) -> dict[str,
     query = research["queries"][research["done"]]
     memories = ports.search_memory(query, 3)
     items = ports.search_items(query, 5)
-    findings = list(research["findings"]) + [
-        {"query": query, "source": "memory", "text": m.get("content", "")[:120]} for m in memories
-    ] + [{"query": query, "source": f"item:{i['item_id']}", "text": f"{i['name']}: {i.get('description', '')[:100]}"}
-         for i in items if i["type"] == "document"]
+    findings = list(research["findings"])
+    known_texts = {f["text"] for f in findings}
+    request = state.get("request", "")
+    found = [{"query": query, "source": "memory", "text": m.get("content", "")[:120]} for m in memories
+             if m.get("content", "").strip() != request.strip()] + [
+        {"query": query, "source": f"item:{i['item_id']}", "text": f"{i['name']}: {i.get('description', '')[:100]}"}
+        for i in items if i["type"] == "document"]
+    for finding in found:  # a line several queries find is one finding
+        if finding["text"] not in known_texts:
+            known_texts.add(finding["text"])
+            findings.append(finding)
     images = list(research["images"])
     known = {c["item_id"] for c in images}
     for i in items:
@@ -82,7 +89,7 @@ def research_report(state: ProductionState, config: RunnableConfig) -> dict[str,
     artifacts = dict(state.get("artifacts", {}))
     artifacts[f"step{step['id']}"] = {"kind": "document", "item_id": item["item_id"], "name": item["name"],
                                      "summary": item.get("description", ""), "file_path": item.get("file_path"),
-                                     "text": text, "images": images}
+                                     "text": text, "images": images, "findings": findings}
     return {"artifacts": artifacts, "selected_image_inputs": images,
             "plan": _complete(state, step["id"], f"{len(findings)} 件の記録と {len(images)} 枚の画像候補")}
 

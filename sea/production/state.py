@@ -1,4 +1,4 @@
-"""State of the production workflow (spec production-workflow-plan-patch.md §2), canonical names only.
+"""State of the production workflow (docs/ARCHITECTURE.md, "Production"), canonical names only.
 
 A run's state is plain JSON-able data so the LangGraph SQLite checkpointer can persist it after
 every node; a killed run resumes from its last checkpoint.
@@ -35,24 +35,22 @@ class TargetScope(TypedDict, total=False):
 
 
 class TaskStep(TypedDict, total=False):
-    """One step of the plan, with every field the spec lists."""
+    """One step of the plan: only what the run reads (docs/ARCHITECTURE.md, "Production")."""
 
     id: int
+    """1-based, unique in the run; patches and alternatives take the next free number."""
     capability: Capability
-    mode: str
     instruction: str
+    """What the worker is to do (patches rewrite it)."""
     title: str
-    description: str
-    inputs: list[str]
-    outputs: list[str]
-    preconditions: list[str]
-    validation: list[str]
-    success_criteria: list[str]
-    fallback: list[str]
     depends_on: list[int]
+    """Steps that must be completed (or blocked) before this one starts."""
     target_scope: TargetScope
     status: StepStatus
     result_summary: str | None
+    """The artifact's summary once completed, or why it failed."""
+    fallback: list[str]
+    """`step:<id>` of the alternative step that replaced this one after its retries ran out."""
     attempts: int
     """How many times a worker tried it (retry bound)."""
 
@@ -77,7 +75,7 @@ class PlanPatchOp(TypedDict, total=False):
 
 
 class ProductionState(MessagesState, total=False):
-    """The graph state: the spec's fields plus what the run needs to route."""
+    """The graph state: the production contract's fields plus what the run needs to route."""
 
     plan: list[TaskStep]
     artifacts: dict[str, Any]

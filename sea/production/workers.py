@@ -1,15 +1,15 @@
 """The workers: writer → documents, visualizer → pictures, data_analyst → a packaged bundle + stats.
 
 Each makes real items through `ProductionPorts` (idempotently, keyed by run / step) and reports on
-the stream with the spec's `data-*` event names. No worker executes generated code.
+the stream with the `data-*` events (docs/ARCHITECTURE.md, "Events"). No worker executes generated code.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from chat import ChatRequest, Message
+from sea.production.drafts import STORY_KINDS, draft, scenes
 from sea.production.ports import ProductionPorts
 from sea.production.state import ProductionState, TaskStep
 
@@ -29,38 +29,13 @@ def dependency_texts(state: ProductionState, step: TaskStep) -> list[str]:
     return [str(arts[f"step{d}"].get("text", "")) for d in step.get("depends_on", []) if f"step{d}" in arts]
 
 
-def offline_draft(step: TaskStep, topic: str, sources: list[str]) -> str:
-    """What the embedded offline model writes for a step: structured, on topic, from its sources."""
-    title = step.get("title", "")
-    lines = [ln.strip("-・ ") for src in sources for ln in src.splitlines() if ln.strip()]
-    hero = topic.split("の")[0] if "の" in topic else topic
-    facts = [ln.split(") ", 1)[1] for ln in lines if ln.startswith("(") and ") " in ln][:3]
-    if "あらすじ" in title or "構成" in title or "登場人物" in title:
-        body = [f"「{topic}」{title}", "", "登場人物:", f"- {hero}: この物語の主人公。好奇心が強い。",
-                "- 旅の仲間: 道で出会う友だち。", "", "あらすじ:",
-                f"1. はじまり — {hero}は、いつもの場所を出て旅に出る。",
-                f"2. 出会い — {hero}は旅の仲間と出会い、困りごとを知る。",
-                f"3. 試練 — {hero}と仲間は力を合わせて困難を乗り越える。",
-                f"4. おわり — {hero}は家に帰り、旅のことを思い出す。"]
-    else:
-        scenes = [re.sub(r"^\d+\.\s*", "", ln) for ln in lines if re.match(r"^\d+\.", ln)]
-        body = [f"「{topic}」{title}", ""]
-        for n, scene in enumerate(scenes or [f"{topic}のお話"], start=1):
-            head, _, rest = scene.partition(" — ")
-            body += [f"ページ{n} {head}".rstrip(), f"{rest or scene}", ""]
-    if facts:
-        body += ["参考にした記録:"] + [f"- {f}" for f in facts] + [""]
-    body += [f"指示: {step.get('instruction', '')}", "（オフラインモデルで作成しました）"]
-    return "\n".join(body)
-
-
 def compose(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> str:
-    """The text a writer step produces: the persona's model, or the offline draft."""
-    topic = state.get("target_scope", {}).get("topic", "")
+    """The text a writer step produces: the persona's model, or the rule-based draft for a model that
+    does not follow instructions."""
     sources = dependency_texts(state, step)
     model = ports.model("normal")
-    if model.provider == "offline":
-        return offline_draft(step, topic, sources)
+    if not model.follows_instructions:
+        return draft(step, state, sources)
     prompt = (f"依頼: {state.get('request', '')}\n作業: {step.get('title')} — {step.get('instruction')}\n\n"
               + ("これまでの成果:\n" + "\n---\n".join(sources) if sources else "")
               + "\n\nこの作業の成果物の本文だけを書いてください。")
@@ -87,23 +62,43 @@ def writer(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> di
     return art
 
 
+MAX_PICTURES = 4
+"""A picture book gets one picture per scene of its outline, up to this many."""
+
+
 def visualizer(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> dict[str, Any]:
-    topic = state.get("target_scope", {}).get("topic", "")
+    """Pictures for the step: one per scene of a story's outline (a picture book), else one."""
+    scope = state.get("target_scope", {})
+    topic = scope.get("topic", "")
     outline = next((t for t in dependency_texts(state, step) if t), "")
-    scene = " ".join(outline.splitlines()[1:4])[:120]
-    prompt = f"{topic}。{step.get('instruction', '')}。{scene}".strip("。")
+    parts = scenes(outline)[:MAX_PICTURES] if scope.get("kind") in STORY_KINDS else []
+    if parts:
+        wanted = [(f"image-{n}", f"{topic}。{head}: {rest}".rstrip(": "), f"{topic} — {step.get('title', '')} {n}")
+                  for n, (head, rest) in enumerate(parts, start=1)]
+    else:
+        scene = " ".join(outline.splitlines()[1:4])[:120]
+        wanted = [("image", f"{topic}。{step.get('instruction', '')}。{scene}".strip("。"),
+                   f"{topic} — {step.get('title', '')}".strip(" —"))]
     refs = [c.get("file_path") for c in state.get("selected_image_inputs", [])[:2]]
-    ports.emit({"type": "data-visual-plan", "run_id": ports.run_id, "step_id": step["id"], "prompt": prompt,
-                "references": refs})
-    item = ports.find_item(step["id"], "image") or ports.create_picture(
-        step["id"], "image", f"{topic} — {step.get('title', '')}".strip(" —"), prompt)
-    ports.emit({"type": "data-visual-image", "run_id": ports.run_id, "step_id": step["id"], "item": item})
-    return _artifact("picture", item, prompt=prompt)
+    items = []
+    for key, prompt, name in wanted:
+        ports.emit({"type": "data-visual-plan", "run_id": ports.run_id, "step_id": step["id"], "prompt": prompt,
+                    "references": refs})
+        item = ports.find_item(step["id"], key) or ports.create_picture(step["id"], key, name, prompt)
+        ports.emit({"type": "data-visual-image", "run_id": ports.run_id, "step_id": step["id"], "item": item})
+        items.append(item)
+    return _artifact("picture", items[0], prompt=wanted[0][1], pictures=[
+        {"item_id": i["item_id"], "name": i["name"], "file_path": i.get("file_path")} for i in items])
 
 
 def data_analyst(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> dict[str, Any]:
     """Statistics over the artifacts and a bundle of their files — computed here, never by running code."""
-    arts = [a for k, a in sorted(state.get("artifacts", {}).items()) if a.get("kind") in ("document", "picture")]
+    arts: list[dict[str, Any]] = []
+    for _key, a in sorted(state.get("artifacts", {}).items()):
+        if a.get("kind") == "document":
+            arts.append(a)
+        elif a.get("kind") == "picture":  # a step may have drawn several
+            arts += [{"kind": "picture", **p} for p in a.get("pictures") or [a]]
     docs = [a for a in arts if a["kind"] == "document"]
     stats = {
         "documents": len(docs), "pictures": len(arts) - len(docs),

@@ -1,4 +1,4 @@
-"""The tabs beside チャット (DESIGN §11): personas, memory, playbooks, schedules, world, settings.
+"""The tabs beside チャット (docs/ARCHITECTURE.md, "UI"): personas, memory, playbooks, schedules, world, settings.
 
 Each module has one `build_*_tab(manager, labels)` that creates its components inside the current
 `gr.Tab` and wires them to the manager; it returns a `TabRefresh` the app runs when the tab is

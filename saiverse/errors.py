@@ -1,0 +1,44 @@
+"""User errors apart from bugs: what the CLI reports as one plain line.
+
+A `UserError` is something the person at the keyboard caused and can fix — a wrong id, bad JSON,
+an unreadable file, an unusable setting — and its message names the thing and says why. Errors of
+the layers below (database, tools, sea) cannot subclass it; `is_user_error` lists them. main.py
+prints a user error plainly and exits with USER_ERROR_EXIT; anything else is a bug: it is reported
+with its type and exits with FAILED_EXIT, or is re-raised with its traceback when RAISE_ERRORS_ENV
+is set (docs/ARCHITECTURE.md, "Errors").
+"""
+
+from __future__ import annotations
+
+USER_ERROR_EXIT = 2
+"""Exit code of a command refused because of its input (argparse uses 2 for bad usage too)."""
+FAILED_EXIT = 1
+"""Exit code of a command whose work failed (an `error` event, an unfinished run, a bug)."""
+INTERRUPTED_EXIT = 130
+"""Exit code after Ctrl+C."""
+RAISE_ERRORS_ENV = "SAIVERSE_RAISE_ERRORS"
+"""Set (non-empty) in the process environment: unknown errors re-raise with their traceback."""
+
+
+class UserError(Exception):
+    """Bad input or setup the user can fix; the message says which thing and why."""
+
+
+class UsageError(UserError, ValueError):
+    """A command-line argument that cannot be used (bad JSON, a missing run id, an unreadable file)."""
+
+
+def is_user_error(exc: BaseException) -> bool:
+    """Whether `exc` is the user's to fix (printed plainly) rather than a bug."""
+    from database.migrate import MigrationError
+    from saiverse.items import ItemNotFoundError
+    from saiverse.media import InvalidImageError, UnsafePathError
+    from saiverse.patching import PatchError
+    from saiverse.pulse_controller import QueueFullError
+    from saiverse.schedules import ScheduleError
+    from sea.playbook import PlaybookError
+    from tools import ToolError
+
+    lower = (MigrationError, PlaybookError, ToolError, ItemNotFoundError, InvalidImageError, UnsafePathError,
+             PatchError, QueueFullError, ScheduleError)
+    return isinstance(exc, (UserError, *lower))
