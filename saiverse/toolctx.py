@@ -150,3 +150,7 @@ class ManagerToolContext:
         state = "完了" if summary.finished else "中断"
         return (f"制作{state} (run {summary.run_id[:8]}): {len(done)}/{len(summary.plan)} 工程。"
                 f"できたもの: {'、'.join(made) or 'なし'}")
+
+    # ---- playbooks ----------------------------------------------------------------------------
+    def router_playbooks(self) -> list[dict[str, Any]]:
+        return self.manager.playbooks.router_listing()
