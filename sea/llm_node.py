@@ -20,12 +20,23 @@ def _history(ctx: RunContext, pb: Playbook, node: Node) -> list[Message]:
         return []
     closed = ctx.threads.closed
     lines = [
-        Message(role="user" if m["role"] == "user" else "assistant", content=m["content"])
+        Message(role="user" if m["role"] == "user" else "assistant", content=_shown(m))
         for m in ctx.ports.recent_messages(ctx.persona["persona_id"], ctx.pulse_id)
         if m["role"] in ("user", "assistant") and not closed.intersection(m.get("tags") or [])
     ]
     depth = (pb.context_requirements or {}).get("history_depth")
     return trim_history(lines, depth) if depth is not None and not node.context_profile else lines
+
+
+def _shown(line: Any) -> str:
+    """A playbook's result stored as a user message (upstream tags it `playbook_result` / `internal`)
+    is shown to the model as a `<system>` block, so it is not taken for something the user said."""
+    content = line["content"]
+    tags = set(line.get("tags") or [])
+    wrapped = content.lstrip().startswith("<system>")
+    if line["role"] == "user" and tags & {"playbook_result", "internal"} and not wrapped:
+        return f"<system>\n{content}\n</system>"
+    return content
 
 
 def _schema(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> dict[str, Any] | None:
