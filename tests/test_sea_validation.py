@@ -131,3 +131,46 @@ def test_missing_variable_at_run_time_is_an_error_event(saiverse_home: Path) -> 
         assert not any(e["type"] == "say" for e in events)
     finally:
         m.close()
+
+
+def test_upstream_fields_are_accepted_and_those_without_effect_reported(catalog: Any) -> None:
+    data = {
+        "name": "upstream_style", "display_name": "上流", "description": "x", "dev_only": True,
+        "required_credentials": ["x"], "input_template": "{input}",
+        "context_requirements": {"history_depth": "full", "inventory": True},
+        "input_schema": [{"name": "input", "description": "", "param_type": "string", "enum_source": "playbooks:all",
+                          "user_configurable": True, "ui_widget": "textarea"}],
+        "nodes": [
+            {"id": "think", "type": "llm", "context_profile": "worker_light", "action": "{input}",
+             "available_tools": ["memory_recall", "x_post_tweet"], "tools": ["task_close"],
+             "output_keys": [{"text": "t"}, {"function_call": "fc"}, {"thought": "th"}], "label": "考える",
+             "important": True, "next": "sub"},
+            {"id": "sub", "type": "subplay", "playbook": "memory_recall", "execution": "subagent",
+             "subagent_chronicle": True, "isolate_pulse_context": True, "next": "start"},
+            {"id": "start", "type": "stelis_start", "label": "作業", "stelis_config": {"window_ratio": 0.8,
+                                                                                     "max_depth": 3},
+             "next": "end"},
+            {"id": "end", "type": "stelis_end", "generate_chronicle": True, "next": None}]}
+    pb = catalog.check_text(json.dumps(data, ensure_ascii=False))
+    report = catalog.validate(pb)
+    assert report.needs == ["needs tool x_post_tweet (not available here)"]
+    ignored = "\n".join(report.ignored)
+    for field in ("input_template", "context_requirements.inventory", "input_schema.input.enum_source",
+                  "input_schema.input.user_configurable", "input_schema.input.ui_widget", "'think': tools",
+                  "'think': important", "'think': label", "'sub': subagent_chronicle", "output_keys thought",
+                  "stelis_config.window_ratio", "'end': generate_chronicle"):
+        assert field in ignored, field
+    for meaningful in ("context_profile", "dev_only", "required_credentials", "isolate_pulse_context",
+                       "execution", "'start': label", "param_type", "context_requirements.history_depth"):
+        assert meaningful not in ignored, meaningful
+    assert pb.name not in {p.name for p in catalog.router_callable()}
+
+
+def test_unknown_context_profile_is_reported_not_guessed(catalog: Any) -> None:
+    pb = catalog.check_text(json.dumps(pb_one({"id": "a", "type": "llm", "action": "x",
+                                               "context_profile": "deep_thinker", "next": None})))
+    assert any("'deep_thinker' (not known here" in r for r in catalog.validate(pb).ignored)
+
+
+def pb_one(node: dict[str, Any]) -> dict[str, Any]:
+    return pb([node])
