@@ -156,12 +156,8 @@ def path_value(vars_: dict[str, Any], path: str) -> Any:
     return cur
 
 
-def branch_value(ctx: RunContext, node: Node, path: str, vars_: dict[str, Any]) -> Any:
-    """A `conditional_next` field: its root must be set; a missing field below it is None."""
-    root = path.split(".")[0]
-    if root not in vars_:
-        raise PlaybookError(f"conditional_next reads {{{root}}}, which is not set", playbook=ctx.playbook,
-                            node=node.id, field="conditional_next.field")
+def branch_value(path: str, vars_: dict[str, Any]) -> Any:
+    """A `conditional_next` field; one that is not set is None and compares as empty (upstream's rule)."""
     value = path_value(vars_, path)
     return None if value is _MISSING else value
 

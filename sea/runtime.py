@@ -95,12 +95,12 @@ def _compare(value: Any, operator: str, case: str) -> bool:
 def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
     cond: ConditionalNext | None = node.conditional_next
 
-    def route(state: PlaybookState, config: RunnableConfig) -> str:
+    def route(state: PlaybookState) -> str:
         if state.get("failed"):
             return node.error_next or END
         if cond is None:
             return node.next or END
-        value = branch_value(config["configurable"]["sea"], node, cond.field, state.get("vars") or {})
+        value = branch_value(cond.field, state.get("vars") or {})
         for case, target in cond.branches().items():
             if _compare(value, cond.operator, case):
                 return target or END

@@ -47,8 +47,8 @@ class ValidationReport:
     ignored: list[str] = field(default_factory=list)
     """Upstream fields kept as written but without effect here, each with the reason."""
     expects: list[str] = field(default_factory=list)
-    """Variables read that only a called playbook can set: one chosen at run time (exec) or one not
-    imported yet (its `output_schema` is written back). If it does not, the run stops there."""
+    """Variables read that nothing in the playbook sets, in a playbook that calls others (a callee's
+    `output_schema` is written back). If no callee sets one, the run stops where it is read."""
 
     def to_dict(self) -> dict[str, list[str]]:
         return {"needs": list(self.needs), "ignored": list(self.ignored), "expects": list(self.expects)}
@@ -157,8 +157,9 @@ def validate_playbook(
                 raise PlaybookError(f"writes {var!r}: '_' variables belong to the runtime",
                                     playbook=pb.name, node=node.id, field="output")
         known |= written_by(node, playbooks)
-    # A playbook that calls one chosen at run time, or one not imported yet, may read what it returns.
-    open_calls = any(n.type == "exec" or (n.type == "subplay" and n.playbook not in playbooks) for n in pb.nodes)
+    # A playbook that calls others may read what they were meant to return (one chosen at run time, one
+    # not imported yet, or an upstream callee that forgot its output_schema): listed, checked when it runs.
+    open_calls = any(n.type in ("exec", "subplay") for n in pb.nodes)
     text_names: set[str] = set()
     for node in pb.nodes:
         _check_node(pb, node, playbooks, tools, tool_args, report)
@@ -174,6 +175,10 @@ def validate_playbook(
                     continue
                 if open_calls:
                     report.expects.append(f"{{{name}}} (node {node.id!r}, {fld})")
+                    continue
+                if fld == "conditional_next.field":
+                    report.ignored.append(f"node {node.id!r}: conditional_next.field {{{name}}} (no parameter or "
+                                          "node sets it; it compares as empty, so the fallback is taken)")
                     continue
                 if fld == "action":
                     text_names.add(name)

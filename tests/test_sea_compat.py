@@ -147,9 +147,13 @@ def test_results_come_back_by_output_schema_name_and_runtime_variables(manager: 
         args={"input": "赤"}, input_schema=[{"name": "input", "description": ""}])
     # `input` flows to the callee by default; `color` comes back by name; `size` was never set.
     assert said(events) == ['赤色 ["pick_color"] {} 赤']
-    with pytest.raises(Exception, match="hidden"):
-        run(manager, [{"id": "sub", "type": "subplay", "playbook": "pick_color", "next": "o"},
-                      {"id": "o", "type": "set", "assignments": {"x": "{hidden}"}, "next": None}])
+    # What the callee does not declare stays its own: validation expects it, the run stops there.
+    pb = parse_playbook({"name": "reader", "nodes": [
+        {"id": "sub", "type": "subplay", "playbook": "pick_color", "next": "o"},
+        {"id": "o", "type": "set", "assignments": {"x": "{hidden}"}, "next": None}]})
+    assert manager.playbooks.validate(pb).expects == ["{hidden} (node 'o', assignments.x)"]
+    error = only(list(manager.run_playbook(pb, "mina", "library")), "error")[0]
+    assert "{hidden} is not set" in error["message"]
 
 
 def test_args_input_paths_literals_and_missing_fields(manager: SAIVerseManager) -> None:
