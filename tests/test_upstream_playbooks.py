@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -271,6 +272,19 @@ def test_every_upstream_playbook_validates_and_imports_unchanged(manager: SAIVer
         restarted.close()
 
 
+def test_upstream_builtins_seeded_in_a_real_home_validate(manager: SAIVerseManager) -> None:
+    # The reference home's `playbooks` table holds every builtin upstream seeds, as JSON text.
+    db = _compat().parent / "saiverse-home" / "user_data" / "database" / "saiverse.db"
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        rows = conn.execute("SELECT name, nodes_json FROM playbooks ORDER BY name").fetchall()
+    assert len(rows) >= 50
+    loaded = [parse_playbook(text, source=name) for name, text in rows]
+    for pb in loaded:
+        manager.playbooks.store(pb, replace=manager.playbooks.is_builtin(pb.name))
+    for pb in loaded:
+        manager.playbooks.validate(manager.playbooks.get(pb.name))
+
+
 def test_upstream_validate_and_import_exit_zero_from_the_cli(saiverse_home: Path) -> None:
     folder = _compat()
     ok = cli("validate-playbook", str(folder / "meta_auto.json"), home=saiverse_home)
@@ -297,6 +311,8 @@ def test_upstream_six_answer_chat_and_write_a_real_document(manager: SAIVerseMan
     text = manager.item_view(created["item"]["item_id"])["text"]
     assert "三毛猫のミケは毎朝窓辺で日向ぼっこをする。" in text
     assert only(events, "speak") and "図書館の猫" in only(events, "speak")[0]["text"]
+    chat = list(manager.run_playbook(manager.playbooks.get("basic_chat"), "mina", "library", args={"input": "猫"}))
+    assert only(chat, "pulse_end")[0]["status"] == "ok"
     recall = list(manager.run_playbook(manager.playbooks.get("memory_recall"), "mina", "library",
                                        args={"input": "猫"}))
     assert only(recall, "pulse_end")[0]["status"] == "ok", only(recall, "error")
