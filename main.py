@@ -77,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import-playbook", help="validate a playbook JSON file and store it")
     _add_home(p)
-    p.add_argument("file")
+    p.add_argument("file", nargs="?")
+    p.add_argument("--replace", action="store_true", help="allow the import to override a builtin of the same name")
+    p.add_argument("--restore", metavar="NAME", help="remove the import that overrides builtin NAME")
 
     p = sub.add_parser("validate-playbook", help="validate a playbook JSON file without storing it")
     _add_home(p)
@@ -212,20 +214,33 @@ def run(args: argparse.Namespace) -> int:
                 for r in rows:
                     print(f"{r['item_id']}  [{r['type']}] {r['name']}: {r['description'][:60]}")
             return 0
+        if cmd == "import-playbook" and args.restore:
+            if args.file or args.replace:
+                raise ValueError("--restore NAME takes no file and no --replace")
+            pb = manager.playbooks.restore(args.restore)
+            _print_json({"ok": True, "name": pb.name, "restored": True})
+            return 0
         if cmd in ("import-playbook", "validate-playbook"):
+            if not args.file:
+                raise ValueError(f"{cmd} needs a playbook JSON file")
             pb = manager.playbooks.check_file(args.file)
+            report = manager.playbooks.validate(pb)
             if cmd == "import-playbook":
-                manager.playbooks.store(pb)
+                manager.playbooks.store(pb, replace=args.replace)
             _print_json({"ok": True, "name": pb.name, "stored": cmd == "import-playbook",
                          "nodes": len(pb.nodes), "router_callable": pb.router_callable,
-                         "user_selectable": pb.user_selectable})
+                         "user_selectable": pb.user_selectable, **report.to_dict()})
             return 0
         if cmd == "playbooks":
-            for pb in manager.playbooks.all():
+            catalog = manager.playbooks
+            for pb in catalog.all():
                 row = {"name": pb.name, "display_name": pb.display_name, "description": pb.description,
                        "router_callable": pb.router_callable, "user_selectable": pb.user_selectable,
-                       "builtin": manager.playbooks.is_builtin(pb.name)}
-                _print_json(row) if args.json else print(f"{pb.name:<22} {pb.display_name}  {pb.description}")
+                       "builtin": catalog.is_builtin(pb.name), "overridden": catalog.is_overridden(pb.name)}
+                mark = " (overrides the builtin)" if row["overridden"] else ""
+                _print_json(row) if args.json else print(f"{pb.name:<22} {pb.display_name}{mark}  {pb.description}")
+            for name, reason in sorted(catalog.broken.items()):
+                _print_json({"name": name, "broken": reason}) if args.json else print(f"{name:<22} (broken) {reason}")
             return 0
         if cmd == "run-playbook":
             call_args = _json_arg(args.args)

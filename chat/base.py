@@ -34,6 +34,8 @@ class ToolSpec(TypedDict, total=False):
     name: str
     description: str
     parameters: dict[str, Any]
+    aliases: list[str]
+    """Older argument names the tool also accepts (not shown to models; playbooks may use them)."""
 
 
 class ToolCall(TypedDict, total=False):

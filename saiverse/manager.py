@@ -91,7 +91,8 @@ class SAIVerseManager:
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
             add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
             create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
-            router_playbooks=self.playbooks.router_callable, pulse_kind=self._pulse_kind,
+            router_playbooks=self.playbooks.router_callable, router_listing=self.playbooks.router_listing,
+            pulse_kind=self._pulse_kind,
         )
         """What tool calls reach (saiverse/toolctx.py); built once."""
         self.autonomous = False
@@ -140,7 +141,9 @@ class SAIVerseManager:
         return record.kind if record else None
 
     def _tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
-        return [TOOL_REGISTRY[n].spec() for n in names if n in TOOL_REGISTRY]
+        # A tool registered as unavailable (it needs a service this install lacks) is not offered.
+        return [TOOL_REGISTRY[n].spec() for n in names
+                if n in TOOL_REGISTRY and not getattr(TOOL_REGISTRY[n], "unavailable", None)]
 
     def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any]) -> Any:
         """Run one tool as a persona (CLI `tool`)."""

@@ -1,8 +1,10 @@
 """The playbook catalog: builtin playbooks from `playbooks/` plus those imported into the DB.
 
 Every playbook is validated against the catalog and the tool registry when it is loaded or
-imported, so nothing invalid ever reaches the runtime. Imported playbooks may replace builtins of
-the same name (the user's version wins), and survive restarts in the `playbooks` table.
+imported, so nothing invalid ever reaches the runtime. An import never silently replaces a builtin:
+`store(..., replace=True)` overrides one (and is refused if another playbook would stop validating),
+and `restore(name)` brings the builtin back. Imported playbooks survive restarts in the `playbooks`
+table, stored exactly as written (upstream fields included).
 """
 
 from __future__ import annotations
@@ -10,12 +12,25 @@ from __future__ import annotations
 import threading
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from database.engine import Database
 from database.models import Playbook as PlaybookRow
+from sea.compat import playbook_listing
 from sea.playbook import Playbook, PlaybookError, builtin_playbooks, load_playbook_file, parse_playbook
-from sea.validate import validate_playbook
+from sea.validate import ValidationReport, validate_playbook
 from tools import TOOL_REGISTRY
+
+
+def available_tools() -> dict[str, set[str]]:
+    """Tools that can run here (a tool registered as unavailable is left out), with their arguments."""
+    out: dict[str, set[str]] = {}
+    for name, tool_def in TOOL_REGISTRY.items():
+        if getattr(tool_def, "unavailable", None):
+            continue
+        props = (tool_def.parameters or {}).get("properties")
+        out[name] = set(props) if isinstance(props, dict) else set()
+    return out
 
 
 class PlaybookCatalog:
@@ -26,15 +41,26 @@ class PlaybookCatalog:
         self._lock = threading.Lock()
         self._builtin = builtin_playbooks()
         self._all: dict[str, Playbook] = dict(self._builtin)
+        self.broken: dict[str, str] = {}
+        """Stored playbooks that no longer load or validate, by name, with the reason (never run)."""
         with db.session() as s:
             rows = s.query(PlaybookRow).all()
             for row in rows:
                 try:
                     self._all[row.name] = parse_playbook(row.playbook_json, source=row.name)
-                except PlaybookError:
-                    continue  # a stored playbook broken by a format change stays listed as invalid
-        for pb in list(self._all.values()):
-            self.validate(pb)
+                except PlaybookError as exc:
+                    self.broken[row.name] = str(exc)  # a stored playbook broken by a format change
+        for name, pb in list(self._all.items()):
+            try:
+                self.validate(pb)
+            except PlaybookError as exc:
+                if pb is self._builtin.get(name):
+                    raise  # a builtin that does not validate is a bug in this checkout
+                self.broken[name] = str(exc)
+                if name in self._builtin:
+                    self._all[name] = self._builtin[name]
+                else:
+                    del self._all[name]
 
     def get(self, name: str) -> Playbook | None:
         return self._all.get(name)
@@ -43,7 +69,13 @@ class PlaybookCatalog:
         return sorted(self._all.values(), key=lambda p: p.name)
 
     def router_callable(self) -> list[Playbook]:
-        return [pb for pb in self.all() if pb.router_callable]
+        """Playbooks a router may choose: `router_callable`, and neither upstream `dev_only` (there is no
+        developer mode here) nor needing `required_credentials` (no accounts are configured here)."""
+        return [pb for pb in self.all() if pb.router_callable and not pb.dev_only and not pb.required_credentials]
+
+    def router_listing(self) -> list[dict[str, Any]]:
+        """The router-callable playbooks as `list_available_playbooks` shows them."""
+        return playbook_listing(self.router_callable())
 
     def user_selectable(self) -> list[Playbook]:
         return [pb for pb in self.all() if pb.user_selectable]
@@ -51,9 +83,15 @@ class PlaybookCatalog:
     def is_builtin(self, name: str) -> bool:
         return name in self._builtin and self._all.get(name) is self._builtin[name]
 
-    def validate(self, pb: Playbook) -> None:
+    def is_overridden(self, name: str) -> bool:
+        """A builtin replaced by an imported playbook of the same name."""
+        return name in self._builtin and self._all.get(name) is not self._builtin[name]
+
+    def validate(self, pb: Playbook, *, among: dict[str, Playbook] | None = None) -> ValidationReport:
         """Full validation against this catalog (plus `pb` itself, for self-reference)."""
-        validate_playbook(pb, playbooks={**self._all, pb.name: pb}, tools=TOOL_REGISTRY.keys())
+        tools = available_tools()
+        return validate_playbook(pb, playbooks={**(among or self._all), pb.name: pb}, tools=tools.keys(),
+                                 tool_args=tools)
 
     def check_file(self, path: str | Path) -> Playbook:
         """Load and fully validate a playbook file without storing it."""
@@ -75,12 +113,30 @@ class PlaybookCatalog:
             raise LookupError(f"playbook {name!r} does not exist")
         return compile_playbook(pb).get_graph().draw_mermaid()
 
-    def store(self, pb: Playbook) -> Playbook:
-        """Validate and save (insert or replace) a playbook."""
+    def _check_dependents(self, catalog: dict[str, Playbook], changed: str) -> None:
+        """Every other playbook must still validate once `changed` is replaced or restored."""
+        for other in catalog.values():
+            if other.name == changed:
+                continue
+            try:
+                self.validate(other, among=catalog)
+            except PlaybookError as exc:
+                raise PlaybookError(f"would break playbook {other.name!r}, which uses it: {exc}",
+                                    playbook=changed) from exc
+
+    def store(self, pb: Playbook, *, replace: bool = False) -> Playbook:
+        """Validate and save (insert or update) a playbook. A builtin's name is refused unless
+        `replace` (CLI `--replace`): then the import overrides the builtin until `restore`."""
         self.validate(pb)
+        if pb.name in self._builtin and not replace:
+            raise PlaybookError(
+                "is a builtin playbook; importing this file would replace it. Import with --replace to "
+                f"override the builtin (`import-playbook --restore {pb.name}` brings it back)", playbook=pb.name)
+        if pb.name in self._builtin:
+            self._check_dependents({**self._all, pb.name: pb}, pb.name)
         with self._lock, self.db.session() as s:
             row = s.get(PlaybookRow, pb.name)
-            data = pb.model_dump_json(exclude_none=True)
+            data = pb.source_json()
             if row is None:
                 row = PlaybookRow(name=pb.name, playbook_json=data)
                 s.add(row)
@@ -92,4 +148,20 @@ class PlaybookCatalog:
             row.playbook_json = data
             row.updated_at = datetime.now()
             self._all[pb.name] = pb
+            self.broken.pop(pb.name, None)
         return pb
+
+    def restore(self, name: str) -> Playbook:
+        """Remove the imported playbook that overrides builtin `name`; the builtin is used again."""
+        if name not in self._builtin:
+            raise PlaybookError("is not a builtin playbook, so there is nothing to restore", playbook=name)
+        if not self.is_overridden(name) and name not in self.broken:
+            raise PlaybookError("is not overridden; the builtin is already in use", playbook=name)
+        self._check_dependents({**self._all, name: self._builtin[name]}, name)
+        with self._lock, self.db.session() as s:
+            row = s.get(PlaybookRow, name)
+            if row is not None:
+                s.delete(row)
+            self._all[name] = self._builtin[name]
+            self.broken.pop(name, None)
+        return self._builtin[name]

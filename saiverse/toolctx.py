@@ -59,6 +59,8 @@ class ToolServices:
     summarize: Callable[[str, str | None], str]
     """(text, model name or None) → a short summary."""
     router_playbooks: Callable[[], list[Playbook]]
+    router_listing: Callable[[], list[dict[str, Any]]]
+    """The router's view of the playbooks (name, display name, description, keywords)."""
     """Playbooks the router may choose."""
     pulse_kind: Callable[[str], str | None]
     """pulse id → user / schedule / auto (None for an unknown pulse)."""
@@ -230,3 +232,7 @@ class ManagerToolContext(ItemAccess):
         state = "完了" if summary.finished else "中断"
         return (f"制作{state} (run {summary.run_id[:8]}): {len(done)}/{len(summary.plan)} 工程。"
                 f"できたもの: {'、'.join(made) or 'なし'}")
+
+    # ---- playbooks ----------------------------------------------------------------------------
+    def router_playbooks(self) -> list[dict[str, Any]]:
+        return self.services.router_listing()

@@ -69,6 +69,8 @@ class Event(TypedDict, total=False):
     """Row id in building_history of a spoken or user line."""
     tags: list[str]
     """SAIMemory tags (memorize)."""
+    metadata: dict[str, Any]
+    """An object a playbook attached to a spoken, said or stored message (upstream `metadata_key`)."""
 
 
 def event(type_: str, **fields: Any) -> Event:

@@ -7,29 +7,60 @@
 | think    | internal + pulse        | no            | no (bug fixed)   |
 | memorize | role/tags + pulse       | no            | not in meta      |
 | say      | no                      | yes           | yes              |
+
+llm nodes live in `sea/llm_node.py`, subplay / exec in `sea/calls.py`.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chat import ChatRequest, Message, ToolSpec
+from chat import Message
 from sea.events import event
 from sea.expr import ExpressionError, evaluate
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
-from sea.router import prepare_schema
 from sea.templates import as_text, render
+from sea.validate import DEFAULT_CALL_SOURCE, literal_arg, needs_tool
 from tools.registry import ToolOutput
 
 Emit = Callable[[dict[str, Any]], None]
 
+_MISSING = object()
+
 
 class PulseCancelled(Exception):
     """The pulse's cancellation token was set."""
+
+
+class ToolMissing(PlaybookError):
+    """A tool node names a tool this install does not have."""
+
+    kind = "tool_unavailable"
+
+
+@dataclass
+class StelisFrame:
+    """An open Stelis session: in-flight messages after `mark` and memory tagged `tag` belong to it."""
+
+    owner: int
+    """`id()` of the RunContext that opened it (only that run truncates its messages)."""
+    mark: int
+    tag: str
+    label: str
+
+
+@dataclass
+class Threads:
+    """Stelis sessions of one pulse, shared by every playbook the pulse runs."""
+
+    open: list[StelisFrame] = field(default_factory=list)
+    closed: set[str] = field(default_factory=set)
+    """Tags of finished sessions: their messages are no longer shown to the model."""
 
 
 @dataclass
@@ -48,22 +79,33 @@ class RunContext:
     outputs: list[str] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
     depth: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+    """The pulse's metadata object (the `metadata` runtime variable)."""
+    threads: Threads = field(default_factory=Threads)
 
     @property
     def is_meta(self) -> bool:
         return self.playbook.startswith("meta_")
 
-    def child(self, playbook: str) -> RunContext:
-        """System variables are inherited by a called playbook; its outputs are its own."""
+    def child(self, playbook: str, *, isolated: bool = False) -> RunContext:
+        """System variables are inherited by a called playbook; its outputs are its own.
+        `isolated`: it starts without the in-flight messages (upstream `isolate_pulse_context`)."""
         return RunContext(
             persona=self.persona, building_id=self.building_id, pulse_id=self.pulse_id,
             ports=self.ports, playbook=playbook, pulse_type=self.pulse_type, cancel=self.cancel,
-            usage=self.usage, trace=self.trace, messages=list(self.messages), depth=self.depth + 1,
+            usage=self.usage, trace=self.trace, messages=[] if isolated else list(self.messages),
+            depth=self.depth + 1, metadata=self.metadata, threads=self.threads,
         )
 
     def check_cancel(self) -> None:
         if self.cancel.cancelled:
             raise PulseCancelled("pulse cancelled")
+
+    def remember(self, role: str, text: str, tags: list[str]) -> None:
+        """Store a SAIMemory message of this pulse (tagged with the open Stelis session, if any)."""
+        extra = [f.tag for f in self.threads.open[-1:]]
+        self.ports.remember(self.persona["persona_id"], role, text, list(dict.fromkeys(tags + extra)),
+                            self.pulse_id)
 
     def base(self, node: Node) -> dict[str, Any]:
         return {
@@ -73,93 +115,78 @@ class RunContext:
         }
 
 
-def text_of(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> str:
+def text_of(ctx: RunContext, node: Node, vars_: dict[str, Any], keep: frozenset[str] = frozenset()) -> str:
     """`action` rendered, or `last` when action is null (speak, say, think, memorize)."""
     if node.action is None:
         if "last" not in vars_:
             raise PlaybookError("uses {last} (action is null) but no earlier node produced it",
                                 playbook=ctx.playbook, node=node.id, field="action")
         return as_text(vars_["last"])
-    return as_text(render(node.action, vars_, playbook=ctx.playbook, node=node.id))
+    return as_text(render(node.action, vars_, playbook=ctx.playbook, node=node.id, keep=keep))
 
 
-def speak(ctx: RunContext, node: Node, text: str, emit: Emit) -> None:
+def metadata_of(node: Node, vars_: dict[str, Any]) -> dict[str, Any] | None:
+    """The object named by upstream's `metadata_key`, when it is a non-empty object."""
+    if not node.metadata_key:
+        return None
+    value = path_value(vars_, node.metadata_key)
+    return value if isinstance(value, dict) and value else None
+
+
+def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str] | None = None,
+          metadata: dict[str, Any] | None = None) -> None:
     persona = ctx.persona
-    ctx.ports.remember(persona["persona_id"], "assistant", text, ["conversation"], ctx.pulse_id)
+    ctx.remember("assistant", text, list(dict.fromkeys(["conversation", *(tags or [])])))
     hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
     ctx.outputs.append(text)
-    emit(event("speak", text=text, avatar=persona.get("avatar"), history_id=hid, **ctx.base(node)))
+    emit(event("speak", text=text, avatar=persona.get("avatar"), history_id=hid, metadata=metadata,
+               **ctx.base(node)))
 
 
-def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    persona = ctx.persona
-    # A picture a tool just showed needs a model with vision (the persona's VISION_MODEL chain).
-    seeing = any(m.get("images") for m in ctx.messages)
-    model, notice = ctx.ports.model_for(persona, "vision" if seeing else node.model_type)
-    if notice:
-        emit(event("notice", text=notice, kind="model_fallback", **ctx.base(node)))
-    history: list[Message] = [
-        Message(role="user" if m["role"] == "user" else "assistant", content=m["content"])
-        for m in ctx.ports.recent_messages(persona["persona_id"], ctx.pulse_id)
-        if m["role"] in ("user", "assistant")
-    ]
-    prompt: Message | None = None
-    if node.action is not None:
-        prompt = Message(role="user", content=as_text(render(node.action, vars_, playbook=ctx.playbook, node=node.id)))
-    schema = node.response_schema
-    if schema is not None:
-        schema = prepare_schema(schema, ctx.ports.router_playbooks())
-    request = ChatRequest(
-        messages=history + ctx.messages + ([prompt] if prompt else []),
-        system=ctx.ports.system_prompt(persona, ctx.building_id),
-        response_schema=schema,
-        tools=[ToolSpec(**spec) for spec in ctx.ports.tool_specs(node.available_tools or [])],
-        persona_name=persona.get("name"),
-    )
-    updates: dict[str, Any] = {}
-    if node.speak and schema is None and not request.tools:
-        parts: list[str] = []
-        for chunk in model.stream(request):
-            ctx.check_cancel()
-            parts.append(chunk)
-            emit(event("speak_chunk", delta=chunk, **ctx.base(node)))
-        text = "".join(parts)
-        speak(ctx, node, text, emit)
-    else:
-        result = model.generate(request)
-        for k in ("input_tokens", "output_tokens"):
-            ctx.usage[k] += int(result.usage.get(k, 0) or 0)
-        text = result.text
-        data = result.data
-        if schema is not None:
-            if node.output_key:
-                updates[node.output_key] = data
-            for src, dest in (node.output_mapping or {}).items():
-                if not isinstance(data, dict) or src not in data:
-                    raise PlaybookError(f"the model's answer has no field {src!r} for output_mapping",
-                                        playbook=ctx.playbook, node=node.id, field="output_mapping")
-                updates[dest] = data[src]
-        call = dict(result.tool_calls[0]) if result.tool_calls else None
-        keys = node.output_keys or []
-        if keys:
-            updates[keys[0]] = text
-            if len(keys) > 1:
-                updates[keys[1]] = call
-        elif request.tools:
-            updates["tool_call"] = call
-        if node.speak and text:
-            speak(ctx, node, text, emit)
-    ctx.messages += ([prompt] if prompt else []) + [Message(role="assistant", content=text)]
-    updates["last"] = text
-    if node.output_key and schema is None:
-        updates[node.output_key] = text
-    if node.memorize:
-        opt = None if isinstance(node.memorize, bool) else node.memorize
-        tags = list(opt.tags) if opt else []
-        role = opt.role if opt else "assistant"
-        ctx.ports.remember(persona["persona_id"], role, text, tags, ctx.pulse_id)
-        emit(event("memorize", text=text, tags=tags, **ctx.base(node)))
-    return updates
+def path_value(vars_: dict[str, Any], path: str) -> Any:
+    """The value at a dotted path; `_MISSING` when a part is absent (or None on the way)."""
+    cur: Any = vars_
+    for part in path.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+            cur = cur[int(part)]
+        else:
+            return _MISSING
+    return cur
+
+
+def branch_value(path: str, vars_: dict[str, Any]) -> Any:
+    """A `conditional_next` field; one that is not set is None and compares as empty (upstream's rule)."""
+    value = path_value(vars_, path)
+    return None if value is _MISSING else value
+
+
+def tool_args(ctx: RunContext, node: Node, vars_: dict[str, Any], declared: set[str] | None,
+              emit: Emit) -> dict[str, Any]:
+    """`args_input` resolved: state paths are read (a missing field below a set variable leaves the
+    argument out, so the tool's default applies); `{"$literal": V}` and non-string values are used
+    as written. Arguments the tool does not take here are left out with a notice."""
+    args: dict[str, Any] = {}
+    for key, spec in (node.args_input or {}).items():
+        is_literal, value = literal_arg(spec)
+        if is_literal:
+            args[key] = value
+            continue
+        root = spec.split(".")[0]
+        if root not in vars_:
+            raise PlaybookError(f"args_input.{key} reads {{{root}}}, which is not set",
+                                playbook=ctx.playbook, node=node.id, field=f"args_input.{key}")
+        found = path_value(vars_, spec)
+        if found is not _MISSING and found is not None:
+            args[key] = found
+    if declared is not None:
+        dropped = sorted(k for k in args if k not in declared)
+        if dropped:
+            emit(event("notice", kind="args_dropped", **ctx.base(node),
+                       text=f"{node.action} が受け取らない引数を外しました: {', '.join(dropped)}"))
+            args = {k: v for k, v in args.items() if k in declared}
+    return args
 
 
 def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit: Emit) -> dict[str, Any]:
@@ -175,79 +202,126 @@ def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit:
         result = result.value
     emit(event("tool_result", tool=name, result=result, **ctx.base(node)))
     out: dict[str, Any] = {"last": as_text(result)}
-    if node.output_keys and isinstance(result, (list, tuple)):
-        out.update({k: v for k, v in zip(node.output_keys, result, strict=False) if k})
+    keys = node.written_keys()
+    if keys and isinstance(result, (list, tuple)):
+        out.update({k: v for k, v in zip(keys, result, strict=False) if k})
     if node.output_key:
         out[node.output_key] = result
     return out
 
 
-def _resolve_arg(ctx: RunContext, node: Node, value: Any, vars_: dict[str, Any]) -> Any:
-    """An `args_input` value: the name of a state key, or a template / literal."""
-    if isinstance(value, str) and value.isidentifier():
-        if value not in vars_:
-            raise PlaybookError(f"args_input refers to {value!r}, which is not set",
-                                playbook=ctx.playbook, node=node.id, field="args_input")
-        return vars_[value]
-    return render(value, vars_, playbook=ctx.playbook, node=node.id)
+def _tool_node(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    name = node.action or ""
+    specs = ctx.ports.tool_specs([name])
+    if not specs:
+        raise ToolMissing(needs_tool(name), playbook=ctx.playbook, node=node.id, field="action")
+    props = (specs[0].get("parameters") or {}).get("properties")
+    declared = set(props) | set(specs[0].get("aliases") or []) if isinstance(props, dict) else None
+    return run_tool(ctx, node, name, tool_args(ctx, node, vars_, declared, emit), emit)
+
+
+def _tool_call_node(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    source = node.call_source or DEFAULT_CALL_SOURCE
+    call = path_value(vars_, source)
+    if call is _MISSING or not call:
+        return {}
+    if isinstance(call, str):
+        try:
+            call = json.loads(call)
+        except json.JSONDecodeError as exc:
+            raise PlaybookError("call_source does not hold a tool call", playbook=ctx.playbook,
+                                node=node.id, field="call_source") from exc
+    if not isinstance(call, dict) or not call.get("name"):
+        raise PlaybookError("call_source does not hold a tool call", playbook=ctx.playbook,
+                            node=node.id, field="call_source")
+    name = str(call["name"])
+    if not ctx.ports.tool_specs([name]):
+        raise ToolMissing(needs_tool(name), playbook=ctx.playbook, node=node.id, field="call_source")
+    arguments = call.get("arguments", call.get("args")) or {}
+    return run_tool(ctx, node, name, dict(arguments), emit)
+
+
+def _stelis(ctx: RunContext, node: Node, emit: Emit) -> dict[str, Any]:
+    """Upstream Stelis threads, here a sub-context of the pulse: what happens between start and end
+    (in-flight messages, memory written meanwhile) is hidden from the model once the session ends."""
+    threads = ctx.threads
+    label = node.label or "Stelis"
+    if node.type == "stelis_start":
+        limit = node.stelis_config.max_depth if node.stelis_config else 3
+        if len(threads.open) >= limit:
+            raise PlaybookError(f"Stelis sessions would nest deeper than max_depth {limit}",
+                                playbook=ctx.playbook, node=node.id, field="stelis_config.max_depth")
+        threads.open.append(StelisFrame(id(ctx), len(ctx.messages), f"stelis:{uuid.uuid4().hex[:12]}", label))
+        emit(event("notice", kind="stelis_start", text=f"「{label}」を始めます。", **ctx.base(node)))
+        return {}
+    if not threads.open:
+        emit(event("notice", kind="stelis_end", text="終える Stelis セッションがありません。", **ctx.base(node)))
+        return {}
+    close_stelis(ctx, threads.open[-1])
+    emit(event("notice", kind="stelis_end", text=f"「{label}」を終えました。", **ctx.base(node)))
+    return {}
+
+
+def close_stelis(ctx: RunContext, frame: StelisFrame) -> None:
+    """End a session: its messages leave the model's view."""
+    ctx.threads.open.remove(frame)
+    ctx.threads.closed.add(frame.tag)
+    if frame.owner == id(ctx):
+        del ctx.messages[frame.mark:]
+
+
+def _set_node(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> dict[str, Any]:
+    updates: dict[str, Any] = {}
+    scope = dict(vars_)
+    for key, expr in (node.assignments or {}).items():
+        try:
+            value = evaluate(expr, scope) if isinstance(expr, str) and expr.startswith("=") else render(
+                expr, scope, playbook=ctx.playbook, node=node.id)
+        except ExpressionError as exc:
+            raise PlaybookError(str(exc), playbook=ctx.playbook, node=node.id, field=f"assignments.{key}") from exc
+        updates[key] = scope[key] = value
+    # Upstream: setting `executed_playbooks_init` starts an empty `executed_playbooks` list.
+    if scope.get("executed_playbooks_init") and not isinstance(vars_.get("executed_playbooks"), list):
+        updates["executed_playbooks"] = []
+    return updates
 
 
 def run_simple(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    """Every node type except subplay / exec (those need the compiler; see sea.runtime)."""
+    """Every node type except llm, subplay and exec."""
     persona = ctx.persona
-    if node.type == "llm":
-        return run_llm(ctx, node, vars_, emit)
+    keep = pb.text_placeholders
     if node.type == "speak":
-        speak(ctx, node, text_of(ctx, node, vars_), emit)
+        speak(ctx, node, text_of(ctx, node, vars_, keep), emit)
         return {}
     if node.type == "say":
-        text = text_of(ctx, node, vars_)
+        text = text_of(ctx, node, vars_, keep)
         hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
         ctx.outputs.append(text)
-        emit(event("say", text=text, avatar=persona.get("avatar"), history_id=hid, **ctx.base(node)))
+        emit(event("say", text=text, avatar=persona.get("avatar"), history_id=hid,
+                   metadata=metadata_of(node, vars_), **ctx.base(node)))
         return {}
     if node.type == "think":
         # An internal note: memory only, never outputs (upstream's think also reached the outputs; here it never does).
-        text = text_of(ctx, node, vars_)
-        ctx.ports.remember(persona["persona_id"], "assistant", text, ["internal"], ctx.pulse_id)
+        text = text_of(ctx, node, vars_, keep)
+        ctx.remember("assistant", text, ["internal"])
         emit(event("think", text=text, **ctx.base(node)))
         return {}
     if node.type == "memorize":
-        text = text_of(ctx, node, vars_)
+        text = text_of(ctx, node, vars_, keep)
         tags = list(node.tags or [])
-        ctx.ports.remember(persona["persona_id"], node.role or "assistant", text, tags, ctx.pulse_id)
+        ctx.remember(node.role or "assistant", text, tags)
         if not ctx.is_meta:
             ctx.outputs.append(text)
-        emit(event("memorize", text=text, tags=tags, **ctx.base(node)))
-        return {}
+        emit(event("memorize", text=text, tags=tags, metadata=metadata_of(node, vars_), **ctx.base(node)))
+        return {"last": text}
     if node.type == "pass":
         return {}
     if node.type == "set":
-        updates: dict[str, Any] = {}
-        scope = dict(vars_)
-        for key, expr in (node.assignments or {}).items():
-            try:
-                value = evaluate(expr, scope) if isinstance(expr, str) and expr.startswith("=") else render(
-                    expr, scope, playbook=ctx.playbook, node=node.id)
-            except ExpressionError as exc:
-                raise PlaybookError(str(exc), playbook=ctx.playbook, node=node.id, field=f"assignments.{key}") from exc
-            updates[key] = scope[key] = value
-        return updates
+        return _set_node(ctx, node, vars_)
     if node.type == "tool":
-        args = {k: _resolve_arg(ctx, node, v, vars_) for k, v in (node.args_input or {}).items()}
-        return run_tool(ctx, node, node.action or "", args, emit)
+        return _tool_node(ctx, node, vars_, emit)
     if node.type == "tool_call":
-        call = vars_.get(node.call_source or "")
-        if not call:
-            return {}
-        if isinstance(call, str):
-            try:
-                call = json.loads(call)
-            except json.JSONDecodeError as exc:
-                raise PlaybookError("call_source does not hold a tool call", playbook=ctx.playbook,
-                                    node=node.id, field="call_source") from exc
-        if not isinstance(call, dict) or not call.get("name"):
-            raise PlaybookError("call_source does not hold a tool call", playbook=ctx.playbook,
-                                node=node.id, field="call_source")
-        return run_tool(ctx, node, str(call["name"]), dict(call.get("arguments") or {}), emit)
+        return _tool_call_node(ctx, node, vars_, emit)
+    if node.type in ("stelis_start", "stelis_end"):
+        return _stelis(ctx, node, emit)
     raise PlaybookError(f"node type {node.type!r} needs the compiler", playbook=pb.name, node=node.id)

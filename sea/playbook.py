@@ -2,23 +2,36 @@
 
 Why pydantic: the format is JSON written by people and by personas; pydantic gives field-level
 errors we can turn into messages that name the playbook, the node and the field.
+
+The format is upstream SAIVerse's (maha0525/SAIVerse) plus a few fields of our own (`keywords`,
+`x-enum-source`, `error_next`, ...). Upstream fields are accepted and kept as written; what each
+one means here, or why it is ignored, is in `sea/compat.py`. A field neither format knows is an
+error, so a typo never passes silently.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 NodeType = Literal[
-    "llm", "tool", "tool_call", "speak", "think", "memorize", "say", "pass", "set", "subplay", "exec"
+    "llm", "tool", "tool_call", "speak", "think", "memorize", "say", "pass", "set", "subplay", "exec",
+    "stelis_start", "stelis_end",
 ]
 """Every node type of the format."""
 
-Operator = Literal["eq", "ne", "gt", "gte", "lt", "lte"]
-"""Comparison operators of `conditional_next`."""
+Operator = Literal["eq", "ne", "gt", "gte", "lt", "lte", "contains"]
+"""Comparison operators of `conditional_next` (`contains`: the value contains the case)."""
+
+MAX_PLAYBOOK_BYTES = 1_000_000
+"""A playbook file (or text) larger than this is refused before it is parsed."""
+
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
+"""A playbook name: an identifier (letters, digits, `_`), so it can never be a path."""
 
 
 class PlaybookError(ValueError):
@@ -42,16 +55,45 @@ class InputParam(BaseModel):
     description: str = ""
     required: bool = False
     default: Any = None
+    # upstream (sea/compat.py says what each does here)
+    param_type: str | None = None
+    """`string`, `number`, `boolean` or `enum`: passed values are converted (or refused) accordingly."""
+    enum_values: list[Any] | None = None
+    """The allowed values of an `enum` parameter."""
+    enum_source: str | None = None
+    """Upstream UI: where a dropdown's choices come from (kept, not used here)."""
+    user_configurable: bool | None = None
+    """Upstream UI: show the parameter in the run form (kept, not used here)."""
+    ui_widget: str | None = None
+    """Upstream UI: which widget edits the parameter (kept, not used here)."""
+    source: str | None = None
+    """Old upstream: a parent state key to read the value from (kept, not used here)."""
 
 
 class ConditionalNext(BaseModel):
-    """Branching on a state field: `cases` maps values to node ids; `default` otherwise."""
+    """Branching on a state field: `cases` maps values to node ids; `default` otherwise.
+
+    As upstream, a case written `"default"` is the fallback too (`cases: {"x": "a", "default": "b"}`).
+    """
 
     model_config = ConfigDict(extra="forbid")
     field: str
     operator: Operator = "eq"
     cases: dict[str, str | None] = Field(default_factory=dict)
     default: str | None = None
+
+    @field_validator("operator", mode="before")
+    @classmethod
+    def _operator_default(cls, value: Any) -> Any:
+        return "eq" if value is None else value
+
+    def branches(self) -> dict[str, str | None]:
+        """The value cases, without the upstream `"default"` key."""
+        return {k: v for k, v in self.cases.items() if k != "default"}
+
+    def fallback(self) -> str | None:
+        """Where to go when no case matches (`default`, else the `"default"` case; None ends)."""
+        return self.default if "default" in self.model_fields_set else self.cases.get("default")
 
 
 class MemorizeOption(BaseModel):
@@ -60,6 +102,15 @@ class MemorizeOption(BaseModel):
     model_config = ConfigDict(extra="forbid")
     tags: list[str] = Field(default_factory=list)
     role: Literal["user", "assistant", "system"] = "assistant"
+
+
+class StelisConfig(BaseModel):
+    """Upstream `stelis_start` options: `max_depth` limits nesting; the rest is kept, not used."""
+
+    model_config = ConfigDict(extra="forbid")
+    window_ratio: float | None = None
+    max_depth: int = 3
+    chronicle_prompt: str | None = None
 
 
 class Node(BaseModel):
@@ -77,11 +128,16 @@ class Node(BaseModel):
     response_schema: dict[str, Any] | None = None
     output_key: str | None = None
     output_mapping: dict[str, str] | None = None
-    output_keys: list[str] | None = None
+    output_keys: list[str | None | dict[str, str]] | None = None
+    """`[text_key, call_key]`, or upstream's `[{"text": k}, {"function_call": k}, {"thought": k}]`."""
     available_tools: list[str] | None = None
-    speak: bool = False
+    speak: bool | None = False
     memorize: MemorizeOption | bool | None = None
-    model_type: Literal["normal", "lightweight"] = "normal"
+    model_type: Literal["normal", "lightweight"] | None = "normal"
+    context_profile: str | None = None
+    """Upstream: `conversation`, `router`, `worker`, `worker_light` (model choice and context)."""
+    metadata_key: str | None = None
+    """Upstream: the variable whose object is attached to the spoken / stored message's event."""
     # tool / tool_call
     args_input: dict[str, Any] | None = None
     call_source: str | None = None
@@ -95,7 +151,46 @@ class Node(BaseModel):
     playbook_source: str | None = None
     args: dict[str, Any] | None = None
     args_source: str | None = None
-    propagate_output: bool = False
+    propagate_output: bool | None = False
+    isolate_pulse_context: bool | None = None
+    """Upstream: the called playbook starts without this pulse's in-flight messages."""
+    execution: Literal["inline", "subagent"] | None = None
+    """Upstream: `subagent` runs the callee apart (it neither sees nor leaves in-flight messages)."""
+    input_template: str | None = None
+    """Old upstream subplay: the callee's `input`, as a template."""
+    # stelis_start / stelis_end
+    label: str | None = None
+    stelis_config: StelisConfig | None = None
+    generate_chronicle: bool | None = None
+    # upstream fields kept but without effect here (sea/compat.py says why)
+    subagent_chronicle: bool | None = None
+    tools: list[str] | None = None
+    important: bool | None = None
+    line: str | None = None
+    line_role: str | None = None
+    scope: str | None = None
+    response_schema_source: str | None = None
+
+    def output_targets(self) -> dict[str, str]:
+        """`output_keys` as kind → variable (`text`, `function_call`, `thought`), whichever form."""
+        out: dict[str, str] = {}
+        kinds = ("text", "function_call")
+        for i, entry in enumerate(self.output_keys or []):
+            if isinstance(entry, dict):
+                out.update({k: v for k, v in entry.items() if v})
+            elif entry and i < len(kinds):
+                out[kinds[i]] = entry
+        return out
+
+    def written_keys(self) -> list[str]:
+        """Every variable `output_keys` names, in either form."""
+        keys: list[str] = []
+        for entry in self.output_keys or []:
+            if isinstance(entry, dict):
+                keys += [v for v in entry.values() if v]
+            elif entry:
+                keys.append(entry)
+        return keys
 
 
 class Playbook(BaseModel):
@@ -113,6 +208,38 @@ class Playbook(BaseModel):
     keywords: list[str] = Field(default_factory=list)
     nodes: list[Node]
     start_node: str | None = None
+    # upstream top-level fields (sea/compat.py)
+    dev_only: bool | None = None
+    """Upstream: shown only in developer mode; here never offered to a router."""
+    required_credentials: list[str] | None = None
+    """Upstream: accounts a persona needs (e.g. `x`); none are configured here, so never routed to."""
+    context_requirements: dict[str, Any] | None = None
+    """Upstream: how much context the model sees; `history_depth` is honoured."""
+    input_template: str | None = None
+    report_template: str | None = None
+    can_run_as_child: bool | None = None
+    description_en: str | None = None
+    _source: dict[str, Any] | None = PrivateAttr(default=None)
+    _text_names: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def text_placeholders(self) -> frozenset[str]:
+        """Placeholder names in `action` texts that nothing sets: text kept as written (found by
+        validation; upstream leaves unknown placeholders in prompts as they are)."""
+        return self._text_names
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not NAME_RE.match(value):
+            raise ValueError(f"playbook names are identifiers (letters, digits, '_', at most 100), not {value!r}")
+        return value
+
+    def source_json(self) -> str:
+        """The playbook as it was written (every field kept), or as the model holds it."""
+        if self._source is not None:
+            return json.dumps(self._source, ensure_ascii=False)
+        return self.model_dump_json(exclude_none=True)
 
     def node(self, node_id: str) -> Node:
         for n in self.nodes:
@@ -140,12 +267,18 @@ def _pydantic_message(name: str, exc: ValidationError, raw: dict[str, Any]) -> P
         msg = "unknown field"
     elif err["type"] == "literal_error" and field == "type":
         msg = f"unknown node type {err.get('input')!r} ({msg})"
+    elif err["type"] == "value_error":
+        msg = msg.removeprefix("Value error, ")
     return PlaybookError(msg, playbook=name, node=node_id, field=field)
 
 
 def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     """Parse and structurally check a playbook; raises PlaybookError with a precise message."""
     if isinstance(data, str):
+        size = len(data.encode("utf-8"))
+        if size > MAX_PLAYBOOK_BYTES:
+            raise PlaybookError(f"is {size:,} bytes; a playbook may be at most {MAX_PLAYBOOK_BYTES:,} bytes",
+                                playbook=source)
         try:
             data = json.loads(data)
         except json.JSONDecodeError as exc:
@@ -160,6 +293,7 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
         pb = Playbook.model_validate(data)
     except ValidationError as exc:
         raise _pydantic_message(name, exc, data) from exc
+    pb._source = data
     check_structure(pb)
     return pb
 
@@ -181,6 +315,11 @@ def check_structure(pb: Playbook) -> None:
                 raise PlaybookError(f"points to missing node {target!r}", playbook=pb.name, node=n.id, field=field)
         if n.type == "subplay" and not n.playbook:
             raise PlaybookError("subplay needs `playbook`", playbook=pb.name, node=n.id, field="playbook")
+        cond = n.conditional_next
+        if cond and "default" in cond.model_fields_set and "default" in cond.cases and \
+                cond.cases["default"] != cond.default:
+            raise PlaybookError("gives the fallback twice (`default` and `cases.default`) with different targets",
+                                playbook=pb.name, node=n.id, field="conditional_next")
     reachable: set[str] = set()
     todo = [pb.start]
     while todo:
@@ -208,9 +347,15 @@ def load_playbook_file(path: str | Path) -> Playbook:
     """Read and parse a playbook JSON file."""
     p = Path(path)
     try:
+        size = p.stat().st_size
+        if size > MAX_PLAYBOOK_BYTES:
+            raise PlaybookError(f"file {p.name} is {size:,} bytes; a playbook file may be at most "
+                                f"{MAX_PLAYBOOK_BYTES:,} bytes", playbook=p.stem)
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise PlaybookError(f"cannot read {p}: {exc.strerror}", playbook=p.stem) from exc
+    except UnicodeDecodeError as exc:
+        raise PlaybookError(f"{p.name} is not UTF-8 text", playbook=p.stem) from exc
     return parse_playbook(text, source=p.stem)
 
 

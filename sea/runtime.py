@@ -16,17 +16,16 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END, START, StateGraph
 
 from chat import LLMError
+from sea.calls import MAX_DEPTH, bind_args, run_exec, run_subplay, runtime_vars
 from sea.events import event
-from sea.nodes import Emit, PulseCancelled, RunContext, run_simple
+from sea.llm_node import run_llm
+from sea.nodes import Emit, PulseCancelled, RunContext, branch_value, close_stelis, run_simple
 from sea.playbook import ConditionalNext, Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
-from sea.templates import as_text, lookup, render
-from sea.validate import check_args, output_names
 
-MAX_DEPTH = 8
-"""How deep playbooks may call playbooks (a cycle of exec/subplay ends here, clearly)."""
-
-__all__ = ["PulseCancelled", "RunContext", "bind_args", "compile_playbook", "run_meta_user", "run_playbook"]
+__all__ = [
+    "MAX_DEPTH", "PulseCancelled", "RunContext", "bind_args", "compile_playbook", "run_meta_user", "run_playbook",
+]
 
 
 class PlaybookState(TypedDict, total=False):
@@ -38,77 +37,6 @@ class PlaybookState(TypedDict, total=False):
     """Error message of the node that just failed (routes to its `error_next`)."""
 
 
-def bind_args(pb: Playbook, args: dict[str, Any] | None) -> dict[str, Any]:
-    """Function-call semantics: `input_schema` is the signature, `args` the arguments."""
-    args = dict(args or {})
-    check_args(pb, args)
-    out: dict[str, Any] = {}
-    for p in pb.input_schema:
-        if p.name in args:
-            out[p.name] = args[p.name]
-        elif p.default is not None:
-            out[p.name] = p.default
-        elif not p.required:
-            out[p.name] = ""
-    return out
-
-
-def _call_playbook(ctx: RunContext, node: Node, callee: Playbook, args: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    """subplay / exec: run `callee` as a function call; returns the caller's variable updates."""
-    if ctx.depth + 1 > MAX_DEPTH:
-        raise PlaybookError(f"playbooks call each other more than {MAX_DEPTH} levels deep",
-                            playbook=ctx.playbook, node=node.id)
-    child = ctx.child(callee.name)
-    final = _invoke(callee, child, bind_args(callee, args), emit)
-    result = "\n".join(child.outputs) if child.outputs else as_text(final.get("last", ""))
-    if node.propagate_output or (node.type == "exec" and ctx.is_meta):
-        ctx.outputs.extend(child.outputs)
-    updates: dict[str, Any] = {"last": result}
-    returned = {name: final[name] for name in output_names(callee) if name in final}
-    if node.output_key:
-        updates[node.output_key] = returned if returned else result
-    for src, dest in (node.output_mapping or {}).items():
-        if src not in returned:
-            raise PlaybookError(f"playbook {callee.name!r} did not return {src!r}",
-                                playbook=ctx.playbook, node=node.id, field="output_mapping")
-        updates[dest] = returned[src]
-    return updates
-
-
-def _run_call(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    ports = ctx.ports
-    if node.type == "subplay":
-        callee = ports.playbook(node.playbook or "")
-        if callee is None:
-            raise PlaybookError(f"subplay target {node.playbook!r} does not exist",
-                                playbook=ctx.playbook, node=node.id, field="playbook")
-        args = render(node.args or {}, vars_, playbook=ctx.playbook, node=node.id)
-        return _call_playbook(ctx, node, callee, args, emit)
-    # exec: the target is chosen at run time (usually by a router), so it is checked here, clearly.
-    name = lookup(node.playbook_source, vars_, playbook=ctx.playbook, node=node.id) \
-        if node.playbook_source else node.playbook
-    callee = ports.playbook(str(name or ""))
-    if callee is None:
-        raise PlaybookError(f"exec target {name!r} (from {node.playbook_source!r}) is not a known playbook",
-                            playbook=ctx.playbook, node=node.id, field="playbook_source")
-    args: dict[str, Any] = {}
-    if node.args_source:
-        dynamic = lookup(node.args_source, vars_, playbook=ctx.playbook, node=node.id) or {}
-        if not isinstance(dynamic, dict):
-            raise PlaybookError(f"args_source {node.args_source!r} must hold an object",
-                                playbook=ctx.playbook, node=node.id, field="args_source")
-        declared = {p.name for p in callee.input_schema}
-        dropped = sorted(set(dynamic) - declared)
-        if dropped:
-            emit(event("notice", kind="args_dropped", **ctx.base(node),
-                       text=f"{callee.name} が宣言していない引数を無視しました: {', '.join(dropped)}"))
-        args.update({k: v for k, v in dynamic.items() if k in declared})
-    static = render(node.args or {}, vars_, playbook=ctx.playbook, node=node.id)
-    declared = {p.name for p in callee.input_schema}
-    args.update({k: v for k, v in static.items() if k in declared and (k not in args or args[k] in ("", None))})
-    return _call_playbook(ctx, node, callee, args, emit)
-
-
 def _make_node_fn(pb: Playbook, node: Node) -> Any:
     def fn(state: PlaybookState, config: RunnableConfig) -> PlaybookState:
         ctx: RunContext = config["configurable"]["sea"]
@@ -117,8 +45,12 @@ def _make_node_fn(pb: Playbook, node: Node) -> Any:
         ctx.trace.append(f"{pb.name}.{node.id}")
         vars_ = dict(state.get("vars") or {})
         try:
-            if node.type in ("subplay", "exec"):
-                updates = _run_call(ctx, node, vars_, emit)
+            if node.type == "subplay":
+                updates = run_subplay(ctx, node, vars_, emit, _invoke)
+            elif node.type == "exec":
+                updates = run_exec(ctx, node, vars_, emit, _invoke)
+            elif node.type == "llm":
+                updates = run_llm(ctx, pb, node, vars_, emit)
             else:
                 updates = run_simple(ctx, pb, node, vars_, emit)
         except PulseCancelled:
@@ -126,19 +58,33 @@ def _make_node_fn(pb: Playbook, node: Node) -> Any:
         except Exception as exc:  # noqa: BLE001 - error_next catches whatever the node raised
             if not node.error_next:
                 raise
-            emit(event("notice", kind="node_error", text=str(exc), **ctx.base(node)))
+            kind = getattr(exc, "kind", None)
+            if kind:  # a tool or playbook that is not here: an error the user should see, then error_next
+                emit(event("error", kind=kind, message=str(exc), **ctx.base(node)))
+            else:
+                emit(event("notice", kind="node_error", text=str(exc), **ctx.base(node)))
             vars_["last_error"] = str(exc)
             return {"vars": vars_, "failed": str(exc)}
-        vars_.update(updates)
+        # Validation refuses every other '_' write; an upstream `output_key` such as `_wait_result` is dropped.
+        vars_.update({k: v for k, v in updates.items() if not k.startswith("_")})
         return {"vars": vars_, "failed": None}
 
     return fn
 
 
 def _compare(value: Any, operator: str, case: str) -> bool:
+    if value is None:
+        value = ""  # upstream: a field that is not there compares as empty
+    if operator == "contains":
+        if isinstance(value, dict):
+            return case in value
+        if isinstance(value, list | tuple):
+            return any(str(v) == case for v in value)
+        return case in str(value)
     if operator in ("eq", "ne"):
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        return (text == case) == (operator == "eq")
+        # Booleans match `true` / `True` alike (our playbooks write the one, upstream's the other).
+        same = str(value).lower() == case.lower() if isinstance(value, bool) else str(value) == case
+        return same == (operator == "eq")
     try:
         left, right = float(value), float(case)
     except (TypeError, ValueError):
@@ -154,11 +100,11 @@ def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
             return node.error_next or END
         if cond is None:
             return node.next or END
-        value = lookup(cond.field, state.get("vars") or {}, playbook=pb.name, node=node.id)
-        for case, target in cond.cases.items():
+        value = branch_value(cond.field, state.get("vars") or {})
+        for case, target in cond.branches().items():
             if _compare(value, cond.operator, case):
                 return target or END
-        return cond.default or END
+        return cond.fallback() or END
 
     targets = {t for t in [node.next, node.error_next, *(cond.cases.values() if cond else []),
                            cond.default if cond else None] if t}
@@ -197,7 +143,12 @@ def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
     """
     graph = compile_playbook(pb)
     config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit}, "recursion_limit": 200}
-    final = graph.invoke({"vars": variables, "failed": None}, config=config)
+    try:
+        final = graph.invoke({"vars": variables, "failed": None}, config=config)
+    finally:
+        # A Stelis session this run opened ends with it (upstream unwinds its thread stack the same way).
+        for frame in [f for f in ctx.threads.open if f.owner == id(ctx)]:
+            close_stelis(ctx, frame)
     return dict(final.get("vars") or variables)
 
 
@@ -205,6 +156,7 @@ def run_playbook(
     pb: Playbook, *, persona: PersonaContext, building_id: str, pulse_id: str, ports: RuntimePorts,
     emit: Emit, args: dict[str, Any] | None = None, cancel: CancellationToken | None = None,
     pulse_type: str = "user", usage: dict[str, int] | None = None, trace: list[str] | None = None,
+    metadata: dict[str, Any] | None = None, input_text: str | None = None,
 ) -> dict[str, Any]:
     """Run `pb` as `persona`, handing every event to `emit` as it happens; returns the final
     variables. A failure emits an `error` event and then raises (PulseCancelled, PlaybookError,
@@ -213,7 +165,8 @@ def run_playbook(
     `usage` and `trace` (the pulse's `_pulse_usage_accumulator` and `_activity_trace`) are filled
     in place when given."""
     ctx = RunContext(persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports,
-                     playbook=pb.name, cancel=cancel or CancellationToken(), pulse_type=pulse_type)
+                     playbook=pb.name, cancel=cancel or CancellationToken(), pulse_type=pulse_type,
+                     metadata=dict(metadata or {}))
     if usage is not None:
         usage.setdefault("input_tokens", 0)
         usage.setdefault("output_tokens", 0)
@@ -221,13 +174,15 @@ def run_playbook(
     if trace is not None:
         ctx.trace = trace
     base = {"pulse_id": pulse_id, "persona_id": persona["persona_id"], "playbook": pb.name}
+    call_args = dict(args or {})
     try:
-        return _invoke(pb, ctx, bind_args(pb, args), emit)
+        variables = bind_args(pb, call_args, runtime=runtime_vars(call_args.get("input", input_text), ctx.metadata))
+        return _invoke(pb, ctx, variables, emit)
     except PulseCancelled:
         emit(event("error", kind="cancelled", message="パルスは中止されました。", **base))
         raise
     except PlaybookError as exc:
-        emit(event("error", kind="playbook", message=str(exc), **base))
+        emit(event("error", kind=getattr(exc, "kind", "playbook"), message=str(exc), **base))
         raise
     except LLMError as exc:
         emit(event("error", kind=f"model_{exc.kind}", message=str(exc), **base))
@@ -238,7 +193,7 @@ def run_meta_user(
     persona: PersonaContext, user_input: str, building_id: str, *, ports: RuntimePorts, emit: Emit,
     meta_playbook: str | Playbook = "meta_user", args: dict[str, Any] | None = None, pulse_id: str,
     cancel: CancellationToken | None = None, pulse_type: str = "user",
-    usage: dict[str, int] | None = None, trace: list[str] | None = None,
+    usage: dict[str, int] | None = None, trace: list[str] | None = None, metadata: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run a meta playbook for a user turn. `user_input` is passed as the `input` argument when the
     meta playbook declares one and the caller did not pass it (it is not a system variable)."""
@@ -249,4 +204,5 @@ def run_meta_user(
     if any(p.name == "input" for p in pb.input_schema) and "input" not in call_args:
         call_args["input"] = user_input
     return run_playbook(pb, persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports, emit=emit,
-                        args=call_args, cancel=cancel, pulse_type=pulse_type, usage=usage, trace=trace)
+                        args=call_args, cancel=cancel, pulse_type=pulse_type, usage=usage, trace=trace,
+                        metadata=metadata, input_text=user_input)

@@ -29,19 +29,23 @@ def lookup(name: str, variables: dict[str, Any], *, playbook: str = "", node: st
     return cur
 
 
-def render(template: Any, variables: dict[str, Any], *, playbook: str = "", node: str = "") -> Any:
-    """Fill placeholders in a string (recursively inside dicts and lists)."""
+def render(template: Any, variables: dict[str, Any], *, playbook: str = "", node: str = "",
+           keep: frozenset[str] = frozenset()) -> Any:
+    """Fill placeholders in a string (recursively inside dicts and lists). A placeholder whose
+    variable is in `keep` and not set is text, left as written (prompt examples such as `{item_id}`)."""
     if isinstance(template, dict):
-        return {k: render(v, variables, playbook=playbook, node=node) for k, v in template.items()}
+        return {k: render(v, variables, playbook=playbook, node=node, keep=keep) for k, v in template.items()}
     if isinstance(template, list):
-        return [render(v, variables, playbook=playbook, node=node) for v in template]
+        return [render(v, variables, playbook=playbook, node=node, keep=keep) for v in template]
     if not isinstance(template, str):
         return template
     whole = TEMPLATE.fullmatch(template.strip())
-    if whole:
+    if whole and whole.group(1).split(".")[0] not in keep:
         return lookup(whole.group(1), variables, playbook=playbook, node=node)
 
     def sub(m: re.Match[str]) -> str:
+        if m.group(1).split(".")[0] in keep and m.group(1).split(".")[0] not in variables:
+            return m.group(0)
         val = lookup(m.group(1), variables, playbook=playbook, node=node)
         return val if isinstance(val, str) else json.dumps(val, ensure_ascii=False)
 

@@ -1,34 +1,100 @@
 """Validation of a playbook against the world it will run in, before anything runs (docs/ARCHITECTURE.md, "Playbooks").
 
 `sea.playbook.parse_playbook` already checked the shape (types, fields, edges, reachability).
-This adds what needs the other playbooks and the tool registry: unknown tools, subplay targets,
-arguments the callee does not declare or required ones not passed, template variables nobody
-sets, and writes into the `_` system namespace.
+This adds what needs the other playbooks and the tool registry: arguments the callee does not
+declare or required ones not passed, template variables nobody sets, `args_input` values that are
+not state paths, and writes into the `_` system namespace.
+
+A tool or called playbook that is not here does not make a playbook invalid (upstream playbooks
+name tools this install lacks): the report lists it under `needs`, and running the playbook fails
+at that node with the same words. Upstream fields without effect here are listed under `ignored`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from sea.compat import ignored_fields
 from sea.expr import referenced_names
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.templates import referenced
 
-ALWAYS_SET = {"last", "last_error"}
-"""Written by the runtime itself: `last` as nodes run, `last_error` before an `error_next` jump."""
+RUNTIME_VARS = frozenset({"input", "last", "last_error", "metadata", "executed_playbooks"})
+"""Set by the runtime for every run: `input` (the caller's input unless passed), `last` as nodes
+run, `last_error` before an `error_next` jump, `metadata` (the pulse's metadata object, `{}` unless
+the caller gives one) and `executed_playbooks` (names `exec` nodes ran, as upstream)."""
+
+PATH_RE = re.compile(r"^[A-Za-z_]\w*(\.\w+)*$")
+"""An `args_input` state path: a variable name, optionally followed by `.field` / `.0` parts."""
+
+DEFAULT_PLAYBOOK_SOURCE = "selected_playbook"
+"""Upstream's default `playbook_source` of an exec node."""
+DEFAULT_ARGS_SOURCE = "selected_args"
+"""Upstream's default `args_source` of an exec node."""
+DEFAULT_CALL_SOURCE = "fc"
+"""Upstream's default `call_source` of a tool_call node."""
 
 
-def written_by(node: Node) -> set[str]:
-    """The playbook variables a node writes."""
+@dataclass
+class ValidationReport:
+    """What a valid playbook still lacks here, and which of its fields have no effect."""
+
+    needs: list[str] = field(default_factory=list)
+    """`needs tool X (not available here)` / `needs playbook X (not imported here)`."""
+    ignored: list[str] = field(default_factory=list)
+    """Upstream fields kept as written but without effect here, each with the reason."""
+    expects: list[str] = field(default_factory=list)
+    """Variables read that nothing in the playbook sets, in a playbook that calls others (a callee's
+    `output_schema` is written back). If no callee sets one, the run stops where it is read."""
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {"needs": list(self.needs), "ignored": list(self.ignored), "expects": list(self.expects)}
+
+
+def needs_tool(name: str) -> str:
+    """The words for a tool this install lacks (validation and the run-time error say the same)."""
+    return f"needs tool {name} (not available here)"
+
+
+def needs_playbook(name: str) -> str:
+    """The words for a called playbook that is not in the catalog."""
+    return f"needs playbook {name} (not imported here)"
+
+
+LITERAL_KEY = "$literal"
+"""`{"$literal": V}` in `args_input` is the value V itself (upstream's form for a fixed string)."""
+
+
+def literal_arg(value: Any) -> tuple[bool, Any]:
+    """(True, value) for an `args_input` literal: `{"$literal": V}` → V; any non-string JSON value."""
+    if isinstance(value, dict) and set(value) == {LITERAL_KEY}:
+        return True, value[LITERAL_KEY]
+    return (not isinstance(value, str)), value
+
+
+def written_by(node: Node, playbooks: Mapping[str, Playbook] | None = None) -> set[str]:
+    """The playbook variables a node writes (a subplay also writes its callee's `output_schema`)."""
     out: set[str] = set()
     if node.type in ("llm", "tool", "tool_call", "subplay", "exec"):
         out.add("last")
     if node.output_key:
         out.add(node.output_key)
+    elif node.type == "llm" and node.response_schema is not None:
+        out.add(node.id)  # upstream: structured output goes under the node id without output_key
     out.update((node.output_mapping or {}).values())
-    out.update(k for k in (node.output_keys or []) if k)
+    out.update(node.written_keys())
+    if node.type == "llm" and node.available_tools:
+        out.update(("tool_called", "has_speak_content"))  # upstream flags of a tool-offering llm node
+        if not node.output_keys:
+            out.update(("tool_call", "tool_name", "tool_args"))
     out.update((node.assignments or {}).keys())
+    if node.assignments and "executed_playbooks_init" in node.assignments:
+        out.add("executed_playbooks")
+    if node.type == "subplay" and playbooks is not None and node.playbook in playbooks:
+        out.update(output_names(playbooks[node.playbook]))
     return out
 
 
@@ -39,10 +105,11 @@ def _reads(node: Node) -> list[tuple[str, set[str]]]:
         reads.append(("action", referenced(node.action)))
     if node.args is not None:
         reads.append(("args", referenced(node.args)))
-    if node.args_input:
-        # args_input values are state keys (or templates / literals)
-        keys = {v for v in node.args_input.values() if isinstance(v, str) and v.isidentifier()}
-        reads.append(("args_input", referenced(node.args_input) | keys))
+    if node.input_template is not None:
+        reads.append(("input_template", referenced(node.input_template)))
+    for key, value in (node.args_input or {}).items():
+        if not literal_arg(value)[0]:
+            reads.append((f"args_input.{key}", {value.split(".")[0]}))
     for key, expr in (node.assignments or {}).items():
         if isinstance(expr, str) and expr.startswith("="):
             reads.append((f"assignments.{key}", referenced_names(expr)))
@@ -50,67 +117,116 @@ def _reads(node: Node) -> list[tuple[str, set[str]]]:
             reads.append((f"assignments.{key}", referenced(expr)))
     if node.conditional_next:
         reads.append(("conditional_next.field", {node.conditional_next.field.split(".")[0]}))
-    for name in ("playbook_source", "args_source", "call_source"):
-        value = getattr(node, name)
-        if value:
-            reads.append((name, {value.split(".")[0]}))
+    if node.type == "exec":
+        source = node.playbook_source or ("" if node.playbook else DEFAULT_PLAYBOOK_SOURCE)
+        if source:
+            reads.append(("playbook_source", {source.split(".")[0]}))
+    if node.type == "tool_call":
+        reads.append(("call_source", {(node.call_source or DEFAULT_CALL_SOURCE).split(".")[0]}))
+    if node.metadata_key:
+        reads.append(("metadata_key", {node.metadata_key.split(".")[0]}))
     return reads
 
 
 def validate_playbook(
     pb: Playbook, *, playbooks: Mapping[str, Playbook], tools: Collection[str],
-    system_vars: Collection[str] = (),
-) -> None:
-    """Raise PlaybookError (naming playbook, node and field) for the first problem found."""
+    tool_args: Mapping[str, Collection[str]] | None = None, system_vars: Collection[str] = (),
+) -> ValidationReport:
+    """Raise PlaybookError (naming playbook, node and field) for the first problem found; otherwise
+    report what the playbook needs that is not here and which of its fields are ignored.
+
+    `tools` are the tools that can run here; `tool_args` their argument names."""
+    report = ValidationReport(ignored=ignored_fields(pb))
     for param in pb.input_schema:
         if param.name.startswith("_"):
             raise PlaybookError("parameter names may not start with '_' (system namespace)",
                                 playbook=pb.name, field=f"input_schema.{param.name}")
-    known = {p.name for p in pb.input_schema} | ALWAYS_SET | set(system_vars)
+    for name in output_names(pb):
+        if name.startswith("_"):
+            raise PlaybookError(f"returns {name!r}: '_' variables belong to the runtime",
+                                playbook=pb.name, field="output_schema")
+    known = {p.name for p in pb.input_schema} | RUNTIME_VARS | set(system_vars)
     for node in pb.nodes:
-        for var in written_by(node):
+        for var in written_by(node, playbooks):
             if var.startswith("_"):
+                if var == node.output_key:
+                    # Upstream's own `wait` keeps a tool result as `_wait_result`: the result is not kept.
+                    report.ignored.append(f"node {node.id!r}: output_key {var!r} ('_' variables belong to the "
+                                          "runtime; the result is not kept)")
+                    continue
                 raise PlaybookError(f"writes {var!r}: '_' variables belong to the runtime",
                                     playbook=pb.name, node=node.id, field="output")
-        known |= written_by(node)
+        known |= written_by(node, playbooks)
+    # A playbook that calls others may read what they were meant to return (one chosen at run time, one
+    # not imported yet, or an upstream callee that forgot its output_schema): listed, checked when it runs.
+    open_calls = any(n.type in ("exec", "subplay") for n in pb.nodes)
+    text_names: set[str] = set()
     for node in pb.nodes:
-        _check_node(pb, node, playbooks, tools)
-        for field, names in _reads(node):
+        _check_node(pb, node, playbooks, tools, tool_args, report)
+        for key, value in (node.args_input or {}).items():
+            if not literal_arg(value)[0] and not PATH_RE.match(value):
+                raise PlaybookError(
+                    f"{value!r} is not a state path: args_input values name variables (dotted paths "
+                    f'allowed, e.g. "search.query"); write {{"$literal": ...}} for a fixed value',
+                    playbook=pb.name, node=node.id, field=f"args_input.{key}")
+        for fld, names in _reads(node):
             for name in sorted(names):
-                if name not in known:
-                    raise PlaybookError(
-                        f"reads {{{name}}}, which is neither a parameter nor set by any node",
-                        playbook=pb.name, node=node.id, field=field,
-                    )
+                if name in known:
+                    continue
+                if open_calls:
+                    report.expects.append(f"{{{name}}} (node {node.id!r}, {fld})")
+                    continue
+                if fld == "conditional_next.field":
+                    report.ignored.append(f"node {node.id!r}: conditional_next.field {{{name}}} (no parameter or "
+                                          "node sets it; it compares as empty, so the fallback is taken)")
+                    continue
+                if fld == "action":
+                    text_names.add(name)
+                    report.ignored.append(f"node {node.id!r}: action {{{name}}} (no parameter or node sets it; "
+                                          "kept as written, as upstream does)")
+                    continue
+                raise PlaybookError(
+                    f"reads {{{name}}}, which is neither a parameter nor set by any node",
+                    playbook=pb.name, node=node.id, field=fld,
+                )
+    pb._text_names = frozenset(text_names)
+    report.needs = list(dict.fromkeys(report.needs))
+    report.expects = list(dict.fromkeys(report.expects))
+    return report
 
 
-def _check_node(pb: Playbook, node: Node, playbooks: Mapping[str, Playbook], tools: Collection[str]) -> None:
-    def fail(message: str, field: str) -> PlaybookError:
-        return PlaybookError(message, playbook=pb.name, node=node.id, field=field)
+def _check_node(pb: Playbook, node: Node, playbooks: Mapping[str, Playbook], tools: Collection[str],
+                tool_args: Mapping[str, Collection[str]] | None, report: ValidationReport) -> None:
+    def fail(message: str, fld: str) -> PlaybookError:
+        return PlaybookError(message, playbook=pb.name, node=node.id, field=fld)
 
     if node.type == "tool":
         if not node.action:
             raise fail("tool node needs `action` (the tool name)", "action")
         if node.action not in tools:
-            raise fail(f"unknown tool {node.action!r}", "action")
-    for tool in node.available_tools or []:
-        if tool not in tools:
-            raise fail(f"unknown tool {tool!r}", "available_tools")
-    if node.type == "tool_call" and not node.call_source:
-        raise fail("tool_call node needs `call_source`", "call_source")
+            report.needs.append(needs_tool(node.action))
+        elif tool_args is not None and node.action in tool_args:
+            for key in node.args_input or {}:
+                if key not in tool_args[node.action]:
+                    report.ignored.append(f"node {node.id!r}: args_input.{key} (tool {node.action} does not take "
+                                          "it here; it is left out when the node runs)")
+    for name in node.available_tools or []:
+        if name not in tools:
+            report.needs.append(needs_tool(name))
     if node.type == "subplay":
         target = node.playbook or ""
         callee = playbooks.get(target)
         if callee is None:
-            raise fail(f"subplay target {target!r} does not exist", "playbook")
-        check_args(callee, node.args or {}, caller=pb.name, node=node.id)
+            report.needs.append(needs_playbook(target))
+            return
+        # The callee's `input` defaults to the caller's (sea/calls.py), so it is always passed.
+        implicit = {"input": ""} if any(p.name == "input" for p in callee.input_schema) else {}
+        check_args(callee, {**implicit, **(node.args or {})}, caller=pb.name, node=node.id)
         outputs = output_names(callee)
         for src in node.output_mapping or {}:
             if src not in outputs:
                 raise fail(f"maps output {src!r}, which playbook {target!r} does not declare in output_schema",
                            "output_mapping")
-    if node.type == "exec" and not (node.playbook_source or node.playbook):
-        raise fail("exec node needs `playbook_source`", "playbook_source")
     if node.type == "set" and not node.assignments:
         raise fail("set node needs `assignments`", "assignments")
 

@@ -201,12 +201,12 @@ def test_playbook_commands(run: Callable[..., Run], tmp_path: Path) -> None:
     good.write_text(json.dumps(TEA, ensure_ascii=False))
     checked = run("validate-playbook", str(good)).json()
     assert checked == {"ok": True, "name": "tea_time", "stored": False, "nodes": 1, "router_callable": True,
-                       "user_selectable": False}
+                       "user_selectable": False, "needs": [], "ignored": [], "expects": []}
     assert "tea_time" not in run("playbooks").out
     assert run("import-playbook", str(good)).json()["stored"] is True
     rows = {r["name"]: r for r in run("playbooks", "--json").lines()}
     assert rows["tea_time"] == {"name": "tea_time", "display_name": "お茶の時間", "description": TEA["description"],
-                                "router_callable": True, "user_selectable": False, "builtin": False}
+                                "router_callable": True, "user_selectable": False, "builtin": False, "overridden": False}
     assert rows["meta_user"]["builtin"] is True
 
     bad = tmp_path / "broken.json"

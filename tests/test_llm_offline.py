@@ -24,6 +24,8 @@ from saiverse.llm import (
 from saiverse.llm.retry import RetryPolicy, parse_retry_after
 from saiverse.llm.schema import strict_schema
 from saiverse.settings import load_settings
+from sea.playbook import builtin_playbooks
+from sea.router import prepare_schema
 
 MINA = "あなたはミナです。\n明るい見習い魔法使い。\n一人称: ボク\n語尾: 〜だよ\n"
 SEBAS = "あなたはセバスです。\n老練な執事。\n一人称: わたくし\n口調: 丁寧な敬語\n"
@@ -150,10 +152,12 @@ def test_strings_are_derived_from_the_request() -> None:
     assert data["description"]
 
 
-ROUTER = {"type": "object", "properties": {
-    "selected_playbook": {"type": "string", "enum": [
-        "basic_chat", "item_view_playbook", "item_edit_playbook", "document_create_playbook"]},
-    "reason": {"type": "string"}}, "required": ["selected_playbook", "reason"]}
+ROUTED = ["basic_chat", "item_view_playbook", "item_edit_playbook", "document_create_playbook"]
+# The router's schema as the runtime prepares it: options and keywords come from the playbooks' JSON.
+ROUTER = prepare_schema({"type": "object", "properties": {
+    "selected_playbook": {"type": "string", "x-enum-source": "router_playbooks"},
+    "reason": {"type": "string"}}, "required": ["selected_playbook", "reason"]},
+    [builtin_playbooks()[name] for name in ROUTED])
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -164,7 +168,7 @@ ROUTER = {"type": "object", "properties": {
     ("今日の日記を書いて", "document_create_playbook"),
     ("ねえ、今日はいい天気だね", "basic_chat"),
 ])
-def test_router_enum_follows_item_spec_keywords(text: str, expected: str) -> None:
+def test_router_enum_follows_playbook_keywords(text: str, expected: str) -> None:
     assert model.generate(ask(text, response_schema=ROUTER)).data["selected_playbook"] == expected
 
 
@@ -176,6 +180,31 @@ def test_enum_routing_uses_x_keywords_descriptions_and_default() -> None:
     assert model.generate(ask("好きな曲をかけて", response_schema=schema)).data["mode"] == "music"
     assert model.generate(ask("明日の天気予報は？", response_schema=schema)).data["mode"] == "weather"
     assert model.generate(ask("おはよう", response_schema=schema)).data["mode"] == "chat"
+
+
+def test_without_keywords_nothing_is_routed_by_a_hidden_list() -> None:
+    # Keywords live only in playbook JSON: a bare enum routes by option names and descriptions alone.
+    bare = {"type": "object", "properties": {"selected_playbook": {"type": "string", "enum": ROUTED}},
+            "required": ["selected_playbook"]}
+    assert model.generate(ask("買い物メモを編集して", response_schema=bare)).data["selected_playbook"] == "basic_chat"
+    assert model.generate(ask("item edit をして", response_schema=bare)).data["selected_playbook"] == \
+        "item_edit_playbook"
+
+
+def test_router_reads_keywords_from_a_playbook_list_in_the_prompt() -> None:
+    # Upstream's router prompt carries the list_available_playbooks JSON; its schema has no enum.
+    listing = [{"name": "basic_chat", "display_name": "通常の会話", "description": "No-op", "keywords": []},
+               {"name": "garden_log", "display_name": "庭日誌", "description": "Keep a garden diary",
+                "keywords": ["水やり", "花壇"]}]
+    prompt = f"You are the SEA router.\n## Available Playbooks\n{json.dumps(listing, ensure_ascii=False)}\n" \
+             "Respond ONLY with JSON per the schema."
+    schema = {"type": "object", "properties": {"reason": {"type": "string"}, "playbook": {"type": "string"}},
+              "required": ["reason", "playbook"]}
+    request = ChatRequest(messages=[{"role": "user", "content": "今朝は花壇に水やりをしたよ"},
+                                    {"role": "user", "content": prompt}], system=MINA, response_schema=schema)
+    assert model.generate(request).data["playbook"] == "garden_log"
+    request.messages[0]["content"] = "こんにちは"
+    assert model.generate(request).data["playbook"] == "basic_chat"
 
 
 def test_catalogue_in_the_prompt_does_not_match_every_option() -> None:

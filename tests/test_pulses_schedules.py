@@ -104,7 +104,7 @@ def test_cancel_between_nodes_and_while_queued(make_manager: Callable[..., SAIVe
 def test_usage_and_activity_trace_are_kept_per_pulse(manager: SAIVerseManager) -> None:
     events = list(manager.handle_user_input("library", "こんにちは"))
     record = manager.pulses.record(events[-1]["pulse_id"])
-    assert record is not None and record.trace[:2] == ["meta_user.router", "sub_router_user.route"]
+    assert record is not None and record.trace[:3] == ["meta_user.list_playbooks", "meta_user.router", "sub_router_user.route"]
     assert record.usage["input_tokens"] > 0 and events[-1]["usage"] == record.usage
 
 

@@ -119,12 +119,12 @@ def test_conditional_next_operators_and_dotted_fields(manager: SAIVerseManager) 
 
 def test_error_next_routes_a_failing_node(manager: SAIVerseManager) -> None:
     events = run(manager, {"name": "err", "nodes": [
-        {"id": "move", "type": "tool", "action": "move_building", "args_input": {"building": "'月の裏側'"},
+        {"id": "move", "type": "tool", "action": "move_building", "args_input": {"building": {"$literal": "月の裏側"}},
          "error_next": "oops", "next": "ok"},
         {"id": "ok", "type": "say", "action": "moved", "next": None},
         {"id": "oops", "type": "say", "action": "失敗: {last_error}", "next": None},
     ]})
-    assert only(events, "say")[0]["text"].startswith("失敗: 建物「'月の裏側'」は見つかりません")
+    assert only(events, "say")[0]["text"].startswith("失敗: 建物「月の裏側」は見つかりません")
     assert only(events, "pulse_end")[0]["status"] == "ok"
 
 
@@ -232,7 +232,7 @@ def test_meta_user_routes_to_memory_recall_offline(manager: SAIVerseManager) -> 
     manager.memory.add("mina", "user", "港で白い猫を見かけたよ", tags=["conversation"])
     events = list(manager.handle_user_input("library", "この前の猫の話を思い出して"))
     assert "memory_recall" in {e.get("playbook") for e in events}
-    assert "港で白い猫" in only(events, "tool_result")[0]["result"]
+    assert "港で白い猫" in next(e for e in only(events, "tool_result") if e["tool"] == "memory_recall")["result"]
     assert "港で白い猫" in only(events, "speak")[0]["text"]
 
 

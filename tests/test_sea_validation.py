@@ -32,38 +32,48 @@ CASES: list[tuple[str, Any, list[str]]] = [
     ("malformed JSON", '{"name": "sample", "nodes": [', ["not valid JSON", "line 1"]),
     ("not an object", "[1, 2]", ["JSON object"]),
     ("unknown node type", pb([{"id": "a", "type": "spaek", "next": None}]), ["'a'", "'type'", "spaek"]),
-    ("unknown field", pb([{"id": "a", "type": "say", "action": "x", "input_template": "{input}", "next": None}]),
-     ["'a'", "input_template", "unknown field"]),
-    ("unknown top-level field", {**pb([SAY]), "source": "user_input"}, ["'source'", "unknown field"]),
+    ("unknown field", pb([{"id": "a", "type": "say", "acton": "x", "next": None}]),
+     ["'a'", "acton", "unknown field"]),
+    ("unknown top-level field", {**pb([SAY]), "sauce": "user_input"}, ["'sauce'", "unknown field"]),
     ("next to a missing node", pb([{"id": "a", "type": "say", "action": "x", "next": "nowhere"}]),
      ["'a'", "'next'", "nowhere"]),
     ("case to a missing node", pb([{"id": "a", "type": "pass", "conditional_next": {
         "field": "last", "cases": {"x": "ghost"}, "default": None}}]), ["'a'", "conditional_next.cases.x", "ghost"]),
+    ("upstream default case to a missing node", pb([{"id": "a", "type": "pass", "conditional_next": {
+        "field": "last", "cases": {"default": "ghost"}}}]), ["'a'", "conditional_next.cases.default", "ghost"]),
+    ("fallback given twice", pb([{"id": "a", "type": "pass", "conditional_next": {
+        "field": "last", "cases": {"default": "end"}, "default": None}, "next": "end"}, SAY]),
+     ["'a'", "conditional_next"]),
     ("bad operator", pb([{"id": "a", "type": "pass", "conditional_next": {
         "field": "last", "operator": "like", "cases": {}}}]), ["'a'", "conditional_next.operator"]),
     ("unreachable node", pb([{"id": "a", "type": "say", "action": "x", "next": None}, SAY]),
      ["'end'", "unreachable"]),
-    ("unknown tool", pb([{"id": "a", "type": "tool", "action": "rm_rf", "next": None}]),
-     ["'a'", "'action'", "unknown tool 'rm_rf'"]),
-    ("unknown tool offered to llm", pb([{"id": "a", "type": "llm", "action": "x", "available_tools": ["nope"],
-                                        "next": None}]), ["'a'", "available_tools", "nope"]),
-    ("subplay target missing", pb([{"id": "a", "type": "subplay", "playbook": "ghost_playbook", "next": None}]),
-     ["'a'", "'playbook'", "ghost_playbook"]),
     ("undeclared argument", pb([{"id": "a", "type": "subplay", "playbook": "memory_recall",
                                  "args": {"input": "x", "depth": 3}, "next": None}]),
      ["'a'", "args.depth", "does not declare"]),
-    ("required argument missing", pb([{"id": "a", "type": "subplay", "playbook": "memory_recall", "args": {},
-                                       "next": None}]), ["'a'", "'args'", "required argument 'input'"]),
-    ("unknown template variable", pb([{"id": "a", "type": "say", "action": "やあ {nobody}", "next": None}]),
-     ["'a'", "'action'", "{nobody}"]),
+    ("required argument missing", pb([{"id": "a", "type": "subplay", "playbook": "sample", "args": {},
+                                       "next": None}], input_schema=[{"name": "topic", "required": True}]),
+     ["'a'", "'args'", "required argument 'topic'"]),
+    ("unknown variable in an assignment", pb([{"id": "a", "type": "set", "assignments": {"n": "hi {nobody}"},
+                                              "next": None}]), ["'a'", "assignments.n", "{nobody}"]),
     ("unknown variable in an expression", pb([{"id": "a", "type": "set", "assignments": {"n": "={count} + 1"},
                                               "next": None}]), ["'a'", "assignments.n", "{count}"]),
+    ("args_input text that is not a path", pb([{"id": "a", "type": "tool", "action": "memory_recall",
+                                               "args_input": {"query": "猫 の 話"}, "next": None}]),
+     ["'a'", "args_input.query", "not a state path", "$literal"]),
+    ("args_input path to nothing", pb([{"id": "a", "type": "tool", "action": "memory_recall",
+                                       "args_input": {"query": "search.query"}, "next": None}]),
+     ["'a'", "args_input.query", "{search}"]),
     ("write to a system variable (set)", pb([{"id": "a", "type": "set", "assignments": {"_messages": "[]"},
                                              "next": None}]), ["'a'", "_messages", "runtime"]),
-    ("write to a system variable (output_key)", pb([{"id": "a", "type": "llm", "action": "x",
-                                                     "output_key": "_persona_obj", "next": None}]),
+    ("write to a system variable (output_mapping)", pb([{"id": "a", "type": "llm", "action": "x",
+                                                         "response_schema": {"type": "object"},
+                                                         "output_mapping": {"x": "_persona_obj"}, "next": None}]),
      ["'a'", "_persona_obj"]),
     ("system-looking parameter", pb([SAY], input_schema=[{"name": "_pulse_id"}]), ["input_schema._pulse_id"]),
+    ("system-looking result", pb([SAY], output_schema=["_pulse_id"]), ["output_schema", "_pulse_id"]),
+    ("a name that is a path", {**pb([SAY]), "name": "../evil"}, ["'name'", "identifiers"]),
+    ("a name with a slash", {**pb([SAY]), "name": "a/b"}, ["'name'", "identifiers"]),
     ("duplicate ids", pb([{"id": "a", "type": "say", "action": "x", "next": None},
                           {"id": "a", "type": "say", "action": "y", "next": None}]), ["duplicate node id 'a'"]),
 ]
@@ -75,7 +85,7 @@ def test_each_mistake_is_named(catalog: Any, case: str, data: Any, expected: lis
     with pytest.raises(PlaybookError) as info:
         catalog.check_text(text, source="sample")
     message = str(info.value)
-    assert "sample" in message
+    assert "sample" in message or "evil" in message or "a/b" in message
     for part in expected:
         assert part in message, (case, message)
 
@@ -118,3 +128,46 @@ def test_missing_variable_at_run_time_is_an_error_event(saiverse_home: Path) -> 
         assert not any(e["type"] == "say" for e in events)
     finally:
         m.close()
+
+
+def test_upstream_fields_are_accepted_and_those_without_effect_reported(catalog: Any) -> None:
+    data = {
+        "name": "upstream_style", "display_name": "上流", "description": "x", "dev_only": True,
+        "required_credentials": ["x"], "input_template": "{input}",
+        "context_requirements": {"history_depth": "full", "inventory": True},
+        "input_schema": [{"name": "input", "description": "", "param_type": "string", "enum_source": "playbooks:all",
+                          "user_configurable": True, "ui_widget": "textarea"}],
+        "nodes": [
+            {"id": "think", "type": "llm", "context_profile": "worker_light", "action": "{input}",
+             "available_tools": ["memory_recall", "x_post_tweet"], "tools": ["task_close"],
+             "output_keys": [{"text": "t"}, {"function_call": "fc"}, {"thought": "th"}], "label": "考える",
+             "important": True, "next": "sub"},
+            {"id": "sub", "type": "subplay", "playbook": "memory_recall", "execution": "subagent",
+             "subagent_chronicle": True, "isolate_pulse_context": True, "next": "start"},
+            {"id": "start", "type": "stelis_start", "label": "作業", "stelis_config": {"window_ratio": 0.8,
+                                                                                     "max_depth": 3},
+             "next": "end"},
+            {"id": "end", "type": "stelis_end", "generate_chronicle": True, "next": None}]}
+    pb = catalog.check_text(json.dumps(data, ensure_ascii=False))
+    report = catalog.validate(pb)
+    assert report.needs == ["needs tool x_post_tweet (not available here)"]
+    ignored = "\n".join(report.ignored)
+    for field in ("input_template", "context_requirements.inventory", "input_schema.input.enum_source",
+                  "input_schema.input.user_configurable", "input_schema.input.ui_widget", "'think': tools",
+                  "'think': important", "'think': label", "'sub': subagent_chronicle", "output_keys thought",
+                  "stelis_config.window_ratio", "'end': generate_chronicle"):
+        assert field in ignored, field
+    for meaningful in ("context_profile", "dev_only", "required_credentials", "isolate_pulse_context",
+                       "execution", "'start': label", "param_type", "context_requirements.history_depth"):
+        assert meaningful not in ignored, meaningful
+    assert pb.name not in {p.name for p in catalog.router_callable()}
+
+
+def test_unknown_context_profile_is_reported_not_guessed(catalog: Any) -> None:
+    pb = catalog.check_text(json.dumps(pb_one({"id": "a", "type": "llm", "action": "x",
+                                               "context_profile": "deep_thinker", "next": None})))
+    assert any("'deep_thinker' (not known here" in r for r in catalog.validate(pb).ignored)
+
+
+def pb_one(node: dict[str, Any]) -> dict[str, Any]:
+    return pb([node])

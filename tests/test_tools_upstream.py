@@ -350,6 +350,6 @@ def test_cli_upload_a_pdf_and_read_it_with_a_tool(saiverse_home: Path, tmp_path:
     assert calc.returncode == 0 and json.loads(calc.stdout)["result"] == 42
     bad = cli("tool", "calculate_expression", "--persona", "mina", "--args", '{"expression": "open(1)"}',
               home=saiverse_home)
-    assert bad.returncode == 1 and "使えないもの" in bad.stderr and not bad.stdout
+    assert bad.returncode == 2 and "使えないもの" in bad.stderr and not bad.stdout
     offline = cli("tool", "searxng_search", "--persona", "mina", "--args", '{"query": "猫"}', home=saiverse_home)
-    assert offline.returncode == 1 and "SearXNG" in offline.stderr
+    assert offline.returncode == 2 and "SearXNG" in offline.stderr

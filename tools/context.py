@@ -194,3 +194,7 @@ class ToolContext(Protocol):
     def run_production(self, request: str) -> str:
         """Run the production workflow for `request` to its end; returns a short report."""
         ...
+
+    def router_playbooks(self) -> list[dict[str, Any]]:
+        """Playbooks a router may choose here: name, display_name, description, keywords."""
+        ...

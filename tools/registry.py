@@ -52,7 +52,10 @@ class ToolDef:
 
     def spec(self) -> dict[str, Any]:
         """What a model is shown (name, description, parameters)."""
-        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+        spec: dict[str, Any] = {"name": self.name, "description": self.description, "parameters": self.parameters}
+        if self.aliases:
+            spec["aliases"] = sorted(self.aliases)
+        return spec
 
 
 @dataclass

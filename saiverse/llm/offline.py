@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from chat import ChatRequest, ChatResult, Message, ToolCall, Usage
-from saiverse.llm.offline_fill import FillHints, fill
+from saiverse.llm.offline_fill import FillHints, fill, payload
 from saiverse.llm.offline_media import describe_image, image_stats, procedural_image
 from saiverse.llm.schema import strip_catalogue
 
@@ -146,6 +146,28 @@ def last_user_message(messages: list[Message]) -> Message | None:
     return None
 
 
+# Words of a prompt addressed to the model (its tools, arguments, JSON), not of a person talking.
+_INSTRUCTION = re.compile(r"ツール|引数|パラメータ|スキーマ|JSON|json|schema|Respond|You are|\b[a-z]+_[a-z_]+\b")
+
+
+def request_message(messages: list[Message]) -> Message | None:
+    """What the user asked: the last genuine user message, unless it is a playbook's instruction to
+    the model (upstream prompts such as `document_createツールの引数を決定します` carry no request;
+    the request is in the conversation before it). A `依頼: …` line, or the user's own words
+    repeated as the prompt, keep the last message."""
+    users = [m for m in messages if m.get("role") == "user" and not _SYSTEM_BLOCK.match(m.get("content") or "")]
+    if not users:
+        return None
+    last = users[-1]
+    text = last.get("content") or ""
+    if _REQUEST_LINE.search(text) or any((u.get("content") or "") == text for u in users[:-1]):
+        return last
+    for msg in reversed(users):
+        if not _INSTRUCTION.search(msg.get("content") or ""):
+            return msg
+    return last
+
+
 def _clip(text: str, limit: int) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -213,11 +235,11 @@ class OfflineModel:
         return voice.say(f"画像は{st.width}×{st.height}で、{colours}が目立つ{st.brightness_word}絵")
 
     def _hints(self, request: ChatRequest) -> FillHints:
-        last = last_user_message(request.messages)
+        last = request_message(request.messages)
         said = request_line(_strip_mention(last.get("content", "")) if last else "")
         context = "\n".join([request.system or ""] + [m.get("content") or "" for m in request.messages])
         return FillHints(user_text=said, reply=self.reply_text(request), context=context,
-                         summary=summarize_text(said, 100))
+                         summary=summarize_text(payload(said), 100))
 
     def _tool_call(self, request: ChatRequest) -> ToolCall | None:
         last = last_user_message(request.messages)

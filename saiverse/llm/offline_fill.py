@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from saiverse.llm.schema import pick_option, resolve, schema_type, words
+from saiverse.llm.schema import listed_playbooks, pick_option, resolve, schema_type, words
 
 _TEXT_NAMES = ("content", "text", "query", "input", "prompt", "request", "body", "question",
                "patch", "search", "instruction", "task", "goal", "topic")
@@ -27,6 +27,8 @@ _ID_RE = re.compile(
     r"|\b(?:[A-Za-z]+_)+[0-9A-Za-z]*\d[0-9A-Za-z]*\b"
 )
 _URL_RE = re.compile(r"https?://[^\s「」()<>\"']+")
+_DATE_RE = re.compile(r"\b(\d{4})[-/年](\d{1,2})[-/月](\d{1,2})日?")
+_PLAYBOOK_NAMES = ("playbook", "playbook_name", "selected_playbook")
 
 
 @dataclass
@@ -49,14 +51,29 @@ def _name_has(prop: str, names: tuple[str, ...]) -> bool:
     return low in names or any(p.lower() in names for p in parts if p)
 
 
-def short_title(text: str, limit: int = 20) -> str:
-    """A title from the first clause of `text`: no quotes or trailing punctuation, ≤ `limit`."""
+_GENERIC_TITLES = {"ドキュメント", "文書", "文章", "テキスト", "ファイル", "メモ", "ノート", "document", "新しい文書"}
+"""What a request calls the thing it wants made; as a title it says nothing, so the topic is used."""
+
+
+def _clause_title(text: str, limit: int) -> str:
     first = re.split(r"[。！？!?\n、,:：]", text.strip(), maxsplit=1)[0]
     first = re.sub(r"^[@＠]\S+\s*", "", first).strip(" 　「」『』\"'")
     first = re.sub(r"(ください|下さい|ね|お願い(します)?)$", "", first)
-    verbs = "書いて|作って|描いて|作成して|教えて|見せて|調べて|読んで|まとめて|して"
+    verbs = "書いて|作って|描いて|作成して|教えて|見せて|調べて|読んで|まとめて|つけて|付けて|残して|して"
     first = re.sub(rf"(を|について)?({verbs})$", "", first).strip()
-    return (first[:limit] or "無題")
+    first = re.sub(r"(について|のこと|に関して)$", "", first).strip()
+    return first[:limit]
+
+
+def short_title(text: str, limit: int = 20) -> str:
+    """A title from the first clause of `text`: no quotes or trailing punctuation, ≤ `limit`. A
+    generic first clause (`ドキュメントを作成して: 図書館の猫について…`) gives way to the topic after it."""
+    title = _clause_title(text, limit)
+    if title.lower() in _GENERIC_TITLES or not title:
+        body = payload(text)
+        if body != text:
+            title = _clause_title(body, limit) or title
+    return title or "無題"
 
 
 _PAYLOAD_NAMES = ("content", "text", "body", "patch", "prompt")
@@ -90,12 +107,31 @@ def _pick_id(hints: FillHints) -> str:
     return max(ids, key=lambda i: (score(i), -ids.index(i)))
 
 
+def _date(hints: FillHints) -> str:
+    """A date the request names (YYYY-MM-DD), else empty: date filters are optional."""
+    m = _DATE_RE.search(hints.user_text)
+    return f"{int(m.group(1)):04d}-{int(m.group(2)):02d}-{int(m.group(3)):02d}" if m else ""
+
+
+def _listed_playbook(hints: FillHints) -> str | None:
+    """A playbook chosen by keyword from the JSON list in the prompt (upstream's router has no enum)."""
+    listed = list(listed_playbooks(hints.context))
+    if not listed:
+        return None
+    fallback = "basic_chat" if "basic_chat" in listed else listed[0]
+    return str(pick_option(listed, hints.user_text, context=hints.context, default=fallback))
+
+
 def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
     fmt = schema.get("format")
-    if fmt == "date-time":
+    if prop.lower() in _PLAYBOOK_NAMES and (chosen := _listed_playbook(hints)) is not None:
+        value = chosen
+    elif fmt == "date-time":
         value = "1970-01-01T00:00:00Z"  # deterministic: the offline model never reads the clock
     elif fmt == "date":
         value = "1970-01-01"
+    elif prop.lower() == "date" or prop.lower().endswith("_date"):
+        value = _date(hints)
     elif fmt in ("uri", "url") or _name_has(prop, ("url", "uri", "link")):
         match = _URL_RE.search(hints.user_text)
         value = match.group(0) if match else ("https://example.invalid/" if fmt else "")

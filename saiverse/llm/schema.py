@@ -9,8 +9,11 @@ Keywords for enum options come from, in order of weight:
 - the option's own name (`memory_research` also matches "memory research");
 - `x-keywords`, an extension this project defines on a string property with an `enum`:
   `{"x-keywords": {"option": ["keyword", ...]}}` — lets a playbook author say which words select
-  which option, for the offline model (online providers ignore unknown `x-` keys);
-- `BUILTIN_KEYWORDS` below (the routing words of the item spec);
+  which option, for the offline model (online providers ignore unknown `x-` keys); the router fills
+  it from each playbook's own `keywords` (sea/router.py), so playbook JSON is the only source;
+- a playbook listing in the prompt — the JSON list `list_available_playbooks` returns, as upstream's
+  router prompt shows it: each entry's `keywords` and `display_name` select it, its description
+  describes it;
 - text describing the option: in the property's `description`, a `oneOf` entry's `description`,
   or catalogue lines in the prompt (`- item_view_playbook: アイテムを閲覧する`).
 """
@@ -22,25 +25,7 @@ import json
 import re
 from typing import Any
 
-BUILTIN_KEYWORDS: dict[str, list[str]] = {
-    # Spec item-types-picture-document.md, "Meta playbookへの統合".
-    "item_view_playbook": ["見る", "読む", "調べる", "確認する", "見せて", "閲覧"],
-    "item_edit_playbook": ["編集", "書き換える", "パッチを当てる", "更新する", "追記", "修正"],
-    "document_create_playbook": ["文書を作る", "日記を書く", "文章を作成", "文書を作成", "ドキュメント"],
-    # Options of the item spec's decide_action schema.
-    "edit": ["編集", "書き換える", "更新する", "追記", "修正", "パッチ"],
-    "view_only": ["見る", "読む", "確認する", "閲覧"],
-    # item_use action_type values (item spec, "Action JSON schema").
-    "patch_content": ["追記", "書き足す", "パッチ", "内容を", "本文"],
-    "update_description": ["説明を", "説明文"],
-    # Builtin playbooks whose purpose has obvious words.
-    "memory_research": ["思い出", "覚えて", "記憶", "前に話した", "以前"],
-    "memory_recall": ["思い出", "覚えて", "記憶"],
-    "generate_image": ["描いて", "画像を作", "絵を", "イラスト"],
-    "image_generation": ["描いて", "画像を作", "絵を", "イラスト"],
-}
-"""Keywords for well-known enum options (playbook names, item actions)."""
-
+_LISTING_RE = re.compile(r'\[\s*\{\s*"name"\s*:')
 _WORD_RE = re.compile(r"[\u4e00-\u9fff\u3005]{2,}|[\u30a0-\u30ff\u30fc]{2,}|[A-Za-z0-9]{3,}")
 
 
@@ -228,7 +213,8 @@ def words(text: str) -> list[str]:
 def _stem(keyword: str) -> str:
     """`確認する` → `確認`, `書き換える` → `書き換`: the part that survives conjugation."""
     stem = re.sub(r"[\u3041-\u309f]+$", "", keyword)
-    return stem if stem and stem != keyword else ""
+    # A one-character stem (`向かって` → `向`) matches inside unrelated words (`日向`).
+    return stem if len(stem) >= 2 and stem != keyword else ""
 
 
 def _option_aliases(option: str) -> list[str]:
@@ -260,6 +246,26 @@ def strip_catalogue(options: list[str], text: str) -> str:
     return "\n".join(keep)
 
 
+def listed_playbooks(text: str) -> dict[str, dict[str, Any]]:
+    """Entries of JSON playbook lists in `text` (`[{"name": ..., "keywords": [...], ...}, ...]`), by name."""
+    found: dict[str, dict[str, Any]] = {}
+    decoder = json.JSONDecoder()
+    for match in _LISTING_RE.finditer(text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        for entry in value if isinstance(value, list) else []:
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                kws = entry.get("keywords")
+                found[entry["name"]] = {
+                    "display_name": str(entry.get("display_name") or ""),
+                    "description": str(entry.get("description") or ""),
+                    "keywords": [str(k) for k in kws] if isinstance(kws, list) else [],
+                }
+    return found
+
+
 def score_options(options: list[str], query: str, *, schema: dict[str, Any] | None = None,
                   context: str = "") -> dict[str, int]:
     """Keyword score of each option against `query` (higher is better; 0 means no evidence).
@@ -268,13 +274,17 @@ def score_options(options: list[str], query: str, *, schema: dict[str, Any] | No
     `context` is other text that may describe the options (system prompt, the full prompt).
     """
     schema = schema or {}
-    extra: dict[str, list[str]] = {o: list(BUILTIN_KEYWORDS.get(o, [])) for o in options}
+    extra: dict[str, list[str]] = {o: [] for o in options}
     mapping = schema.get("x-keywords")
     if isinstance(mapping, dict):
         for option, kws in mapping.items():
             if option in extra and isinstance(kws, list):
                 extra[option] = [str(k) for k in kws] + extra[option]
     described = catalogue(options, f"{schema.get('description', '')}\n{context}")
+    for name, entry in listed_playbooks(context).items():
+        if name in extra:
+            extra[name] += [k for k in (entry.get("display_name"), *entry.get("keywords", [])) if k]
+            described[name] = " ".join((described.get(name, ""), entry["display_name"], entry["description"])).strip()
     for entry in schema.get("oneOf", []) + schema.get("anyOf", []):
         if isinstance(entry, dict) and entry.get("const") in extra:
             described[entry["const"]] = described.get(entry["const"], "") + " " + \

@@ -19,6 +19,7 @@ from tools.defs.item_list import item_list
 from tools.defs.item_move import item_pickup, item_place
 from tools.defs.item_use import item_use
 from tools.defs.item_view import item_view
+from tools.defs.list_available_playbooks import list_available_playbooks
 from tools.defs.list_city_buildings import list_city_buildings
 from tools.defs.memory_read_around import memory_read_around
 from tools.defs.memory_recall import memory_recall
@@ -37,7 +38,8 @@ BUILTIN_TOOLS = (
     # upstream's tools that work here
     calculate_expression, control_body, create_building, detail_recall, document_read, document_search,
     get_building_messages, get_history, get_since_last_user_conversation, get_situation_snapshot, get_system_prompt,
-    list_city_buildings, memory_read_around, memory_search_brief, move_persona, pdf_read, record_wait,
+    list_available_playbooks, list_city_buildings, memory_read_around, memory_search_brief, move_persona, pdf_read,
+    record_wait,
     update_working_memory,
     # upstream's tools that need something this install does not have (registered as unavailable)
     *NETWORK_TOOLS, *UPSTREAM_ONLY_TOOLS,

@@ -1,0 +1,146 @@
+"""The llm node: one model call — text, structured output or a tool call — and where its answer goes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chat import ChatRequest, Message, ToolSpec
+from sea.compat import add_playbook_enum, model_type, sees_context, trim_history
+from sea.events import event
+from sea.nodes import Emit, RunContext, metadata_of, speak
+from sea.playbook import Node, Playbook, PlaybookError
+from sea.router import prepare_schema
+from sea.templates import as_text, render
+
+
+def _history(ctx: RunContext, pb: Playbook, node: Node) -> list[Message]:
+    """Conversation history for the model: none for upstream's isolated `worker` profiles; messages of
+    a finished Stelis session are left out; the playbook's `context_requirements.history_depth`."""
+    if not sees_context(node):
+        return []
+    closed = ctx.threads.closed
+    lines = [
+        Message(role="user" if m["role"] == "user" else "assistant", content=_shown(m))
+        for m in ctx.ports.recent_messages(ctx.persona["persona_id"], ctx.pulse_id)
+        if m["role"] in ("user", "assistant") and not closed.intersection(m.get("tags") or [])
+    ]
+    depth = (pb.context_requirements or {}).get("history_depth")
+    return trim_history(lines, depth) if depth is not None and not node.context_profile else lines
+
+
+def _shown(line: Any) -> str:
+    """A playbook's result stored as a user message (upstream tags it `playbook_result` / `internal`)
+    is shown to the model as a `<system>` block, so it is not taken for something the user said."""
+    content = line["content"]
+    tags = set(line.get("tags") or [])
+    wrapped = content.lstrip().startswith("<system>")
+    if line["role"] == "user" and tags & {"playbook_result", "internal"} and not wrapped:
+        return f"<system>\n{content}\n</system>"
+    return content
+
+
+def _schema(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> dict[str, Any] | None:
+    schema = node.response_schema
+    if schema is None:
+        return None
+    schema = prepare_schema(schema, ctx.ports.router_playbooks())
+    if "available_playbooks" in vars_:
+        schema = add_playbook_enum(schema, vars_["available_playbooks"])
+    return schema
+
+
+def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    persona = ctx.persona
+    # A picture a tool just showed needs a model with vision (the persona's VISION_MODEL chain).
+    seeing = any(m.get("images") for m in ctx.messages)
+    model, notice = ctx.ports.model_for(persona, "vision" if seeing else model_type(node))
+    if notice:
+        emit(event("notice", text=notice, kind="model_fallback", **ctx.base(node)))
+    prompt: Message | None = None
+    if node.action is not None:
+        prompt = Message(role="user", content=as_text(render(node.action, vars_, playbook=ctx.playbook, node=node.id,
+                                                                keep=pb.text_placeholders)))
+    schema = _schema(ctx, node, vars_)
+    request = ChatRequest(
+        messages=_history(ctx, pb, node) + ctx.messages + ([prompt] if prompt else []),
+        system=ctx.ports.system_prompt(persona, ctx.building_id) if sees_context(node) else None,
+        response_schema=schema,
+        tools=[ToolSpec(**spec) for spec in ctx.ports.tool_specs(node.available_tools or [])],
+        persona_name=persona.get("name"),
+    )
+    memo = None if isinstance(node.memorize, bool) else node.memorize
+    memo_tags = list(memo.tags) if memo else []
+    targets = node.output_targets()
+    updates: dict[str, Any] = {}
+    if node.speak and schema is None and not request.tools:
+        parts: list[str] = []
+        for chunk in model.stream(request):
+            ctx.check_cancel()
+            parts.append(chunk)
+            emit(event("speak_chunk", delta=chunk, **ctx.base(node)))
+        text = "".join(parts)
+        # A speaking node is remembered once, as conversation; `memorize` adds its tags to that message.
+        speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_))
+        call = None
+    else:
+        result = model.generate(request)
+        for k in ("input_tokens", "output_tokens"):
+            ctx.usage[k] += int(result.usage.get(k, 0) or 0)
+        text = result.text
+        if schema is not None:
+            # Upstream stores structured output under the node id when no output_key is given.
+            updates[node.output_key or node.id] = result.data
+            for src, dest in (node.output_mapping or {}).items():
+                value = _field(result.data, src, node.output_key or node.id)
+                if value is _ABSENT:
+                    raise PlaybookError(f"the model's answer has no field {src!r} for output_mapping",
+                                        playbook=ctx.playbook, node=node.id, field="output_mapping")
+                updates[dest] = value
+        call = None
+        if result.tool_calls:
+            first = dict(result.tool_calls[0])
+            # `arguments` is ours, `args` upstream's (`{call_source}.args`): both name the same object.
+            call = {**first, "args": first.get("arguments", {})}
+        if request.tools:
+            # Upstream's flags after a tool-offering llm node (its playbooks branch on them).
+            updates["tool_called"] = call is not None
+            updates["has_speak_content"] = call is None and bool(text)
+            if not targets:
+                updates["tool_call"] = call
+                updates["tool_name"] = call["name"] if call else ""
+                updates["tool_args"] = call["args"] if call else {}
+        if node.speak and text:
+            speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_))
+    if "text" in targets:
+        updates[targets["text"]] = text
+    if "function_call" in targets:
+        updates[targets["function_call"]] = call
+    if "thought" in targets:
+        updates[targets["thought"]] = ""  # no model here reports its thinking separately
+    ctx.messages += ([prompt] if prompt else []) + [Message(role="assistant", content=text)]
+    updates["last"] = text
+    if node.output_key and schema is None:
+        updates[node.output_key] = text
+    if node.memorize and not node.speak:
+        role = memo.role if memo else "assistant"
+        ctx.remember(role, text, memo_tags)
+        emit(event("memorize", text=text, tags=memo_tags, **ctx.base(node)))
+    return updates
+
+
+_ABSENT = object()
+
+
+def _field(data: Any, path: str, key: str) -> Any:
+    """An output_mapping source: a dotted path in the answer (upstream also allows `<output_key>.path`)."""
+    if path.startswith(f"{key}."):
+        path = path[len(key) + 1:]
+    cur = data
+    for part in path.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+            cur = cur[int(part)]
+        else:
+            return _ABSENT
+    return cur
