@@ -292,7 +292,10 @@ class ChronicleWorker:
         return reports
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            self.run_once()
+        # The first round waits too: a short CLI command that opens the world never starts a build.
+        while True:
             self._wake.wait(self.interval)
             self._wake.clear()
+            if self._stop.is_set():
+                return
+            self.run_once()

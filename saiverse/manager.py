@@ -16,13 +16,18 @@ from chat import ChatModel, LLMError
 from database.engine import Database
 from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
+from saiverse.chronicle import ChronicleStore
+from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
+from saiverse.context import ContextSource
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import resolve_model
 from saiverse.media import CheckedImage, InvalidImageError, check_image
+from saiverse.memopedia import MemopediaStore
 from saiverse.memory import MemoryRecord, SAIMemory
 from saiverse.playbooks import PlaybookCatalog
-from saiverse.pulse import PulseServices
+from saiverse.pulse import PulseServices, persona_context
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
+from saiverse.recall import recall
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
 from saiverse.settings import DEFAULT_LIGHTWEIGHT_MODEL, DEFAULT_VISION_MODEL, Settings
@@ -62,10 +67,18 @@ class SAIVerseManager:
         self.playbooks = PlaybookCatalog(self.db)
         self.schedules = ScheduleStore(self.db)
         self.admin = AdminService(self)
+        # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
+        self.memopedia = MemopediaStore(self.db)
+        self.chronicle = ChronicleStore(self.db)
+        self.context = ContextSource(self.db, self.memory, self.chronicle, self.memopedia,
+                                     default_budget=settings.context_tokens)
+        self.chronicle_builder = ChronicleBuilder(self.db, self.chronicle, self._summary_model)
+        self.chronicle_worker = ChronicleWorker(self.chronicle_builder, lambda: enabled_personas(self.db))
+        self.chronicle_worker.start()
         self.pulses = PulseController(PulseServices(
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self._model_for(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
-            router_playbooks=self.playbooks.router_callable,
+            router_playbooks=self.playbooks.router_callable, context=self.context,
         ))
         self._last_auto: dict[str, datetime] = {}
         from saiverse.production import ProductionService
@@ -77,6 +90,7 @@ class SAIVerseManager:
             seed_world(self.db, self.items)
 
     def close(self) -> None:
+        self.chronicle_worker.stop()
         self.pulses.shutdown()
         self.production.close()
         self.db.dispose()
@@ -219,10 +233,26 @@ class SAIVerseManager:
 
     # ---- memory ---------------------------------------------------------------------------
     def memory_messages(self, persona_id: str, *, search: str | None = None, limit: int = 200) -> list[MemoryRecord]:
+        """Messages oldest first; with `search`, recall hits of every kind (each with its `kind`)."""
         self.world.persona(persona_id)
         if search:
-            return self.memory.search(persona_id, search, limit=limit)
+            return self.recall(persona_id, search, limit=limit)  # type: ignore[return-value]
         return list(reversed(self.memory.list_messages(persona_id, limit=limit)))
+
+    def recall(self, persona_id: str, query: str, *, limit: int = 20,
+               exclude_pulse: str | None = None) -> list[dict[str, Any]]:
+        """Messages, Chronicle entries and Memopedia pages matching `query`, ranked with recency."""
+        return recall(self.memory, self.chronicle, self.memopedia, persona_id, query, limit=limit,
+                      exclude_pulse=exclude_pulse)
+
+    def _summary_model(self, persona_id: str) -> ChatModel:
+        """The model that writes a persona's Chronicle: its lightweight chain."""
+        return self._model_for(persona_context(self.world.persona(persona_id)), "lightweight")[0]
+
+    def build_chronicle(self, persona_id: str) -> dict[str, Any]:
+        """Write the persona's due Chronicle entries now (CLI `chronicle --build`)."""
+        self.world.persona(persona_id)
+        return self.chronicle_builder.build_due(persona_id).to_dict()
 
     # ---- pulses ---------------------------------------------------------------------------
     def cancel_pulses(self, building_id: str | None = None) -> int:

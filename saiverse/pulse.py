@@ -12,12 +12,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chat import ChatModel
+from chat import ChatModel, Message
 from database.engine import Database
+from saiverse.context import ContextSource, Snapshot, fit, token_counter
 from saiverse.memory import SAIMemory
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.playbook import Playbook
-from sea.ports import MemoryLine, PersonaContext
+from sea.ports import MemoryLine, PersonaContext, PromptContext
 
 ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
 ToolCaller = Callable[..., Any]
@@ -36,6 +37,8 @@ class PulseServices:
     tool_specs: Callable[[list[str]], list[dict[str, Any]]]
     playbook: Callable[[str], Playbook | None]
     router_playbooks: Callable[[], list[Playbook]]
+    context: ContextSource
+    """What a persona's memory offers a prompt (saiverse/context.py fits it to the budget)."""
 
 
 def persona_context(p: PersonaInfo) -> PersonaContext:
@@ -64,6 +67,7 @@ class PulseJournal:
     pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
     _stored: dict[tuple[str, int], list[MemoryLine]] = field(default_factory=dict)
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
+    _snapshots: dict[str, tuple[Snapshot, list[Message]]] = field(default_factory=dict)
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         return self.services.resolve_model(persona, model_type)
@@ -89,6 +93,25 @@ class PulseJournal:
             for pid, role, content, tags in self.pending_memory if pid == persona_id
         ]
         return lines
+
+    def prompt_context(
+        self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message]
+    ) -> PromptContext:
+        persona_id = persona["persona_id"]
+        if persona_id not in self._snapshots:
+            # Stored memory does not change during the pulse (its own writes wait in the journal).
+            own = self.services.memory.list_messages(persona_id, tag=f"pulse:{self.pulse_id}", limit=200)
+            self._snapshots[persona_id] = (
+                self.services.context.snapshot(persona_id, self.pulse_id),
+                [Message(role=m["role"], content=m["content"]) for m in reversed(own)  # type: ignore[typeddict-item]
+                 if m["role"] in ("user", "assistant")],
+            )
+        snapshot, stored_own = self._snapshots[persona_id]
+        own = stored_own + [Message(role=role, content=content)  # type: ignore[typeddict-item]
+                            for pid, role, content, _tags in self.pending_memory
+                            if pid == persona_id and role in ("user", "assistant")]
+        fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, token_counter(model))
+        return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
         self.pending_history.append((building_id, persona, text))

@@ -77,6 +77,8 @@ class Settings:
     """Largest accepted upload."""
     max_upload_pixels: int = 40_000_000
     """Largest accepted image area (decompression-bomb guard)."""
+    context_tokens: int = 8_000
+    """Token budget of a prompt for personas without their own (`ai.CONTEXT_TOKENS`)."""
 
     @property
     def db_path(self) -> Path | None:
@@ -150,4 +152,12 @@ def load_settings(home: str | Path | None = None, *, env_file: str | Path | None
         request_timeout=float(env.get("SAIVERSE_REQUEST_TIMEOUT", "60") or 60),
         max_upload_bytes=_int(env, "SAIVERSE_MAX_UPLOAD_BYTES", 20 * 1024 * 1024),
         max_upload_pixels=_int(env, "SAIVERSE_MAX_UPLOAD_PIXELS", 40_000_000),
+        context_tokens=_context_tokens(env),
     )
+
+
+def _context_tokens(env: dict[str, str]) -> int:
+    value = _int(env, "SAIVERSE_CONTEXT_TOKENS", 8_000)
+    if value < 1_000:
+        raise ValueError(f"SAIVERSE_CONTEXT_TOKENS must be at least 1000, got {value}")
+    return value

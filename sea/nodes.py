@@ -98,20 +98,17 @@ def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> d
     model, notice = ctx.ports.model_for(persona, "vision" if seeing else node.model_type)
     if notice:
         emit(event("notice", text=notice, kind="model_fallback", **ctx.base(node)))
-    history: list[Message] = [
-        Message(role="user" if m["role"] == "user" else "assistant", content=m["content"])
-        for m in ctx.ports.recent_messages(persona["persona_id"], ctx.pulse_id)
-        if m["role"] in ("user", "assistant")
-    ]
     prompt: Message | None = None
     if node.action is not None:
         prompt = Message(role="user", content=as_text(render(node.action, vars_, playbook=ctx.playbook, node=node.id)))
     schema = node.response_schema
     if schema is not None:
         schema = prepare_schema(schema, ctx.ports.router_playbooks())
+    fitted = ctx.ports.prompt_context(persona, ctx.building_id, ctx.pulse_id, model,
+                                      ctx.messages + ([prompt] if prompt else []))
     request = ChatRequest(
-        messages=history + ctx.messages + ([prompt] if prompt else []),
-        system=ctx.ports.system_prompt(persona, ctx.building_id),
+        messages=fitted["messages"],
+        system=fitted["system"],
         response_schema=schema,
         tools=[ToolSpec(**spec) for spec in ctx.ports.tool_specs(node.available_tools or [])],
         persona_name=persona.get("name"),
@@ -124,11 +121,12 @@ def run_llm(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> d
             parts.append(chunk)
             emit(event("speak_chunk", delta=chunk, **ctx.base(node)))
         text = "".join(parts)
+        ctx.usage["input_tokens"] += fitted["input_tokens"]  # a stream reports no usage: the fitted count
         speak(ctx, node, text, emit)
     else:
         result = model.generate(request)
-        for k in ("input_tokens", "output_tokens"):
-            ctx.usage[k] += int(result.usage.get(k, 0) or 0)
+        ctx.usage["input_tokens"] += int(result.usage.get("input_tokens") or fitted["input_tokens"])
+        ctx.usage["output_tokens"] += int(result.usage.get("output_tokens", 0) or 0)
         text = result.text
         data = result.data
         if schema is not None:
