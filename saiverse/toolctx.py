@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from saiverse.chronicle import parse_day
 from saiverse.items import ItemInfo, ItemNotFoundError
 from saiverse.media import InvalidImageError
+from saiverse.memory_common import LongTermMemoryError
 from saiverse.patching import PatchError, apply_patch
 from saiverse.world import PersonaInfo
 from sea.events import event
@@ -150,3 +153,80 @@ class ManagerToolContext:
         state = "完了" if summary.finished else "中断"
         return (f"制作{state} (run {summary.run_id[:8]}): {len(done)}/{len(summary.plan)} 工程。"
                 f"できたもの: {'、'.join(made) or 'なし'}")
+
+    # ---- long-term memory: recall, Memopedia, Chronicle ----------------------------------------
+    @staticmethod
+    @contextmanager
+    def _memory_errors() -> Iterator[None]:
+        try:
+            yield
+        except LongTermMemoryError as exc:
+            raise ToolError(str(exc)) from exc
+
+    def recall(self, query: str, limit: int) -> list[dict[str, Any]]:
+        return self.manager.recall(self.persona_id, query, limit=limit, exclude_pulse=self.pulse_id)
+
+    def memopedia_search(self, query: str, category: str | None, limit: int) -> list[dict[str, Any]]:
+        with self._memory_errors():
+            return [p.to_dict() for p in self.manager.memopedia.search(self.persona_id, query, category=category,
+                                                                       limit=limit)]
+
+    def memopedia_page(self, page_id: str | None, title: str | None) -> dict[str, Any]:
+        store = self.manager.memopedia
+        with self._memory_errors():
+            page = store.find(self.persona_id, page_id=page_id, title=title)
+        if not page.is_root:
+            store.touch(self.persona_id, page.page_id)
+        return page.to_dict()
+
+    def memopedia_tree(self) -> list[dict[str, Any]]:
+        def node(n: dict[str, Any]) -> dict[str, Any]:
+            p = n["page"]
+            return {"page_id": p.page_id, "title": p.title, "summary": p.summary, "category": p.category,
+                    "problem": n["problem"], "children": [node(c) for c in n["children"]]}
+
+        return [node(n) for n in self.manager.memopedia.tree(self.persona_id)]
+
+    def memopedia_set_open(self, page_id: str, is_open: bool) -> dict[str, Any]:
+        with self._memory_errors():
+            return self.manager.memopedia.set_open(self.persona_id, page_id, is_open).to_dict()
+
+    def memopedia_save(self, title: str, summary: str, content: str, category: str | None,
+                       keywords: list[str] | None) -> tuple[dict[str, Any], bool]:
+        with self._memory_errors():
+            page, created = self.manager.memopedia.save_page(
+                self.persona_id, title, summary=summary, content=content, category=category, keywords=keywords)
+        return page.to_dict(), created
+
+    def memopedia_note(self, content: str, title: str, summary: str, category: str | None,
+                       keywords: list[str] | None, page_id: str) -> dict[str, Any]:
+        from datetime import date
+
+        with self._memory_errors():
+            return self.manager.memopedia.note(
+                self.persona_id, content, title=title, summary=summary, category=category, keywords=keywords,
+                page_id=page_id, day=date.today().isoformat()).to_dict()
+
+    def chronicle_search(self, query: str | None, start_date: str | None, end_date: str | None, level: int | None,
+                         limit: int) -> list[dict[str, Any]]:
+        with self._memory_errors():
+            start = parse_day(start_date, "start_date")
+            end = parse_day(end_date, "end_date", end=True)
+            found = self.manager.chronicle.search(self.persona_id, query, start=start, end=end, level=level,
+                                                  limit=limit)
+        return [e.to_dict() for e in found]
+
+    def chronicle_detail(self, entry_id: str, include_sources: bool, max_sources: int) -> dict[str, Any]:
+        store = self.manager.chronicle
+        with self._memory_errors():
+            entry = store.get(self.persona_id, entry_id)
+        if entry.problem:
+            raise ToolError(f"Chronicle エントリ {entry.entry_id} は壊れていて読めません: {entry.problem}")
+        out = entry.to_dict()
+        out["sources"] = []
+        if include_sources:
+            if entry.level == 1:
+                out["sources"] = store.source_messages(self.persona_id, entry, max_sources)
+            else:
+                out["sources"] = [c.to_dict() for c in store.children(self.persona_id, entry)]
+        return out

@@ -1,4 +1,4 @@
-"""memory_recall: search the persona's whole SAIMemory (relevance and recency).
+"""memory_recall: search the persona's whole memory — messages, Chronicle, Memopedia (relevance and recency).
 
 A query that matches nothing as written (a whole sentence, typically) is broken into its content
 words — runs of kanji, katakana and latin letters, minus very common ones — and messages are
@@ -30,17 +30,18 @@ def content_words(text: str) -> list[str]:
 
 
 def _search(ctx: ToolContext, query: str, limit: int) -> list[dict[str, Any]]:
-    hits = ctx.memory_search(query, limit)
+    hits = ctx.recall(query, limit)
     if hits:
         return hits
     words = content_words(query)
     if len(words) <= 1 and (not words or words[0] == query):
         return []
-    found: dict[int, tuple[int, float, dict[str, Any]]] = {}
+    found: dict[tuple[str, Any], tuple[int, float, dict[str, Any]]] = {}
     for w in words:
-        for h in ctx.memory_search(w, limit * 3):
-            count, score, _ = found.get(h["id"], (0, 0.0, h))
-            found[h["id"]] = (count + 1, max(score, float(h.get("score", 0.0))), h)
+        for h in ctx.recall(w, limit * 3):
+            key = (h.get("kind", "message"), h["id"])
+            count, score, _ = found.get(key, (0, 0.0, h))
+            found[key] = (count + 1, max(score, float(h.get("score", 0.0))), h)
     ranked = sorted(found.values(), key=lambda t: (t[0], t[1]), reverse=True)
     return [h for _, _, h in ranked[:limit]]
 
@@ -51,9 +52,10 @@ def memory_recall(
     query: Annotated[str, Field(description="Words to look for (space-separated terms must all match).")],
     limit: Annotated[int, Field(description="How many memories to return (1-20).")] = 5,
 ) -> str:
-    """Search your own long-term memory (SAIMemory) for messages about a topic. Japanese works.
+    """Search your own long-term memory for a topic: past messages, Chronicle summaries and Memopedia pages.
+    Japanese works.
 
-    Returns the best matching memories as dated lines, or a clear 'nothing found'.
+    Returns the best matching memories as dated lines marked with their kind, or a clear 'nothing found'.
     """
     query = query.strip()
     if not query:
@@ -67,5 +69,8 @@ def memory_recall(
         text = " ".join(str(h.get("content", "")).split())
         if len(text) > _SNIPPET:
             text = text[: _SNIPPET - 1] + "…"
-        lines.append(f"- [{str(h.get('created_at', ''))[:16]}] ({h.get('role', '')}) {text}")
+        kind = h.get("kind", "message")
+        labels = {"chronicle": f"あらすじ Lv.{h.get('level', 1)}", "memopedia": f"Memopedia「{h.get('title', '')}」"}
+        label = labels.get(kind, f"会話 {h.get('role', '')}")
+        lines.append(f"- [{str(h.get('created_at') or '')[:16].replace('T', ' ')}] ({label}) {text}")
     return "\n".join(lines)
