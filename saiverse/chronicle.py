@@ -147,11 +147,16 @@ class ChronicleStore:
         """The newest unconsolidated, readable entries of each level, newest first: what a prompt's
         summary of the past is chosen from. Each level is read from its index, so it stays fast
         however many entries there are."""
+        found: list[Entry] = []
         with self.db.engine.connect() as conn:
-            top = conn.execute(text("SELECT max(LEVEL) FROM chronicle_entry WHERE PERSONA_ID = :p"),
-                               {"p": persona_id}).scalar()
-            found: list[Entry] = []
-            for level in range(1, int(top or 0) + 1):
+            level = 0
+            for _ in range(32):
+                # The next level present, by an index seek (an imported non-integer LEVEL is skipped).
+                level = conn.execute(text(
+                    "SELECT min(LEVEL) FROM chronicle_entry WHERE PERSONA_ID = :p AND LEVEL > :lv "
+                    "AND typeof(LEVEL) = 'integer'"), {"p": persona_id, "lv": level}).scalar()
+                if level is None:
+                    break
                 found += self._select(conn, persona_id, "AND LEVEL = :lv", {"lv": level, "n": per_level},
                                       "ORDER BY END_TIME DESC LIMIT :n")
         usable = [e for e in found if not e.is_consolidated and e.problem is None and e.end is not None]

@@ -264,6 +264,7 @@ class ChronicleWorker:
 
     def start(self) -> None:
         if self._thread is None:
+            self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="chronicle", daemon=True)
             self._thread.start()
 

@@ -19,11 +19,14 @@ from chat import ChatModel, ChatRequest, Message
 from saiverse.chronicle import Entry
 from saiverse.memory_common import parse_time
 
-_WORDS = re.compile(r"[\u4e00-\u9fff々]{2,}|[\u30a1-\u30faー]{2,}|[A-Za-z][A-Za-z0-9]{2,}")
+_WORDS = re.compile(r"[\u4e00-\u9fff々]{2,}|(?<![\u4e00-\u9fff々])[\u4e00-\u9fff](?=[のはがをにとも])"
+                    r"|[\u30a1-\u30faー]{2,}|[A-Za-z][A-Za-z0-9]{2,}")
+"""Content words: kanji compounds, a single kanji used as a noun (猫の, 猫は), katakana words, latin words."""
 _NOISE = re.compile(r"<system>.*?</system>|<[^>]+>|（[^（）]*）|\([^()]*\)", re.S)
 _STOP = frozenset(
     "今日 明日 昨日 今回 自分 本当 時間 大丈夫 一緒 場合 感じ 何か 少し 質問 言葉 気持 今度 最近 全部 結果 "
-    "お願い ありがとう よろしく 了解 オフライン モデル 応答 ユーザー the and you for with that this are was".split()
+    "お願い ありがとう よろしく 了解 オフライン モデル 応答 ユーザー the and you for with that this are was "
+    "私 僕 俺 君 何 話 前 後 時 事 物 方 人 今 次 気 中 上 下 先 所 他 例 度 数 回 分 点 頃 件 日 年 月".split()
 )
 """Words too common to say what a conversation was about."""
 QUOTE_CHARS = 24
