@@ -50,6 +50,10 @@ MESSAGE_OVERHEAD = 4
 """Tokens a provider spends on each message's role and separators."""
 MIN_PIECE = 48
 """A message is shortened only when at least this many tokens of it can stay."""
+MARGIN = 16
+"""Tokens kept free for the separators joining the pieces and the rounding of counting them apart."""
+NOTE_COST = 48
+"""Tokens kept free for the line that says how many of the pulse's older messages were left out."""
 HISTORY_PAGE = 60
 MAX_HISTORY = 400
 OPEN_PAGE_CHARS = 2_000
@@ -202,21 +206,29 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     out = Fitted(system="", messages=[], input_tokens=0)
     system = shorten(system_prompt, int(budget * SYSTEM_SHARE), tokens)
     out.shortened += system != system_prompt
-    left = budget - tokens(system)
+    left = budget - MARGIN - tokens(system)
     memory_waits = bool(snapshot.history or snapshot.chronicle or snapshot.core)
     room = int(left * OWN_SHARE) if memory_waits else left
 
     kept_own: list[Message] = []
+    costs = [tokens(m.get("content") or "") + MESSAGE_OVERHEAD for m in own]
+    older = [0]
+    for c in costs:
+        older.append(older[-1] + c)  # older[i]: what own[:i] costs as it is
     for i in range(len(own) - 1, -1, -1):
         msg = own[i]
+        if costs[i] + older[i] <= room:  # this one and all older ones fit as they are
+            kept_own += [_message(m.get("role", "user"), m.get("content") or "", m) for m in reversed(own[:i + 1])]
+            room -= costs[i] + older[i]
+            break
+        # Room for the note that names what is left out stays free while older messages remain.
+        avail = room - MESSAGE_OVERHEAD - (NOTE_COST if i else 0)
         body = msg.get("content") or ""
-        avail = room - MESSAGE_OVERHEAD
         if tokens(body) > avail:
             if avail < MIN_PIECE:
                 note = f"（このやりとりの前半 {i + 1} 件のメッセージは長さの都合で省きました）"
                 kept_own.append(_message("user", note))
                 out.omitted_own = i + 1
-                room -= tokens(kept_own[-1]["content"]) + MESSAGE_OVERHEAD
                 break
             body = shorten(body, avail, tokens)
             out.shortened += 1
@@ -227,7 +239,9 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     core = shorten(snapshot.core, int(budget * CORE_SHARE), tokens) if snapshot.core else ""
     left -= tokens(core)
     lines = {e.entry_id: f"- [{span(e.start, e.end)}] {e.content}" for e in snapshot.chronicle}
-    reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()))
+    header = "## これまでのあらすじ（Chronicle）"
+    frame = tokens(header) + NOTE_COST  # the header and a possible gap note
+    reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else 0
 
     kept_history: list[Line] = []
     hist_room = left - reserve
@@ -252,8 +266,7 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     if cut:
         oldest_kept = kept_history[-1].created if kept_history else None
         chosen: list[Entry] = []
-        header = "## これまでのあらすじ（Chronicle）"
-        left -= tokens(header) + 60  # the header and a possible gap note
+        left -= frame
         for e in snapshot.chronicle:
             if oldest_kept is not None and (e.start or e.end or datetime.min) >= oldest_kept:
                 continue
