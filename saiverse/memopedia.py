@@ -296,7 +296,8 @@ class MemopediaStore:
         if existing is None:
             return self.create(persona_id, title, summary=summary, content=content, category=cat, keywords=keywords,
                                vividness="vivid", source=source), True
-        return self.update(persona_id, existing.page_id, summary=summary, content=content,
+        # What the caller left empty keeps its value (a model that only rewrites the body, say).
+        return self.update(persona_id, existing.page_id, summary=summary or None, content=content or None,
                            keywords=keywords if keywords else None, vividness="vivid", source=source), False
 
     def note(
