@@ -105,6 +105,8 @@ class ChronicleStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.writes = 0
+        """Entries written through this process (builders count them; prompt snapshots watch it)."""
 
     def _select(self, conn: Connection, persona_id: str, where: str = "", args: dict[str, Any] | None = None,
                 tail: str = "") -> list[Entry]:
@@ -143,10 +145,11 @@ class ChronicleStore:
                 f"Chronicle にエントリ {entry_id!r} はありません。chronicle_search で探してください。")
         return found[0]
 
-    def context_candidates(self, persona_id: str, *, per_level: int = 30) -> list[Entry]:
+    def context_candidates(self, persona_id: str, *, per_level: int = 12) -> list[Entry]:
         """The newest unconsolidated, readable entries of each level, newest first: what a prompt's
-        summary of the past is chosen from. Each level is read from its index, so it stays fast
-        however many entries there are."""
+        summary of the past is chosen from. Each level is read newest first from its index and
+        stops at `per_level`, so it stays fast however many entries there are; source ids are
+        checked in SQL (`json_valid`) and not read."""
         found: list[Entry] = []
         with self.db.engine.connect() as conn:
             level = 0
@@ -157,9 +160,13 @@ class ChronicleStore:
                     "AND typeof(LEVEL) = 'integer'"), {"p": persona_id, "lv": level}).scalar()
                 if level is None:
                     break
-                found += self._select(conn, persona_id, "AND LEVEL = :lv", {"lv": level, "n": per_level},
-                                      "ORDER BY END_TIME DESC LIMIT :n")
-        usable = [e for e in found if not e.is_consolidated and e.problem is None and e.end is not None]
+                rows = conn.execute(text(
+                    "SELECT ENTRY_ID, LEVEL, CONTENT, '[]', START_TIME, END_TIME, SOURCE_COUNT, MESSAGE_COUNT, "
+                    "PARENT_ID, IS_CONSOLIDATED, CREATED_AT FROM chronicle_entry WHERE PERSONA_ID = :p AND LEVEL = :lv "
+                    "AND IS_CONSOLIDATED = 0 AND json_valid(SOURCE_IDS) AND json_type(SOURCE_IDS) = 'array' "
+                    "ORDER BY END_TIME DESC LIMIT :n"), {"p": persona_id, "lv": level, "n": per_level})
+                found += map(entry_from_row, rows)
+        usable = [e for e in found if e.problem is None and e.end is not None]
         return sorted(usable, key=lambda e: e.end or datetime.min, reverse=True)
 
     def search(self, persona_id: str, query: str | None = None, *, start: datetime | None = None,

@@ -244,6 +244,7 @@ class ChronicleBuilder:
                     entry = self._write_group(persona_id, group, self._summary(persona_id, entries=group))
             except _Moved:
                 continue
+            self.store.writes += 1
             report.created.append({"entry_id": entry.entry_id, "level": entry.level,
                                    "message_count": entry.message_count})
         return report

@@ -26,18 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
-
-from sqlalchemy import text
 
 from chat import ChatModel, Message, TokenCounter
-from database.engine import Database
-from saiverse.chronicle import ChronicleStore, Entry
+from saiverse.chronicle import Entry
 from saiverse.chronicle_summary import span
 from saiverse.llm.offline import estimate_tokens
-from saiverse.memopedia import CATEGORIES, MemopediaStore
-from saiverse.memory import SAIMemory
-from saiverse.memory_common import parse_time
 
 DEFAULT_CONTEXT_TOKENS = 8_000
 MIN_CONTEXT_TOKENS = 1_000
@@ -54,9 +47,6 @@ MARGIN = 16
 """Tokens kept free for the separators joining the pieces and the rounding of counting them apart."""
 NOTE_COST = 48
 """Tokens kept free for the line that says how many of the pulse's older messages were left out."""
-HISTORY_PAGE = 60
-MAX_HISTORY = 400
-OPEN_PAGE_CHARS = 2_000
 
 Counter = Callable[[str], int]
 
@@ -94,6 +84,7 @@ class Line:
     role: str
     content: str
     created: datetime | None = None
+    pulse_id: str | None = None
 
 
 @dataclass
@@ -125,65 +116,6 @@ class Fitted:
     """Messages (or the system prompt) shortened with a marker."""
     omitted_own: int = 0
     """Older messages of the pulse replaced by a one-line note."""
-
-
-def _memo_core(store: MemopediaStore, persona_id: str) -> str:
-    listed, opened = store.core(persona_id)
-    if not listed and not opened:
-        return ""
-    lines = ["## 覚えていること（Memopedia）"]
-    for p in listed:
-        mark = "★" if p.is_important or p.is_trunk else ""
-        cat = CATEGORIES.get(p.category, ("", p.category, ""))[1]
-        lines.append(f"- {mark}[{cat}] {p.title}: {p.summary or p.content[:60]}")
-    lines.append("（ページの全文は memopedia_get_page で読めます）")
-    for p in opened:
-        body = p.content if len(p.content) <= OPEN_PAGE_CHARS else p.content[:OPEN_PAGE_CHARS] + "…"
-        lines.append(f"\n### 開いているページ「{p.title}」\n{p.summary}\n{body}".rstrip())
-    return "\n".join(lines)
-
-
-class ContextSource:
-    """Reads what a persona's memory offers a prompt: budget, recent conversation, Chronicle, Memopedia."""
-
-    def __init__(self, db: Database, memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore,
-                 *, default_budget: int = DEFAULT_CONTEXT_TOKENS) -> None:
-        self.db = db
-        self.memory = memory
-        self.chronicle = chronicle
-        self.memopedia = memopedia
-        self.default_budget = default_budget
-
-    def budget(self, persona_id: str) -> int:
-        """The persona's CONTEXT_TOKENS, else the default; never below MIN_CONTEXT_TOKENS."""
-        with self.db.engine.connect() as conn:
-            own = conn.execute(text("SELECT CONTEXT_TOKENS FROM ai WHERE AIID = :p"), {"p": persona_id}).scalar()
-        value = own if isinstance(own, int) and own > 0 else self.default_budget
-        return max(int(value), MIN_CONTEXT_TOKENS)
-
-    def snapshot(self, persona_id: str, pulse_id: str | None = None) -> Snapshot:
-        """Everything stored that a prompt of this pulse may use (the pulse's own messages excluded)."""
-        snap = Snapshot(budget=self.budget(persona_id))
-        newest_first: list[Line] = []
-        tokens, before = 0, None
-        while len(newest_first) < MAX_HISTORY and snap.older is None:
-            page = self.memory.list_messages(persona_id, tag="conversation", limit=HISTORY_PAGE, before_id=before)
-            for rec in page:
-                if pulse_id and rec.get("pulse_id") == pulse_id or rec["role"] not in ("user", "assistant"):
-                    continue
-                line = Line(rec["role"], rec["content"], parse_time(rec["created_at"]))
-                if tokens >= snap.budget:
-                    snap.older = line.created or datetime.min
-                    break
-                newest_first.append(line)
-                tokens += estimate_tokens(line.content) + MESSAGE_OVERHEAD
-            if len(page) < HISTORY_PAGE:
-                break
-            before = page[-1]["id"]
-        snap.history = newest_first[::-1]
-        snap.chronicle = self.chronicle.context_candidates(persona_id)
-        snap.core = _memo_core(self.memopedia, persona_id)
-        return snap
 
 
 def _message(role: str, content: str, like: Message | None = None) -> Message:
@@ -288,9 +220,3 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     out.messages = [_message(h.role, h.content) for h in reversed(kept_history)] + kept_own[::-1]
     out.input_tokens = tokens(out.system) + sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in out.messages)
     return out
-
-
-def describe(fitted: Fitted) -> dict[str, Any]:
-    """What a prompt was made of, for logs and the CLI (no message text)."""
-    return {"input_tokens": fitted.input_tokens, "verbatim": fitted.verbatim, "chronicle": len(fitted.chronicle_ids),
-            "shortened": fitted.shortened, "omitted_own": fitted.omitted_own}

@@ -18,7 +18,7 @@ from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
 from saiverse.chronicle import ChronicleStore
 from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
-from saiverse.context import ContextSource
+from saiverse.context_source import ContextSource
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import resolve_model
 from saiverse.media import CheckedImage, InvalidImageError, check_image
@@ -70,8 +70,7 @@ class SAIVerseManager:
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
         self.chronicle = ChronicleStore(self.db)
-        self.context = ContextSource(self.db, self.memory, self.chronicle, self.memopedia,
-                                     default_budget=settings.context_tokens)
+        self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens)
         self.chronicle_builder = ChronicleBuilder(self.db, self.chronicle, self._summary_model)
         self.chronicle_worker = ChronicleWorker(self.chronicle_builder, lambda: enabled_personas(self.db))
         self.chronicle_worker.start()

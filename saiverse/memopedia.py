@@ -43,6 +43,8 @@ class MemopediaStore:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self.writes = 0
+        """Changes made through this store (prompt snapshots watch it)."""
 
     # ---- reading ------------------------------------------------------------------------------
     def _rows(self, conn: Connection, persona_id: str, where: str = "",
@@ -159,10 +161,14 @@ class MemopediaStore:
         """(pages every prompt mentions, pages open in the thread): trunk and important pages first,
         then the most recently referenced or updated ones, up to `limit`."""
         thread = thread_id or default_thread(persona_id)
+        # Listed pages carry only the first 80 characters of their body: a prompt shows one line each.
+        cols = PAGE_COLUMNS.replace("CONTENT", "substr(CONTENT, 1, 80)")
         with self.db.engine.connect() as conn:
-            listed = self._rows(conn, persona_id, f"{_LIVE} ORDER BY IS_TRUNK DESC, IS_IMPORTANT DESC, "
-                                "max(coalesce(LAST_REFERENCED_AT, ''), coalesce(UPDATED_AT, '')) DESC LIMIT :n",
-                                {"n": limit})
+            listed = [page_from_row(r) for r in conn.execute(text(
+                f"SELECT {cols} FROM memopedia_page WHERE PERSONA_ID = :p {_LIVE} "
+                "ORDER BY IS_TRUNK DESC, IS_IMPORTANT DESC, "
+                "max(coalesce(LAST_REFERENCED_AT, ''), coalesce(UPDATED_AT, '')) DESC LIMIT :n"),
+                {"p": persona_id, "n": limit})]
             opened = self._rows(conn, persona_id, "AND IS_DELETED = 0 AND PAGE_ID IN (SELECT PAGE_ID FROM "
                                 "memopedia_page_state WHERE PERSONA_ID = :p AND THREAD_ID = :th AND IS_OPEN = 1)",
                                 {"th": thread})
@@ -238,6 +244,7 @@ class MemopediaStore:
                  "c": content, "cat": cat, "k": json.dumps(kws, ensure_ascii=False), "v": vividness,
                  "imp": int(is_important), "now": now})
             self._log(s, persona_id, None, page, "create", source)
+        self.writes += 1
         return page
 
     def update(
@@ -284,6 +291,7 @@ class MemopediaStore:
                     "WHERE PERSONA_ID = :p AND PAGE_ID IN (SELECT id FROM sub)"),
                     {"p": persona_id, "id": page_id, "cat": after.category})
             self._log(s, persona_id, before, after, edit_type, source)
+        self.writes += 1
         return after
 
     def save_page(
@@ -332,6 +340,7 @@ class MemopediaStore:
                 "DO UPDATE SET IS_OPEN = :o, OPENED_AT = CASE WHEN :o = 1 THEN :now ELSE OPENED_AT END"),
                 {"p": persona_id, "th": thread_id or default_thread(persona_id), "id": page.page_id,
                  "o": int(is_open), "now": now})
+        self.writes += 1
         self.touch(persona_id, page.page_id)
         return page
 

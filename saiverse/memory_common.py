@@ -31,6 +31,12 @@ def parse_time(raw: Any) -> datetime | None:
     empty or unreadable."""
     if raw is None or raw == "":
         return None
+    if isinstance(raw, str) and raw[:1] != "-" and not raw.isdigit():
+        try:  # the common case, first: our own naive-UTC text
+            value = datetime.fromisoformat(raw)
+            return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+        except ValueError:
+            pass
     if isinstance(raw, datetime):
         return raw.astimezone(UTC).replace(tzinfo=None) if raw.tzinfo else raw
     if isinstance(raw, (int, float)) or (isinstance(raw, str) and raw.strip().lstrip("-").isdigit()):

@@ -14,7 +14,8 @@ from typing import Any
 
 from chat import ChatModel, Message
 from database.engine import Database
-from saiverse.context import ContextSource, Snapshot, fit, token_counter
+from saiverse.context import Snapshot, fit, token_counter
+from saiverse.context_source import ContextSource
 from saiverse.memory import SAIMemory
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.playbook import Playbook

@@ -167,3 +167,24 @@ def test_the_model_sees_memopedia_and_chronicle(manager: SAIVerseManager, monkey
     assert "## これまでのあらすじ（Chronicle）" in request.system and "ミナはユーザーと「" in request.system
     assert request.messages[-2]["content"] == "こんにちは、覚えてる？" or any(
         m["content"] == "こんにちは、覚えてる？" for m in request.messages)
+
+
+def test_snapshots_follow_new_messages_and_memory_writes(manager: SAIVerseManager) -> None:
+    with manager.db.session() as s:
+        s.execute(text("UPDATE ai SET CONTEXT_TOKENS = 1000 WHERE AIID = :p"), {"p": P})
+    converse(manager, 40, length=200)
+    source = manager.context
+    first = source.snapshot(P)
+    assert first.older is not None and 3 < len(first.history) < 40
+    talk = "新しい話題: 天体望遠鏡" + "。星がよく見える" * 40
+    newest = manager.memory.add(P, "user", talk, tags=["conversation"], pulse_id="p-now")
+    second = source.snapshot(P)
+    assert second.history[-1].content == talk
+    assert second.history[0].created > first.history[0].created  # the oldest line left to keep the budget
+    assert all(h.content != newest["content"] for h in source.snapshot(P, "p-now").history)  # the pulse's own
+    assert second.core == ""
+    manager.memopedia.create(P, "望遠鏡", summary="屋上にある。")
+    assert "望遠鏡: 屋上にある。" in source.snapshot(P).core
+    converse(manager, 30, length=50, start=datetime(2026, 2, 1))
+    manager.build_chronicle(P)
+    assert source.snapshot(P).chronicle  # the entries just written are offered at once
