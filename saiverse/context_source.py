@@ -85,6 +85,14 @@ class ContextSource:
         value = own if isinstance(own, int) and own > 0 else self.default_budget
         return max(int(value), MIN_CONTEXT_TOKENS)
 
+    def forget(self, persona_id: str | None = None) -> None:
+        """Drop the kept snapshot of one persona (or all): the next one is read in full."""
+        with self._lock:
+            if persona_id is None:
+                self._kept.clear()
+            else:
+                self._kept.pop(persona_id, None)
+
     def snapshot(self, persona_id: str, pulse_id: str | None = None) -> Snapshot:
         """Everything stored that a prompt of this pulse may use (the pulse's own messages excluded)."""
         version = (self.chronicle.writes, self.memopedia.writes)
