@@ -18,6 +18,7 @@ starts and stops; a pulse never waits for it.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import uuid
 from collections.abc import Callable
@@ -47,6 +48,7 @@ IDLE_FLUSH = timedelta(minutes=30)
 MIN_IDLE_BATCH = 10
 GROUP_SIZE = 10
 MAX_LEVEL = 8
+log = logging.getLogger(__name__)
 
 
 class _Moved(Exception):
@@ -291,6 +293,9 @@ class ChronicleWorker:
                 self.last_error.pop(persona_id, None)
             except (LLMError, LongTermMemoryError, SQLAlchemyError) as exc:
                 self.last_error[persona_id] = str(exc)
+            except Exception as exc:  # noqa: BLE001 - one persona's failure must not stop the worker
+                log.exception("Chronicle build for %s failed", persona_id)
+                self.last_error[persona_id] = f"{type(exc).__name__}: {exc}"
         return reports
 
     def _run(self) -> None:
