@@ -152,20 +152,24 @@ class ChronicleStore:
         checked in SQL (`json_valid`) and not read."""
         found: list[Entry] = []
         with self.db.engine.connect() as conn:
-            level = 0
+            level: Any = 0
             for _ in range(32):
-                # The next level present, by an index seek (an imported non-integer LEVEL is skipped).
+                # The next level present, by an index seek; SQLite sorts text after numbers, so an
+                # imported non-integer LEVEL ends the walk.
                 level = conn.execute(text(
-                    "SELECT min(LEVEL) FROM chronicle_entry WHERE PERSONA_ID = :p AND LEVEL > :lv "
-                    "AND typeof(LEVEL) = 'integer'"), {"p": persona_id, "lv": level}).scalar()
-                if level is None:
+                    "SELECT LEVEL FROM chronicle_entry WHERE PERSONA_ID = :p AND LEVEL > :lv ORDER BY LEVEL LIMIT 1"),
+                    {"p": persona_id, "lv": level}).scalar()
+                if not isinstance(level, int):
                     break
+                # The newest rows of the level only: entries are consolidated oldest first, so the open
+                # ones are among the newest, and the walk never goes through a long consolidated past.
                 rows = conn.execute(text(
                     "SELECT ENTRY_ID, LEVEL, CONTENT, '[]', START_TIME, END_TIME, SOURCE_COUNT, MESSAGE_COUNT, "
-                    "PARENT_ID, IS_CONSOLIDATED, CREATED_AT FROM chronicle_entry WHERE PERSONA_ID = :p AND LEVEL = :lv "
-                    "AND IS_CONSOLIDATED = 0 AND json_valid(SOURCE_IDS) AND json_type(SOURCE_IDS) = 'array' "
-                    "ORDER BY END_TIME DESC LIMIT :n"), {"p": persona_id, "lv": level, "n": per_level})
-                found += map(entry_from_row, rows)
+                    "PARENT_ID, IS_CONSOLIDATED, CREATED_AT, "
+                    "CASE WHEN json_valid(SOURCE_IDS) THEN json_type(SOURCE_IDS) = 'array' ELSE 0 END "
+                    "FROM chronicle_entry WHERE PERSONA_ID = :p AND LEVEL = :lv ORDER BY END_TIME DESC LIMIT :n"),
+                    {"p": persona_id, "lv": level, "n": per_level * 2})
+                found += [entry_from_row(r) for r in rows if r[11] and not r[9]][:per_level]
         usable = [e for e in found if e.problem is None and e.end is not None]
         return sorted(usable, key=lambda e: e.end or datetime.min, reverse=True)
 

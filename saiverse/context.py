@@ -65,10 +65,10 @@ def shorten(text_: str, limit: int, count: Counter) -> str:
         return text_
     keep = int(len(text_) * limit / max(total, 1) * 0.9)
     for _ in range(6):
-        marker = f"\n…（長いため約{len(text_) - max(keep, 0)}字を省略）…\n"
-        body = keep - len(marker)
+        body = keep - 24  # what the marker itself takes, about
         if body <= 0:
             break
+        marker = f"\n…（長いため約{len(text_) - body}字を省略）…\n"
         head = body * 2 // 3
         out = text_[:head] + marker + text_[len(text_) - (body - head):]
         if count(out) <= limit:
