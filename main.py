@@ -58,6 +58,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=200)
     p.add_argument("--json", action="store_true", help="print JSON lines (the default)")
 
+    p = sub.add_parser("chronicle", help="a persona's Chronicle entries, newest first (--build writes what is due)")
+    _add_home(p)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--build", action="store_true", help="first write the entries that are due")
+    p.add_argument("--level", type=int, help="only this level")
+    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = sub.add_parser("memopedia", help="a persona's Memopedia pages, or one page with its history")
+    _add_home(p)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--page", help="title (or id) of the page to print")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
     p = sub.add_parser("items", help="items of a building")
     _add_home(p)
     p.add_argument("--building", required=True)
@@ -204,6 +218,11 @@ def run(args: argparse.Namespace) -> int:
             for rec in manager.memory_messages(args.persona, search=args.search, limit=args.limit):
                 _print_json(rec)
             return 0
+        if cmd in ("chronicle", "memopedia"):
+            from saiverse.memory_cli import chronicle_command, memopedia_command
+
+            command = chronicle_command if cmd == "chronicle" else memopedia_command
+            return command(manager, args, _print_json)
         if cmd == "items":
             building = manager.world.building(args.building)
             rows = [i.to_dict() for i in manager.items.list_owned("building", building.building_id)]

@@ -4,6 +4,20 @@ Like langgraph's `checkpoint.base`, this is an interface package: `sea/` depends
 providers in `saiverse/llm/` implement it.
 """
 
-from chat.base import ChatModel, ChatRequest, ChatResult, LLMError, Message, Role, ToolCall, ToolSpec, Usage
+from chat.base import (
+    ChatModel,
+    ChatRequest,
+    ChatResult,
+    LLMError,
+    Message,
+    Role,
+    TokenCounter,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 
-__all__ = ["ChatModel", "ChatRequest", "ChatResult", "LLMError", "Message", "Role", "ToolCall", "ToolSpec", "Usage"]
+__all__ = [
+    "ChatModel", "ChatRequest", "ChatResult", "LLMError", "Message", "Role", "TokenCounter", "ToolCall", "ToolSpec",
+    "Usage",
+]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, TypedDict
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
 """Who said a message in a model conversation."""
@@ -120,4 +120,16 @@ class ChatModel(Protocol):
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Draw an image for `prompt`; returns (bytes, mime type)."""
+        ...
+
+    # Optional: a provider with its own tokenizer also implements `TokenCounter.count_tokens`;
+    # callers check with `isinstance(model, TokenCounter)` and estimate otherwise.
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """The optional part of `ChatModel`: counting tokens with the provider's own tokenizer."""
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens `text` is for this model (locally: no network call)."""
         ...

@@ -19,16 +19,21 @@ from database.engine import Database
 from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
 from saiverse.aspect import crop_to_ratio
+from saiverse.chronicle import ChronicleStore
+from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
+from saiverse.context_source import ContextSource
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
 from saiverse.media import CheckedImage, InvalidImageError, check_image
+from saiverse.memopedia import MemopediaStore
 from saiverse.memory import MemoryRecord, SAIMemory
 from saiverse.pdf import check_pdf, is_pdf
 from saiverse.playbooks import PlaybookCatalog
 from saiverse.production import ProductionService
 from saiverse.pulse import ModelResolver, PulseServices, persona_context
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
+from saiverse.recall import recall
 from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
@@ -76,10 +81,17 @@ class SAIVerseManager:
         """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
         a scripted model here."""
         self.admin = AdminService(self.db, self.world, self.settings_store)
+        # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
+        self.memopedia = MemopediaStore(self.db)
+        self.chronicle = ChronicleStore(self.db)
+        self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens)
+        self.chronicle_builder = ChronicleBuilder(self.db, self.chronicle, self._summary_model)
+        self.chronicle_worker = ChronicleWorker(self.chronicle_builder, lambda: enabled_personas(self.db))
+        self.chronicle_worker.start()
         self.pulses = PulseController(PulseServices(
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
-            router_playbooks=self.playbooks.router_callable,
+            router_playbooks=self.playbooks.router_callable, context=self.context,
         ))
         self._last_auto: dict[str, datetime] = {}
         self.production = ProductionService(
@@ -92,7 +104,7 @@ class SAIVerseManager:
             add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
             create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
             router_playbooks=self.playbooks.router_callable, router_listing=self.playbooks.router_listing,
-            pulse_kind=self._pulse_kind,
+            pulse_kind=self._pulse_kind, recall=self.recall, memopedia=self.memopedia, chronicle=self.chronicle,
         )
         """What tool calls reach (saiverse/toolctx.py); built once."""
         self.autonomous = False
@@ -106,6 +118,7 @@ class SAIVerseManager:
         return self.settings_store.current
 
     def close(self) -> None:
+        self.chronicle_worker.stop()
         self.pulses.shutdown()
         self.production.close()
         self.db.dispose()
@@ -265,10 +278,26 @@ class SAIVerseManager:
 
     # ---- memory ---------------------------------------------------------------------------
     def memory_messages(self, persona_id: str, *, search: str | None = None, limit: int = 200) -> list[MemoryRecord]:
+        """Messages oldest first; with `search`, recall hits of every kind (each with its `kind`)."""
         self.world.persona(persona_id)
         if search:
-            return self.memory.search(persona_id, search, limit=limit)
+            return self.recall(persona_id, search, limit=limit)  # type: ignore[return-value]
         return list(reversed(self.memory.list_messages(persona_id, limit=limit)))
+
+    def recall(self, persona_id: str, query: str, *, limit: int = 20,
+               exclude_pulse: str | None = None) -> list[dict[str, Any]]:
+        """Messages, Chronicle entries and Memopedia pages matching `query`, ranked with recency."""
+        return recall(self.memory, self.chronicle, self.memopedia, persona_id, query, limit=limit,
+                      exclude_pulse=exclude_pulse)
+
+    def _summary_model(self, persona_id: str) -> ChatModel:
+        """The model that writes a persona's Chronicle: its lightweight chain."""
+        return self.models(persona_context(self.world.persona(persona_id)), "lightweight")[0]
+
+    def build_chronicle(self, persona_id: str) -> dict[str, Any]:
+        """Write the persona's due Chronicle entries now (CLI `chronicle --build`)."""
+        self.world.persona(persona_id)
+        return self.chronicle_builder.build_due(persona_id).to_dict()
 
     # ---- pulses ---------------------------------------------------------------------------
     def cancel_pulses(self, building_id: str | None = None) -> int:

@@ -9,15 +9,18 @@ database transaction open keeps the SQLite write lock short while a model is thi
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from chat import ChatModel
+from chat import ChatModel, Message
 from database.engine import Database
+from saiverse.context import Snapshot, fit, token_counter
+from saiverse.context_source import ContextSource
 from saiverse.memory import SAIMemory
 from saiverse.world import BuildingInfo, PersonaInfo, World
+from sea.compat import shown_content, trim_history
 from sea.playbook import Playbook
-from sea.ports import MemoryLine, PersonaContext
+from sea.ports import MemoryLine, PersonaContext, PromptContext
 
 ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
 ToolCaller = Callable[..., Any]
@@ -36,6 +39,8 @@ class PulseServices:
     tool_specs: Callable[[list[str]], list[dict[str, Any]]]
     playbook: Callable[[str], Playbook | None]
     router_playbooks: Callable[[], list[Playbook]]
+    context: ContextSource
+    """What a persona's memory offers a prompt (saiverse/context.py fits it to the budget)."""
 
 
 def persona_context(p: PersonaInfo) -> PersonaContext:
@@ -64,6 +69,7 @@ class PulseJournal:
     pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
     _stored: dict[tuple[str, int], list[MemoryLine]] = field(default_factory=dict)
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
+    _snapshots: dict[str, tuple[Snapshot, list[Message]]] = field(default_factory=dict)
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         return self.services.resolve_model(persona, model_type)
@@ -89,6 +95,31 @@ class PulseJournal:
             for pid, role, content, tags in self.pending_memory if pid == persona_id
         ]
         return lines
+
+    def prompt_context(
+        self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],
+        *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None,
+    ) -> PromptContext:
+        persona_id = persona["persona_id"]
+        if persona_id not in self._snapshots:
+            # Stored memory does not change during the pulse (its own writes wait in the journal).
+            own = self.services.memory.list_messages(persona_id, tag=f"pulse:{self.pulse_id}", limit=200)
+            self._snapshots[persona_id] = (
+                self.services.context.snapshot(persona_id, self.pulse_id),
+                [MemoryLine(role=m["role"], content=m["content"], tags=m["tags"], pulse_id=self.pulse_id)
+                 for m in reversed(own) if m["role"] in ("user", "assistant")],
+            )
+        snapshot, stored_own = self._snapshots[persona_id]
+        lines = stored_own + [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
+                              for pid, role, content, tags in self.pending_memory
+                              if pid == persona_id and role in ("user", "assistant")]
+        own = [Message(role=line["role"], content=shown_content(line))  # type: ignore[typeddict-item]
+               for line in lines if not exclude_tags.intersection(line.get("tags") or [])]
+        if history_depth is not None:
+            kept = trim_history([{"content": line.content} for line in snapshot.history], history_depth)
+            snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
+        fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, token_counter(model))
+        return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
         self.pending_history.append((building_id, persona, text))

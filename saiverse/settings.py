@@ -66,6 +66,13 @@ def _text(value: str) -> str:
     return value
 
 
+def _context_tokens(value: str) -> int:
+    tokens = _int(value)
+    if tokens < 1000:
+        raise ValueError(f"must be at least 1000 (a prompt needs room for the system prompt), got {tokens}")
+    return tokens
+
+
 def _int(value: str) -> int:
     try:
         return int(value)
@@ -122,6 +129,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", _float),
     Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", _int),
     Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
+    Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", _context_tokens),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -166,6 +174,8 @@ class Settings:
     """Largest accepted upload."""
     max_upload_pixels: int = 40_000_000
     """Largest accepted image area (decompression-bomb guard)."""
+    context_tokens: int = 8_000
+    """Token budget of a prompt for personas without their own (`ai.CONTEXT_TOKENS`)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 

@@ -7,13 +7,17 @@ once — never the manager itself. Item access lives in `saiverse/toolctx_items.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
+from saiverse.chronicle import ChronicleStore, parse_day
 from saiverse.items import ItemInfo, ItemStore
+from saiverse.memopedia import MemopediaStore
 from saiverse.memory import SAIMemory
+from saiverse.memory_common import LongTermMemoryError
 from saiverse.pulse import persona_context, system_prompt_for
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.toolctx_items import ItemAccess
@@ -59,9 +63,15 @@ class ToolServices:
     summarize: Callable[[str, str | None], str]
     """(text, model name or None) → a short summary."""
     router_playbooks: Callable[[], list[Playbook]]
+    """Playbooks the router may choose."""
     router_listing: Callable[[], list[dict[str, Any]]]
     """The router's view of the playbooks (name, display name, description, keywords)."""
-    """Playbooks the router may choose."""
+    recall: Callable[..., list[dict[str, Any]]]
+    """(persona_id, query, limit=, exclude_pulse=) → messages, Chronicle entries and Memopedia pages, best first."""
+    memopedia: MemopediaStore
+    """Every persona's Memopedia."""
+    chronicle: ChronicleStore
+    """Every persona's Chronicle."""
     pulse_kind: Callable[[str], str | None]
     """pulse id → user / schedule / auto (None for an unknown pulse)."""
 
@@ -232,6 +242,83 @@ class ManagerToolContext(ItemAccess):
         state = "完了" if summary.finished else "中断"
         return (f"制作{state} (run {summary.run_id[:8]}): {len(done)}/{len(summary.plan)} 工程。"
                 f"できたもの: {'、'.join(made) or 'なし'}")
+
+    # ---- long-term memory: recall, Memopedia, Chronicle ----------------------------------------
+    @staticmethod
+    @contextmanager
+    def _memory_errors() -> Iterator[None]:
+        try:
+            yield
+        except LongTermMemoryError as exc:
+            raise ToolError(str(exc)) from exc
+
+    def recall(self, query: str, limit: int) -> list[dict[str, Any]]:
+        return self.services.recall(self.persona_id, query, limit=limit, exclude_pulse=self.pulse_id)
+
+    def memopedia_search(self, query: str, category: str | None, limit: int) -> list[dict[str, Any]]:
+        with self._memory_errors():
+            return [p.to_dict() for p in self.services.memopedia.search(self.persona_id, query, category=category,
+                                                                       limit=limit)]
+
+    def memopedia_page(self, page_id: str | None, title: str | None) -> dict[str, Any]:
+        store = self.services.memopedia
+        with self._memory_errors():
+            page = store.find(self.persona_id, page_id=page_id, title=title)
+        if not page.is_root:
+            store.touch(self.persona_id, page.page_id)
+        return page.to_dict()
+
+    def memopedia_tree(self) -> list[dict[str, Any]]:
+        def node(n: dict[str, Any]) -> dict[str, Any]:
+            p = n["page"]
+            return {"page_id": p.page_id, "title": p.title, "summary": p.summary, "category": p.category,
+                    "problem": n["problem"], "children": [node(c) for c in n["children"]]}
+
+        return [node(n) for n in self.services.memopedia.tree(self.persona_id)]
+
+    def memopedia_set_open(self, page_id: str, is_open: bool) -> dict[str, Any]:
+        with self._memory_errors():
+            return self.services.memopedia.set_open(self.persona_id, page_id, is_open).to_dict()
+
+    def memopedia_save(self, title: str, summary: str, content: str, category: str | None,
+                       keywords: list[str] | None) -> tuple[dict[str, Any], bool]:
+        with self._memory_errors():
+            page, created = self.services.memopedia.save_page(
+                self.persona_id, title, summary=summary, content=content, category=category, keywords=keywords)
+        return page.to_dict(), created
+
+    def memopedia_note(self, content: str, title: str, summary: str, category: str | None,
+                       keywords: list[str] | None, page_id: str) -> dict[str, Any]:
+        from datetime import date
+
+        with self._memory_errors():
+            return self.services.memopedia.note(
+                self.persona_id, content, title=title, summary=summary, category=category, keywords=keywords,
+                page_id=page_id, day=date.today().isoformat()).to_dict()
+
+    def chronicle_search(self, query: str | None, start_date: str | None, end_date: str | None, level: int | None,
+                         limit: int) -> list[dict[str, Any]]:
+        with self._memory_errors():
+            start = parse_day(start_date, "start_date")
+            end = parse_day(end_date, "end_date", end=True)
+            found = self.services.chronicle.search(self.persona_id, query, start=start, end=end, level=level,
+                                                  limit=limit)
+        return [e.to_dict() for e in found]
+
+    def chronicle_detail(self, entry_id: str, include_sources: bool, max_sources: int) -> dict[str, Any]:
+        store = self.services.chronicle
+        with self._memory_errors():
+            entry = store.get(self.persona_id, entry_id)
+        if entry.problem:
+            raise ToolError(f"Chronicle エントリ {entry.entry_id} は壊れていて読めません: {entry.problem}")
+        out = entry.to_dict()
+        out["sources"] = []
+        if include_sources:
+            if entry.level == 1:
+                out["sources"] = store.source_messages(self.persona_id, entry, max_sources)
+            else:
+                out["sources"] = [c.to_dict() for c in store.children(self.persona_id, entry)]
+        return out
 
     # ---- playbooks ----------------------------------------------------------------------------
     def router_playbooks(self) -> list[dict[str, Any]]:

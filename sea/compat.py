@@ -208,3 +208,14 @@ def playbook_listing(playbooks: Sequence[Playbook]) -> list[dict[str, Any]]:
          "keywords": list(pb.keywords)}
         for pb in sorted(playbooks, key=lambda p: p.name)
     ]
+
+
+def shown_content(line: Any) -> str:
+    """A playbook's result stored as a user message (upstream tags it `playbook_result` / `internal`)
+    is shown to the model as a `<system>` block, so it is not taken for something the user said."""
+    content = line["content"]
+    tags = set(line.get("tags") or [])
+    wrapped = content.lstrip().startswith("<system>")
+    if line["role"] == "user" and tags & {"playbook_result", "internal"} and not wrapped:
+        return f"<system>\n{content}\n</system>"
+    return content

@@ -5,38 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from chat import ChatRequest, Message, ToolSpec
-from sea.compat import add_playbook_enum, model_type, sees_context, trim_history
+from sea.compat import add_playbook_enum, model_type, sees_context
 from sea.events import event
 from sea.nodes import Emit, RunContext, metadata_of, speak
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.router import prepare_schema
 from sea.templates import as_text, render
-
-
-def _history(ctx: RunContext, pb: Playbook, node: Node) -> list[Message]:
-    """Conversation history for the model: none for upstream's isolated `worker` profiles; messages of
-    a finished Stelis session are left out; the playbook's `context_requirements.history_depth`."""
-    if not sees_context(node):
-        return []
-    closed = ctx.threads.closed
-    lines = [
-        Message(role="user" if m["role"] == "user" else "assistant", content=_shown(m))
-        for m in ctx.ports.recent_messages(ctx.persona["persona_id"], ctx.pulse_id)
-        if m["role"] in ("user", "assistant") and not closed.intersection(m.get("tags") or [])
-    ]
-    depth = (pb.context_requirements or {}).get("history_depth")
-    return trim_history(lines, depth) if depth is not None and not node.context_profile else lines
-
-
-def _shown(line: Any) -> str:
-    """A playbook's result stored as a user message (upstream tags it `playbook_result` / `internal`)
-    is shown to the model as a `<system>` block, so it is not taken for something the user said."""
-    content = line["content"]
-    tags = set(line.get("tags") or [])
-    wrapped = content.lstrip().startswith("<system>")
-    if line["role"] == "user" and tags & {"playbook_result", "internal"} and not wrapped:
-        return f"<system>\n{content}\n</system>"
-    return content
 
 
 def _schema(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> dict[str, Any] | None:
@@ -61,9 +35,19 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
         prompt = Message(role="user", content=as_text(render(node.action, vars_, playbook=ctx.playbook, node=node.id,
                                                                 keep=pb.text_placeholders)))
     schema = _schema(ctx, node, vars_)
+    pending = ctx.messages + ([prompt] if prompt else [])
+    if sees_context(node):
+        # Memory, history and the pulse's messages, fitted to the persona's token budget by the domain.
+        depth = (pb.context_requirements or {}).get("history_depth")
+        fitted = ctx.ports.prompt_context(
+            persona, ctx.building_id, ctx.pulse_id, model, pending, exclude_tags=frozenset(ctx.threads.closed),
+            history_depth=depth if not node.context_profile else None)
+        messages, system, fitted_tokens = fitted["messages"], fitted["system"], fitted["input_tokens"]
+    else:
+        messages, system, fitted_tokens = pending, None, 0  # upstream's isolated worker profiles see no history
     request = ChatRequest(
-        messages=_history(ctx, pb, node) + ctx.messages + ([prompt] if prompt else []),
-        system=ctx.ports.system_prompt(persona, ctx.building_id) if sees_context(node) else None,
+        messages=messages,
+        system=system,
         response_schema=schema,
         tools=[ToolSpec(**spec) for spec in ctx.ports.tool_specs(node.available_tools or [])],
         persona_name=persona.get("name"),
@@ -79,13 +63,14 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
             parts.append(chunk)
             emit(event("speak_chunk", delta=chunk, **ctx.base(node)))
         text = "".join(parts)
+        ctx.usage["input_tokens"] += fitted_tokens  # a stream reports no usage: the fitted count
         # A speaking node is remembered once, as conversation; `memorize` adds its tags to that message.
         speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_))
         call = None
     else:
         result = model.generate(request)
-        for k in ("input_tokens", "output_tokens"):
-            ctx.usage[k] += int(result.usage.get(k, 0) or 0)
+        ctx.usage["input_tokens"] += int(result.usage.get("input_tokens") or fitted_tokens)
+        ctx.usage["output_tokens"] += int(result.usage.get("output_tokens", 0) or 0)
         text = result.text
         if schema is not None:
             # Upstream stores structured output under the node id when no output_key is given.

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol, TypedDict
 
-from chat import ChatModel
+from chat import ChatModel, Message
 from sea.playbook import Playbook
 
 
@@ -39,6 +39,14 @@ class MemoryLine(TypedDict, total=False):
     pulse_id: str | None
 
 
+class PromptContext(TypedDict):
+    """One model call's prompt, fitted to the persona's token budget by the domain."""
+
+    system: str
+    messages: list[Message]
+    input_tokens: int
+
+
 class RuntimePorts(Protocol):
     """Effects and lookups a pulse may perform."""
 
@@ -54,6 +62,18 @@ class RuntimePorts(Protocol):
 
     def recent_messages(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
         """Recent `conversation` messages plus every message of this pulse, oldest first."""
+        ...
+
+    def prompt_context(
+        self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],
+        *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None,
+    ) -> PromptContext:
+        """System prompt and messages of a model call: memory and history within the persona's token
+        budget, then the pulse's messages and `pending` (this playbook run's exchanges and prompt).
+
+        Pulse messages carrying any of `exclude_tags` are left out (a finished Stelis session);
+        `history_depth` caps the stored conversation shown (upstream's `context_requirements` value:
+        `full`, `0`, `'Nmessages'` or a number of characters; `sea.compat.trim_history`)."""
         ...
 
     def post_to_building(

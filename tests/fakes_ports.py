@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from chat import ChatModel
+from chat import ChatModel, Message
 from saiverse.llm.offline import OfflineModel
 from sea.playbook import Playbook
-from sea.ports import MemoryLine, PersonaContext
+from sea.ports import MemoryLine, PersonaContext, PromptContext
 
 
 class FakePorts:
@@ -41,6 +41,17 @@ class FakePorts:
         chosen = talk + [m for m in mine if m["pulse_id"] == pulse_id]
         return [MemoryLine(role=m["role"], content=m["content"], tags=m["tags"], pulse_id=m["pulse_id"])
                 for m in sorted(chosen, key=mine.index)]
+
+    def prompt_context(self, persona: PersonaContext, building_id: str, pulse_id: str, model: Any,
+                       pending: list[Message], *, exclude_tags: frozenset[str] = frozenset(),
+                       history_depth: Any = None) -> PromptContext:
+        """No budget here: the recent messages as they are, then `pending` (the manager fits a budget)."""
+        lines = [m for m in self.recent_messages(persona["persona_id"], pulse_id)
+                 if m["role"] in ("user", "assistant") and not exclude_tags.intersection(m["tags"])]
+        messages = [Message(role=m["role"], content=m["content"]) for m in lines] + pending
+        system = self.system_prompt(persona, building_id)
+        tokens = len(system) + sum(len(m.get("content") or "") for m in messages)
+        return PromptContext(system=system, messages=messages, input_tokens=tokens)
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
         self.lines.append((building_id, persona["persona_id"], text))

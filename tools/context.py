@@ -195,6 +195,48 @@ class ToolContext(Protocol):
         """Run the production workflow for `request` to its end; returns a short report."""
         ...
 
+    # ---- long-term memory: recall, Memopedia and Chronicle of the persona ---------------------
+    # Bad input (unknown page or entry, a parent cycle, an over-long page) raises ToolError.
+    def recall(self, query: str, limit: int) -> list[dict[str, Any]]:
+        """Messages, Chronicle entries and Memopedia pages matching `query`, best first; each hit has
+        `kind` (message / chronicle / memopedia), `id`, `content`, `created_at`, `score`."""
+        ...
+
+    def memopedia_search(self, query: str, category: str | None, limit: int) -> list[dict[str, Any]]:
+        """Pages matching `query` (page_id, title, summary, content, category, keywords)."""
+        ...
+
+    def memopedia_page(self, page_id: str | None, title: str | None) -> dict[str, Any]:
+        """One page by id or exact title, with `updated_at`; looking at it counts as a reference."""
+        ...
+
+    def memopedia_tree(self) -> list[dict[str, Any]]:
+        """The three roots with their pages: nodes {page_id, title, summary, category, children, problem}."""
+        ...
+
+    def memopedia_set_open(self, page_id: str, is_open: bool) -> dict[str, Any]:
+        """Open (its body joins the persona's prompts) or close a page in the persona's thread."""
+        ...
+
+    def memopedia_save(self, title: str, summary: str, content: str, category: str | None,
+                       keywords: list[str] | None) -> tuple[dict[str, Any], bool]:
+        """Create or update (same title in the category) a page; returns (page, created)."""
+        ...
+
+    def memopedia_note(self, content: str, title: str, summary: str, category: str | None,
+                       keywords: list[str] | None, page_id: str) -> dict[str, Any]:
+        """Append a dated line to a page (by id, else by title; created when missing)."""
+        ...
+
+    def chronicle_search(self, query: str | None, start_date: str | None, end_date: str | None, level: int | None,
+                         limit: int) -> list[dict[str, Any]]:
+        """Chronicle entries matching the query and dates (YYYY-MM-DD), newest first."""
+        ...
+
+    def chronicle_detail(self, entry_id: str, include_sources: bool, max_sources: int) -> dict[str, Any]:
+        """One entry with `sources`: its messages (level 1) or the entries it summarises (level 2+)."""
+        ...
+
     def router_playbooks(self) -> list[dict[str, Any]]:
         """Playbooks a router may choose here: name, display_name, description, keywords."""
         ...

@@ -120,8 +120,9 @@ def _args_model(name: str, fn: Callable[..., Any]) -> type[BaseModel]:
     return create_model(f"{name}_args", __config__=ConfigDict(extra="forbid", strict=False), **fields)
 
 
-def _clean(schema: Any) -> Any:
-    """Drop pydantic's titles and fold `X | None` into `X`: model APIs want plain JSON schema."""
+def _clean(schema: Any, *, names: bool = False) -> Any:
+    """Drop pydantic's titles and fold `X | None` into `X`: model APIs want plain JSON schema.
+    `names`: `schema` maps property names to schemas, so a property called `title` stays."""
     if isinstance(schema, list):
         return [_clean(s) for s in schema]
     if not isinstance(schema, dict):

@@ -3,6 +3,7 @@
 from tools.defs.building_look import building_look
 from tools.defs.building_move import move_building, move_persona
 from tools.defs.calculator import calculate_expression
+from tools.defs.chronicle import chronicle_read_detail, chronicle_search
 from tools.defs.control_body import control_body
 from tools.defs.create_building import create_building
 from tools.defs.detail_recall import detail_recall
@@ -21,6 +22,15 @@ from tools.defs.item_use import item_use
 from tools.defs.item_view import item_view
 from tools.defs.list_available_playbooks import list_available_playbooks
 from tools.defs.list_city_buildings import list_city_buildings
+from tools.defs.memopedia import (
+    memopedia_close_page,
+    memopedia_get_page,
+    memopedia_get_tree,
+    memopedia_note,
+    memopedia_open_page,
+    memopedia_save_page,
+    memopedia_search,
+)
 from tools.defs.memory_read_around import memory_read_around
 from tools.defs.memory_recall import memory_recall
 from tools.defs.memory_search_brief import memory_search_brief
@@ -43,5 +53,8 @@ BUILTIN_TOOLS = (
     update_working_memory,
     # upstream's tools that need something this install does not have (registered as unavailable)
     *NETWORK_TOOLS, *UPSTREAM_ONLY_TOOLS,
+    # long-term memory (upstream names and argument shapes)
+    memopedia_search, memopedia_get_page, memopedia_get_tree, memopedia_open_page, memopedia_close_page,
+    memopedia_note, memopedia_save_page, chronicle_search, chronicle_read_detail,
 )
 """Every builtin tool function (decorated with `@tool`), in a stable order."""

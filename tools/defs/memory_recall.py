@@ -1,16 +1,17 @@
-"""memory_recall: search the persona's whole SAIMemory (relevance and recency), upstream's arguments.
+"""memory_recall: search the persona's whole memory — messages, Chronicle, Memopedia — with upstream's arguments.
 
 `query` is searched as written; if that matches nothing (a whole sentence, typically) it is broken
 into its content words — runs of kanji, katakana and latin letters, minus very common ones — and
-messages are ranked by how many of those words they contain. Each of `keywords` is searched on its
-own. The lists are merged by reciprocal rank (a message found by several ranks higher), then
-filtered by date. `memory_search_brief` shares this search.
+hits are ranked by how many of those words they contain. Each of `keywords` is searched on its
+own. The lists are merged by reciprocal rank (a hit found by several ranks higher), then filtered
+by date. Each hit says its kind (a message, a Chronicle summary, a Memopedia page).
+`memory_search_brief` shares this search over messages only (it hands out message ids).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import date
 from typing import Annotated, Any
 
@@ -40,37 +41,57 @@ def content_words(text: str) -> list[str]:
     return list(seen)[:6]
 
 
-def _search(ctx: ToolContext, query: str, limit: int) -> list[dict[str, Any]]:
-    hits = ctx.memory_search(query, limit)
+Search = Callable[[str, int], list[dict[str, Any]]]
+"""(query, limit) → hits, best first: `ctx.recall` (every kind) or `ctx.memory_search` (messages)."""
+
+
+def _key(hit: dict[str, Any]) -> tuple[str, str]:
+    return str(hit.get("kind", "message")), str(hit["id"])
+
+
+def _search(search: Search, query: str, limit: int) -> list[dict[str, Any]]:
+    hits = search(query, limit)
     if hits:
         return hits
     words = content_words(query)
     if len(words) <= 1 and (not words or words[0] == query):
         return []
-    found: dict[int, tuple[int, float, dict[str, Any]]] = {}
+    found: dict[tuple[str, str], tuple[int, float, dict[str, Any]]] = {}
     for w in words:
-        for h in ctx.memory_search(w, limit * 3):
-            count, score, _ = found.get(h["id"], (0, 0.0, h))
-            found[h["id"]] = (count + 1, max(score, float(h.get("score", 0.0))), h)
+        for h in search(w, limit * 3):
+            count, score, _ = found.get(_key(h), (0, 0.0, h))
+            found[_key(h)] = (count + 1, max(score, float(h.get("score", 0.0))), h)
     ranked = sorted(found.values(), key=lambda t: (t[0], t[1]), reverse=True)
     return [h for _, _, h in ranked[:limit]]
 
 
 def recall(ctx: ToolContext, query: str, keywords: Iterable[str], topk: int,
-           start: date | None = None, end: date | None = None) -> list[dict[str, Any]]:
+           start: date | None = None, end: date | None = None, *, messages_only: bool = False,
+           ) -> list[dict[str, Any]]:
     """The persona's `topk` best memories for a query and/or keywords, within [start, end]."""
+    search: Search = ctx.memory_search if messages_only else ctx.recall
     want = topk * (6 if start or end else 2)
-    lists = [_search(ctx, query, want)] if query else []
-    lists += [ctx.memory_search(k, want) for k in keywords]
-    scores: dict[int, float] = {}
-    found: dict[int, dict[str, Any]] = {}
+    lists = [_search(search, query, want)] if query else []
+    lists += [search(k, want) for k in keywords]
+    scores: dict[tuple[str, str], float] = {}
+    found: dict[tuple[str, str], dict[str, Any]] = {}
     for hits in lists:
-        kept = [h for h in hits if in_dates(str(h.get("created_at", "")), start, end)]
+        kept = [h for h in hits if in_dates(str(h.get("created_at") or ""), start, end)]
         for rank, h in enumerate(kept, start=1):
-            scores[h["id"]] = scores.get(h["id"], 0.0) + 1.0 / (RRF_K + rank)
-            found[h["id"]] = h
-    ranked = sorted(scores, key=lambda i: (scores[i], i), reverse=True)[:topk]
-    return [found[i] for i in ranked]
+            scores[_key(h)] = scores.get(_key(h), 0.0) + 1.0 / (RRF_K + rank)
+            found[_key(h)] = h
+    ranked = sorted(scores, key=lambda k: (scores[k], k), reverse=True)[:topk]
+    return [found[k] for k in ranked]
+
+
+def label(hit: dict[str, Any]) -> str:
+    """What kind of memory a hit is, in the persona's words."""
+    kind = hit.get("kind", "message")
+    if kind == "chronicle":
+        return f"あらすじ Lv.{hit.get('level', 1)}"
+    if kind == "memopedia":
+        return f"Memopedia「{hit.get('title', '')}」"
+    return role_ja(str(hit.get("role", "")))
 
 
 def clean_keywords(keywords: list[str] | None) -> list[str]:
@@ -93,10 +114,10 @@ def memory_recall(
     start_date: StartDate = "",
     end_date: EndDate = "",
 ) -> str:
-    """Recall past messages from your own long-term memory (SAIMemory). Use 'query' for what to recall
-    and 'keywords' for exact words; filter by date with start_date / end_date.
+    """Recall from your own long-term memory: past messages, Chronicle summaries and Memopedia pages.
+    Use 'query' for what to recall and 'keywords' for exact words; filter by date with start_date / end_date.
 
-    Returns the best matching memories as dated lines, or a clear 'nothing found'.
+    Returns the best matching memories as dated lines marked with their kind, or a clear 'nothing found'.
     """
     query = (query or "").strip()
     words = clean_keywords(keywords)
@@ -110,7 +131,7 @@ def memory_recall(
     per_line = max(80, max_chars // len(hits))
     used = len(lines[0])
     for h in hits:
-        line = f"- [{stamp(str(h.get('created_at', '')))}] ({role_ja(str(h.get('role', '')))}) " \
+        line = f"- [{stamp(str(h.get('created_at') or ''))}] ({label(h)}) " \
                f"{clip(str(h.get('content', '')), per_line)}"
         if used + len(line) > max_chars and len(lines) > 1:
             lines.append(f"(ほか {len(hits) - len(lines) + 1} 件は長さの上限で省きました)")

@@ -43,7 +43,7 @@ def memory_search_brief(
     end = date_arg("memory_search_brief", "end_date", end_date)
     if not query and not words:
         return "検索語が空です (query か keywords を指定してください)。"
-    hits = recall(ctx, query, words, min(topk, MAX_TOPK), start, end)
+    hits = recall(ctx, query, words, min(topk, MAX_TOPK), start, end, messages_only=True)
     if not hits:
         return f"{what(query, words)}に関する記憶は見つかりませんでした。"
     terms = words or [query]

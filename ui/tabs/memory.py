@@ -1,4 +1,5 @@
-"""メモリ tab: browse a persona's SAIMemory (newest first, by tag, paged), search it, export it."""
+"""メモリ tab: a persona's memory — SAIMemory messages (newest first, by tag, paged, searched), its
+Chronicle (ui/tabs/memory_chronicle.py) and its Memopedia (ui/tabs/memopedia.py) — and an export of all three."""
 
 from __future__ import annotations
 
@@ -9,8 +10,11 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.memory_export import export_memory
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
+from ui.tabs.memopedia import build_memopedia_panel
+from ui.tabs.memory_chronicle import build_chronicle_panel
 
 PAGE = 100
 TAGS = ("conversation", "internal")
@@ -24,7 +28,9 @@ def _rows(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
     for r in records:
         content = str(r.get("content", ""))
         tags = ", ".join(t for t in r.get("tags", []) if not str(t).startswith("pulse:"))
-        rows.append((r.get("id"), str(r.get("created_at", ""))[:19].replace("T", " "), r.get("role"), tags,
+        role = r.get("role") if r.get("kind", "message") == "message" else (
+            f"あらすじ Lv.{r.get('level')}" if r["kind"] == "chronicle" else f"Memopedia「{r.get('title')}」")
+        rows.append((r.get("id"), str(r.get("created_at") or "")[:19].replace("T", " "), role, tags,
                      content if len(content) <= CLIP else content[:CLIP] + "…"))
     return rows
 
@@ -44,15 +50,23 @@ def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
     with gr.Row(equal_height=True, elem_classes=["sv-toolbar"]):
         persona = gr.Dropdown(personas, value=first, label=labels("mem_persona"), elem_id="memory-persona",
                               scale=2)
-        tag = gr.Dropdown(tag_choices, value="", label=labels("mem_tag"), allow_custom_value=True,
-                          elem_id="memory-tag", scale=2)
-        query = gr.Textbox(label=labels("mem_query"), elem_id="memory-query", scale=3)
-        search = gr.Button(labels("mem_search"), elem_id="memory-search", variant="primary", scale=0, min_width=110)
         export = gr.Button(labels("mem_export"), elem_id="memory-export", scale=0, min_width=210)
     status = gr.HTML(elem_id="memory-status")
     export_file = gr.File(visible=False, elem_id="memory-export-file", interactive=False, show_label=False)
-    table = gr.HTML(elem_id="memory-table")
-    more = gr.Button(labels("mem_more"), elem_id="memory-more", size="sm", visible=False)
+    with gr.Tabs(elem_id="memory-subtabs"):
+        with gr.Tab(labels("mem_sub_messages"), id="memory-messages"):
+            with gr.Row(equal_height=True, elem_classes=["sv-toolbar"]):
+                tag = gr.Dropdown(tag_choices, value="", label=labels("mem_tag"), allow_custom_value=True,
+                                  elem_id="memory-tag", scale=2)
+                query = gr.Textbox(label=labels("mem_query"), elem_id="memory-query", scale=3)
+                search = gr.Button(labels("mem_search"), elem_id="memory-search", variant="primary", scale=0,
+                                   min_width=110)
+            table = gr.HTML(elem_id="memory-table")
+            more = gr.Button(labels("mem_more"), elem_id="memory-more", size="sm", visible=False)
+        with gr.Tab(labels("mem_sub_chronicle"), id="memory-chronicle"):
+            chronicle_refresh, chronicle_outs = build_chronicle_panel(manager, labels, persona)
+        with gr.Tab(labels("mem_sub_memopedia"), id="memory-memopedia"):
+            memopedia_refresh, memopedia_outs = build_memopedia_panel(manager, labels, persona)
     limit = gr.State(PAGE)
 
     def browse(persona_id: str | None, tag_value: str | None, n: int = PAGE) -> list[Any]:
@@ -65,7 +79,7 @@ def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
     def on_search(persona_id: str | None, tag_value: str | None, text: str) -> list[Any]:
         if not (text or "").strip() or not persona_id:
             return browse(persona_id, tag_value)
-        records = manager.memory.search(persona_id, text, limit=PAGE)
+        records = manager.recall(persona_id, text, limit=PAGE)
         return [_table(labels, records), gr.Button(visible=False), "", PAGE]
 
     def on_export(persona_id: str | None) -> list[Any]:
@@ -74,11 +88,13 @@ def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
         safe = re.sub(r"[^A-Za-z0-9_-]", "_", persona_id)
         path = Path(tempfile.mkdtemp(prefix="saiverse-export-")) / f"{safe}_memory.jsonl"
         with path.open("w", encoding="utf-8") as fh:
-            n = manager.memory.export_jsonl(persona_id, fh)
-        return [gr.File(value=str(path), visible=True), ok_html(labels("mem_exported", n=n))]
+            counts = export_memory(manager.memory, manager.chronicle, manager.memopedia, persona_id, fh)
+        return [gr.File(value=str(path), visible=True), ok_html(labels("mem_exported_all", **counts))]
 
     outs = [table, more, status, limit]
-    persona.input(browse, [persona, tag], outs, show_progress="hidden")
+    persona.input(browse, [persona, tag], outs, show_progress="hidden").then(
+        chronicle_refresh, [persona], chronicle_outs, show_progress="hidden").then(
+        memopedia_refresh, [persona], memopedia_outs, show_progress="hidden")
     tag.input(browse, [persona, tag], outs, show_progress="hidden")
     search.click(on_search, [persona, tag, query], outs)
     query.submit(on_search, [persona, tag, query], outs)
@@ -89,6 +105,7 @@ def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
         choices = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
         if persona_id not in [c[1] for c in choices]:
             persona_id = choices[0][1] if choices else None
-        return [gr.Dropdown(choices=choices, value=persona_id), *on_search(persona_id, tag_value, text)]
+        return [gr.Dropdown(choices=choices, value=persona_id), *on_search(persona_id, tag_value, text),
+                *chronicle_refresh(persona_id), *memopedia_refresh(persona_id)]
 
-    return TabRefresh(refresh, [persona, *outs], [persona, tag, query])
+    return TabRefresh(refresh, [persona, *outs, *chronicle_outs, *memopedia_outs], [persona, tag, query])

@@ -1,0 +1,98 @@
+"""The メモリ tab's Chronicle and Memopedia panels, in real Chromium (screenshots in /tmp/saiverse-shots/)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
+from tests.ltm_helpers import converse
+
+pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore:::gradio.queueing")]
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    require_chromium()
+    app = start_app(tmp_path_factory.mktemp("memory-ui") / "home")
+    app.manager.chronicle_worker.stop()  # the test presses the build button itself
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+@pytest.fixture
+def page(running: RunningApp) -> Iterator[Any]:
+    with chromium() as browser, new_page(browser, running.url) as p:
+        p.locator("button[role='tab']", has_text="メモリ").click()
+        p.locator("#memory-persona input").click()
+        p.locator("[role='option']", has_text="ミナ").first.click()
+        yield p
+
+
+def _subtab(page: Any, name: str) -> None:
+    page.locator("#memory-subtabs button[role='tab']", has_text=name).click()
+
+
+def test_chronicle_panel_builds_and_browses_by_level(running: RunningApp, page: Any) -> None:
+    converse(running.manager, 130, start=datetime(2026, 1, 3, 9))
+    _subtab(page, "Chronicle")
+    page.locator("#chronicle-build").click()
+    page.locator("#chronicle-status", has_text="あらすじを 3 件書きました").wait_for()
+    table = page.locator("#chronicle-table")
+    table.get_by_text("「星座」「図書館」").first.wait_for()
+    assert "Lv.1 3" in table.inner_text()
+    page.locator("#chronicle-pick input").click()
+    page.locator("[role='option']", has_text="2026-01-03 09:00").first.click()
+    page.locator("#chronicle-detail", has_text="星座の話をしよう。").first.wait_for()
+    shot(page, "memory_chronicle")
+    page.locator("#chronicle-until input, #chronicle-until textarea").fill("2025-12-31")
+    page.locator("#chronicle-show").click()
+    page.locator("#chronicle-table", has_text="あらすじはまだありません").wait_for()
+    page.locator("#chronicle-until input, #chronicle-until textarea").fill("1月3日")
+    page.locator("#chronicle-show").click()
+    page.locator("#chronicle-status .sv-error", has_text="YYYY-MM-DD").wait_for()
+
+
+def test_memopedia_panel_edits_with_history_and_refuses_bad_input(running: RunningApp, page: Any) -> None:
+    if running.manager.chronicle.count("mina") == 0:  # the export below holds all three kinds
+        converse(running.manager, 70, start=datetime(2026, 1, 3, 9))
+        running.manager.build_chronicle("mina")
+    store = running.manager.memopedia
+    store.create("mina", "ユーザー", summary="紅茶が好きな常連さん。", content="朝に来る。", category="people")
+    _subtab(page, "Memopedia")
+    page.locator("#memory-persona input").click()  # re-pick so the panel reads the new page
+    page.locator("[role='option']", has_text="ミナ").first.click()
+    page.locator("#memopedia-tree", has_text="ユーザー").wait_for()
+    page.locator("#memopedia-pick input").click()
+    page.locator("[role='option']", has_text="ユーザー").first.click()
+    content = page.locator("#memopedia-content textarea")
+    content.wait_for()
+    page.wait_for_function("() => document.querySelector('#memopedia-content textarea').value === '朝に来る。'")
+    content.fill("朝に来る。\n誕生日は三月。")
+    page.locator("#memopedia-save").click()
+    page.locator("#memopedia-status .sv-ok", has_text="「ユーザー」を保存しました").wait_for()
+    page.locator("#memopedia-history", has_text="+誕生日は三月。").wait_for()
+    assert store.find("mina", title="ユーザー").content == "朝に来る。\n誕生日は三月。"
+    shot(page, "memory_memopedia")
+    page.locator("#memopedia-new").click()
+    page.locator("#memopedia-title input, #memopedia-title textarea").fill("大長編")
+    content.fill("あ" * 20_001)
+    page.locator("#memopedia-save").click()
+    page.locator("#memopedia-status .sv-error", has_text="本文が長すぎます").wait_for()
+    assert store.by_title("mina", "大長編") is None
+
+    page.locator("#memory-export").click()
+    page.locator("#memory-status .sv-ok", has_text="ページ").wait_for()
+    link = page.locator("#memory-export-file a[href], #memory-export-file a[download]").first
+    link.wait_for()
+    lines = [json.loads(line) for line in page.request.get(link.get_attribute("href")).text().splitlines()]
+    kinds = {line.get("kind", "message") for line in lines}
+    assert kinds == {"message", "chronicle", "memopedia"}
+    page_line = next(line for line in lines if line.get("kind") == "memopedia" and line["title"] == "ユーザー")
+    assert [h["edit_type"] for h in page_line["history"]] == ["update", "create"]
