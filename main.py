@@ -18,21 +18,22 @@ def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
 
 
-def _add_home(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--home", help="data home (default: $SAIVERSE_HOME or ~/.saiverse)")
+def _add_home(p: argparse.ArgumentParser, default: object = argparse.SUPPRESS) -> None:
+    # Subcommands leave --home unset unless given, so `main.py --home DIR cmd` keeps the top-level value.
+    p.add_argument("--home", default=default, help="data home (default: $SAIVERSE_HOME or ~/.saiverse)")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="main.py", description="SAIVerse: a city of AI personas.")
-    _add_home(parser)
+    _add_home(parser, None)
     parser.add_argument("--host", help="interface to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, help="port (default $SAIVERSE_PORT or 7860)")
     sub = parser.add_subparsers(dest="command")
 
     p = sub.add_parser("serve", help="start the UI (the default)")
     _add_home(p)
-    p.add_argument("--host")
-    p.add_argument("--port", type=int)
+    p.add_argument("--host", default=argparse.SUPPRESS)
+    p.add_argument("--port", type=int, default=argparse.SUPPRESS)
 
     p = sub.add_parser("world", help="buildings with their items, personas with their building")
     _add_home(p)
@@ -93,6 +94,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_id", nargs="?", help="run id (resume, show)")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("history", help="a building's history lines, oldest first (speaker, text, time)")
+    _add_home(p)
+    p.add_argument("--building", required=True)
+    p.add_argument("--limit", type=int, default=200, help="the latest N lines (default 200)")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+
+    p = sub.add_parser("import-saiverse", help="import an upstream SAIVerse data home (its folder or its saiverse.db)")
+    _add_home(p)
+    p.add_argument("path", help="the upstream home (holding user_data/database/saiverse.db) or that saiverse.db")
+    p.add_argument("--merge", action="store_true",
+                   help="add to a home that already holds a world (existing ids are kept, never overwritten)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
     p = sub.add_parser("migrate", help="bring the database to the current schema")
     _add_home(p)
     p.add_argument("--db", help="path of the SQLite file")
@@ -136,6 +150,17 @@ def _print_events(events: Iterable[dict[str, Any]]) -> int:
     return 1 if failed else 0
 
 
+def _import_saiverse(args: argparse.Namespace) -> int:
+    from saiverse.importer import Progress, import_saiverse
+
+    report = import_saiverse(Path(args.path), _settings(args), merge=args.merge, progress=Progress(sys.stderr))
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print(report.text(), flush=True)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     cmd = args.command or "serve"
     if cmd == "migrate":
@@ -147,6 +172,8 @@ def run(args: argparse.Namespace) -> int:
         if settings.db_path is None:
             raise ValueError("migrate handles SQLite databases only; pass --db PATH")
         return migrate_main(["--db", str(settings.db_path)])
+    if cmd == "import-saiverse":
+        return _import_saiverse(args)
     if cmd == "serve":
         from ui.app import launch
 
@@ -171,6 +198,14 @@ def run(args: argparse.Namespace) -> int:
         if cmd == "memory":
             for rec in manager.memory_messages(args.persona, search=args.search, limit=args.limit):
                 _print_json(rec)
+            return 0
+        if cmd == "history":
+            manager.world.building(args.building)
+            for entry in manager.history(args.building, limit=max(args.limit, 0)):
+                line = {"id": entry.id, "speaker": entry.speaker_name, "speaker_kind": entry.speaker_kind,
+                        "speaker_id": entry.speaker_id, "text": entry.content, "time": entry.created_at}
+                _print_json(line) if args.json else print(f"{entry.created_at}  {entry.speaker_name or '*'}: "
+                                                          f"{entry.content}")
             return 0
         if cmd == "items":
             building = manager.world.building(args.building)

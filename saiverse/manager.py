@@ -16,6 +16,8 @@ from chat import ChatModel, LLMError
 from database.engine import Database
 from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminService
+from saiverse.importer.files import recover_staged_files
+from saiverse.importer.source import refuse_upstream_home
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import resolve_model
 from saiverse.media import CheckedImage, InvalidImageError, check_image
@@ -44,6 +46,7 @@ class SAIVerseManager:
 
     def __init__(self, settings: Settings, *, seed: bool = True) -> None:
         self.settings = settings
+        refuse_upstream_home(settings.home, settings.db_path)
         settings.home.mkdir(parents=True, exist_ok=True)
         for sub in ("image", "documents"):
             (settings.home / sub).mkdir(exist_ok=True)
@@ -52,6 +55,7 @@ class SAIVerseManager:
         elif not settings.database_url:
             raise MigrationError("no database configured")
         self.db = Database(settings.database_url)
+        recover_staged_files(settings.home, self.db)  # an import-saiverse killed between its commit and renames
         self.world = World(self.db)
         self.memory = SAIMemory(self.db)
         self.summarizer = Summarizer(settings)
@@ -158,7 +162,10 @@ class SAIVerseManager:
             ],
             "personas": [
                 {"persona_id": p.persona_id, "name": p.name, "building_id": p.building_id,
-                 "interaction_mode": p.interaction_mode}
+                 "interaction_mode": p.interaction_mode, "default_model": p.default_model,
+                 "lightweight_model": p.lightweight_model, "vision_model": p.vision_model,
+                 "lightweight_vision_model": p.lightweight_vision_model, "private_room_id": p.private_room_id,
+                 "avatar_image": p.avatar_image}
                 for p in self.world.personas()
             ],
         }
