@@ -196,7 +196,12 @@ def run(args: argparse.Namespace) -> int:
             )
             return _print_events(manager.handle_user_input(building, args.text, persona_id=args.persona))
         if cmd == "memory":
-            for rec in manager.memory_messages(args.persona, search=args.search, limit=args.limit):
+            if args.search:
+                records: Iterable[Any] = manager.memory_messages(args.persona, search=args.search, limit=args.limit)
+            else:
+                manager.world.persona(args.persona)
+                records = manager.memory.iter_messages(args.persona, limit=args.limit)  # streamed: any --limit
+            for rec in records:
                 _print_json(rec)
             return 0
         if cmd == "history":

@@ -51,26 +51,25 @@ UPSTREAM_BUILTIN_PLAYBOOKS: frozenset[str] = frozenset(
 """Names of upstream's builtin playbooks (file stems under builtin_data/playbooks/public, with and
 without `_playbook`), from upstream's history up to v0.2.x."""
 
-_ROW_FIELDS = ("display_name", "description", "router_callable", "user_selectable", "dev_only",
-               "required_credentials")
-
-
 def playbook_document(row: dict[str, Any]) -> dict[str, Any]:
     """The playbook JSON of an upstream `playbooks` row."""
     nodes = json_value(row.get("nodes_json"), None)
-    schema = json_value(row.get("schema_json"), {})
     if isinstance(nodes, dict):
-        doc: dict[str, Any] = dict(nodes)
-    else:
-        doc = {"nodes": nodes if isinstance(nodes, list) else []}
-    for key, value in (schema if isinstance(schema, dict) else {}).items():
-        doc.setdefault(key, value)
+        doc: dict[str, Any] = dict(nodes)  # the whole document, as upstream's loader stored it
+        doc.setdefault("name", row.get("name"))
+        return doc
+    schema = json_value(row.get("schema_json"), {})
+    doc = dict(schema) if isinstance(schema, dict) else {}
+    doc["nodes"] = nodes if isinstance(nodes, list) else []
     doc.setdefault("name", row.get("name"))
-    for key in _ROW_FIELDS:
-        value = row.get(key)
-        if key not in doc and value is not None:
-            doc[key] = bool(value) if key in ("router_callable", "user_selectable", "dev_only") else \
-                json_value(value, value)
+    for key in ("display_name", "description"):
+        if row.get(key) and key not in doc:
+            doc[key] = row[key]
+    for key in ("router_callable", "user_selectable", "dev_only"):
+        if row.get(key) and key not in doc:
+            doc[key] = True
+    if row.get("required_credentials") and "required_credentials" not in doc:
+        doc["required_credentials"] = json_value(row["required_credentials"], row["required_credentials"])
     return doc
 
 

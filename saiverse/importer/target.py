@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
 BUSY_TIMEOUT_MS = 30_000
-CACHE_KIB = 65_536
+CACHE_KIB = 16_384
 """Page cache of the import connection: fewer spills of a large transaction to the WAL."""
 
 
