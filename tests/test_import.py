@@ -61,7 +61,7 @@ def test_cli_imports_a_home_and_shows_it(upstream: tuple[Path, dict[str, Any]], 
     assert summary["per_owner"]["building_log_lines"] == facts["log_lines"]
     assert "memory air_city_a" in done.stderr  # progress, plain lines when stderr is not a terminal
 
-    world = json.loads(cli("world", "--json", "--home", str(home)).stdout)
+    world = json.loads(cli("--home", str(home), "world", "--json").stdout)
     personas = {p["persona_id"]: p for p in world["personas"]}
     assert set(personas) == set(facts["personas"])  # exactly that city: no seed personas
     assert {b["building_id"] for b in world["buildings"]} == facts["buildings"]
@@ -281,5 +281,25 @@ def test_first_message_time_is_utc(imported: tuple[Path, dict[str, Any], dict[st
     try:
         first = manager.memory.list_messages("nova_city_a", limit=1000)[-1]
         assert first["created_at"] == datetime.fromtimestamp(T0 + 10, UTC).isoformat()
+    finally:
+        manager.close()
+
+
+def test_memory_listing_streams_any_limit(imported: tuple[Path, dict[str, Any], dict[str, Any]]) -> None:
+    home, _, _ = imported
+    conn = sqlite3.connect(home / "saiverse.db")
+    conn.executemany("INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT) VALUES ('eris_city_a', 'user', ?)",
+                     [(f"追加{i}",) for i in range(2500)])  # more than one page of the listing
+    conn.commit()
+    conn.close()
+    manager = SAIVerseManager(load_settings(home))
+    try:
+        every = [m["content"] for m in manager.memory.iter_messages("eris_city_a")]
+        assert len(every) == 2540 and every[0] == "今日の絵のテーマは？ 第0回" and every[-1] == "追加2499"
+        assert [m["content"] for m in manager.memory.iter_messages("eris_city_a", limit=2)] == every[-2:]
+        assert [m["content"] for m in manager.memory.iter_messages("eris_city_a", limit=1001)] == every[-1001:]
+        assert list(manager.memory.iter_messages("eris_city_a", limit=10**9)) == list(
+            manager.memory.iter_messages("eris_city_a"))
+        assert list(manager.memory.iter_messages("eris_city_a", limit=0)) == []
     finally:
         manager.close()

@@ -16,7 +16,7 @@ import pytest
 from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.test_import_safety import tree_digest
+from tests.upstream_home import tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,7 @@ import pytest
 from database.migrate import MigrationError, UpstreamDatabaseError, migrate
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.test_import_safety import tree_digest
-from tests.upstream_home import small_home
+from tests.upstream_home import small_home, tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 

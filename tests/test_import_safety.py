@@ -4,7 +4,6 @@ imports the rest and says what was wrong."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -21,18 +20,20 @@ from database.migrate import migrate
 from saiverse.importer import ImportRefused, import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.upstream_home import T0, UpstreamHome, add_pending_wal, persona_line, small_home, user_line
+from tests.upstream_home import (
+    T0,
+    UpstreamHome,
+    add_pending_wal,
+    persona_line,
+    small_home,
+    tree_digest,
+    user_line,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 WORLD_TABLES = ("city", "building", "ai", "user", "item", "item_location", "saimemory", "saimemory_tag",
                 "saimemory_thread", "building_history", "schedule", "persona_event_log", "memopedia_page",
                 "memopedia_edit", "chronicle_entry", "playbooks")
-
-
-def tree_digest(root: Path) -> dict[str, str]:
-    """Every file under `root` (incl. -wal/-shm side files) → its sha256."""
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def counts(home: Path) -> dict[str, int]:

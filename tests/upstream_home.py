@@ -114,6 +114,11 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every file under `root` (incl. -wal/-shm side files) → its sha256: a home is unchanged iff this is."""
+    return {str(p.relative_to(root)): sha256(p) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
 class UpstreamHome:
     """An upstream data home being written; `close()` when done."""
 

@@ -27,7 +27,7 @@ TRIGGER = "saimemory_gram_ai"
 MAX_INDEXED_CHARS = 131_072
 """Rows of `saimemory_gram_pos`: the trigger indexes a message's first 131,072 characters."""
 HASH_BYTES = 16 * 1024 * 1024
-"""FTS5 pending-data buffer during the import (default 1 MB): fewer, larger segments, ~2x faster."""
+"""FTS5 pending-data buffer during the import (default 1 MB): fewer segments to merge (benchmarks/RESULTS-import.md)."""
 DEFAULT_HASH_BYTES = 1024 * 1024
 BATCH = 2000
 

@@ -87,6 +87,8 @@ class _Messages:
 
 
 def _import_threads(ctx: Context, persona_id: str, mem: sqlite3.Connection) -> int:
+    if not has_table(mem, "threads"):
+        return 0
     stelis = {str(rec.pop("thread_id")): rec for rec in read_dicts(mem, "stelis_threads")}
     added = 0
     sql = select(mem, "threads", ("id", "resource_id", "overview", "overview_updated_at"))
@@ -172,6 +174,6 @@ def import_memory(ctx: Context, fresh_personas: set[str]) -> None:
         counts.pop("malformed", None)
         ctx.report.per_owner["memory_messages"][persona_id] = counts["memory_messages"]
         ctx.report.imported.update(counts)
-    phase = ctx.progress.phase("recall index", None)
+    phase = ctx.progress.phase("recall index", sum(ctx.report.per_owner["memory_messages"].values()))
     index.finish(phase)
     phase.close()

@@ -13,7 +13,7 @@ class Phase:
     def __init__(self, label: str, total: int | None, stream: TextIO | None, bar: bool) -> None:
         self.label, self.total, self.done = label, total, 0
         self._stream = stream
-        self._bar = tqdm(total=total, desc=label, file=stream, unit="", leave=False, dynamic_ncols=True,
+        self._bar = tqdm(total=total, desc=label, file=stream, unit=" 件", leave=False, dynamic_ncols=True,
                          mininterval=0.2) if (bar and stream is not None) else None
 
     def advance(self, n: int = 1) -> None:
