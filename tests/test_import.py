@@ -16,7 +16,8 @@ import pytest
 from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.upstream_home import BROKEN, GREET, T0, sha256, small_home
+from tests.upstream_home import T0, sha256
+from tests.upstream_small import BROKEN, GREET, small_home
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -303,3 +304,15 @@ def test_memory_listing_streams_any_limit(imported: tuple[Path, dict[str, Any], 
         assert list(manager.memory.iter_messages("eris_city_a", limit=0)) == []
     finally:
         manager.close()
+
+
+def test_the_summary_speaks_english_when_asked(upstream: tuple[Path, dict[str, Any]], saiverse_home: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    root, _ = upstream
+    monkeypatch.setenv("SAIVERSE_LANG", "en")
+    report = import_saiverse(root, load_settings(saiverse_home))
+    text = report.text()
+    assert text.startswith("SAIVerse import: ") and "SAIMemory messages" in text and "Not imported (1):" in text
+    assert "broken_flow: it does not validate" in text
+    ja = report.to_dict()
+    assert ja["imported"]["memory_messages"] == 50 and ja["skipped"][0]["reason"].startswith("it does not validate")

@@ -59,7 +59,9 @@ def _rows(home: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
 def test_nothing_skipped_nothing_wrong(result: tuple[Path, dict[str, Any], dict[str, Any]]) -> None:
     _home, expected, report = result
     assert report["problems"] == [] and report["skipped"] == []
-    assert report["imported"]["playbooks"] == 0  # all of expected["playbook_count"] rows are upstream builtins
+    assert report["imported"]["playbooks"] == 0  # every row of upstream's playbooks table is a builtin
+    assert report["notes"] == [f"アップストリーム組み込みのプレイブック {expected['playbook_count']} 件は取り込んでいません "
+                               "(このアプリのものを使います)"]
     assert report["imported"]["cities"] == 1
 
 

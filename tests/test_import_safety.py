@@ -25,10 +25,10 @@ from tests.upstream_home import (
     UpstreamHome,
     add_pending_wal,
     persona_line,
-    small_home,
     tree_digest,
     user_line,
 )
+from tests.upstream_small import small_home
 
 ROOT = Path(__file__).resolve().parents[1]
 WORLD_TABLES = ("city", "building", "ai", "user", "item", "item_location", "saimemory", "saimemory_tag",

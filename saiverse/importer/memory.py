@@ -118,7 +118,8 @@ def _keep_state(ctx: Context, persona_id: str, mem: sqlite3.Connection, folder: 
                        (f"$.upstream.{key}", dumps(value), persona_id))
 
 
-def _import_persona(ctx: Context, persona_id: str, mem: sqlite3.Connection, fresh: bool) -> Counter[str]:
+def _import_persona(ctx: Context, persona_id: str, mem: sqlite3.Connection, fresh: Path | None) -> Counter[str]:
+    """One persona's memory; `fresh` is its source folder when the persona is new here (its state is kept)."""
     counts: Counter[str] = Counter()
     mem.text_factory = lambda b: b.decode("utf-8", "replace")
     total = int(next(read(mem, "SELECT count(*) FROM messages"))[0]) if has_table(mem, "messages") else 0
@@ -136,8 +137,8 @@ def _import_persona(ctx: Context, persona_id: str, mem: sqlite3.Connection, fres
     counts["existing_messages"] = conv.total - counts["memory_messages"]
     counts.update(import_memopedia(ctx, persona_id, mem))
     counts.update(import_chronicle(ctx, persona_id, mem))
-    if fresh:
-        _keep_state(ctx, persona_id, mem, ctx.source.persona_dir(persona_id))
+    if fresh is not None:
+        _keep_state(ctx, persona_id, mem, fresh)
     phase.close()
     if counts.get("malformed"):
         ctx.report.problem(f"memory of {persona_id}", Text(
@@ -153,15 +154,16 @@ def _import_persona(ctx: Context, persona_id: str, mem: sqlite3.Connection, fres
 def import_memory(ctx: Context, fresh_personas: set[str]) -> None:
     index = GramIndex(ctx.db)
     for persona_id in [p for p in ctx.persona_names if p in ctx.personas_ok]:
-        path = ctx.source.persona_dir(persona_id) / "memory.db"
-        if not path.is_file():
+        folder = ctx.source.persona_dir(persona_id)
+        path = folder / "memory.db" if folder is not None else Path(f"personas/{persona_id}/memory.db")
+        if folder is None or not path.is_file():
             ctx.report.problem(f"memory of {persona_id}", Text(
                 f"{path} がないため、記憶は取り込んでいません", f"{path} is missing: no memory was imported"))
             continue
         ctx.db.execute("SAVEPOINT persona_memory")
         try:
             with open_readonly(path, ctx.scratch) as mem:
-                counts = _import_persona(ctx, persona_id, mem, persona_id in fresh_personas)
+                counts = _import_persona(ctx, persona_id, mem, folder if persona_id in fresh_personas else None)
         except (SourceDamaged, OSError) as exc:
             ctx.db.execute("ROLLBACK TO persona_memory")
             ctx.db.execute("RELEASE persona_memory")

@@ -84,9 +84,11 @@ def import_playbooks(ctx: Context) -> None:
     catalog = PlaybookCatalog(cast(Database, JoinedDatabase(ctx.connection)))
     ours = set(builtin_playbooks())
     pending: dict[str, str] = {}
+    builtin = 0
     for row in rows(ctx.src, "playbooks"):
         name = str(row.get("name") or "")
         if not name or name in UPSTREAM_BUILTIN_PLAYBOOKS:
+            builtin += 1
             continue
         text = json.dumps(playbook_document(row), ensure_ascii=False)
         if name in ours:
@@ -104,6 +106,10 @@ def import_playbooks(ctx: Context) -> None:
                     "a playbook of this name is already stored here (not overwritten)"))
         else:
             pending[name] = text
+    if builtin:
+        ctx.report.note(Text(
+            f"アップストリーム組み込みのプレイブック {builtin} 件は取り込んでいません (このアプリのものを使います)",
+            f"{builtin} upstream builtin playbooks were left out (this app has its own)"))
     errors: dict[str, str] = {}
     progress = True
     while pending and progress:

@@ -55,7 +55,12 @@ class ImportReport:
     """Things not imported, each with kind, id and reason."""
     problems: list[dict[str, str]] = field(default_factory=list)
     """Damaged or missing parts of the source, each with where and what."""
+    notes: list[str] = field(default_factory=list)
+    """Things left out by design (not problems), said once each."""
     seconds: float = 0.0
+
+    def note(self, message: Text) -> None:
+        self.notes.append(message(self.lang))
 
     def skip(self, kind: str, ident: str, reason: Text) -> None:
         self.skipped.append({"kind": kind, "id": ident, "reason": reason(self.lang)})
@@ -69,7 +74,8 @@ class ImportReport:
             "imported": {k: self.imported.get(k, 0) for k in KINDS},
             "already_present": {k: v for k, v in self.existing.items() if v},
             "per_owner": {k: dict(v) for k, v in self.per_owner.items()},
-            "skipped": self.skipped, "problems": self.problems, "seconds": round(self.seconds, 2),
+            "skipped": self.skipped, "problems": self.problems, "notes": self.notes,
+            "seconds": round(self.seconds, 2),
         }
 
     def text(self) -> str:
@@ -90,6 +96,7 @@ class ImportReport:
         if self.problems:
             lines.append(f"{'Problems in the source' if en else '元データの問題'} ({len(self.problems)}):")
             lines += [f"  - {p['where']}: {p['message']}" for p in self.problems]
+        lines += [f"  * {n}" for n in self.notes]
         if not self.skipped and not self.problems:
             lines.append("Everything was imported." if en else "すべて取り込みました。")
         return "\n".join(lines)

@@ -27,6 +27,7 @@ from database.migrate import (
     upstream_home_of,
     upstream_refusal,
 )
+from saiverse.media import UnsafePathError, resolve_in_home
 
 DB_RELATIVE = Path("user_data") / "database" / "saiverse.db"
 
@@ -49,8 +50,12 @@ class SourceHome:
     home: Path
     db_path: Path
 
-    def persona_dir(self, persona_id: str) -> Path:
-        return self.home / "personas" / persona_id
+    def persona_dir(self, persona_id: str) -> Path | None:
+        """`personas/<id>` of the source (None if the id would lead outside the home)."""
+        try:
+            return resolve_in_home(self.home, f"personas/{persona_id}")
+        except UnsafePathError:
+            return None
 
 
 def locate(path: Path) -> SourceHome:

@@ -15,6 +15,7 @@ from saiverse.importer.convert import dumps, stamp
 from saiverse.importer.files import avatar_source
 from saiverse.importer.report import Text
 from saiverse.importer.source import ImportRefused
+from saiverse.world import USER_ID
 
 _BUILDING_MAPPED = {"CITYID", "BUILDINGID", "BUILDINGNAME", "CAPACITY", "SYSTEM_INSTRUCTION", "ENTRY_PROMPT",
                     "AUTO_PROMPT", "DESCRIPTION", "AUTO_INTERVAL_SEC"}
@@ -156,5 +157,5 @@ def import_user(ctx: Context) -> None:
     if ctx.state.user_exists:
         return  # a merge never moves the user of this home
     building = user.get("CURRENT_BUILDINGID")
-    ctx.db.execute("INSERT INTO user (USERID, USERNAME, CURRENT_BUILDINGID) VALUES ('user', ?, ?)",
-                   (ctx.user_name, building if ctx.in_target(building) else None))
+    ctx.db.execute("INSERT INTO user (USERID, USERNAME, CURRENT_BUILDINGID) VALUES (?, ?, ?)",
+                   (USER_ID, ctx.user_name, building if ctx.in_target(building) else None))
