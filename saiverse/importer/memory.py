@@ -83,7 +83,7 @@ class _Messages:
         thread = str(thread or f"{self.persona_id}:__persona__")
         return (self.persona_id, role, content if isinstance(content, str) else str(content or ""),
                 json.dumps(tags, ensure_ascii=False), pulse, when, thread, self.building_of(thread, resource),
-                str(mid), dumps(extra) if extra else None)
+                str(mid) if mid not in (None, "") else None, dumps(extra) if extra else None)
 
 
 def _import_threads(ctx: Context, persona_id: str, mem: sqlite3.Connection) -> int:
