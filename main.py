@@ -116,6 +116,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_id", nargs="?", help="run id (resume, show)")
     p.add_argument("--json", action="store_true")
 
+    p = sub.add_parser("history", help="a building's history lines, oldest first (speaker, text, time)")
+    _add_home(p)
+    p.add_argument("--building", required=True)
+    p.add_argument("--limit", type=int, default=200, help="the latest N lines (default 200)")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+
+    p = sub.add_parser("import-saiverse", help="import an upstream SAIVerse data home (its folder or its saiverse.db)")
+    _add_home(p)
+    p.add_argument("path", help="the upstream home (holding user_data/database/saiverse.db) or that saiverse.db")
+    p.add_argument("--merge", action="store_true",
+                   help="add to a home that already holds a world (existing ids are kept, never overwritten)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+
     p = sub.add_parser("migrate", help="bring the database to the current schema")
     _add_home(p)
     p.add_argument("--db", help="path of the SQLite file")
@@ -175,6 +188,17 @@ def _print_events(events: Iterable[dict[str, Any]]) -> int:
     return 1 if failed else 0  # saiverse/errors.py FAILED_EXIT: the command ran, its work failed
 
 
+def _import_saiverse(args: argparse.Namespace) -> int:
+    from saiverse.importer import Progress, import_saiverse
+
+    report = import_saiverse(Path(args.path), _settings(args), merge=args.merge, progress=Progress(sys.stderr))
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        print(report.text(), flush=True)
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from saiverse.errors import UsageError
 
@@ -189,6 +213,8 @@ def run(args: argparse.Namespace) -> int:
         report = migrate(Path(args.db) if args.db else _settings(args).db_path)
         _print_json(asdict(report)) if args.json else print(report.describe())
         return 0
+    if cmd == "import-saiverse":
+        return _import_saiverse(args)
     if cmd == "serve":
         from ui.app import launch
 
@@ -215,7 +241,12 @@ def run(args: argparse.Namespace) -> int:
                 raise UsageError(f"persona {args.persona!r} is not in {building!r} (it is in {where!r})")
             return _print_events(manager.handle_user_input(building, args.text, persona_id=args.persona))
         if cmd == "memory":
-            for rec in manager.memory_messages(args.persona, search=args.search, limit=args.limit):
+            if args.search:
+                records: Iterable[Any] = manager.memory_messages(args.persona, search=args.search, limit=args.limit)
+            else:
+                manager.world.persona(args.persona)
+                records = manager.memory.iter_messages(args.persona, limit=args.limit)  # streamed: any --limit
+            for rec in records:
                 _print_json(rec)
             return 0
         if cmd in ("chronicle", "memopedia"):
@@ -223,6 +254,14 @@ def run(args: argparse.Namespace) -> int:
 
             command = chronicle_command if cmd == "chronicle" else memopedia_command
             return command(manager, args, _print_json)
+        if cmd == "history":
+            manager.world.building(args.building)
+            for entry in manager.history(args.building, limit=max(args.limit, 0)):
+                line = {"id": entry.id, "speaker": entry.speaker_name, "speaker_kind": entry.speaker_kind,
+                        "speaker_id": entry.speaker_id, "text": entry.content, "time": entry.created_at}
+                _print_json(line) if args.json else print(f"{entry.created_at}  {entry.speaker_name or '*'}: "
+                                                          f"{entry.content}")
+            return 0
         if cmd == "items":
             building = manager.world.building(args.building)
             rows = [i.to_dict() for i in manager.items.list_owned("building", building.building_id)]

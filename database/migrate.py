@@ -1,8 +1,11 @@
 """The migration script: brings any SAIVerse SQLite database to the current schema.
 
 An ordered list of frozen steps (version, name, SQL). Each step runs once inside one transaction
-and records its version in `schema_version`; the file is backed up before the first change; a file
-that is not a SQLite database, or fails SQLite's integrity check, is refused and left untouched.
+and records its version in `schema_version`; the file is backed up before the first change (and the
+backup removed again when no step could be applied); a file that is not a SQLite database, or fails
+SQLite's integrity check, is refused and left untouched. So is an upstream SAIVerse database
+(maha0525/SAIVerse): its format is not ours, and the refusal names the `import-saiverse` command
+that brings its city over.
 
 Run as `python database/migrate.py [--db PATH]` (default: `$SAIVERSE_HOME/saiverse.db`).
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+import shlex
 import sqlite3
 import sys
 from collections.abc import Iterator
@@ -26,6 +30,10 @@ BUSY_TIMEOUT_MS = 5000
 
 class MigrationError(Exception):
     """A database that cannot be migrated; the message says why, for a person to read."""
+
+
+class UpstreamDatabaseError(MigrationError):
+    """An upstream SAIVerse (maha0525/SAIVerse) database: it is imported, never migrated in place."""
 
 
 @dataclass(frozen=True)
@@ -316,12 +324,29 @@ CREATE TABLE chronicle_progress (
 );
 """
 
+# What an upstream SAIMemory message carries beyond role, content, tags and `with` (which become
+# TAGS), kept as JSON so an import loses nothing; and upstream's thread records (overview, Stelis
+# sub-thread settings and summary) per persona.
+UPSTREAM_MESSAGE_METADATA_SQL = """
+ALTER TABLE saimemory ADD COLUMN METADATA TEXT;
+CREATE TABLE saimemory_thread (
+    PERSONA_ID TEXT NOT NULL,
+    THREAD_ID TEXT NOT NULL,
+    RESOURCE_ID TEXT,
+    OVERVIEW TEXT,
+    OVERVIEW_UPDATED_AT DATETIME,
+    EXTRA_JSON TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (PERSONA_ID, THREAD_ID)
+);
+"""
+
 STEPS: list[Step] = [
     Step(1, "baseline", BASELINE_SQL),
     Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
     Step(3, "saimemory_gram_index", MEMORY_GRAM_INDEX_SQL),
     Step(4, "production_run", PRODUCTION_RUN_SQL),
     Step(5, "upstream_world_and_long_term_memory", UPSTREAM_AND_LONG_TERM_MEMORY_SQL),
+    Step(6, "upstream_message_metadata_and_threads", UPSTREAM_MESSAGE_METADATA_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version
 
@@ -378,6 +403,54 @@ def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
+def is_upstream_database(conn: sqlite3.Connection) -> bool:
+    """Whether an open database is upstream SAIVerse's main database (it has no `schema_version`)."""
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "schema_version" in tables:
+        return False
+    if "building_occupancy_log" in tables:
+        return True
+    return "ai" in tables and "HOME_CITYID" in _columns(conn, "ai")
+
+
+def upstream_home_of(db_path: Path) -> Path:
+    """The upstream data home holding `db_path` (`<home>/user_data/database/saiverse.db`)."""
+    if db_path.parent.name == "database" and db_path.parent.parent.name == "user_data":
+        return db_path.parents[2]
+    return db_path.parent
+
+
+def import_command(source_home: Path, target_home: Path | None = None) -> str:
+    """The exact command that imports an upstream home (into `<source>-imported` unless told)."""
+    target = target_home or source_home.with_name(source_home.name + "-imported")
+    return f"python main.py import-saiverse {shlex.quote(str(source_home))} --home {shlex.quote(str(target))}"
+
+
+def upstream_refusal(what: str, source_home: Path, target_home: Path | None = None) -> str:
+    """The message shown wherever an upstream database or home is met instead of one of ours."""
+    target = target_home or source_home.with_name(source_home.name + "-imported")
+    return (
+        f"{what} is an upstream SAIVerse database (maha0525/SAIVerse), not one of this app's. "
+        "It was left untouched: nothing was changed and no backup was written. "
+        f"To bring that city over into a home of this app, run:\n  {import_command(source_home, target)}\n"
+        f"then start the app with --home {shlex.quote(str(target))}."
+    )
+
+
+def _refuse_upstream(path: Path) -> None:
+    """Refuse an upstream database before anything opens it for writing (immutable: no -wal/-shm made)."""
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
+        try:
+            upstream = is_upstream_database(conn)
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return  # the integrity check that follows names the problem
+    if upstream:
+        raise UpstreamDatabaseError(upstream_refusal(str(path), upstream_home_of(path)))
+
+
 def current_version(conn: sqlite3.Connection) -> int:
     """Schema version of an open database; recognises SAIVerse files made before versioning."""
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -407,7 +480,7 @@ def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
     return target
 
 
-def _statements(sql: str) -> list[str]:
+def split_statements(sql: str) -> list[str]:
     """Split a step's SQL on complete statements (trigger bodies contain semicolons)."""
     out: list[str] = []
     buf = ""
@@ -425,9 +498,13 @@ def _statements(sql: str) -> list[str]:
 @contextmanager
 def _migration_lock(path: Path) -> Iterator[None]:
     """One migrating process per database: version check, backup and steps happen under this lock,
-    so processes started at the same moment never apply a step twice or each write a backup."""
+    so processes started at the same moment never apply a step twice or each write a backup.
+
+    The lock is a `flock` on the database's folder: it leaves no file behind, and it never touches
+    the database file itself (closing a descriptor of that file would drop SQLite's own locks).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.with_name(path.name + ".migrate-lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(path.parent, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
@@ -439,6 +516,10 @@ def _migration_lock(path: Path) -> Iterator[None]:
 def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True) -> MigrationReport:
     """Bring the database at `db_path` to schema version `target` (default: the latest)."""
     path = Path(db_path).expanduser().resolve()
+    if path.exists() and path.stat().st_size > 0:
+        with path.open("rb") as fh:
+            if fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC:
+                _refuse_upstream(path)
     _check_is_sqlite(path)
     with _migration_lock(path):
         return _migrate_locked(path, target, backup)
@@ -461,36 +542,13 @@ def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
             return report
         if existed and backup:
             report.backup_path = _backup(conn, path, before)
-        for step in pending:
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-                for stmt in _statements(step.sql):
-                    conn.execute(stmt)
-                conn.execute(
-                    "CREATE TABLE IF NOT EXISTS schema_version ("
-                    "VERSION INTEGER PRIMARY KEY, NAME TEXT NOT NULL, "
-                    "APPLIED_AT DATETIME DEFAULT CURRENT_TIMESTAMP)"
-                )
-                if before and not report.applied and step.version > 1:
-                    # Unversioned legacy file: record the versions it already had.
-                    conn.executemany(
-                        "INSERT OR IGNORE INTO schema_version (VERSION, NAME) VALUES (?, ?)",
-                        [(s.version, s.name) for s in STEPS if s.version <= before],
-                    )
-                conn.execute(
-                    "INSERT INTO schema_version (VERSION, NAME) VALUES (?, ?)", (step.version, step.name)
-                )
-                conn.execute("COMMIT")
-            except sqlite3.OperationalError as exc:
-                conn.execute("ROLLBACK") if conn.in_transaction else None
-                if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-                    raise MigrationError(
-                        f"{path} is locked by another process (is SAIVerse already running?). "
-                        "Nothing was changed; close it and try again."
-                    ) from exc
-                raise MigrationError(f"migration step {step.version} ({step.name}) failed: {exc}") from exc
-            report.applied.append(f"{step.version}: {step.name}")
-            report.version_after = step.version
+        try:
+            _apply(conn, path, pending, before, report)
+        except BaseException:
+            if report.backup_path is not None and not report.applied:
+                # Nothing changed, so the copy is not needed; retries must not pile up backups.
+                report.backup_path.unlink(missing_ok=True)
+            raise
         return report
     except sqlite3.OperationalError as exc:
         if "locked" in str(exc).lower() or "busy" in str(exc).lower():
@@ -502,6 +560,40 @@ def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
         conn.close()
 
 
+def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: int, report: MigrationReport) -> None:
+    """Run the pending steps, one transaction each, recording them in `report` as they commit."""
+    for step in pending:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            for stmt in split_statements(step.sql):
+                conn.execute(stmt)
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version ("
+                "VERSION INTEGER PRIMARY KEY, NAME TEXT NOT NULL, "
+                "APPLIED_AT DATETIME DEFAULT CURRENT_TIMESTAMP)"
+            )
+            if before and not report.applied and step.version > 1:
+                # Unversioned legacy file: record the versions it already had.
+                conn.executemany(
+                    "INSERT OR IGNORE INTO schema_version (VERSION, NAME) VALUES (?, ?)",
+                    [(s.version, s.name) for s in STEPS if s.version <= before],
+                )
+            conn.execute(
+                "INSERT INTO schema_version (VERSION, NAME) VALUES (?, ?)", (step.version, step.name)
+            )
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            conn.execute("ROLLBACK") if conn.in_transaction else None
+            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
+                raise MigrationError(
+                    f"{path} is locked by another process (is SAIVerse already running?). "
+                    "Nothing was changed; close it and try again."
+                ) from exc
+            raise MigrationError(f"migration step {step.version} ({step.name}) failed: {exc}") from exc
+        report.applied.append(f"{step.version}: {step.name}")
+        report.version_after = step.version
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python database/migrate.py --db PATH`: migrate one file (the data home is main.py's business)."""
     parser = argparse.ArgumentParser(description="Bring a SAIVerse database to the current schema.")
@@ -511,7 +603,7 @@ def main(argv: list[str] | None = None) -> int:
         report = migrate(Path(args.db))
     except MigrationError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return 2  # the user's to fix, as in main.py (saiverse/errors.py)
     print(report.describe())
     return 0
 

@@ -270,3 +270,17 @@ class ChronicleProgress(Base):
     persona_id: Mapped[str] = mapped_column("PERSONA_ID", String, primary_key=True)
     last_message_id: Mapped[str | None] = mapped_column("LAST_MESSAGE_ID", String, nullable=True)
     updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())
+
+
+class MemoryThread(Base):
+    """A SAIMemory thread brought over from upstream: its overview and Stelis settings."""
+
+    __tablename__ = "saimemory_thread"
+    persona_id: Mapped[str] = mapped_column("PERSONA_ID", String, primary_key=True)
+    thread_id: Mapped[str] = mapped_column("THREAD_ID", String, primary_key=True)
+    """Upstream thread id `<persona>:<suffix>` (`__persona__`, a building id, a name, `stelis_<hex>`)."""
+    resource_id: Mapped[str | None] = mapped_column("RESOURCE_ID", String, nullable=True)
+    overview: Mapped[str | None] = mapped_column("OVERVIEW", Text, nullable=True)
+    overview_updated_at: Mapped[datetime | None] = mapped_column("OVERVIEW_UPDATED_AT", DateTime, nullable=True)
+    extra_json: Mapped[str] = mapped_column("EXTRA_JSON", Text, default="{}")
+    """Upstream's Stelis record of the thread (parent, depth, status, label, summary…), as JSON."""

@@ -22,6 +22,8 @@ from saiverse.aspect import crop_to_ratio
 from saiverse.chronicle import ChronicleStore
 from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
 from saiverse.context_source import ContextSource
+from saiverse.importer.files import recover_staged_files
+from saiverse.importer.source import refuse_upstream_home
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
@@ -56,6 +58,7 @@ class SAIVerseManager:
     """One SAIVerse world, opened from a data home."""
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
+        refuse_upstream_home(settings.home, settings.db_path)
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
         for directory in (settings.home, settings.image_dir, settings.documents_dir):
@@ -67,6 +70,7 @@ class SAIVerseManager:
         """What start-up repair finished or set aside (saiverse/repair.py); empty when all was well."""
         with self.home_lock.alone() as alone:
             if alone:
+                recover_staged_files(settings.home, self.db)  # an import-saiverse killed between commit and renames
                 self.repair_report = repair_home(settings.home, self.db)
         self.world = World(self.db)
         self.memory = SAIMemory(self.db)
@@ -199,7 +203,10 @@ class SAIVerseManager:
             ],
             "personas": [
                 {"persona_id": p.persona_id, "name": p.name, "building_id": p.building_id,
-                 "interaction_mode": p.interaction_mode}
+                 "interaction_mode": p.interaction_mode, "default_model": p.default_model,
+                 "lightweight_model": p.lightweight_model, "vision_model": p.vision_model,
+                 "lightweight_vision_model": p.lightweight_vision_model, "private_room_id": p.private_room_id,
+                 "avatar_image": p.avatar_image}
                 for p in self.world.personas()
             ],
         }

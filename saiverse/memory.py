@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import math
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import IO, Any, TypedDict
 
@@ -341,6 +341,23 @@ class SAIMemory:
             s.execute(text("DELETE FROM saimemory_tag WHERE MESSAGE_ID = :i"), {"i": int(message_id)})
             s.execute(text("DELETE FROM saimemory WHERE ID = :i"), {"i": int(message_id)})
             return True
+
+    def iter_messages(self, persona_id: str, *, limit: int | None = None) -> Iterator[MemoryRecord]:
+        """The newest `limit` messages (all when None), oldest first, read in pages so memory stays flat."""
+        with self.db.engine.connect() as conn:
+            last = 0
+            if limit is not None:
+                if limit <= 0:
+                    return
+                row = conn.execute(text(
+                    "SELECT ID FROM saimemory WHERE PERSONA_ID = :p ORDER BY ID DESC LIMIT 1 OFFSET :n"),
+                    {"p": persona_id, "n": limit - 1}).first()
+                last = int(row[0]) - 1 if row else 0
+            while rows := list(conn.execute(text(
+                    f"SELECT {_COLUMNS} FROM saimemory WHERE PERSONA_ID = :p AND ID > :last ORDER BY ID LIMIT 1000"),
+                    {"p": persona_id, "last": last})):
+                yield from (_record(r) for r in rows)
+                last = rows[-1][0]
 
     def count(self, persona_id: str) -> int:
         """How many messages the persona has."""

@@ -50,6 +50,10 @@ class PersonaInfo:
     lightweight_model: str | None
     lightweight_vision_model: str | None
     vision_model: str | None
+    private_room_id: str | None = None
+    """The persona's own room (a building id), as upstream SAIVerse gives each persona."""
+    avatar_image: str | None = None
+    """Avatar picture, relative to the data home (None: the `avatar` emoji is shown)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,7 +86,7 @@ def _persona(p: Persona) -> PersonaInfo:
     return PersonaInfo(
         p.persona_id, p.name, p.avatar or "🙂", p.description or "", p.system_prompt or "",
         p.interaction_mode, p.building_id, p.default_model, p.lightweight_model,
-        p.lightweight_vision_model, p.vision_model,
+        p.lightweight_vision_model, p.vision_model, p.private_room_id, p.avatar_image,
     )
 
 

@@ -171,5 +171,5 @@ def test_script_cli_exit_codes(tmp_path: Path) -> None:
         [sys.executable, str(ROOT / "database" / "migrate.py"), "--db", str(bad)],
         capture_output=True, text=True, check=False,
     )
-    assert third.returncode == 1 and "not a SQLite database" in third.stderr
+    assert third.returncode == 2 and "not a SQLite database" in third.stderr
     assert bad.read_text() == "hello"
