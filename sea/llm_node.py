@@ -7,7 +7,7 @@ from typing import Any
 from chat import ChatRequest, Message, ToolSpec
 from sea.compat import add_playbook_enum, model_type, sees_context
 from sea.events import event
-from sea.nodes import Emit, RunContext, metadata_of, speak
+from sea.nodes import MISSING, Emit, RunContext, metadata_of, path_value, speak
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.router import prepare_schema
 from sea.templates import as_text, render
@@ -77,7 +77,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
             updates[node.output_key or node.id] = result.data
             for src, dest in (node.output_mapping or {}).items():
                 value = _field(result.data, src, node.output_key or node.id)
-                if value is _ABSENT:
+                if value is MISSING:
                     raise PlaybookError(f"the model's answer has no field {src!r} for output_mapping",
                                         playbook=ctx.playbook, node=node.id, field="output_mapping")
                 updates[dest] = value
@@ -113,19 +113,8 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
     return updates
 
 
-_ABSENT = object()
-
-
 def _field(data: Any, path: str, key: str) -> Any:
     """An output_mapping source: a dotted path in the answer (upstream also allows `<output_key>.path`)."""
     if path.startswith(f"{key}."):
         path = path[len(key) + 1:]
-    cur = data
-    for part in path.split("."):
-        if isinstance(cur, dict) and part in cur:
-            cur = cur[part]
-        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
-            cur = cur[int(part)]
-        else:
-            return _ABSENT
-    return cur
+    return path_value(data, path)

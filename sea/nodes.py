@@ -31,6 +31,8 @@ from tools.registry import ToolOutput
 Emit = Callable[[dict[str, Any]], None]
 
 _MISSING = object()
+MISSING = _MISSING
+"""What `path_value` returns for a path that leads nowhere."""
 
 
 class PulseCancelled(Exception):
@@ -143,7 +145,7 @@ def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str]
                **ctx.base(node)))
 
 
-def path_value(vars_: dict[str, Any], path: str) -> Any:
+def path_value(vars_: Any, path: str) -> Any:
     """The value at a dotted path; `_MISSING` when a part is absent (or None on the way)."""
     cur: Any = vars_
     for part in path.split("."):
