@@ -95,7 +95,7 @@ def chromium() -> Iterator[Any]:
 def new_page(browser: Any, url: str) -> Iterator[Any]:
     """A fresh browser context and page on `url`, waiting until the window is rendered."""
     context = browser.new_context(viewport=VIEWPORT, locale="ja-JP")
-    context.set_default_timeout(20_000)
+    context.set_default_timeout(45_000)  # generous: CI machines are slow and shared
     page = context.new_page()
     try:
         page.goto(url)
