@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -84,9 +85,9 @@ class ImportReport:
         head = "SAIVerse import" if en else "SAIVerse の取り込み"
         lines = [f"{head}: {self.source} → {self.target} ({self.seconds:.1f} s)"]
         labels = {kind: pair[1 if en else 0] for kind, pair in KINDS.items()}
-        width = max(len(label) for label in labels.values())
+        width = max(_cells(label) for label in labels.values())
         for kind, label in labels.items():
-            line = f"  {label:<{width}}  {self.imported.get(kind, 0):>8,}"
+            line = f"  {label}{' ' * (width - _cells(label))}  {self.imported.get(kind, 0):>8,}"
             if self.existing.get(kind):
                 line += f"  ({'already here' if en else '取り込み済み'} {self.existing[kind]:,})"
             lines.append(line)
@@ -100,3 +101,8 @@ class ImportReport:
         if not self.skipped and not self.problems:
             lines.append("Everything was imported." if en else "すべて取り込みました。")
         return "\n".join(lines)
+
+
+def _cells(text: str) -> int:
+    """Terminal columns of `text`: wide (CJK) characters take two, so the counts line up."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
