@@ -263,9 +263,13 @@ class OfflineModel:
     def _hints(self, request: ChatRequest) -> FillHints:
         last = request_message(request.messages)
         said = request_line(_strip_mention(last.get("content", "")) if last else "")
+        name = read_voice(request.system, request.persona_name).name
+        if name:  # `ソラ、海の絵を描いて`: the persona addressed is not part of the request
+            said = re.sub(rf"^{re.escape(name)}(さん|ちゃん|くん)?[、,，\s]+", "", said).strip() or said
         context = "\n".join([request.system or ""] + [m.get("content") or "" for m in request.messages])
+        done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
         return FillHints(user_text=said, reply=self.reply_text(request), context=context,
-                         summary=summarize_text(payload(said), 100))
+                         summary=summarize_text(payload(said), 100), done=done)
 
     def _tool_call(self, request: ChatRequest) -> ToolCall | None:
         last = last_user_message(request.messages)
@@ -277,7 +281,7 @@ class OfflineModel:
                 rest = re.sub(r"^[\s:：、。をでは]+", "", re.sub(r"\s+", " ", rest)).strip()
                 base = self._hints(request)
                 hints = FillHints(user_text=rest or text, reply=base.reply, context=base.context,
-                                  summary=summarize_text(rest, 100))
+                                  summary=summarize_text(rest, 100), done=base.done)
                 params = tool.get("parameters") or {"type": "object", "properties": {}}
                 args = fill(params, hints)
                 return ToolCall(name=name, arguments=args if isinstance(args, dict) else {},

@@ -81,7 +81,7 @@ def happened(playbook: str, body: str, place: str) -> tuple[str, str] | None:
     """(polite, plain) sentence telling what a sub-playbook did, or None when it is nothing to tell."""
     first = clean(body.splitlines()[0]) if body else ""
     here = f"{place}に" if place else "ここに"
-    failed = re.search(r"できませんでした|失敗", first)
+    failed = re.search(r"ませんでした[:：]|できませんでした|失敗", first)
     if failed:
         what = {"image_generate_playbook": "絵を描く", "document_create_playbook": "文書を作る",
                 "building_move": "移動する", "item_edit_playbook": "書き換える", "item_view_playbook": "見る",
@@ -135,7 +135,7 @@ OPENERS = {
     "greeting": [("{hello}！{me}は{name}です", "{hello}！{me}は{name}だ"),
                  ("{hello}。来てくれてうれしいです", "{hello}。来てくれてうれしい")],
     "thanks": [("どういたしまして。お役に立ててよかったです", "どういたしまして。役に立ててよかった"),
-               ("こちらこそ、ありがとうございます", "こっちこそ、ありがとう")],
+               ("こちらこそ、ありがとうございます！", "こっちこそ、ありがとう！")],
     "bye": [("はい、またお話ししましょう", "うん、またお話ししよう"),
             ("お気をつけて。またいつでも来てください", "気をつけてね。またいつでも来て")],
     "question": [("いい質問ですね。{me}もはっきりとは知らないんです", "いい質問だね。{me}もはっきりとは知らないんだ"),
