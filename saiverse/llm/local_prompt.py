@@ -73,9 +73,13 @@ def transcript(request: ChatRequest, voice: Voice, count: Callable[[str], int], 
     name = voice.name or "わたし"
     head = header(request, voice)
     lines = transcript_lines(request, voice)
+    if len(lines) < 3:
+        # One exchange in the persona's voice shows a base model how long and how polite a line is.
+        lines = [f"{USER}: こんにちは。", f"{name}: " + voice.speak("こんにちは。ゆっくりしていってくださいね",
+                                                                  "こんにちは。ゆっくりしていって"), *lines]
     while True:
         prompt = f"{head}\n\n" + "\n".join([*lines, f"{name}:"])
-        if count(prompt) <= limit or len(lines) <= 1:
+        if count(prompt) <= limit or len(lines) <= 1:  # the last line (what was just said) always stays
             return prompt
         lines = lines[1:]
 

@@ -124,8 +124,12 @@ def happened(playbook: str, body: str, place: str) -> tuple[str, str] | None:
             return ((f"頼まれたものを作りました。{made}ができています" if made else "頼まれたものを作りました"),
                     (f"頼まれたものを作ったよ。{made}ができてる" if made else "頼まれたものを作った"))
         return ("制作を始めました。続きはまた進めます", "制作を始めた。続きはまた進める")
-    if first and len(first) <= 60 and not re.search(r"[{}\[\]<>=]|https?://", first) and first.endswith("。"):
-        return (first.rstrip("。"), first.rstrip("。"))  # a plain sentence some other playbook wrote
+    if first and len(first) <= 60 and not re.search(r"[{}\[\]<>=]|https?://", first):
+        if re.search(r"memory|recall|research|remember", playbook, re.I) and not first.endswith("。"):
+            return (f"思い出しました。{first}のことですね", f"思い出した。{first}のことだね")
+        if first.endswith("。"):
+            return (first.rstrip("。"), first.rstrip("。"))  # a plain sentence some other playbook wrote
+        return (f"{first}、とのことです", f"{first}、だって")
     return ("頼まれたことを済ませました", "頼まれたことを済ませた")
 
 
