@@ -26,7 +26,7 @@ ProviderKind = Literal["auto", "offline", "local", "openai", "compatible", "anth
 AUTO_CHOICES: tuple[tuple[str, str], ...] = (
     ("gemini_api_key", "gemini-2.5-flash"),
     ("openai_official_api_key", "gpt-4.1-mini"),
-    ("anthropic_api_key", "claude-sonnet-4-5"),
+    ("anthropic_api_key", "claude-sonnet-4-6"),
 )
 """`auto` with a key set: (Settings key field, the model it answers with), first match wins."""
 

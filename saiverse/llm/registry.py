@@ -205,6 +205,8 @@ def model_for(settings: Settings, persona: Mapping[str, Any], kind: str = "norma
         for field, name in AUTO_CHOICES:
             if getattr(settings, field) and parse_name(name).kind != "anthropic":
                 return resolve_model(name, settings, purpose=purpose)
+        if model.provider == "anthropic":
+            return _OFFLINE, None  # Claude cannot draw: procedural drawing, as offline
     return model, notice
 
 
