@@ -130,17 +130,21 @@ class ChatModel(Protocol):
     # fixed context window implements `ContextWindow.prompt_budget`.
 
 
+STRUCTURED_TOKENS = 768
+"""Default answer length of a structured answer or a tool choice (routing, fields, plans)."""
 REPLY_TOKENS = 1024
-"""Default answer length of a plain reply or structured answer when the request names none."""
+"""Default answer length of a streamed reply (what a persona says)."""
 LONG_TEXT_TOKENS = 2048
-"""Default answer length of a request for free text without a schema (chapters, documents)."""
+"""Default answer length of free text asked for at once (chapters, documents)."""
 
 
-def default_max_tokens(request: ChatRequest) -> int:
+def default_max_tokens(request: ChatRequest, *, streaming: bool = False) -> int:
     """The answer length a provider sends when `request.max_tokens` is None (every request carries one)."""
     if request.max_tokens:
         return request.max_tokens
-    return REPLY_TOKENS if request.response_schema is not None or request.tools else LONG_TEXT_TOKENS
+    if request.response_schema is not None or request.tools:
+        return STRUCTURED_TOKENS
+    return REPLY_TOKENS if streaming else LONG_TEXT_TOKENS
 
 
 @runtime_checkable

@@ -90,7 +90,7 @@ def test_structured_output_as_output_format(fake: FakeServer, model: AnthropicMo
     assert model.generate(ask("調べて", response_schema=ROUTE)).data == {"playbook": "search"}
     fmt = fake.requests[0].body["output_config"]["format"]
     assert fmt["type"] == "json_schema" and fmt["schema"]["additionalProperties"] is False
-    assert fake.requests[0].body["max_tokens"] == 1024
+    assert fake.requests[0].body["max_tokens"] == 768
 
 
 def test_refused_output_format_falls_back_to_a_forced_tool_and_is_remembered(fake: FakeServer) -> None:

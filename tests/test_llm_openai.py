@@ -293,10 +293,13 @@ def test_instructions_mode_repairs_a_wrong_answer_once(fake: FakeServer, model: 
 
 
 def test_max_tokens_per_purpose(fake: FakeServer, model: OpenAIModel) -> None:
-    fake.queue(openai_text("短い要約"), openai_text('{"playbook": "chat"}'))
+    fake.queue(openai_text("短い要約"), openai_text('{"playbook": "chat"}'), openai_stream(["やあ"]),
+               openai_text("第一章…"))
     model.generate(ask("要約して", max_tokens=400))
     model.generate(ask("話そう", response_schema=ROUTE))
-    assert [r.body["max_tokens"] for r in fake.requests] == [400, 1024]
+    list(model.stream(ask("こんにちは")))
+    model.generate(ask("第一章を書いて"))
+    assert [r.body["max_tokens"] for r in fake.requests] == [400, 768, 1024, 2048]
 
 
 # -- OpenAI itself ----------------------------------------------------------------------------------------
@@ -305,7 +308,7 @@ def test_official_openai_strict_schema_and_max_completion_tokens(fake: FakeServe
     fake.queue(openai_text('{"playbook": "search"}'))
     assert official.generate(ask("調べて", response_schema=ROUTE)).data == {"playbook": "search"}
     body = fake.requests[0].body
-    assert body["model"] == "gpt-4.1" and body["max_completion_tokens"] == 1024 and "max_tokens" not in body
+    assert body["model"] == "gpt-4.1" and body["max_completion_tokens"] == 768 and "max_tokens" not in body
     assert body["response_format"]["json_schema"]["strict"] is True
     router = {"type": "object", "properties": {"playbook": {"type": "string"}, "args": {"type": "object"}},
               "required": ["playbook", "args"]}

@@ -91,10 +91,10 @@ class AnthropicModel:
             out.insert(0, {"role": "user", "content": [{"type": "text", "text": "（続けてください）"}]})
         return out, "\n\n".join(system)
 
-    def _body(self, request: ChatRequest, mode: str | None) -> dict[str, Any]:
+    def _body(self, request: ChatRequest, mode: str | None, *, streaming: bool = False) -> dict[str, Any]:
         messages, system = self._messages(request)
         body: dict[str, Any] = {"model": self.model_id, "messages": messages,
-                                "max_tokens": default_max_tokens(request)}
+                                "max_tokens": default_max_tokens(request, streaming=streaming)}
         if system:
             body["system"] = system
         tools = [{"name": t["name"], "description": t.get("description", ""),
@@ -162,7 +162,7 @@ class AnthropicModel:
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """Answer as text chunks (`content_block_delta` events); opening the stream is retried."""
-        body = {**self._body(request, None), "stream": True}
+        body = {**self._body(request, None, streaming=True), "stream": True}
         stream = call_with_retry(lambda: self._guard(lambda: self._client.messages.create(**body)),
                                  self.retry, what=self._what)
         try:

@@ -105,11 +105,11 @@ class OpenAIModel:
             out.append(item)
         return out
 
-    def _body(self, request: ChatRequest, mode: str | None) -> dict[str, Any]:
+    def _body(self, request: ChatRequest, mode: str | None, *, streaming: bool = False) -> dict[str, Any]:
         if mode in ("json_object", "prompt"):
             request = with_instructions(request)
         body: dict[str, Any] = {"model": self.model_id, "messages": self._messages(request)}
-        length = default_max_tokens(request)
+        length = default_max_tokens(request, streaming=streaming)
         body["max_tokens" if self.compatible else "max_completion_tokens"] = length
         if request.temperature is not None and not _REASONING.match(self.model_id):
             body["temperature"] = request.temperature
@@ -193,7 +193,7 @@ class OpenAIModel:
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """Answer as text chunks; opening the stream is retried, a broken stream raises `LLMError`."""
-        body = {**self._body(request, None), "stream": True}
+        body = {**self._body(request, None, streaming=True), "stream": True}
         stream = call_with_retry(lambda: self._guard(lambda: self._client.chat.completions.create(**body)),
                                  self.retry, what=self._what)
         try:
