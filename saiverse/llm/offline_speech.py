@@ -48,9 +48,9 @@ def result_blocks(messages: list[Message]) -> list[tuple[str, str]]:
 
 
 def is_instruction(text: str) -> bool:
-    """Whether a user-role message is the app's own prompt to the model (headings, "…してください"),
-    not something a person said."""
-    return bool(_HEADING.search(text)) or (bool(_INSTRUCTION.search(text.strip())) and "\n" in text.strip())
+    """Whether a user-role message is the app's own prompt to the model (a `heading:` line and a closing
+    "…してください"), not something a person said."""
+    return bool(_HEADING.search(text)) and bool(_INSTRUCTION.search(text.strip()))
 
 
 def place_of(system: str | None) -> str:

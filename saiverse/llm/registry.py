@@ -68,12 +68,19 @@ def local_problem(settings: Settings, spec: str = "") -> str | None:
     return f"ローカルモデルのファイル {path} がありません"
 
 
+def _load_failure(settings: Settings) -> str | None:
+    """Why the default local model failed to load in this process (None when it has not failed)."""
+    with _lock:
+        models = [m for k, m in _cache.items() if k[0] == "local" and k[1] == str(model_path(settings, ""))]
+    return next((m.load_error for m in models if getattr(m, "load_error", None)), None)  # type: ignore[attr-defined]
+
+
 def auto_choice(settings: Settings) -> tuple[str, str]:
     """What `auto` answers with now, and why (Japanese)."""
     for field, name in AUTO_CHOICES:
         if getattr(settings, field):
             return name, f"{_env_of(field)} が設定されているため {name} で応答します"
-    problem = local_problem(settings)
+    problem = local_problem(settings) or _load_failure(settings)
     if problem is None:
         return "local", "API キーがないため、組み込みのローカルモデル (llama.cpp) で応答します"
     return "offline", (f"API キーがなく、ローカルモデルも使えないため ({problem})、"
