@@ -216,9 +216,12 @@ def run(args: argparse.Namespace) -> int:
     if cmd == "import-saiverse":
         return _import_saiverse(args)
     if cmd == "serve":
+        from saiverse.llm.registry import describe_default
         from ui.app import launch
 
         settings = _settings(args)
+        model, why = describe_default(settings)
+        print(f"model: {model} — {why}", flush=True)  # which model answers, and why, before the UI starts
         return launch(settings)
     manager = _manager(args)
     try:

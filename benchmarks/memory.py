@@ -69,7 +69,7 @@ def _triggers(conn: sqlite3.Connection, on: bool) -> None:
 def build_home(home: Path, messages: int, entries: int, seed: int = 11) -> float:
     """A home whose persona `mina` has `messages` messages, `entries` Chronicle entries, 200 pages."""
     t0 = time.perf_counter()
-    SAIVerseManager(load_settings(home)).close()  # migrate + seed
+    SAIVerseManager(load_settings(home, default_model="offline")).close()  # migrate + seed
     conn = sqlite3.connect(home / "saiverse.db")
     _triggers(conn, False)
     rng = random.Random(seed)
@@ -169,7 +169,7 @@ def time_context(manager: SAIVerseManager, runs: int) -> dict[str, float]:
 
 def time_build(messages: int = 20_000) -> dict[str, float]:
     home = Path(tempfile.mkdtemp(prefix="saiverse-bench-chronicle-"))
-    manager = SAIVerseManager(load_settings(home))
+    manager = SAIVerseManager(load_settings(home, default_model="offline"))
     manager.chronicle_worker.stop()
     rng = random.Random(5)
     words, cum = vocabulary(rng)
@@ -190,7 +190,7 @@ def time_build(messages: int = 20_000) -> dict[str, float]:
 
 
 def time_pulses(homes: dict[str, Path], pulses: int) -> dict[str, float]:
-    managers = {k: SAIVerseManager(load_settings(h)) for k, h in homes.items()}
+    managers = {k: SAIVerseManager(load_settings(h, default_model="offline")) for k, h in homes.items()}
     for m in managers.values():
         m.chronicle_worker.stop()
     said = ["こんにちは", "おすすめの本は？", "今日はいい天気ですね", "猫の話をしよう", "ありがとう"]
@@ -233,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         home.mkdir(parents=True)
         figures["db_build_s"] = round(build_home(home, args.messages, args.entries), 1)
     figures["db_mb"] = round((home / "saiverse.db").stat().st_size / 1e6, 1)
-    manager = SAIVerseManager(load_settings(home))
+    manager = SAIVerseManager(load_settings(home, default_model="offline"))
     manager.chronicle_worker.stop()
     time_context(manager, 10)  # warm the page cache
     figures.update(time_context(manager, args.runs))

@@ -27,7 +27,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
-    manager = SAIVerseManager(load_settings(tempfile.mkdtemp(prefix="saiverse-prod-")))
+    manager = SAIVerseManager(load_settings(tempfile.mkdtemp(prefix="saiverse-prod-"), default_model="offline"))
     service = manager.production
     events: list[dict] = []
     service.start("sora", "atelier", "絵本を作って: 準備運動", events.append)  # warm-up

@@ -61,7 +61,7 @@ def main() -> int:
     ap.add_argument("--home", help="data home to use (default: a temp dir)")
     args = ap.parse_args()
     home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-bench-"))
-    manager = SAIVerseManager(load_settings(home))
+    manager = SAIVerseManager(load_settings(home, default_model="offline"))
     texts = ["こんにちは", "おすすめの本は？", "今日はいい天気ですね", "猫の話をしよう", "ありがとう"]
 
     # warm up (graph compilation, caches)

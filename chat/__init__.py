@@ -8,6 +8,7 @@ from chat.base import (
     ChatModel,
     ChatRequest,
     ChatResult,
+    ContextWindow,
     LLMError,
     Message,
     Role,
@@ -15,9 +16,10 @@ from chat.base import (
     ToolCall,
     ToolSpec,
     Usage,
+    default_max_tokens,
 )
 
 __all__ = [
-    "ChatModel", "ChatRequest", "ChatResult", "LLMError", "Message", "Role", "TokenCounter", "ToolCall", "ToolSpec",
-    "Usage",
+    "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "LLMError", "Message", "Role", "TokenCounter",
+    "ToolCall", "ToolSpec", "Usage", "default_max_tokens",
 ]

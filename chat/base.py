@@ -69,6 +69,9 @@ class ChatRequest:
     """Sampling temperature, if the provider supports one."""
     persona_name: str | None = None
     """Name of the persona speaking; the offline model uses it for its voice."""
+    max_tokens: int | None = None
+    """Most tokens the answer may take; None: the provider's default for the kind of request
+    (`default_max_tokens`). Callers that want a short answer (summaries) set it."""
 
 
 @dataclass
@@ -102,7 +105,7 @@ class ChatModel(Protocol):
     name: str
     """Model name as configured (e.g. `offline`, `gemini-2.5-flash`, `openai:llama3`)."""
     provider: str
-    """`offline`, `gemini` or `openai`."""
+    """`offline`, `local`, `gemini`, `openai`, `openai-compatible` or `anthropic`."""
     supports_vision: bool
     """Whether `Message.images` are given to the model."""
     follows_instructions: bool
@@ -123,7 +126,38 @@ class ChatModel(Protocol):
         ...
 
     # Optional: a provider with its own tokenizer also implements `TokenCounter.count_tokens`;
-    # callers check with `isinstance(model, TokenCounter)` and estimate otherwise.
+    # callers check with `isinstance(model, TokenCounter)` and estimate otherwise. A model with a
+    # fixed context window implements `ContextWindow.prompt_budget`.
+
+
+STRUCTURED_TOKENS = 768
+"""Default answer length of a structured answer or a tool choice (routing, fields, plans)."""
+REPLY_TOKENS = 1024
+"""Default answer length of a streamed reply (what a persona says)."""
+LONG_TEXT_TOKENS = 2048
+"""Default answer length of free text asked for at once (chapters, documents)."""
+
+
+def default_max_tokens(request: ChatRequest, *, streaming: bool = False) -> int:
+    """The answer length a provider sends when `request.max_tokens` is None (every request carries one)."""
+    if request.max_tokens:
+        return request.max_tokens
+    if request.response_schema is not None or request.tools:
+        return STRUCTURED_TOKENS
+    return REPLY_TOKENS if streaming else LONG_TEXT_TOKENS
+
+
+@runtime_checkable
+class ContextWindow(Protocol):
+    """The optional part of `ChatModel`: a model whose prompt must fit a fixed window (a local model).
+
+    The context builder caps a persona's token budget to `prompt_budget()`; callers check with
+    `isinstance(model, ContextWindow)`.
+    """
+
+    def prompt_budget(self) -> int:
+        """The most tokens a prompt may take, leaving room for the answer."""
+        ...
 
 
 @runtime_checkable

@@ -28,7 +28,7 @@ MODEL_FIELDS = ("default_model", "lightweight_model", "lightweight_vision_model"
 SETTING_FIELDS = ("default_model", "default_lightweight_model", "lightweight_vision_model", "vision_model",
                   "openai_base_url")
 """Non-secret settings the 設定 tab edits."""
-KEY_FIELDS = ("gemini_api_key", "openai_api_key")
+KEY_FIELDS = ("gemini_api_key", "openai_api_key", "openai_official_api_key", "anthropic_api_key")
 """API keys the 設定 tab may replace or clear (always shown masked)."""
 _ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
 

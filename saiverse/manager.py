@@ -138,12 +138,14 @@ class SAIVerseManager:
         return model_for(self.settings, persona, kind)
 
     def model_notice(self) -> str | None:
-        """A line for the UI when chats run on the offline model."""
+        """A line for the UI when chats run on an embedded model (local or offline), saying why."""
         model, notice = self._configured_model(PersonaContext(), "normal")
         if notice:
             return notice
-        if model.provider == "offline":
-            return "オフラインモデルで動作中です (API キー不要)。"
+        if model.provider in ("offline", "local"):
+            from saiverse.llm.registry import describe_default
+
+            return describe_default(self.settings)[1] + "。"
         return None
 
     def _call_tool(

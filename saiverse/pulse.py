@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from chat import ChatModel, Message
+from chat import ChatModel, ContextWindow, Message
 from database.engine import Database
 from saiverse.context import Snapshot, fit, token_counter
 from saiverse.context_source import ContextSource
@@ -118,6 +118,8 @@ class PulseJournal:
         if history_depth is not None:
             kept = trim_history([{"content": line.content} for line in snapshot.history], history_depth)
             snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
+        if isinstance(model, ContextWindow):  # a local model's window caps the persona's budget
+            snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
         fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, token_counter(model))
         return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
 

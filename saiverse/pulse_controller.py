@@ -49,6 +49,8 @@ class PulseRecord:
     status: str = "queued"
     usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
     trace: list[str] = field(default_factory=list)
+    answered: list[str] = field(default_factory=list)
+    """Models that answered during the pulse, in order."""
     queued_at: float = field(default_factory=time.monotonic)
     started_at: float | None = None
     ended_at: float | None = None
@@ -202,7 +204,8 @@ class PulseController:
         if handle.token.cancelled:
             rec.status = "cancelled"
             emit(event("error", kind="cancelled", message="パルスは開始前に中止されました。", **base))
-            emit(event("pulse_end", status="cancelled", **base))
+            emit(event("pulse_end", status="cancelled", model=self._model_name(rec, persona_context(persona)),
+                       **base))
             return
         journal = PulseJournal(rec.pulse_id, self.services)
         ctx = persona_context(persona)
@@ -212,7 +215,7 @@ class PulseController:
                 self.services.memory.add(persona.persona_id, "user", job.user_input,
                                          tags=["conversation"], pulse_id=rec.pulse_id)
             common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token, "emit": emit,
-                      "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace}
+                      "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace, "answered": rec.answered}
             if job.user_input is not None:
                 run_meta_user(ctx, job.user_input, rec.building_id, meta_playbook=job.playbook,
                               args=job.args, **common)
@@ -227,4 +230,13 @@ class PulseController:
         except Exception as exc:  # noqa: BLE001 - any failure ends the pulse visibly, not the app
             rec.status = "error"
             emit(event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base))
-        emit(event("pulse_end", status=rec.status, usage=dict(rec.usage), **base))
+        emit(event("pulse_end", status=rec.status, usage=dict(rec.usage), model=self._model_name(rec, ctx), **base))
+
+    def _model_name(self, rec: PulseRecord, persona: Any) -> str | None:
+        """The model that answered last, else the persona's normal model (a pulse with no model call)."""
+        if rec.answered:
+            return rec.answered[-1]
+        try:
+            return self.services.resolve_model(persona, "normal")[0].name
+        except Exception:  # noqa: BLE001 - naming the model must never turn a finished pulse into an error
+            return None

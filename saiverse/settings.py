@@ -87,6 +87,31 @@ def _float(value: str) -> float:
         raise ValueError("must be a number") from None
 
 
+def _local_context(value: str) -> int:
+    tokens = _int(value)
+    if not 512 <= tokens <= 131_072:
+        raise ValueError(f"must be between 512 and 131072 tokens, got {tokens}")
+    return tokens
+
+
+def _threads(value: str) -> int:
+    threads = _int(value)
+    if threads < 0:
+        raise ValueError(f"must be 0 (one per CPU core) or more, got {threads}")
+    return threads
+
+
+LOCAL_PROFILES = ("auto", "base", "instruct", "instruct+json")
+"""How the local model is prompted (saiverse/llm/local_profile.py): `auto` reads the GGUF."""
+
+
+def _local_profile(value: str) -> str:
+    low = value.strip().lower()
+    if low not in LOCAL_PROFILES:
+        raise ValueError(f"must be one of {', '.join(LOCAL_PROFILES)}")
+    return low
+
+
 def _lang(value: str) -> str:
     return "en" if value.lower().startswith("en") else "ja"
 
@@ -126,6 +151,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("gemini_base_url", "SAIVERSE_GEMINI_BASE_URL"),
     Option("openai_base_url", "SAIVERSE_OPENAI_BASE_URL", saved=True),
     Option("openai_api_key", "SAIVERSE_OPENAI_API_KEY", saved=True, secret=True),
+    Option("openai_official_api_key", "OPENAI_API_KEY", saved=True, secret=True),
+    Option("openai_official_base_url", "OPENAI_BASE_URL"),
+    Option("anthropic_api_key", "ANTHROPIC_API_KEY", saved=True, secret=True),
+    Option("anthropic_base_url", "ANTHROPIC_BASE_URL"),
+    Option("local_model", "SAIVERSE_LOCAL_MODEL", saved=True),
+    Option("local_context", "SAIVERSE_LOCAL_CONTEXT", _local_context),
+    Option("local_threads", "SAIVERSE_LOCAL_THREADS", _threads),
+    Option("local_profile", "SAIVERSE_LOCAL_PROFILE", _local_profile),
     Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", _float),
     Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", _int),
     Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
@@ -152,8 +185,9 @@ class Settings:
     """Port of the UI."""
     lang: str = "ja"
     """UI language: `ja` (default) or `en`."""
-    default_model: str = "offline"
-    """Model used when a persona names none: `offline`, a Gemini model or `openai:<model>`."""
+    default_model: str = "auto"
+    """Model used when a persona names none (saiverse/llm/names.py lists the name forms); `auto`: a
+    cloud model whose key is set, else the embedded local model, else the deterministic `offline`."""
     default_lightweight_model: str = DEFAULT_LIGHTWEIGHT_MODEL
     """Lightweight model for document summaries and routing (SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL)."""
     lightweight_vision_model: str = DEFAULT_LIGHTWEIGHT_VISION_MODEL
@@ -168,6 +202,23 @@ class Settings:
     """Base URL of an OpenAI-compatible server (Ollama, LM Studio, llama.cpp)."""
     openai_api_key: str | None = field(default=None, repr=False)
     """Key for the OpenAI-compatible server, if it wants one."""
+    openai_official_api_key: str | None = field(default=None, repr=False)
+    """Key for OpenAI itself (`gpt-…`, `o…` models; OPENAI_API_KEY, as the SDK reads it)."""
+    openai_official_base_url: str | None = None
+    """Override of OpenAI's endpoint (OPENAI_BASE_URL, as the SDK reads it)."""
+    anthropic_api_key: str | None = field(default=None, repr=False)
+    """Key for Anthropic (`claude-…` models; ANTHROPIC_API_KEY)."""
+    anthropic_base_url: str | None = None
+    """Override of Anthropic's endpoint (ANTHROPIC_BASE_URL, as the SDK reads it)."""
+    local_model: str | None = None
+    """The GGUF the `local` model loads: a path or a name under `<home>/models/`; empty: the packaged
+    Gemma 3 270M, assembled once into `<home>/models/`."""
+    local_context: int = 2048
+    """Context window (n_ctx) of the local model, in tokens; prompts are fitted to it."""
+    local_threads: int = 0
+    """CPU threads of the local model; 0: one per core."""
+    local_profile: str = "auto"
+    """How the local model is prompted and whether it may decide (LOCAL_PROFILES)."""
     request_timeout: float = 60.0
     """Seconds before a model request is abandoned."""
     max_upload_bytes: int = 20 * 1024 * 1024

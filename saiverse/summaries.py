@@ -23,6 +23,8 @@ log = logging.getLogger(__name__)
 PICTURE_PROMPT = (
     "以下の画像を詳しく説明するのではなく、内容を理解するための要点を300文字以内の日本語で1〜2文にまとめてください。"
 )
+SUMMARY_TOKENS = 400
+"""Answer length of a summary request (≤ 300 Japanese characters fit; a small model must not ramble on)."""
 DOCUMENT_PROMPT = "以下の文書の内容を300文字以内の日本語で要約してください。要点を簡潔にまとめてください。"
 
 
@@ -43,7 +45,7 @@ class Summarizer:
         if not model.follows_instructions or (vision and not model.supports_vision):
             return None
         try:
-            text = model.generate(ChatRequest(messages=[message])).text
+            text = model.generate(ChatRequest(messages=[message], max_tokens=SUMMARY_TOKENS)).text
         except LLMError as exc:
             log.warning("summary via %s failed (%s); using the offline summariser", name, exc.kind)
             return None

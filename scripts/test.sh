@@ -13,8 +13,16 @@ if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "no
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null
 fi
 
+# llama-cpp-python is built from source by pip (there is no binary wheel): it needs a C/C++ compiler
+# and cmake. The first install takes about 10-20 minutes on two cores; later runs reuse pip's cache.
+if ! command -v cmake >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
+  echo "== installing build-essential and cmake (apt-get), to build llama-cpp-python"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq build-essential cmake >/dev/null
+fi
+
 PY="${PYTHON:-python3}"
-echo "== installing Python packages"
+echo "== installing Python packages (the first build of llama-cpp-python takes 10-20 minutes)"
 "$PY" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
 
 echo "== ruff"

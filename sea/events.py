@@ -71,6 +71,8 @@ class Event(TypedDict, total=False):
     """SAIMemory tags (memorize)."""
     metadata: dict[str, Any]
     """An object a playbook attached to a spoken, said or stored message (upstream `metadata_key`)."""
+    model: str
+    """The model that answered (speak, pulse_end), e.g. `local`, `gpt-4.1`, `offline`."""
 
 
 def event(type_: str, **fields: Any) -> Event:

@@ -63,12 +63,14 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
             parts.append(chunk)
             emit(event("speak_chunk", delta=chunk, **ctx.base(node)))
         text = "".join(parts)
+        ctx.answered.append(model.name)
         ctx.usage["input_tokens"] += fitted_tokens  # a stream reports no usage: the fitted count
         # A speaking node is remembered once, as conversation; `memorize` adds its tags to that message.
         speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_))
         call = None
     else:
         result = model.generate(request)
+        ctx.answered.append(result.model or model.name)
         ctx.usage["input_tokens"] += int(result.usage.get("input_tokens") or fitted_tokens)
         ctx.usage["output_tokens"] += int(result.usage.get("output_tokens", 0) or 0)
         text = result.text

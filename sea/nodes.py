@@ -84,6 +84,8 @@ class RunContext:
     metadata: dict[str, Any] = field(default_factory=dict)
     """The pulse's metadata object (the `metadata` runtime variable)."""
     threads: Threads = field(default_factory=Threads)
+    answered: list[str] = field(default_factory=list)
+    """Names of the models that answered in this pulse, in order (shared with called playbooks)."""
 
     @property
     def is_meta(self) -> bool:
@@ -96,7 +98,7 @@ class RunContext:
             persona=self.persona, building_id=self.building_id, pulse_id=self.pulse_id,
             ports=self.ports, playbook=playbook, pulse_type=self.pulse_type, cancel=self.cancel,
             usage=self.usage, trace=self.trace, messages=[] if isolated else list(self.messages),
-            depth=self.depth + 1, metadata=self.metadata, threads=self.threads,
+            depth=self.depth + 1, metadata=self.metadata, threads=self.threads, answered=self.answered,
         )
 
     def check_cancel(self) -> None:
@@ -135,6 +137,11 @@ def metadata_of(node: Node, vars_: dict[str, Any]) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and value else None
 
 
+def answering_model(ctx: RunContext) -> str:
+    """The model that answered last in this pulse, else the persona's normal model (`model` of events)."""
+    return ctx.answered[-1] if ctx.answered else ctx.ports.model_for(ctx.persona, "normal")[0].name
+
+
 def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str] | None = None,
           metadata: dict[str, Any] | None = None) -> None:
     persona = ctx.persona
@@ -142,7 +149,7 @@ def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str]
     hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
     ctx.outputs.append(text)
     emit(event("speak", text=text, avatar=persona.get("avatar"), history_id=hid, metadata=metadata,
-               **ctx.base(node)))
+               model=answering_model(ctx), **ctx.base(node)))
 
 
 def path_value(vars_: Any, path: str) -> Any:

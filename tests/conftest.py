@@ -28,7 +28,9 @@ ENV_KEYS = [
     "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL", "SAIVERSE_LIGHTWEIGHT_VISION_MODEL", "SAIVERSE_VISION_MODEL",
     "GEMINI_API_KEY", "SAIVERSE_GEMINI_BASE_URL", "SAIVERSE_OPENAI_BASE_URL", "SAIVERSE_OPENAI_API_KEY",
     "SAIVERSE_PORT", "SAIVERSE_HOST", "SAIVERSE_REQUEST_TIMEOUT", "SAIVERSE_MAX_UPLOAD_BYTES",
-    "SAIVERSE_MAX_UPLOAD_PIXELS", "SAIVERSE_CONTEXT_TOKENS",
+    "SAIVERSE_MAX_UPLOAD_PIXELS", "SAIVERSE_CONTEXT_TOKENS", "OPENAI_API_KEY", "OPENAI_BASE_URL",
+    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "SAIVERSE_LOCAL_MODEL", "SAIVERSE_LOCAL_CONTEXT",
+    "SAIVERSE_LOCAL_THREADS", "SAIVERSE_LOCAL_PROFILE",
 ]
 
 
@@ -37,9 +39,12 @@ def saiverse_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point SAIVERSE_HOME at a fresh temp dir and clear every other SAIVerse variable.
 
     SAIVERSE_RAISE_ERRORS is set, so a bug in a CLI subprocess shows its traceback in the test.
+    SAIVERSE_DEFAULT_MODEL=offline keeps the deterministic model answering, so the suite stays fast
+    and exact; tests marked `local_model` run the real llama.cpp model.
     """
     for key in ENV_KEYS:
         monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("SAIVERSE_DEFAULT_MODEL", "offline")
     home = tmp_path / "home"
     monkeypatch.setenv("SAIVERSE_HOME", str(home))
     monkeypatch.setenv("SAIVERSE_RAISE_ERRORS", "1")

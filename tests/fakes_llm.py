@@ -1,4 +1,4 @@
-"""Small fake model servers on 127.0.0.1 that speak the real wire formats (Gemini, OpenAI).
+"""Small fake model servers on 127.0.0.1 that speak the real wire formats (Gemini, OpenAI, Anthropic).
 
 A `FakeServer` records every request (path, headers, parsed JSON body) and answers from a FIFO
 of scripted `Reply`s; helpers below build the provider-specific payloads. Used as a context
@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
+
 
 @dataclass
 class Recorded:
@@ -22,7 +24,7 @@ class Recorded:
 
     method: str
     path: str
-    headers: dict[str, str]
+    headers: httpx.Headers
     body: Any
 
 
@@ -35,6 +37,8 @@ class Reply:
     sse: list[str] | None = None
     """Raw `data:` payloads (already JSON-encoded strings); written as an event stream."""
     sse_sep: str = "\n\n"
+    events: list[tuple[str, str]] | None = None
+    """Named SSE events (`event: name` + `data: json`), as Anthropic streams them."""
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
     """Seconds to wait before answering (to provoke client timeouts)."""
@@ -90,7 +94,8 @@ class FakeServer:
                 except ValueError:
                     body = raw
                 with fake._lock:
-                    fake.requests.append(Recorded("POST", self.path, dict(self.headers), body))
+                    # Case-insensitive, as HTTP headers are (the SDKs send `authorization`).
+                    fake.requests.append(Recorded("POST", self.path, httpx.Headers(dict(self.headers)), body))
                 reply = fake._next(self.path)
                 if reply.delay:
                     time.sleep(reply.delay)
@@ -103,7 +108,10 @@ class FakeServer:
                 self.send_response(reply.status)
                 for key, value in reply.headers.items():
                     self.send_header(key, value)
-                if reply.sse is not None:
+                if reply.events is not None:
+                    payload = "".join(f"event: {name}\ndata: {data}\n\n" for name, data in reply.events).encode()
+                    self.send_header("Content-Type", "text/event-stream")
+                elif reply.sse is not None:
                     payload = "".join(f"data: {event}{reply.sse_sep}" for event in reply.sse).encode()
                     self.send_header("Content-Type", "text/event-stream")
                 else:
@@ -211,3 +219,49 @@ def openai_error(status: int, message: str = "error", retry_after: str | None = 
     headers = {"Retry-After": retry_after} if retry_after is not None else {}
     return Reply(status=status, headers=headers,
                  json={"error": {"message": message, "type": "error", "code": status}})
+
+
+# -- Anthropic payloads -----------------------------------------------------------------------
+
+def anthropic_message(content: list[dict[str, Any]], *, input_tokens: int = 13, output_tokens: int = 4,
+                      stop: str = "end_turn") -> dict:
+    """A Messages API `message` with `content` blocks."""
+    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": "claude-fake", "content": content,
+            "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens}}
+
+
+def anthropic_text(text: str, **kw: Any) -> Reply:
+    """A message answering `text`."""
+    return Reply(json=anthropic_message([{"type": "text", "text": text}]), **kw)
+
+
+def anthropic_tool_use(name: str, arguments: dict[str, Any], call_id: str = "toolu_01") -> Reply:
+    """A message asking for a tool call."""
+    block = {"type": "tool_use", "id": call_id, "name": name, "input": arguments}
+    return Reply(json=anthropic_message([block], stop="tool_use"))
+
+
+def anthropic_stream(chunks: list[str]) -> Reply:
+    """A streamed message: message_start, a text block of `chunks` deltas, message_delta, message_stop."""
+    start = anthropic_message([], output_tokens=1)
+    events = [("message_start", json.dumps({"type": "message_start", "message": start})),
+              ("content_block_start", json.dumps({"type": "content_block_start", "index": 0,
+                                                  "content_block": {"type": "text", "text": ""}})),
+              ("ping", json.dumps({"type": "ping"}))]
+    events += [("content_block_delta", json.dumps({"type": "content_block_delta", "index": 0,
+                                                   "delta": {"type": "text_delta", "text": c}})) for c in chunks]
+    events += [("content_block_stop", json.dumps({"type": "content_block_stop", "index": 0})),
+               ("message_delta", json.dumps({"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                                                               "stop_sequence": None},
+                                             "usage": {"output_tokens": len(chunks)}})),
+               ("message_stop", json.dumps({"type": "message_stop"}))]
+    return Reply(events=events)
+
+
+def anthropic_error(status: int, message: str = "error", kind: str = "invalid_request_error",
+                    retry_after: str | None = None) -> Reply:
+    """An Anthropic error body (`{"type": "error", "error": {type, message}}`)."""
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    return Reply(status=status, headers=headers,
+                 json={"type": "error", "error": {"type": kind, "message": message}})

@@ -87,8 +87,11 @@ def test_create_and_update_building(manager: SAIVerseManager) -> None:
         manager.admin.update_building("nowhere", {"capacity": 2})
 
 
-def test_settings_saved_private_masked_and_applied(manager: SAIVerseManager, saiverse_home: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_settings_saved_private_masked_and_applied(make_manager: Any, saiverse_home: Path,
+                                                   capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")  # conftest's `offline` would win over the saved value
+    manager = make_manager()
     key = "AIzaSyTESTKEY1234abcd"
     new = manager.admin.save_settings({
         "default_model": "gemini-2.5-flash", "default_lightweight_model": "gemini-2.5-flash-lite",
@@ -114,6 +117,7 @@ def test_settings_saved_private_masked_and_applied(manager: SAIVerseManager, sai
 
 
 def test_environment_wins_over_saved_settings(make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")
     monkeypatch.setenv("GEMINI_API_KEY", "env-key-9999")
     manager = make_manager()
     assert manager.admin.settings_overridden() == {"gemini_api_key": "env GEMINI_API_KEY"}

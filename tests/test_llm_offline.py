@@ -56,10 +56,11 @@ def test_same_request_same_answer_and_stream_matches() -> None:
 def test_voice_follows_each_persona() -> None:
     mina = model.generate(ask("こんにちは", MINA)).text
     sebas = model.generate(ask("こんにちは", SEBAS)).text
-    assert "ボクはミナだよ。" in mina
-    assert "わたくしはセバスです。" in sebas
+    assert "こんにちは" in mina and "こんにちは" in sebas
+    assert re.search(r"(よ|だよ)[。！？]|[？]", mina.replace(OFFLINE_NOTE, ""))  # Mina's casual voice
+    assert "です" in sebas or "ます" in sebas  # Sebas stays polite
     for text in (mina, sebas):
-        assert "オフラインモデル" in text
+        assert text.endswith(OFFLINE_NOTE)
 
 
 def test_voice_variants_in_persona_prompts() -> None:
@@ -68,32 +69,73 @@ def test_voice_variants_in_persona_prompts() -> None:
     assert (tama.name, tama.first_person, tama.ending) == ("タマ", "吾輩", "にゃ")
     assert read_voice("あなたはケンです。\n口調: 関西弁").ending == "やで"
     assert read_voice("あなたはアイです。\n語尾: です・ます").polite
-    tama_text = model.generate(ask("こんにちは", "あなたはタマです。\n一人称: 吾輩\n語尾: にゃ")).text
-    assert "吾輩はタマにゃ。" in tama_text
+    assert tama.speak("置きました", "置いた") == "置いたにゃ。"
+    assert read_voice("あなたはケンです。\n口調: 関西弁").speak("置きました", "置いた") == "置いたで。"
+    assert read_voice("あなたはアイです。").speak("置きました", "置いた") == "置きました。"
 
 
-def test_reply_quotes_the_user_and_stays_short() -> None:
-    text = model.generate(ask("@ミナ 図書館の本を整理したいんだ")).text
-    assert "「図書館の本を整理したいんだ」" in text  # the @mention is not quoted
-    assert "ボク" in text and "だよ。" in text
-    assert 1 <= len(sentences(text)) <= 3
-    assert text.endswith(OFFLINE_NOTE)
+PEOPLE = [MINA, SEBAS, "あなたはタマです。\n一人称: 吾輩\n語尾: にゃ", None]
+SAID = ["@ミナ 図書館の一番古い本は？", "図書館の本を整理したいんだ", "今日は雨で疲れたよ", "ありがとう、またね",
+        "こんばんは、ミナさん", "猫を飼い始めたんだけど、名前をまだ決めていないんだ"]
+
+
+@pytest.mark.parametrize("said", SAID)
+def test_reply_never_repeats_the_user_and_stays_short(said: str) -> None:
+    for system in PEOPLE:
+        text = model.generate(ask(said, system)).text
+        body = text.replace(OFFLINE_NOTE, "")
+        assert said.split(" ")[-1] not in body and "「" not in body
+        assert 1 <= len(sentences(text)) <= 3 and text.endswith(OFFLINE_NOTE)
+
+
+def test_wording_varies_by_persona_and_by_what_was_said() -> None:
+    replies = {model.generate(ask(said, system)).text for said in SAID for system in PEOPLE}
+    assert len(replies) >= len(SAID) * 2  # not one template
+    assert len({model.generate(ask(said, MINA)).text for said in SAID}) == len(SAID)
 
 
 def test_default_voice_is_polite_and_persona_name_wins() -> None:
     text = model.generate(ask("こんばんは", system=None, persona_name="ルナ")).text
-    assert "私はルナです。" in text
+    assert "こんばんは" in text and ("です" in text or "ます" in text)
+    intros = [model.generate(ask(g, system=None, persona_name="ルナ")).text for g in ("こんにちは", "おはよう", "はじめまして")]
+    assert any("私はルナです。" in t for t in intros)
 
 
-def test_mentions_system_result_blocks_of_the_pulse() -> None:
-    block = ("<system>\nサブプレイブック実行結果 (memory_research)\n"
-             "去年の夏、海で花火を見た記録があります。\n二件目の記録\n\n※この結果はユーザーには見えていません。\n</system>")
-    request = ChatRequest(messages=[{"role": "user", "content": "夏の思い出、覚えてる？"},
-                                    {"role": "user", "content": block}], system=MINA)
+def block(playbook: str, body: str) -> dict[str, str]:
+    text = f"<system>\nサブプレイブック実行結果 ({playbook})\n{body}\n\n※この結果はユーザーには見えていません。\n</system>"
+    return {"role": "user", "content": text}
+
+
+UUID = "d48619fd-e362-4c4e-99dc-b99f96eada3f"
+SYSTEM_HERE = MINA + "\n現在地: 図書館。静かな図書館。"
+
+
+@pytest.mark.parametrize(("playbook", "body", "told"), [
+    ("document_create_playbook", f"文書「日記」を作成しました (item_id: {UUID})。要約: 今日は晴れ", "日記を書いて図書館に置いた"),
+    ("image_generate_playbook", f"絵「海」を描いて飾りました (item_id: {UUID})。512×512ピクセル", "海の絵を描いて、図書館に飾った"),
+    ("building_move", "エントランスから図書館に移動しました。", "図書館に着いた"),
+    ("memory_recall", "「猫」に関する記憶は見つかりませんでした。", "思い出そうとしたけど"),
+    ("item_edit_playbook", "編集結果: 文書「案内」に追記しました。新しい要約: …", "「案内」を書き直しておいた"),
+    ("image_generate_playbook", "絵を描けませんでした: model_timeout", "絵を描くことができなかった"),
+    ("memory_research", "去年の夏、海で花火を見た記録があります。\n二件目の記録", "去年の夏、海で花火を見た記録があります"),
+])
+def test_tells_what_happened_in_words(playbook: str, body: str, told: str) -> None:
+    request = ChatRequest(messages=[{"role": "user", "content": "お願い"}, block(playbook, body)],
+                          system=SYSTEM_HERE)
     text = model.generate(request).text
-    assert "去年の夏、海で花火を見た記録があります。" in text
-    assert "夏の思い出、覚えてる？" in text  # still answers the user, not the block
-    assert "※" not in text
+    assert told in text
+    for leak in (UUID, "item_id", "サブプレイブック", "※", "<system>", "要約:", "model_timeout", "512×512"):
+        assert leak not in text
+
+
+def test_autonomous_turn_never_echoes_the_prompt_heading() -> None:
+    scene = ("いまの様子:\n建物: 図書館 — 静かな図書館\nここにいるペルソナ: ソラ\nユーザーがここにいます。\n"
+             "アイテム: 案内(document)\n\nその場にいる相手に、自然にひとこと話しかけてください。")
+    for system in PEOPLE:
+        text = model.generate(ask(scene, system)).text
+        for leak in ("いまの様子", "建物:", "ここにいるペルソナ", "話しかけてください", "(document)"):
+            assert leak not in text
+        assert len(sentences(text)) == 1
 
 
 def test_describes_attached_image(tmp_path: Path) -> None:
@@ -179,6 +221,7 @@ def test_enum_routing_uses_x_keywords_descriptions_and_default() -> None:
         "x-keywords": {"music": ["歌", "曲"]}}}, "required": ["mode"]}
     assert model.generate(ask("好きな曲をかけて", response_schema=schema)).data["mode"] == "music"
     assert model.generate(ask("明日の天気予報は？", response_schema=schema)).data["mode"] == "weather"
+    assert model.generate(ask("好きな曲は何？", response_schema=schema)).data["mode"] == "music"
     assert model.generate(ask("おはよう", response_schema=schema)).data["mode"] == "chat"
 
 

@@ -262,4 +262,4 @@ def test_building_move_playbook_moves_the_persona(manager: SAIVerseManager) -> N
     events = list(manager.handle_user_input("library", "美術館に移動して"))
     assert "building_move" in {e.get("playbook") for e in events}
     assert manager.world.persona("mina").building_id == "museum"
-    assert "美術館に移動しました" in only(events, "speak")[0]["text"]
+    assert "美術館に着きました" in only(events, "speak")[0]["text"]  # told in words

@@ -25,6 +25,7 @@ LAYERS = ["flag", "env", "home .env", "cwd .env", "settings.json", "default"]
 def _write_layers(home: Path, cwd: Path, monkeypatch: pytest.MonkeyPatch, present: list[str]) -> None:
     """Give `default_model` a different value in each layer named in `present`."""
     home.mkdir(parents=True, exist_ok=True)
+    monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")  # conftest's `offline` would win over every file
     if "env" in present:
         monkeypatch.setenv("SAIVERSE_DEFAULT_MODEL", "from-env")
     if "home .env" in present:
@@ -47,7 +48,7 @@ def test_each_layer_wins_over_every_weaker_one(strongest: str, saiverse_home: Pa
                 "home .env": ("from-home-dotenv", ".env", str(saiverse_home / ".env")),
                 "cwd .env": ("from-cwd-dotenv", ".env", str(tmp_path / ".env")),
                 "settings.json": ("from-settings-json", "settings.json", str(saiverse_home / "settings.json")),
-                "default": ("offline", "default", "")}[strongest]
+                "default": ("auto", "default", "")}[strongest]
     source = s.source("default_model")
     assert (s.default_model, source.kind, source.where) == expected
 
@@ -100,6 +101,7 @@ def test_a_bad_value_in_a_file_names_the_file(tmp_path: Path) -> None:
 
 
 def test_store_saves_what_no_stronger_layer_decides(saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")
     monkeypatch.setenv("SAIVERSE_VISION_MODEL", "vision-from-env")
     store = SettingsStore(load_settings())
     new = store.save({"default_model": "gemini-2.5-flash", "vision_model": "vision-saved", "gemini_api_key": "k" * 12})
@@ -109,7 +111,7 @@ def test_store_saves_what_no_stronger_layer_decides(saiverse_home: Path, monkeyp
     assert json.loads((saiverse_home / "settings.json").read_text())["vision_model"] == "vision-saved"
     assert load_settings() == new  # the next start resolves to the same values
     cleared = store.save({"default_model": None, "gemini_api_key": ""})
-    assert cleared.default_model == "offline" and cleared.gemini_api_key is None
+    assert cleared.default_model == "auto" and cleared.gemini_api_key is None
     assert cleared.source("default_model").kind == "default"
     with pytest.raises(SettingsError, match="cannot hold port"):
         store.save({"port": "1"})

@@ -169,7 +169,7 @@ JA.update({
     "autonomous_on": "自律モードをオンにしました。",
     "autonomous_off": "自律モードをオフにしました。",
     "st_models": "モデル",
-    "st_default_model": "既定のモデル (offline / gemini-… / openai:<model>)",
+    "st_default_model": "既定のモデル (auto / local / offline / gpt-… / claude-… / gemini-… / openai:<model>)",
     "st_light": "軽量モデル (要約・ルーター)",
     "st_light_vision": "軽量ビジョンモデル (画像の要約)",
     "st_vision": "ビジョンモデル",
@@ -271,7 +271,7 @@ EN.update({
     "autonomous_on": "Autonomous mode is on.",
     "autonomous_off": "Autonomous mode is off.",
     "st_models": "Models",
-    "st_default_model": "Default model (offline / gemini-… / openai:<model>)",
+    "st_default_model": "Default model (auto / local / offline / gpt-… / claude-… / gemini-… / openai:<model>)",
     "st_light": "Lightweight model (summaries, router)",
     "st_light_vision": "Lightweight vision model (picture summaries)",
     "st_vision": "Vision model",
@@ -388,4 +388,19 @@ EN.update({
     "mp_history": "Edit history",
     "mp_no_history": "No history.",
     "mp_empty": "No pages yet.",
+})
+
+
+# The settings tab's model providers (ui/tabs/settings.py).
+JA.update({
+    "st_providers": "モデルの提供元",
+    "st_answering": "いまの既定の応答: {model} — {why}",
+    "st_openai_key": "OpenAI API キー (gpt-… / o…)",
+    "st_anthropic_key": "Anthropic API キー (claude-…)",
+})
+EN.update({
+    "st_providers": "Model providers",
+    "st_answering": "Answering by default: {model} — {why}",
+    "st_openai_key": "OpenAI API key (gpt-… / o…)",
+    "st_anthropic_key": "Anthropic API key (claude-…)",
 })

@@ -1,4 +1,5 @@
-"""Model providers behind one interface (docs/ARCHITECTURE.md, "Models"): offline (default), Gemini, OpenAI-compatible.
+"""Model providers behind one interface (docs/ARCHITECTURE.md, "Models"): local (llama.cpp), offline,
+OpenAI, Anthropic, Gemini and OpenAI-compatible servers (saiverse/llm/names.py lists the name forms).
 
 Callers use `resolve_model(name, settings)` to get a `ChatModel` (and a notice when it fell back to
 offline), then `generate` / `stream` / `generate_image`. Failures surface as `LLMError`.
@@ -16,18 +17,29 @@ from chat import (
     Usage,
 )
 from saiverse.llm.offline import OFFLINE_NOTE, OfflineModel, describe_image, read_voice, summarize_text
-from saiverse.llm.openai_compat import OpenAICompatModel
-from saiverse.llm.registry import clear_model_cache, resolve_model
+from saiverse.llm.registry import clear_model_cache, describe_default, provider_status, resolve_model
 from saiverse.llm.retry import RetryPolicy, TransientError
 from saiverse.llm.schema import parse_json_text, validate
 
 
 def __getattr__(name: str) -> object:
-    # google-genai takes ~0.6 s to import; only a configured Gemini model pays for it.
+    # The SDKs and llama.cpp take 0.4-1 s each to import; only a configured model pays for its own.
     if name == "GeminiModel":
         from saiverse.llm.gemini import GeminiModel
 
         return GeminiModel
+    if name == "OpenAIModel":
+        from saiverse.llm.openai_sdk import OpenAIModel
+
+        return OpenAIModel
+    if name == "AnthropicModel":
+        from saiverse.llm.anthropic_sdk import AnthropicModel
+
+        return AnthropicModel
+    if name == "LocalModel":
+        from saiverse.llm.local import LocalModel
+
+        return LocalModel
     raise AttributeError(f"module 'saiverse.llm' has no attribute {name!r}")
 
 
@@ -40,7 +52,11 @@ __all__ = [
     "LLMError",
     "Message",
     "OfflineModel",
-    "OpenAICompatModel",
+    "OpenAIModel",
+    "AnthropicModel",
+    "LocalModel",
+    "describe_default",
+    "provider_status",
     "RetryPolicy",
     "Role",
     "ToolCall",

@@ -20,6 +20,19 @@ from dataclasses import dataclass
 from chat import ChatRequest, ChatResult, Message, ToolCall, Usage
 from saiverse.llm.offline_fill import FillHints, fill, payload
 from saiverse.llm.offline_media import describe_image, image_stats, procedural_image
+from saiverse.llm.offline_speech import (
+    FOLLOWS,
+    GREETING,
+    OPENERS,
+    choose,
+    happened,
+    intent,
+    is_instruction,
+    likes_of,
+    place_of,
+    result_blocks,
+    scene_line,
+)
 from saiverse.llm.schema import strip_catalogue
 
 __all__ = ["OfflineModel", "Voice", "describe_image", "estimate_tokens", "read_voice", "summarize_text"]
@@ -28,12 +41,12 @@ OFFLINE_NOTE = "（オフラインモデルで応答しています）"
 """Appended to every offline reply, so nobody mistakes it for a real model."""
 
 _SYSTEM_BLOCK = re.compile(r"^\s*<system>(.*?)</system>\s*$", re.S)
-_GREETINGS = ("こんにちは", "こんばんは", "おはよう", "はじめまして", "やあ", "hello", "hi")
 _CASUAL_TONE = {  # 口調 word → the ending it implies
     "関西": "やで", "タメ口": "だよ", "フランク": "だよ", "カジュアル": "だよ", "フレンドリー": "だよ",
     "くだけた": "だよ", "元気": "だよ！", "お嬢様": "ですわ", "古風": "じゃ", "武士": "でござる",
 }
 _CHUNK = 4
+_PLAIN_TAILS = {"じゃ": "のじゃ", "でござる": "でござる", "にゃ": "にゃ", "だ": ""}
 
 
 @dataclass(frozen=True)
@@ -53,6 +66,17 @@ class Voice:
         """`phrase` (a noun phrase) finished in this voice: `…だよ。` / `…です。`."""
         end = self.ending
         return f"{phrase}{end}" if end.endswith(("。", "！", "!", "？", "?")) else f"{phrase}{end}。"
+
+    def speak(self, polite: str, plain: str) -> str:
+        """A sentence in this voice from its polite and plain forms: `置きました。` / `置いたよ。` / `置いたにゃ。`."""
+        if polite.endswith(("？", "?", "！", "!")):
+            return polite if self.polite else plain
+        if self.polite:
+            return f"{polite}{'わ' if self.ending.startswith('ですわ') else ''}。"
+        tail = _PLAIN_TAILS.get(self.ending)
+        if tail is None:
+            tail = self.ending.lstrip("だや") if self.ending[:1] in "だや" else self.ending
+        return f"{plain}{tail}" if tail.endswith(("。", "！", "!")) else f"{plain}{tail}。"
 
 
 def _field(system: str, *keys: str) -> str:
@@ -194,36 +218,38 @@ class OfflineModel:
 
     def reply_text(self, request: ChatRequest) -> str:
         """The chat reply for `request` (what `generate` returns as text without schema or tools)."""
+        return self.speech(request) + OFFLINE_NOTE
+
+    def speech(self, request: ChatRequest) -> str:
+        """What the persona says, without the offline note (saiverse/llm/offline_speech.py has the rules)."""
         voice = read_voice(request.system, request.persona_name)
+        place, likes = place_of(request.system), likes_of(request.system)
         last = last_user_message(request.messages)
         said = _strip_mention(last.get("content", "")) if last else ""
-        quote = _clip(said.splitlines()[0] if said else "", 40)
-        me = voice.first_person
-        sentences: list[str] = []
-        greeting = next((g for g in _GREETINGS if said.lower().startswith(g)), "")
-        if greeting and voice.name:
-            # A self-introduction takes the plain copula: 「ミナです」, not 「ミナですね」.
-            intro = Voice(voice.name, me, voice.ending[:-1] if voice.ending.endswith("ですね") else voice.ending)
-            sentences.append(intro.say(f"{said[:len(greeting)]}！{me}は{voice.name}"))
-            said = said[len(greeting):].lstrip("、。！!,. 　")
-            quote = _clip(said.splitlines()[0] if said else "", 40)
-        if quote:
-            templates = (f"「{quote}」について、{me}なりに受け止めたところ",
-                         f"「{quote}」、ちゃんと{me}に届いているところ")
-            if said.rstrip().endswith(("？", "?")):
-                templates = (f"「{quote}」というご質問、{me}なりに考えているところ",) * 2
-            sentences.append(voice.say(templates[_pick(said, 2)]))
-        elif not sentences:
-            who = f"{me}は{voice.name}" if voice.name else me
-            sentences.append(voice.say(f"{who}、ここにいるところ"))
-        results = [first_meaningful_line(b) for b in system_blocks(request.messages)]
-        results = [_clip(r, 60) for r in results if r][-2:]
-        if results:
-            sentences.append(voice.say("受け取った結果は" + "、".join(f"「{r}」" for r in results)))
+        key = f"{voice.name}|{said}|{len(request.messages)}"
+        values = {"me": voice.first_person, "name": voice.name, "place": place, "likes": likes}
+        pairs: list[tuple[str, str]] = []
+        if said and is_instruction(said):
+            pairs.append(scene_line(said, key))  # the app's own prompt (an autonomous turn): never quoted
+        else:
+            kind = intent(said)
+            told = [happened(pb, body, place) for pb, body in result_blocks(request.messages)]
+            told = list(dict.fromkeys(t for t in told if t))[-2:]
+            if told:
+                pairs += told
+                follow = choose(FOLLOWS, "done", key, **values)
+            else:
+                hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
+                opener = choose(OPENERS, kind if kind != "empty" else "statement", key, hello=hello, **values)
+                pairs += [opener] if opener else []
+                follow = choose(FOLLOWS, kind, key + "+", **values)
+            if follow and len(pairs) < 3:
+                pairs.append(follow)
+        sentences = [voice.speak(*p) for p in pairs]
         images = next((m.get("images") for m in reversed(request.messages) if m.get("images")), None)
         if images:
             sentences.append(self._image_sentence(images[0], voice))
-        return "".join(sentences[:3]) + OFFLINE_NOTE
+        return "".join(sentences[:3])
 
     @staticmethod
     def _image_sentence(path: str, voice: Voice) -> str:
@@ -237,9 +263,13 @@ class OfflineModel:
     def _hints(self, request: ChatRequest) -> FillHints:
         last = request_message(request.messages)
         said = request_line(_strip_mention(last.get("content", "")) if last else "")
+        name = read_voice(request.system, request.persona_name).name
+        if name:  # `ソラ、海の絵を描いて`: the persona addressed is not part of the request
+            said = re.sub(rf"^{re.escape(name)}(さん|ちゃん|くん)?[、,，\s]+", "", said).strip() or said
         context = "\n".join([request.system or ""] + [m.get("content") or "" for m in request.messages])
+        done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
         return FillHints(user_text=said, reply=self.reply_text(request), context=context,
-                         summary=summarize_text(payload(said), 100))
+                         summary=summarize_text(payload(said), 100), done=done)
 
     def _tool_call(self, request: ChatRequest) -> ToolCall | None:
         last = last_user_message(request.messages)
@@ -251,7 +281,7 @@ class OfflineModel:
                 rest = re.sub(r"^[\s:：、。をでは]+", "", re.sub(r"\s+", " ", rest)).strip()
                 base = self._hints(request)
                 hints = FillHints(user_text=rest or text, reply=base.reply, context=base.context,
-                                  summary=summarize_text(rest, 100))
+                                  summary=summarize_text(rest, 100), done=base.done)
                 params = tool.get("parameters") or {"type": "object", "properties": {}}
                 args = fill(params, hints)
                 return ToolCall(name=name, arguments=args if isinstance(args, dict) else {},

@@ -43,6 +43,9 @@ class FillHints:
     """Every text of the request (system prompt, all messages), to find ids and option texts."""
     summary: str = ""
     """A short extractive summary of `user_text`."""
+    done: frozenset[str] = frozenset()
+    """Playbooks this pulse already ran (their results are in the conversation): a router does not
+    choose them again, so a multi-step turn never repeats a step and ends when nothing is left."""
 
 
 def _name_has(prop: str, names: tuple[str, ...]) -> bool:
@@ -55,9 +58,20 @@ _GENERIC_TITLES = {"ドキュメント", "文書", "文章", "テキスト", "�
 """What a request calls the thing it wants made; as a title it says nothing, so the topic is used."""
 
 
+_MAKE = re.compile(r"(の絵|の画像|のイラスト)?を?(描いて|書いて|かいて|作って|つくって|生成して|作成して)"
+                   r"(ください|下さい|ほしい|欲しい|くれる|くれない|もらえる)?(かな|な|ね|よ)?[？?。！!]*$")
+
+
+def subject(text: str) -> str:
+    """What a drawing or writing request is about: `海の絵を描いて` → `海` (the request verbs dropped)."""
+    stripped = _MAKE.sub("", text.strip()).strip(" 　、。")
+    return stripped or text.strip()
+
+
 def _clause_title(text: str, limit: int) -> str:
     first = re.split(r"[。！？!?\n、,:：]", text.strip(), maxsplit=1)[0]
     first = re.sub(r"^[@＠]\S+\s*", "", first).strip(" 　「」『』\"'")
+    first = re.sub(r"(の絵|の画像|のイラスト)を(描いて|かいて|作って|生成して)", "", first)
     first = re.sub(r"(ください|下さい|ね|お願い(します)?)$", "", first)
     verbs = "書いて|作って|描いて|作成して|教えて|見せて|調べて|読んで|まとめて|つけて|付けて|残して|して"
     first = re.sub(rf"(を|について)?({verbs})$", "", first).strip()
@@ -65,10 +79,16 @@ def _clause_title(text: str, limit: int) -> str:
     return first[:limit]
 
 
+_KIND = re.compile(r"(日記|詩|物語|手紙|メモ|レポート|感想文|報告書|一覧)(に|を|として)(まとめ|書|作|残)")
+
+
 def short_title(text: str, limit: int = 20) -> str:
     """A title from the first clause of `text`: no quotes or trailing punctuation, ≤ `limit`. A
     generic first clause (`ドキュメントを作成して: 図書館の猫について…`) gives way to the topic after it."""
     title = _clause_title(text, limit)
+    kind = _KIND.search(text)
+    if kind and kind.group(1) not in title:
+        return kind.group(1)  # `昨日のことを思い出して、日記にまとめて`: the document is a 日記
     if title.lower() in _GENERIC_TITLES or not title:
         body = payload(text)
         if body != text:
@@ -119,7 +139,7 @@ def _listed_playbook(hints: FillHints) -> str | None:
     if not listed:
         return None
     fallback = "basic_chat" if "basic_chat" in listed else listed[0]
-    return str(pick_option(listed, hints.user_text, context=hints.context, default=fallback))
+    return str(pick_option(listed, hints.user_text, context=hints.context, default=fallback, exclude=hints.done))
 
 
 def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
@@ -145,6 +165,8 @@ def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
         value = hints.summary or short_title(hints.user_text, 100)
     elif _name_has(prop, _REASON_NAMES):
         value = "オフラインモデルがキーワード照合で判断しました。"
+    elif prop.lower() == "prompt":
+        value = subject(payload(hints.user_text))
     elif _name_has(prop, _PAYLOAD_NAMES):
         value = payload(hints.user_text)
     elif _name_has(prop, _TEXT_NAMES):
@@ -216,8 +238,9 @@ def fill(schema: dict[str, Any], hints: FillHints, *, root: dict[str, Any] | Non
             chosen = next((s for s in subs if schema_type(s) not in (None, "null")), subs[0])
             return fill(chosen, hints, root=root, prop=prop, depth=depth)
     if "enum" in schema:
+        routing = "x-keywords" in schema or prop.lower() in _PLAYBOOK_NAMES
         return pick_option(list(schema["enum"]), hints.user_text, schema=schema, context=hints.context,
-                           default=schema.get("default"))
+                           default=schema.get("default"), exclude=hints.done if routing else frozenset())
     typ = schema_type(schema)
     if "default" in schema and typ not in ("object", "array"):
         return schema["default"]

@@ -1,22 +1,24 @@
 """Which model answers: a persona and a kind → a configured name → a provider instance.
 
 `model_for` is the one model chain: the persona's column, else the setting (whose own precedence is
-in saiverse/settings.py), else offline. Names: `None`/""/`offline` → offline; `gemini…` → Gemini
-(needs `GEMINI_API_KEY`); `openai:<model>` → an OpenAI-compatible server (needs
-`SAIVERSE_OPENAI_BASE_URL`). A name that cannot be served falls back to offline, and the caller
-gets a Japanese notice to show the user.
+in saiverse/settings.py). Names and what each needs are in saiverse/llm/names.py; `auto` (the default)
+is a cloud model whose key is set, else the embedded `local` model when llama.cpp and a model file
+are there, else the deterministic `offline` model. A name that cannot be served falls back to offline
+and the caller gets a Japanese notice saying why. Provider instances are cached per configuration.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from chat import ChatModel
+from saiverse.llm.local_files import LocalModelMissing, model_path, packaged_available, runtime_available
+from saiverse.llm.names import AUTO_CHOICES, NAME_FORMS_JA, ModelName, parse_name
 from saiverse.llm.offline import OfflineModel
-from saiverse.llm.openai_compat import OpenAICompatModel
 from saiverse.llm.retry import RetryPolicy
 from saiverse.settings import Settings
 
@@ -27,6 +29,8 @@ _lock = threading.Lock()
 _PURPOSE_TEXT = {
     "chat": "", "lightweight": "（軽量モデル）", "vision": "（画像認識）", "image": "（画像生成）",
 }
+_KEYS = {"openai": ("openai_official_api_key", "OPENAI_API_KEY"),
+         "anthropic": ("anthropic_api_key", "ANTHROPIC_API_KEY"), "gemini": ("gemini_api_key", "GEMINI_API_KEY")}
 
 
 def _fingerprint(secret: str | None) -> str:
@@ -34,12 +38,11 @@ def _fingerprint(secret: str | None) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()[:12] if secret else ""
 
 
-def _cached(key: tuple[object, ...], build: type | object, **kwargs: object) -> ChatModel:
+def _cached(key: tuple[object, ...], build: Callable[[], ChatModel]) -> ChatModel:
     with _lock:
         model = _cache.get(key)
         if model is None:
-            model = build(**kwargs)  # type: ignore[operator]
-            _cache[key] = model
+            model = _cache[key] = build()
         return model
 
 
@@ -49,37 +52,126 @@ def clear_model_cache() -> None:
         _cache.clear()
 
 
+def local_problem(settings: Settings, spec: str = "") -> str | None:
+    """Why `local:<spec>` cannot run here (None when it can), without loading anything."""
+    problem = runtime_available()
+    if problem:
+        return problem
+    try:
+        path = model_path(settings, spec)
+    except LocalModelMissing as exc:
+        return str(exc)
+    if path.is_file():
+        return None
+    if path.name.startswith("gemma-3-270m") and packaged_available():
+        return None  # assembled on first use
+    return f"ローカルモデルのファイル {path} がありません"
+
+
+def _load_failure(settings: Settings) -> str | None:
+    """Why the default local model failed to load in this process (None when it has not failed)."""
+    with _lock:
+        models = [m for k, m in _cache.items() if k[0] == "local" and k[1] == str(model_path(settings, ""))]
+    return next((m.load_error for m in models if getattr(m, "load_error", None)), None)  # type: ignore[attr-defined]
+
+
+def auto_choice(settings: Settings) -> tuple[str, str]:
+    """What `auto` answers with now, and why (Japanese)."""
+    for field, name in AUTO_CHOICES:
+        if getattr(settings, field):
+            return name, f"{_env_of(field)} が設定されているため {name} で応答します"
+    problem = local_problem(settings) or _load_failure(settings)
+    if problem is None:
+        return "local", "API キーがないため、組み込みのローカルモデル (llama.cpp) で応答します"
+    return "offline", (f"API キーがなく、ローカルモデルも使えないため ({problem})、"
+                       "オフラインモデル (決定的な応答) で応答します")
+
+
+def _env_of(field: str) -> str:
+    return next(env for kind, (f, env) in _KEYS.items() if f == field)
+
+
+def _local(parsed: ModelName, settings: Settings) -> ChatModel:
+    from saiverse.llm.local import LocalModel
+
+    path = model_path(settings, parsed.model_id)
+    key = ("local", str(path), settings.local_context, settings.local_threads, settings.local_profile)
+    name = "local" if not parsed.model_id else parsed.raw
+    return _cached(key, lambda: LocalModel(name, path=lambda: path, n_ctx=settings.local_context,
+                                           n_threads=settings.local_threads,
+                                           profile_setting=settings.local_profile, file_name=path.name))
+
+
+def _build(parsed: ModelName, settings: Settings, retry: RetryPolicy | None) -> ChatModel:
+    timeout = settings.request_timeout
+    if parsed.kind == "gemini":
+        from saiverse.llm.gemini import GeminiModel  # google-genai is slow to load
+
+        key = ("gemini", parsed.raw, settings.gemini_base_url or "", _fingerprint(settings.gemini_api_key),
+               timeout, retry)
+        return _cached(key, lambda: GeminiModel(parsed.raw, api_key=settings.gemini_api_key or "",
+                                                base_url=settings.gemini_base_url, timeout=timeout, retry=retry))
+    if parsed.kind in ("openai", "compatible"):
+        from saiverse.llm.openai_sdk import OpenAIModel
+
+        compatible = parsed.kind == "compatible"
+        api_key = settings.openai_api_key if compatible else settings.openai_official_api_key
+        base = settings.openai_base_url if compatible else settings.openai_official_base_url
+        key = (parsed.kind, parsed.raw, base or "", _fingerprint(api_key), timeout, retry)
+        return _cached(key, lambda: OpenAIModel(parsed.raw, model_id=parsed.model_id, api_key=api_key,
+                                                base_url=base, compatible=compatible, timeout=timeout, retry=retry))
+    from saiverse.llm.anthropic_sdk import AnthropicModel
+
+    key = ("anthropic", parsed.raw, settings.anthropic_base_url or "", _fingerprint(settings.anthropic_api_key),
+           timeout, retry)
+    return _cached(key, lambda: AnthropicModel(parsed.raw, model_id=parsed.model_id,
+                                               api_key=settings.anthropic_api_key or "",
+                                               base_url=settings.anthropic_base_url, timeout=timeout, retry=retry))
+
+
+def unavailable(parsed: ModelName, settings: Settings) -> str | None:
+    """Why the provider of `parsed` cannot be used with these settings (None when it can)."""
+    if parsed.kind in _KEYS:
+        field, env = _KEYS[parsed.kind]
+        return None if getattr(settings, field) else f"{env} が設定されていない"
+    if parsed.kind == "compatible":
+        return None if settings.openai_base_url else "SAIVERSE_OPENAI_BASE_URL が設定されていない"
+    if parsed.kind == "local":
+        return local_problem(settings, parsed.model_id)
+    return None
+
+
 def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat",
                   retry: RetryPolicy | None = None) -> tuple[ChatModel, str | None]:
     """The model for `name` and a user-visible notice (Japanese) when it fell back to offline.
 
     `purpose` (`chat`, `lightweight`, `vision`, `image`) only words the notice; `retry` overrides
-    the backoff policy (tests).
+    the backoff policy (tests). `auto` falls back without a notice: `describe_default` says why.
     """
-    raw = (name or "").strip()
+    parsed = parse_name(name)
     what = _PURPOSE_TEXT.get(purpose, "")
-    if not raw or raw.lower() == "offline":
+    automatic = parsed.kind == "auto"
+    if automatic:
+        parsed = parse_name(auto_choice(settings)[0])
+    if parsed.kind == "offline":
         return _OFFLINE, None
-    if raw.lower().startswith("gemini"):
-        if not settings.gemini_api_key:
-            return _OFFLINE, (f"GEMINI_API_KEY が設定されていないため、「{raw}」{what}の代わりに"
-                              "オフラインモデルで応答します。")
-        key = ("gemini", raw, settings.gemini_base_url or "", _fingerprint(settings.gemini_api_key),
-               settings.request_timeout, retry)
-        from saiverse.llm.gemini import GeminiModel  # imported on first use: google-genai is slow to load
-
-        return _cached(key, GeminiModel, name=raw, api_key=settings.gemini_api_key,
-                       base_url=settings.gemini_base_url, timeout=settings.request_timeout, retry=retry), None
-    if raw.lower().startswith("openai:"):
-        if not settings.openai_base_url:
-            return _OFFLINE, (f"SAIVERSE_OPENAI_BASE_URL が設定されていないため、「{raw}」{what}の代わりに"
-                              "オフラインモデルで応答します。")
-        key = ("openai", raw, settings.openai_base_url, _fingerprint(settings.openai_api_key),
-               settings.request_timeout, retry)
-        return _cached(key, OpenAICompatModel, name=raw, base_url=settings.openai_base_url,
-                       api_key=settings.openai_api_key, timeout=settings.request_timeout, retry=retry), None
-    return _OFFLINE, (f"モデル「{raw}」{what}には対応していないため、オフラインモデルで応答します"
-                      "（gemini-… か openai:<モデル名> を指定してください）。")
+    if parsed.kind == "unknown":
+        return _OFFLINE, (f"モデル「{parsed.raw}」{what}には対応していないため、オフラインモデルで応答します"
+                          f"（書けるのは {NAME_FORMS_JA}）。")
+    problem = unavailable(parsed, settings)
+    if problem is None and parsed.kind == "local":
+        try:
+            model = _local(parsed, settings)
+        except LocalModelMissing as exc:
+            problem = str(exc)
+        else:
+            problem = getattr(model, "load_error", None)
+            if problem is None:
+                return model, None
+    if problem is not None:
+        return _OFFLINE, None if automatic else (
+            f"{problem}ため、「{parsed.raw}」{what}の代わりにオフラインモデルで応答します。")
+    return _build(parsed, settings, retry), None
 
 
 MODEL_KINDS: dict[str, tuple[str, str, str]] = {
@@ -109,6 +201,54 @@ def model_name_for(settings: Settings, persona: Mapping[str, Any], kind: str = "
 
 
 def model_for(settings: Settings, persona: Mapping[str, Any], kind: str = "normal") -> tuple[ChatModel, str | None]:
-    """The model a persona uses for `kind` (see MODEL_KINDS) and a notice when it fell back to offline."""
+    """The model a persona uses for `kind` (see MODEL_KINDS) and a notice when it fell back to offline.
+
+    For `image`, a model that cannot draw (Claude, llama.cpp) hands drawing to a Gemini or OpenAI
+    model whose key is set; without one the picture is drawn procedurally, as offline.
+    """
     purpose = MODEL_KINDS.get(kind, MODEL_KINDS["normal"])[2]
-    return resolve_model(model_name_for(settings, persona, kind), settings, purpose=purpose)
+    model, notice = resolve_model(model_name_for(settings, persona, kind), settings, purpose=purpose)
+    if kind == "image" and not getattr(model, "draws_images", True):
+        for field, name in AUTO_CHOICES:
+            if getattr(settings, field) and parse_name(name).kind != "anthropic":
+                return resolve_model(name, settings, purpose=purpose)
+        if model.provider == "anthropic":
+            return _OFFLINE, None  # Claude cannot draw: procedural drawing, as offline
+    return model, notice
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    """Whether one provider can answer now, and why (Japanese)."""
+
+    provider: str
+    """`local`, `openai`, `anthropic`, `gemini`, `openai-compatible` or `offline`."""
+    ready: bool
+    detail: str
+
+
+def provider_status(settings: Settings) -> list[ProviderStatus]:
+    """Every provider with whether it is ready and, when not, what it needs (nothing is loaded)."""
+    local = local_problem(settings)
+    rows = [ProviderStatus("local", local is None, "llama.cpp でこのコンピューターの中で動きます (キー不要)"
+                           if local is None else local)]
+    for kind, (field, env) in _KEYS.items():
+        ready = bool(getattr(settings, field))
+        detail = f"{env} が設定されています" if ready else f"{env} を設定すると使えます"
+        rows.append(ProviderStatus(kind, ready, detail))
+    url = settings.openai_base_url
+    rows.append(ProviderStatus("openai-compatible", bool(url), f"{url} (openai:<モデル名>)" if url
+                               else "SAIVERSE_OPENAI_BASE_URL を設定すると openai:<モデル名> で使えます"))
+    rows.append(ProviderStatus("offline", True, "決定的な応答 (テスト用・最後の手段)、常に使えます"))
+    return rows
+
+
+def describe_default(settings: Settings) -> tuple[str, str]:
+    """(model name, why) of what a persona without its own model answers with."""
+    name = settings.default_model
+    if parse_name(name).kind == "auto":
+        return auto_choice(settings)
+    model, notice = resolve_model(name, settings)
+    if notice:
+        return model.name, notice
+    return name, f"{settings.source('default_model')} で {name} が選ばれています"

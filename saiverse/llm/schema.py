@@ -266,14 +266,13 @@ def listed_playbooks(text: str) -> dict[str, dict[str, Any]]:
     return found
 
 
-def score_options(options: list[str], query: str, *, schema: dict[str, Any] | None = None,
-                  context: str = "") -> dict[str, int]:
-    """Keyword score of each option against `query` (higher is better; 0 means no evidence).
+_MAKES = re.compile(r"create|generate|edit|write|production|作る|作成|書く|描く|生成|編集|制作|書き換")
 
-    `schema` is the enum's property schema (its `description`, `x-keywords`, `oneOf` entries);
-    `context` is other text that may describe the options (system prompt, the full prompt).
-    """
-    schema = schema or {}
+
+def _evidence(options: list[str], query: str, schema: dict[str, Any],
+              context: str) -> dict[str, tuple[int, int, bool]]:
+    """(score, keyword score, makes something) of each option: the keyword score counts only the option's
+    name and keywords (a whole keyword 4, its stem 3, a content word of it 2), never description words."""
     extra: dict[str, list[str]] = {o: [] for o in options}
     mapping = schema.get("x-keywords")
     if isinstance(mapping, dict):
@@ -290,29 +289,57 @@ def score_options(options: list[str], query: str, *, schema: dict[str, Any] | No
             described[entry["const"]] = described.get(entry["const"], "") + " " + \
                 str(entry.get("description", "")) + " " + str(entry.get("title", ""))
     q = query.lower()
-    scores: dict[str, int] = {}
+    out: dict[str, tuple[int, int]] = {}
     for option in options:
-        score = 0
-        score += sum(8 for a in _option_aliases(option) if a.lower() in q)
+        keyword = sum(8 for a in _option_aliases(option) if a.lower() in q)
+        partial = 0
         for kw in extra[option]:
             if kw.lower() in q:
-                score += 4
+                keyword += 4
             elif (stem := _stem(kw)) and stem in q:
-                score += 3
+                keyword += 3
+            elif any(w.lower() in q for w in words(kw) if len(w) >= 2 and w != kw):
+                partial = 2  # `日記にまとめて` shares `日記` with the keyword `日記を書` (counted once)
+        keyword = keyword or partial
         # A shared description word is weak evidence, a short one (画像, 作品) weaker still.
-        score += sum(2 if len(w) >= 3 else 1 for w in set(words(described.get(option, ""))) if w.lower() in q)
-        scores[option] = score
-    return scores
+        weak = sum(2 if len(w) >= 3 else 1 for w in set(words(described.get(option, ""))) if w.lower() in q)
+        out[option] = (keyword + weak, keyword, bool(_MAKES.search(f"{option} {described.get(option, '')}")))
+    return out
+
+
+def score_options(options: list[str], query: str, *, schema: dict[str, Any] | None = None,
+                  context: str = "") -> dict[str, int]:
+    """Keyword score of each option against `query` (higher is better; 0 means no evidence).
+
+    `schema` is the enum's property schema (its `description`, `x-keywords`, `oneOf` entries);
+    `context` is other text that may describe the options (system prompt, the full prompt).
+    """
+    return {o: ev[0] for o, ev in _evidence(options, query, schema or {}, context).items()}
+
+
+_QUESTION = re.compile(r"[？?]\s*$|(何|なに|どこ|だれ|誰|いつ|どう|どれ|なぜ|どうして|どんな|いくつ|教えて)")
+
+
+def is_question(text: str) -> bool:
+    """Whether a request asks something (ends with ？, or asks 何/どこ/いつ/教えて…)."""
+    return bool(_QUESTION.search(text.strip()))
 
 
 def pick_option(options: list[Any], query: str, *, schema: dict[str, Any] | None = None,
-                context: str = "", default: Any = None) -> Any:
-    """The best-scoring option; ties go to the earlier option; too little evidence → `default` or first."""
+                context: str = "", default: Any = None, exclude: frozenset[str] = frozenset()) -> Any:
+    """The best-scoring option; ties go to the earlier option; too little evidence → `default` or first.
+
+    A question goes to an option that makes something (a document, a picture, an edit) only by that
+    option's own keywords: description words alone do not turn "図書館の一番古い本は？" into a document.
+    Options in `exclude` (steps already done) are not chosen.
+    """
     if not options:
         return default
-    strings = [o for o in options if isinstance(o, str)]
+    strings = [o for o in options if isinstance(o, str) and o not in exclude]
     if strings:
-        scores = score_options(strings, strip_catalogue(strings, query), schema=schema, context=context)
+        evidence = _evidence(strings, strip_catalogue(strings, query), schema or {}, context)
+        asking = is_question(query)
+        scores = {o: (kw if asking and makes else score) for o, (score, kw, makes) in evidence.items()}
         best = max(strings, key=lambda o: (scores[o], -strings.index(o)))
         # One shared description word (score 1) is too little evidence to override the default.
         if scores[best] >= 2:

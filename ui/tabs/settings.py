@@ -1,8 +1,9 @@
-"""設定 tab: model names, the OpenAI-compatible URL and the Gemini key (saved mode 600, shown masked).
+"""設定 tab: model names, the OpenAI-compatible URL, API keys (saved mode 600, shown masked), and
+which model providers are ready and why the others are not.
 
-The key field is a password box that is always sent back empty: the key is never put in the page,
-only `****abcd`; leaving it empty keeps the stored key. Fields a flag, the environment or a `.env`
-file decides are named under the form: saving them changes nothing (saiverse/settings.py).
+A key field is a password box that is always sent back empty: a key is never put in the page, only
+`****abcd`; leaving it empty keeps the stored key. Fields a flag, the environment or a `.env` file
+decides are named under the form: saving them changes nothing (saiverse/settings.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import Any, Protocol
 import gradio as gr
 
 from saiverse.admin import AdminService
+from saiverse.llm.registry import describe_default, provider_status
+from saiverse.settings import Settings
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 
@@ -21,6 +24,7 @@ class SettingsOwner(Protocol):
     """What this tab needs from the manager."""
 
     admin: AdminService
+    settings: Settings
 
 FIELDS = (
     ("default_model", "st_default_model"),
@@ -29,13 +33,24 @@ FIELDS = (
     ("vision_model", "st_vision"),
     ("openai_base_url", "st_openai_url"),
 )
+KEYS = (
+    # (settings field, label, element id stem): the Gemini ids are the ones the browser tests know.
+    ("gemini_api_key", "st_gemini_key", "settings-gemini-key"),
+    ("openai_official_api_key", "st_openai_key", "settings-openai-key"),
+    ("anthropic_api_key", "st_anthropic_key", "settings-anthropic-key"),
+)
 
 
-def key_html(manager: SettingsOwner, labels: Labels) -> str:
-    """The masked current Gemini key line."""
-    masked = manager.admin.settings_view()["gemini_api_key"]
+def _masked_id(stem: str) -> str:
+    return "settings-key-masked" if stem == "settings-gemini-key" else f"{stem}-masked"
+
+
+def key_html(manager: SettingsOwner, labels: Labels, field: str = "gemini_api_key",
+             stem: str = "settings-gemini-key") -> str:
+    """The masked current key line of one provider."""
+    masked = manager.admin.settings_view().get(field, "")
     text = labels("st_key_current", masked=masked) if masked else labels("st_key_none")
-    return f'<div class="sv-muted" id="settings-key-masked-text">{escape(text)}</div>'
+    return f'<div class="sv-muted" id="{_masked_id(stem)}-text">{escape(text)}</div>'
 
 
 def overridden_html(manager: SettingsOwner, labels: Labels) -> str:
@@ -47,6 +62,19 @@ def overridden_html(manager: SettingsOwner, labels: Labels) -> str:
     return f'<p class="sv-muted sv-note" id="settings-overridden-text">{escape(text)}</p>'
 
 
+def providers_html(manager: SettingsOwner, labels: Labels) -> str:
+    """Which providers are ready (✅) and what the others need (⚪), and what answers by default."""
+    settings = manager.settings
+    model, why = describe_default(settings)
+    rows = "".join(
+        f'<li data-provider="{escape(s.provider)}" data-ready="{str(s.ready).lower()}">'
+        f'{"✅" if s.ready else "⚪"} <b>{escape(s.provider)}</b> — {escape(s.detail)}</li>'
+        for s in provider_status(settings))
+    head = labels("st_answering", model=model, why=why)
+    return (f'<div id="settings-providers-body"><p class="sv-note">{escape(head)}</p>'
+            f'<ul class="sv-providers">{rows}</ul></div>')
+
+
 def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     view = manager.admin.settings_view()
@@ -55,12 +83,18 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
             gr.Markdown(f"### {labels('st_models')}")
             boxes = [gr.Textbox(value=view[key], label=labels(label), elem_id=f"settings-{key.replace('_', '-')}")
                      for key, label in FIELDS]
+            gr.Markdown(f"### {labels('st_providers')}")
+            providers = gr.HTML(providers_html(manager, labels), elem_id="settings-providers")
         with gr.Column(scale=1, min_width=380, elem_classes=["sv-form"]):
             gr.Markdown(f"### {labels('st_keys')}")
-            key = gr.Textbox(label=labels("st_gemini_key"), type="password", placeholder=labels("st_key_placeholder"),
-                             elem_id="settings-gemini-key")
-            masked = gr.HTML(key_html(manager, labels), elem_id="settings-key-masked")
-            clear = gr.Checkbox(label=labels("st_clear_key"), value=False, elem_id="settings-clear-key")
+            keys, masks, clears = [], [], []
+            for field, label, stem in KEYS:
+                keys.append(gr.Textbox(label=labels(label), type="password",
+                                       placeholder=labels("st_key_placeholder"), elem_id=stem))
+                masks.append(gr.HTML(key_html(manager, labels, field, stem), elem_id=_masked_id(stem)))
+                clears.append(gr.Checkbox(label=labels("st_clear_key"), value=False,
+                                          elem_id="settings-clear-key" if field == "gemini_api_key"
+                                          else f"{stem}-clear"))
             gr.HTML(f'<p class="sv-muted sv-note">{escape(labels("st_env_note"))}</p>')
             overridden = gr.HTML(overridden_html(manager, labels), elem_id="settings-overridden")
             with gr.Row():
@@ -68,22 +102,31 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
                 save = gr.Button(labels("st_save"), variant="primary", elem_id="settings-save", scale=0,
                                  min_width=160)
 
+    def masked_all() -> list[str]:
+        return [key_html(manager, labels, field, stem) for field, _label, stem in KEYS]
+
     def on_save(*values: Any) -> list[Any]:
-        *models, key_value, clear_value = values
+        n = len(FIELDS)
+        models, secrets, clear_flags = values[:n], values[n:n + len(KEYS)], values[n + len(KEYS):]
         data: dict[str, Any] = dict(zip([k for k, _ in FIELDS], models, strict=True))
-        data["gemini_api_key"] = key_value or ""
-        data["clear_gemini_api_key"] = bool(clear_value)
+        for (field, _label, _stem), secret, clear in zip(KEYS, secrets, clear_flags, strict=True):
+            data[field] = secret or ""
+            data[f"clear_{field}"] = bool(clear)
+        emptied = [""] * len(KEYS)
         try:
             manager.admin.save_settings(data)
         except ValueError as exc:  # AdminError names the field; the key itself is never in the message
-            return [error_html(labels("save_failed", error=str(exc))), "", gr.skip(), gr.skip(), gr.skip()]
-        return [ok_html(labels("st_saved")), "", key_html(manager, labels), False, overridden_html(manager, labels)]
+            return [error_html(labels("save_failed", error=str(exc))), *emptied, *([gr.skip()] * len(KEYS)),
+                    *([gr.skip()] * len(KEYS)), gr.skip(), gr.skip()]
+        return [ok_html(labels("st_saved")), *emptied, *masked_all(), *([False] * len(KEYS)),
+                overridden_html(manager, labels), providers_html(manager, labels)]
 
-    # The key box is emptied in every outcome, so the browser never holds it longer than the request.
-    save.click(on_save, [*boxes, key, clear], [status, key, masked, clear, overridden])
+    # The key boxes are emptied in every outcome, so the browser never holds a key longer than the request.
+    save.click(on_save, [*boxes, *keys, *clears], [status, *keys, *masks, *clears, overridden, providers])
 
     def refresh() -> list[Any]:
         now = manager.admin.settings_view()
-        return [*[now[k] for k, _ in FIELDS], key_html(manager, labels), overridden_html(manager, labels)]
+        return [*[now[k] for k, _ in FIELDS], *masked_all(), overridden_html(manager, labels),
+                providers_html(manager, labels)]
 
-    return TabRefresh(refresh, [*boxes, masked, overridden])
+    return TabRefresh(refresh, [*boxes, *masks, overridden, providers])

@@ -1,0 +1,229 @@
+"""OpenAI and OpenAI-compatible servers through the official `openai` SDK.
+
+Two kinds of server, one class:
+- OpenAI itself (`gpt-…`, `o3…`; `OPENAI_API_KEY`, `OPENAI_BASE_URL`): structured output as a strict
+  `json_schema`, answer length as `max_completion_tokens`, images through `gpt-image-1`.
+- an OpenAI-compatible server (`openai:<model>` at `SAIVERSE_OPENAI_BASE_URL`: Ollama, LM Studio,
+  llama.cpp's server, vLLM): structured output negotiated once per server (saiverse/llm/structured.py),
+  answer length as `max_tokens`, which every such server reads.
+Every request carries an answer length (`chat.default_max_tokens`). The SDK's own retries are off;
+`retry.call_with_retry` retries what may succeed, and a request rejected as invalid is never retried
+(saiverse/llm/sdk_errors.py). The SDK is imported when the first such model is built (it takes ~0.8 s).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
+
+from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage, default_max_tokens
+from saiverse.llm.imagefile import read_image, sniff_mime
+from saiverse.llm.retry import RetryPolicy, call_with_retry, invalid_json_error
+from saiverse.llm.schema import strict_schema
+from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output, sdk_error
+from saiverse.llm.structured import ANSWER_TOOL, SERVER_MODES, ModeMemory, answer_json, schema_text, with_instructions
+
+T = TypeVar("T")
+OFFICIAL_URL = "https://api.openai.com/v1"
+DEFAULT_IMAGE_MODEL = "gpt-image-1"
+NO_KEY = "no-key"
+"""Sent as the key to a compatible server configured without one (the SDK insists on a key; local
+servers ignore it)."""
+_REASONING = re.compile(r"^(o\d|gpt-5)", re.I)
+
+
+def strict_ok(schema: Any) -> bool:
+    """Whether OpenAI's strict mode can take the schema: every object lists its properties."""
+    if isinstance(schema, dict):
+        typ = schema.get("type")
+        if (typ == "object" or (isinstance(typ, list) and "object" in typ)) and not schema.get("properties"):
+            return False
+        return all(strict_ok(v) for k, v in schema.items() if not str(k).startswith("x-"))
+    if isinstance(schema, list):
+        return all(strict_ok(v) for v in schema)
+    return True
+
+
+class OpenAIModel:
+    """A chat model on OpenAI or on an OpenAI-compatible server."""
+
+    supports_vision = True
+    follows_instructions = True
+
+    def __init__(self, name: str, *, model_id: str, api_key: str | None, base_url: str | None = None,
+                 compatible: bool = False, timeout: float = 60.0, retry: RetryPolicy | None = None,
+                 image_model: str | None = None, image_size: str = "1024x1024",
+                 modes: ModeMemory = SERVER_MODES) -> None:
+        import openai  # imported here: slow to load, and only a configured model needs it
+
+        self._sdk = openai
+        self.name = name
+        self.model_id = model_id
+        self.compatible = compatible
+        self.provider = "openai-compatible" if compatible else "openai"
+        self.base_url = (base_url or OFFICIAL_URL).rstrip("/")
+        self.retry = retry or RetryPolicy()
+        self.image_model = image_model or (model_id if compatible else DEFAULT_IMAGE_MODEL)
+        self.image_size = image_size
+        self._modes = modes
+        self._key = api_key
+        self._client = openai.OpenAI(api_key=api_key or NO_KEY, base_url=self.base_url, timeout=timeout,
+                                     max_retries=0)
+        self._what = f"{'OpenAI 互換サーバー' if compatible else 'OpenAI'} {model_id}"
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel(name={self.name!r}, base_url={self.base_url!r})"
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
+    # -- request building -------------------------------------------------------------------
+
+    def _messages(self, request: ChatRequest) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if request.system:
+            out.append({"role": "system", "content": request.system})
+        for msg in request.messages:
+            role = msg.get("role", "user")
+            text = msg.get("content") or ""
+            item: dict[str, Any] = {"role": role, "content": text}
+            images = msg.get("images") or []
+            if images:
+                parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+                for path in images:
+                    data, mime = read_image(path)
+                    url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
+                    parts.append({"type": "image_url", "image_url": {"url": url}})
+                item["content"] = parts
+            # OpenAI allows only [A-Za-z0-9_-] in `name`; other names are left out, not mangled.
+            if msg.get("name") and role != "system" and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", msg["name"]):
+                item["name"] = msg["name"]
+            out.append(item)
+        return out
+
+    def _body(self, request: ChatRequest, mode: str | None, *, streaming: bool = False) -> dict[str, Any]:
+        if mode in ("json_object", "prompt"):
+            request = with_instructions(request)
+        body: dict[str, Any] = {"model": self.model_id, "messages": self._messages(request)}
+        length = default_max_tokens(request, streaming=streaming)
+        body["max_tokens" if self.compatible else "max_completion_tokens"] = length
+        if request.temperature is not None and not _REASONING.match(self.model_id):
+            body["temperature"] = request.temperature
+        schema = request.response_schema
+        if schema is not None and mode == "json_schema":
+            title = re.sub(r"[^A-Za-z0-9_-]", "_", str(schema.get("title") or "response"))[:64] or "response"
+            strict = strict_ok(schema)
+            sent = strict_schema(schema) if strict else json.loads(schema_text(schema))
+            body["response_format"] = {"type": "json_schema",
+                                       "json_schema": {"name": title, "schema": sent, "strict": strict}}
+        elif schema is not None and mode == "json_object":
+            body["response_format"] = {"type": "json_object", "schema": json.loads(schema_text(schema))}
+        tools = [{"type": "function", "function": {
+            "name": t["name"], "description": t.get("description", ""),
+            "parameters": t.get("parameters") or {"type": "object", "properties": {}}}} for t in request.tools]
+        if schema is not None and mode == "tool":
+            tools = [{"type": "function", "function": {
+                "name": ANSWER_TOOL, "description": "答えをこの形で返す",
+                "parameters": json.loads(schema_text(schema))}}]
+            body["tool_choice"] = {"type": "function", "function": {"name": ANSWER_TOOL}}
+        if tools:
+            body["tools"] = tools
+        return body
+
+    # -- transport --------------------------------------------------------------------------
+
+    def _guard(self, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except Exception as exc:  # every SDK/transport failure is mapped, none escapes raw
+            raise sdk_error(exc, self._sdk, what=self._what, model_id=self.model_id, base_url=self.base_url,
+                            secrets=[self._key]) from exc
+
+    def _once(self, request: ChatRequest, mode: str | None) -> ChatResult:
+        body = self._body(request, mode)
+        response = self._guard(lambda: self._client.chat.completions.create(**body))
+        if not response.choices:
+            raise LLMError(f"{self._what}: choices のない応答を受け取りました", kind="server_error")
+        message = response.choices[0].message
+        calls: list[ToolCall] = []
+        for i, tc in enumerate(message.tool_calls or []):
+            fn = getattr(tc, "function", None)
+            raw = (fn.arguments if fn else None) or "{}"
+            try:
+                args = json.loads(raw) if isinstance(raw, str) else dict(raw)
+            except ValueError as exc:
+                raise invalid_json_error(str(raw), ["ツール引数が JSON ではありません"]) from exc
+            calls.append(ToolCall(name=fn.name if fn else "", arguments=args, id=tc.id or f"call-{i}"))
+        text = message.content or ""
+        if mode == "tool" and calls and calls[0].get("name") == ANSWER_TOOL:
+            text, calls = json.dumps(calls[0].get("arguments") or {}, ensure_ascii=False), []
+        usage = response.usage
+        return ChatResult(text=text, tool_calls=calls, model=self.name,
+                          usage=Usage(input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                                      output_tokens=int(getattr(usage, "completion_tokens", 0) or 0)))
+
+    def _retrying(self, request: ChatRequest, mode: str | None) -> ChatResult:
+        return call_with_retry(lambda: self._once(request, mode), self.retry, what=self._what)
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def generate(self, request: ChatRequest) -> ChatResult:
+        """Answer once; `data` holds the validated JSON for a schema (see the module docstring)."""
+        if request.response_schema is None:
+            return self._retrying(request, None)
+        if not self.compatible:
+            return answer_json(lambda r: self._retrying(r, "json_schema"), request,
+                               strict=strict_ok(request.response_schema))
+        mode = self._modes.mode(self.base_url)
+        while True:
+            try:
+                return answer_json(lambda r, m=mode: self._retrying(r, m), request,
+                                   strict=mode == "json_schema" and strict_ok(request.response_schema))
+            except RejectedRequest as exc:
+                if exc.kind != "bad_request" or not about_structured_output(exc.detail):
+                    raise
+                following = self._modes.refused(self.base_url, mode)
+                if following is None:
+                    raise
+                mode = following
+
+    def stream(self, request: ChatRequest) -> Iterator[str]:
+        """Answer as text chunks; opening the stream is retried, a broken stream raises `LLMError`."""
+        body = {**self._body(request, None, streaming=True), "stream": True}
+        stream = call_with_retry(lambda: self._guard(lambda: self._client.chat.completions.create(**body)),
+                                 self.retry, what=self._what)
+        try:
+            iterator = iter(stream)
+            while True:
+                chunk = self._guard(lambda: next(iterator, None))
+                if chunk is None:
+                    return
+                for choice in chunk.choices or []:
+                    text = getattr(choice.delta, "content", None) if choice.delta else None
+                    if text:
+                        yield text
+        finally:
+            stream.close()
+
+    def generate_image(self, prompt: str) -> tuple[bytes, str]:
+        """Draw through the images endpoint; the picture comes back as base64."""
+        body: dict[str, Any] = {"model": self.image_model, "prompt": prompt, "n": 1, "size": self.image_size}
+        if self.compatible or self.image_model.startswith("dall-e"):
+            body["response_format"] = "b64_json"  # gpt-image models always answer base64 and refuse the field
+
+        def once() -> tuple[bytes, str]:
+            response = self._guard(lambda: self._client.images.generate(**body))
+            b64 = response.data[0].b64_json if response.data else None
+            if not b64:
+                raise LLMError(f"{self.image_model}: 画像が返されませんでした", kind="no_image")
+            try:
+                data = base64.b64decode(b64, validate=True)
+            except ValueError as exc:
+                raise LLMError(f"{self.image_model}: 画像データが壊れています", kind="no_image") from exc
+            return data, sniff_mime(data)
+
+        return call_with_retry(once, self.retry, what=self.image_model)

@@ -1,0 +1,167 @@
+"""The `local` provider: profiles, file rules, the auto default (fast), and the real packaged Gemma 3
+270M through llama.cpp (marked `local_model`: loading takes a second or two)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chat import ChatRequest, ContextWindow, TokenCounter
+from saiverse.llm import registry
+from saiverse.llm.local_files import LocalModelMissing, model_path
+from saiverse.llm.local_profile import PACKAGED_NAME, profile_for
+from saiverse.llm.offline import OFFLINE_NOTE
+from saiverse.llm.registry import clear_model_cache, describe_default, provider_status, resolve_model
+from saiverse.settings import load_settings
+
+MINA = ("あなたはミナです。\nあなたは図書館の司書ミナです。本と物語を愛し、落ち着いた丁寧な口調で話します。\n"
+        "一人称: わたし\n語尾: 〜ですね\n\n現在地: 図書館。静かな図書館。")
+ROUTE = {"type": "object", "properties": {"playbook": {"type": "string", "enum": ["basic_chat", "image_generate"],
+                                                       "x-keywords": {"image_generate": ["絵を描"]}}},
+         "required": ["playbook"]}
+
+
+# -- without the model -------------------------------------------------------------------------------
+
+def test_profiles_from_gguf_metadata() -> None:
+    base = profile_for({"general.name": "Gemma 3 270m", "general.size_label": "270M"})
+    assert not base.chat_template and not base.decides
+    small = profile_for({"tokenizer.chat_template": "{{x}}", "general.size_label": "500M", "general.name": "Qwen it"})
+    assert small.chat_template and not small.decides
+    big = profile_for({"tokenizer.chat_template": "{{x}}", "general.size_label": "8B"})
+    assert big.chat_template and big.decides
+    assert not profile_for({"tokenizer.chat_template": "{{x}}", "general.name": "Llama 3 8B base",
+                            "general.size_label": "8B"}).chat_template
+    assert profile_for({}, "instruct+json").decides
+    assert not profile_for({"tokenizer.chat_template": "{{x}}", "general.size_label": "8B"}, "base").chat_template
+
+
+def test_model_files_stay_in_the_home_unless_the_user_names_them(saiverse_home: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = load_settings()
+    assert model_path(settings, "") == settings.home / "models" / PACKAGED_NAME
+    assert model_path(settings, "qwen") == settings.home / "models" / "qwen.gguf"
+    outside = tmp_path / "elsewhere" / "m.gguf"
+    with pytest.raises(LocalModelMissing, match="データフォルダの外"):
+        model_path(settings, str(outside))  # a persona column cannot point outside the home
+    monkeypatch.setenv("SAIVERSE_LOCAL_MODEL", str(outside))
+    assert model_path(load_settings(), str(outside)) == outside.resolve()  # the user's own setting may
+
+
+def test_auto_default_without_llama_cpp_is_offline_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")
+    clear_model_cache()
+    monkeypatch.setattr(registry, "runtime_available", lambda: "llama-cpp-python がインストールされていません")
+    settings = load_settings()
+    name, why = describe_default(settings)
+    assert name == "offline" and "llama-cpp-python" in why
+    model, notice = resolve_model("auto", settings)
+    assert model.provider == "offline" and notice is None  # said once at start and in the UI, not per call
+    model, notice = resolve_model("local", settings)
+    assert model.provider == "offline" and notice and "llama-cpp-python" in notice
+    assert not next(s for s in provider_status(settings) if s.provider == "local").ready
+
+
+def test_auto_prefers_a_cloud_key_then_local(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")
+    assert describe_default(load_settings())[0] == "local"
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-x")
+    assert describe_default(load_settings())[0].startswith("claude-")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
+    name, why = describe_default(load_settings())
+    assert name.startswith("gpt-") and "OPENAI_API_KEY" in why
+
+
+def test_start_up_never_imports_llama_cpp_or_the_sdks(tmp_path: Path) -> None:
+    code = ("import sys; from saiverse.settings import load_settings; from saiverse.manager import SAIVerseManager;"
+            "m = SAIVerseManager(load_settings()); m.model_notice(); m.close();"
+            "print(sorted(n for n in ('llama_cpp', 'openai', 'anthropic') if n in sys.modules))")
+    env = {"SAIVERSE_HOME": str(tmp_path / "h"), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "[]"
+    assert not (tmp_path / "h" / "models").exists()  # nothing assembled or loaded at start
+
+
+# -- the real model ---------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def local(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    home = tmp_path_factory.mktemp("local-home")
+    settings = load_settings(home, environ={"SAIVERSE_DEFAULT_MODEL": "local"})
+    clear_model_cache()
+    model, notice = resolve_model("local", settings)
+    assert notice is None and model.provider == "local"
+    yield model
+    clear_model_cache()
+
+
+def ask(text: str, **kw: object) -> ChatRequest:
+    return ChatRequest(messages=[{"role": "user", "content": text}], system=MINA, persona_name="ミナ",
+                       **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.local_model
+def test_packaged_model_is_assembled_checked_and_answers_in_japanese(local: object) -> None:
+    chunks = list(local.stream(ask("こんにちは、おすすめの本はありますか？")))  # type: ignore[attr-defined]
+    text = "".join(chunks)
+    assert text and OFFLINE_NOTE not in text and "こんにちは、おすすめの本はありますか" not in text
+    assert local.load_seconds is not None and local.load_seconds < 30  # type: ignore[attr-defined]
+    path = next(Path(p) for p in [local._path()])  # type: ignore[attr-defined]
+    assert path.name == PACKAGED_NAME and path.stat().st_size > 200_000_000
+    assert isinstance(local, TokenCounter) and isinstance(local, ContextWindow)
+    assert 0 < local.count_tokens("図書館の一番古い本は？") < 12  # the model's own tokenizer
+    assert local.prompt_budget() < 2048
+
+
+@pytest.mark.local_model
+def test_decisions_stay_with_the_deterministic_logic(local: object) -> None:
+    routed = local.generate(ask("海の絵を描いて", response_schema=ROUTE))  # type: ignore[attr-defined]
+    assert routed.data == {"playbook": "image_generate"} and routed.model == "local"
+    plain = local.generate(ask("こんにちは", response_schema=ROUTE))  # type: ignore[attr-defined]
+    assert plain.data == {"playbook": "basic_chat"}  # not the grammar's first choice by habit
+    tools = [{"name": "memory_recall", "description": "記憶", "parameters": {
+        "type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}]
+    called = local.generate(ask("memory_recall で 猫 を探して", tools=tools))  # type: ignore[attr-defined]
+    assert called.tool_calls and called.tool_calls[0]["name"] == "memory_recall"
+
+
+@pytest.mark.local_model
+def test_one_generation_at_a_time_and_a_closed_stream_frees_the_context(local: object) -> None:
+    stream = local.stream(ask("今日は雨で疲れたよ"))  # type: ignore[attr-defined]
+    next(stream)
+    stream.close()  # the stop button: the consumer stops reading
+    answers: list[str] = []
+    threads = [threading.Thread(target=lambda: answers.append(local.generate(ask("猫が好き？")).text))  # type: ignore[attr-defined]
+               for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert len(answers) == 2 and all(answers)
+
+
+@pytest.mark.local_model
+def test_long_history_is_fitted_to_the_window(local: object) -> None:
+    history = []
+    for i in range(200):
+        history += [{"role": "user", "content": f"{i}番目の本について教えてください。とても長い話になります。" * 3},
+                    {"role": "assistant", "content": "その本は古い物語の本です。" * 3}]
+    request = ChatRequest(messages=[*history, {"role": "user", "content": "最後の質問です"}], system=MINA,
+                          persona_name="ミナ")
+    assert local.generate(request).text  # type: ignore[attr-defined]
+
+
+@pytest.mark.local_model
+def test_a_pulse_on_the_local_model_names_it(make_manager: object, local: object) -> None:
+    manager = make_manager(local)  # type: ignore[operator]
+    events = list(manager.handle_user_input("library", "こんにちは", persona_id="mina"))
+    speak = next(e for e in events if e["type"] == "speak")
+    end = next(e for e in events if e["type"] == "pulse_end")
+    assert speak["model"] == "local" and end["model"] == "local" and end["status"] == "ok"
+    assert speak["text"] and OFFLINE_NOTE not in speak["text"]
