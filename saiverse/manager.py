@@ -148,9 +148,11 @@ class SAIVerseManager:
 
     def _call_tool(
         self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
-        notify: Callable[[dict[str, Any]], None],
+        notify: Callable[[dict[str, Any]], None], *, on_effect: Callable[[str | None], None] | None = None,
     ) -> Any:
         ctx = ManagerToolContext(self.tool_services, persona["persona_id"], building_id, pulse_id, notify)
+        if on_effect is not None:
+            ctx.on_effect = on_effect  # the pulse journal keeps every change (saiverse/pulse.py)
         return call_tool(name, args, ctx)
 
     def _pulse_kind(self, pulse_id: str) -> str | None:
