@@ -10,13 +10,43 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
 def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see `python {self.prog} --help`)\n")
+
+
+def _whole(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high`, or a message saying so."""
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw.strip().replace("_", ""), 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, got {raw[:40]!r}") \
+                from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {raw[:40]}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+LIMIT = _whole(1, 1_000_000_000)
+"""--limit: how many lines or messages (a year of conversations is far below the top)."""
+PATH_ARGS = frozenset({"file", "playbook"})
+"""Arguments that name a file to read: a non-UTF-8 file name is a real name on Linux, and is read."""
 
 
 def _add_home(p: argparse.ArgumentParser, *, top: bool = False) -> None:
@@ -28,11 +58,11 @@ def _add_home(p: argparse.ArgumentParser, *, top: bool = False) -> None:
 def _add_bind(p: argparse.ArgumentParser, *, top: bool = False) -> None:
     keep = {} if top else {"default": argparse.SUPPRESS}
     p.add_argument("--host", help="interface to bind (default 127.0.0.1)", **keep)
-    p.add_argument("--port", type=int, help="port (default $SAIVERSE_PORT or 7860)", **keep)
+    p.add_argument("--port", type=_whole(1, 65535), help="port (default $SAIVERSE_PORT or 7860)", **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="main.py", description="SAIVerse: a city of AI personas.")
+    parser = _Parser(prog="main.py", description="SAIVerse: a city of AI personas.")
     _add_home(parser, top=True)
     _add_bind(parser, top=True)
     sub = parser.add_subparsers(dest="command")
@@ -55,15 +85,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_home(p)
     p.add_argument("--persona", required=True)
     p.add_argument("--search", help="recall search query")
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--limit", type=LIMIT, default=200)
     p.add_argument("--json", action="store_true", help="print JSON lines (the default)")
 
     p = sub.add_parser("chronicle", help="a persona's Chronicle entries, newest first (--build writes what is due)")
     _add_home(p)
     p.add_argument("--persona", required=True)
     p.add_argument("--build", action="store_true", help="first write the entries that are due")
-    p.add_argument("--level", type=int, help="only this level")
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--level", type=_whole(1, 100), help="only this level")
+    p.add_argument("--limit", type=LIMIT, default=200)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("memopedia", help="a persona's Memopedia pages, or one page with its history")
@@ -119,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("history", help="a building's history lines, oldest first (speaker, text, time)")
     _add_home(p)
     p.add_argument("--building", required=True)
-    p.add_argument("--limit", type=int, default=200, help="the latest N lines (default 200)")
+    p.add_argument("--limit", type=LIMIT, default=200, help="the latest N lines (default 200)")
     p.add_argument("--json", action="store_true", help="print JSON lines")
 
     p = sub.add_parser("import-saiverse", help="import an upstream SAIVerse data home (its folder or its saiverse.db)")
@@ -169,14 +199,31 @@ def _manager(args: argparse.Namespace) -> Any:
 
 def _json_arg(raw: str, what: str = "--args") -> dict[str, Any]:
     from saiverse.errors import UsageError
+    from saiverse.inputs import check_json_value
+
+    def refuse_constant(name: str) -> Any:
+        raise UsageError(f"{what} holds {name}, which is not a JSON number")
 
     try:
-        value = json.loads(raw)
+        value = json.loads(raw, parse_constant=refuse_constant)
     except json.JSONDecodeError as exc:
         raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise UsageError(f"{what} is nested too deeply to read") from exc
+    except ValueError as exc:  # e.g. a number with more digits than Python converts
+        raise UsageError(f"{what} cannot be read: {exc}") from exc
     if not isinstance(value, dict):
         raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
-    return value
+    return check_json_value(value, what)
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    """Text arguments must be UTF-8: a lone surrogate (a non-UTF-8 byte) is refused, naming the argument."""
+    from saiverse.inputs import check_text
+
+    for name, value in vars(args).items():
+        if isinstance(value, str) and name not in PATH_ARGS:
+            check_text(value, f"argument {'--' + name.replace('_', '-') if name != 'text' else 'TEXT'}")
 
 
 def _print_events(events: Iterable[dict[str, Any]]) -> int:
@@ -232,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{b['building_id']:<12} {b['name']}  [{names}]  items: {len(b['items'])}")
             return 0
         if cmd == "chat":
+            manager.check_message(args.text)  # too long, NUL: refused before anything is written
             building = args.building or (
                 manager.world.persona(args.persona).building_id if args.persona else manager.user_building()
             )
@@ -333,12 +381,16 @@ def run(args: argparse.Namespace) -> int:
                          "steps": [(s["id"], s["status"]) for s in summary.plan]})
             return 0 if summary.finished else 1
         if cmd == "upload":
+            import os
+
+            from saiverse.inputs import read_limited
+
             path = Path(args.file)
-            try:
-                data = path.read_bytes()
-            except OSError as exc:
-                raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
-            info = manager.upload_file(args.building, data, path.stem)
+            manager.world.building(args.building)  # an unknown building before a long read
+            data = read_limited(path, manager.settings.max_upload_bytes, what="upload",
+                                limit_name="SAIVERSE_MAX_UPLOAD_BYTES")
+            # A file name that is not UTF-8 is still a file; its item name shows the bad bytes as �.
+            info = manager.upload_file(args.building, data, os.fsencode(path.stem).decode("utf-8", "replace"))
             _print_json(info.to_dict())
             return 0
     finally:
@@ -354,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
+        _check_args(args)
         return run(args)
     except KeyboardInterrupt:
         return INTERRUPTED_EXIT

@@ -24,6 +24,7 @@ from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_
 from saiverse.context_source import ContextSource
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
+from saiverse.inputs import InputError, check_text
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
@@ -329,15 +330,27 @@ class SAIVerseManager:
             raise PlaybookError(f"meta playbook {name!r} does not exist", field="meta_playbook")
         return pb
 
+    def check_message(self, text: str) -> str:
+        """A chat message the user may send (UTF-8, no NUL, at most `max_message_chars`); InputError otherwise."""
+        limit = self.settings.max_message_chars
+        try:
+            return check_text(text, "the message", max_chars=limit)
+        except InputError as exc:
+            if len(text) > limit:
+                raise InputError(f"{exc}; shorten it, or put long text in a document (SAIVERSE_MAX_MESSAGE_CHARS)") \
+                    from None
+            raise
+
     def handle_user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
         persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
         """A user message in a building → events of every answering persona's pulse, in turn."""
         try:
+            self.check_message(text)
             self.world.building(building_id)
             playbook = self.meta_playbook(meta_playbook)
-        except (UnknownIdError, PlaybookError) as exc:
+        except (InputError, UnknownIdError, PlaybookError) as exc:
             yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
             return
         notes: list[str] = []

@@ -184,8 +184,8 @@ class PulseJournal:
             if n < len(self.pending_memory):
                 memory.append(self.pending_memory[n])
         for persona_id in dict.fromkeys(e[1] for e in self.effects):
-            memory.append((persona_id, "user", f"このパルスは途中で止まりました ({why})。ここまでにしたことは残っています。",
-                           list(STOPPED_TAGS)))
+            stopped = f"このパルスは途中で止まりました ({why})。ここまでにしたことは残っています。"
+            memory.append((persona_id, "user", stopped, list(STOPPED_TAGS)))
         self._write(memory)
         return len(self.effects)
 

@@ -238,7 +238,8 @@ class PulseController:
         try:
             kept = journal.commit_stopped(why)
         except Exception as exc:  # noqa: BLE001 - the database refused even this; say so
-            emit(event("error", kind=type(exc).__name__, message=f"途中までの記録を保存できませんでした: {exc}", **base))
+            emit(event("error", kind=type(exc).__name__, **base,
+                       message=f"途中までの記録を保存できませんでした: {exc}"))
             return
         if kept:
             emit(event("notice", kind="pulse_effects_kept", **base,

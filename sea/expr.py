@@ -13,10 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from sea.bounds import MAX_VALUE_CHARS
 from sea.playbook import PlaybookError
 from sea.templates import TEMPLATE, lookup
 
 _MAX_LEN = 2000
+_MAX_INT_BITS = 4096
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -80,6 +82,23 @@ def evaluate(expression: str, variables: dict[str, Any]) -> Any:
     return _eval(tree.body, variables, refs)
 
 
+def _check_growth(op: ast.operator, left: Any, right: Any) -> None:
+    """Refuse `+` and `*` on text or lists whose result would pass MAX_VALUE_CHARS, before making it."""
+    seqs = (str, list)
+    if isinstance(op, ast.Mult) and (isinstance(left, seqs) or isinstance(right, seqs)):
+        seq, count = (left, right) if isinstance(left, seqs) else (right, left)
+        if not isinstance(count, int) or count > 10_000:
+            raise ExpressionError("sequence repetition is limited to 10000")
+        size = len(seq) * max(count, 0)
+    elif isinstance(op, ast.Add) and isinstance(left, seqs) and isinstance(right, seqs):
+        size = len(left) + len(right)
+    else:
+        return
+    if size > MAX_VALUE_CHARS:
+        raise ExpressionError(f"the result would hold {size:,} items or characters, more than a value may "
+                              f"({MAX_VALUE_CHARS:,})")
+
+
 def _eval(node: ast.AST, variables: dict[str, Any], refs: dict[str, Any]) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
@@ -91,14 +110,14 @@ def _eval(node: ast.AST, variables: dict[str, Any], refs: dict[str, Any]) -> Any
         return _lookup(node.id, variables)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _eval(node.left, variables, refs), _eval(node.right, variables, refs)
-        if isinstance(node.op, ast.Mult) and (isinstance(left, (str, list)) or isinstance(right, (str, list))):
-            count = right if isinstance(left, (str, list)) else left
-            if not isinstance(count, int) or count > 10_000:
-                raise ExpressionError("sequence repetition is limited to 10000")
+        _check_growth(node.op, left, right)
         try:
-            return _BINOPS[type(node.op)](left, right)
+            result = _BINOPS[type(node.op)](left, right)
         except (TypeError, ZeroDivisionError) as exc:
             raise ExpressionError(str(exc)) from exc
+        if isinstance(result, int) and result.bit_length() > _MAX_INT_BITS:
+            raise ExpressionError(f"the result is a number with more than {_MAX_INT_BITS} bits")
+        return result
     if isinstance(node, ast.UnaryOp):
         val = _eval(node.operand, variables, refs)
         if isinstance(node.op, ast.USub):
