@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+import re
 import shlex
 import sqlite3
 import sys
@@ -371,8 +372,8 @@ class MigrationReport:
         return "\n".join(lines)
 
 
-def _check_is_sqlite(path: Path) -> None:
-    """Refuse anything that is not a healthy SQLite file, without writing to it."""
+def _check_header(path: Path) -> None:
+    """Refuse a file that is not SQLite at all, reading only its first bytes."""
     if not path.exists() or path.stat().st_size == 0:
         return
     with path.open("rb") as fh:
@@ -382,21 +383,61 @@ def _check_is_sqlite(path: Path) -> None:
             f"{path} is not a SQLite database (its first bytes are not the SQLite header). "
             "Nothing was changed. Point --db at saiverse.db, or move this file away."
         )
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a database (or a folder for a new one) this process may not write: SAIVerse always writes."""
+    if path.exists():
+        if not os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+            raise MigrationError(
+                f"{path} is read-only for this user, and SAIVerse needs to write to it. Nothing was changed. "
+                f"Give write permission back (chmod u+w {shlex.quote(str(path))}) or use a copy.")
+        folder, what = path.parent, "the folder holding it"
+    else:
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        what = "the folder it would be created in"
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        raise MigrationError(
+            f"{folder} ({what}) is read-only for this user; SQLite writes its journal and SAIVerse its backups "
+            f"beside {path.name}. Nothing was changed. Make the folder writable or move the database.")
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _check_is_sqlite(path: Path) -> None:
+    """Refuse a damaged SQLite file, without writing to it (a -wal/-shm the check made goes again)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    sidecars = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    existed = {p for p in sidecars if p.exists()}
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
-            result = conn.execute("PRAGMA quick_check").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise MigrationError(
-            f"{path} cannot be read as a SQLite database ({exc}). Nothing was changed."
-        ) from exc
-    if not result or result[0] != "ok":
-        raise MigrationError(
-            f"{path} is damaged (SQLite integrity check: {result[0] if result else 'no answer'}). "
-            "Nothing was changed; restore it from a backup (saiverse.db.bak-*)."
-        )
+            conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+            try:
+                result = conn.execute("PRAGMA quick_check").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            raise MigrationError(
+                f"{path} cannot be read as a SQLite database ({_one_line(exc)}). Nothing was changed; restore it "
+                f"from a backup ({path.name}.bak-*)."
+            ) from exc
+        if not result or result[0] != "ok":
+            raise MigrationError(
+                f"{path} is damaged (SQLite integrity check: {_one_line(result[0]) if result else 'no answer'}). "
+                f"Nothing was changed; restore it from a backup ({path.name}.bak-*)."
+            )
+    except MigrationError:
+        wal = path.with_name(path.name + "-wal")
+        if wal not in existed and (not wal.exists() or wal.stat().st_size == 0):
+            # The read-only check made them and they hold nothing: a refused file is left as it was.
+            for made in (p for p in sidecars if p not in existed):
+                made.unlink(missing_ok=True)
+        raise
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -465,19 +506,42 @@ def current_version(conn: sqlite3.Connection) -> int:
     return 1
 
 
-def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+def _backup_name(path: Path, version: int) -> Path:
     stamp = datetime.now().strftime("%Y%m%d_%H%M%S")
     target = path.with_name(f"{path.name}.bak-{stamp}-v{version}")
     n = 1
     while target.exists():
         target = path.with_name(f"{path.name}.bak-{stamp}-v{version}-{n}")
         n += 1
-    dest = sqlite3.connect(target)
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
     return target
+
+
+def _backup(conn: sqlite3.Connection, target: Path) -> None:
+    """Copy the open database to `target`; a copy that failed half-way is removed."""
+    try:
+        dest = sqlite3.connect(target)
+        try:
+            conn.backup(dest)
+        finally:
+            dest.close()
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+def _probe_write_lock(conn: sqlite3.Connection) -> None:
+    """Take and release the write lock: a database another process is writing is refused before any backup."""
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("ROLLBACK")
+
+
+_ADD_COLUMN = re.compile(r"^ALTER TABLE (\w+) ADD COLUMN (\w+)\s", re.IGNORECASE)
+
+
+def _already_there(conn: sqlite3.Connection, statement: str) -> bool:
+    """An `ALTER TABLE t ADD COLUMN c` whose column exists (a file where some were applied by hand)."""
+    match = _ADD_COLUMN.match(statement)
+    return bool(match) and match.group(2).upper() in {c.upper() for c in _columns(conn, match.group(1))}
 
 
 def split_statements(sql: str) -> list[str]:
@@ -516,18 +580,23 @@ def _migration_lock(path: Path) -> Iterator[None]:
 def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True) -> MigrationReport:
     """Bring the database at `db_path` to schema version `target` (default: the latest)."""
     path = Path(db_path).expanduser().resolve()
+    _check_header(path)
     if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as fh:
-            if fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC:
-                _refuse_upstream(path)
+        _refuse_upstream(path)
+    _check_writable(path)
     _check_is_sqlite(path)
     with _migration_lock(path):
         return _migrate_locked(path, target, backup)
 
 
+def _locked(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc).lower() or "busy" in str(exc).lower()
+
+
 def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
     existed = path.exists() and path.stat().st_size > 0
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    report = MigrationReport(path, 0, 0)
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         before = current_version(conn)
@@ -538,26 +607,47 @@ def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
             )
         report = MigrationReport(path, before, before)
         pending = [s for s in STEPS if before < s.version <= target]
-        if not pending:
-            return report
-        if existed and backup:
-            report.backup_path = _backup(conn, path, before)
-        try:
-            _apply(conn, path, pending, before, report)
-        except BaseException:
-            if report.backup_path is not None and not report.applied:
-                # Nothing changed, so the copy is not needed; retries must not pile up backups.
-                report.backup_path.unlink(missing_ok=True)
-            raise
+        if pending:
+            _probe_write_lock(conn)
+            try:
+                if existed and backup:
+                    report.backup_path = _backup_name(path, before)
+                    _backup(conn, report.backup_path)
+                _apply(conn, path, pending, before, report)
+            except BaseException:
+                if report.backup_path is not None and not report.applied:
+                    # Nothing changed, so the copy is not needed; retries must not pile up backups.
+                    report.backup_path.unlink(missing_ok=True)
+                    report.backup_path = None
+                raise
+        if report.version_after == LATEST_VERSION:
+            from database.schema_check import schema_problem  # here: `python database/migrate.py` sets the path first
+
+            problem = schema_problem(conn, path, LATEST_VERSION, [(s.version, s.name, s.sql) for s in STEPS],
+                                     split_statements)
+            if problem:
+                raise MigrationError(problem)
         return report
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-            raise MigrationError(
-                f"{path} is locked by another process (is SAIVerse already running?). Nothing was changed."
-            ) from exc
-        raise MigrationError(f"cannot migrate {path}: {exc}") from exc
+        raise MigrationError(_failure(path, exc, report)) from exc
     finally:
         conn.close()
+
+
+def _failure(path: Path, exc: sqlite3.OperationalError, report: MigrationReport, step: Step | None = None) -> str:
+    """What a failed migration did and did not change, truthfully (a kept backup is named)."""
+    if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
+        cause = f"{path} is read-only ({_one_line(exc)}); SAIVerse needs to write to it"
+    elif _locked(exc):
+        cause = f"{path} is locked by another process (is SAIVerse already running?)"
+    else:
+        cause = f"migration step {step.version} ({step.name}) failed: {_one_line(exc)}" if step else \
+            f"cannot migrate {path}: {_one_line(exc)}"
+    if not report.applied:
+        return f"{cause}. Nothing was changed; close what holds it or fix the cause, then try again."
+    kept = f" The backup taken before is {report.backup_path}." if report.backup_path else ""
+    return (f"{cause}. Steps {', '.join(report.applied)} were applied (schema version {report.version_after});"
+            f"{kept} Run it again to finish.")
 
 
 def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: int, report: MigrationReport) -> None:
@@ -566,7 +656,8 @@ def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: in
         try:
             conn.execute("BEGIN IMMEDIATE")
             for stmt in split_statements(step.sql):
-                conn.execute(stmt)
+                if not _already_there(conn, stmt):
+                    conn.execute(stmt)
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version ("
                 "VERSION INTEGER PRIMARY KEY, NAME TEXT NOT NULL, "
@@ -584,12 +675,7 @@ def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: in
             conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             conn.execute("ROLLBACK") if conn.in_transaction else None
-            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-                raise MigrationError(
-                    f"{path} is locked by another process (is SAIVerse already running?). "
-                    "Nothing was changed; close it and try again."
-                ) from exc
-            raise MigrationError(f"migration step {step.version} ({step.name}) failed: {exc}") from exc
+            raise MigrationError(_failure(path, exc, report, step)) from exc
         report.applied.append(f"{step.version}: {step.name}")
         report.version_after = step.version
 
@@ -609,11 +695,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run as a script: without --db, the data home is found the way the app finds it (flags, env,
-    # .env, settings), which is main.py's job; `python database/migrate.py` = `python main.py migrate`.
+    # Run as a script, the repository root is not on the path; with --db the file is migrated here,
+    # without it the data home is found the way the app finds it (flags, env, .env, settings), which
+    # is main.py's job: `python database/migrate.py` = `python main.py migrate`.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     if "--db" in sys.argv[1:] or any(a.startswith("--db=") for a in sys.argv[1:]):
         sys.exit(main())
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from main import main as cli
 
     sys.exit(cli(["migrate", *sys.argv[1:]]))
