@@ -46,6 +46,7 @@ def _whole(low: int, high: int) -> Callable[[str], int]:
 LIMIT = _whole(1, 1_000_000_000)
 """--limit: how many lines or messages (a year of conversations is far below the top)."""
 PATH_ARGS = frozenset({"file", "playbook"})
+POSITIONAL_ARGS = frozenset({"text", "name", "run_id", "path", "action", "command"})
 """Arguments that name a file to read: a non-UTF-8 file name is a real name on Linux, and is read."""
 
 
@@ -206,12 +207,14 @@ def _json_arg(raw: str, what: str = "--args") -> dict[str, Any]:
 
     try:
         value = json.loads(raw, parse_constant=refuse_constant)
+    except UsageError:
+        raise
     except json.JSONDecodeError as exc:
         raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
     except RecursionError as exc:
         raise UsageError(f"{what} is nested too deeply to read") from exc
-    except ValueError as exc:  # e.g. a number with more digits than Python converts
-        raise UsageError(f"{what} cannot be read: {exc}") from exc
+    except ValueError as exc:  # a number with more digits than Python converts (4300)
+        raise UsageError(f"{what} holds a number with too many digits to read") from exc
     if not isinstance(value, dict):
         raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
     return check_json_value(value, what)
@@ -223,7 +226,8 @@ def _check_args(args: argparse.Namespace) -> None:
 
     for name, value in vars(args).items():
         if isinstance(value, str) and name not in PATH_ARGS:
-            check_text(value, f"argument {'--' + name.replace('_', '-') if name != 'text' else 'TEXT'}")
+            shown = name.upper() if name in POSITIONAL_ARGS else "--" + name.replace("_", "-")
+            check_text(value, f"argument {shown}")
 
 
 def _print_events(events: Iterable[dict[str, Any]]) -> int:
@@ -280,6 +284,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if cmd == "chat":
             manager.check_message(args.text)  # too long, NUL: refused before anything is written
+            if not args.text.strip():
+                raise UsageError("the message is empty; say something (TEXT)")
             building = args.building or (
                 manager.world.persona(args.persona).building_id if args.persona else manager.user_building()
             )
@@ -322,13 +328,13 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if cmd == "import-playbook" and args.restore:
             if args.file or args.replace:
-                raise ValueError("--restore NAME takes no file and no --replace")
+                raise UsageError("--restore NAME takes no file and no --replace")
             pb = manager.playbooks.restore(args.restore)
             _print_json({"ok": True, "name": pb.name, "restored": True})
             return 0
         if cmd in ("import-playbook", "validate-playbook"):
             if not args.file:
-                raise ValueError(f"{cmd} needs a playbook JSON file")
+                raise UsageError(f"{cmd} needs a playbook JSON file")
             pb = manager.playbooks.check_file(args.file)
             report = manager.playbooks.validate(pb)
             if cmd == "import-playbook":
@@ -390,7 +396,11 @@ def run(args: argparse.Namespace) -> int:
             data = read_limited(path, manager.settings.max_upload_bytes, what="upload",
                                 limit_name="SAIVERSE_MAX_UPLOAD_BYTES")
             # A file name that is not UTF-8 is still a file; its item name shows the bad bytes as �.
-            info = manager.upload_file(args.building, data, os.fsencode(path.stem).decode("utf-8", "replace"))
+            name = os.fsencode(path.stem).decode("utf-8", "replace")
+            try:
+                info = manager.upload_file(args.building, data, name)
+            except ValueError as exc:  # not an image or a PDF, too many pixels, a bad name: say which file
+                raise UsageError(f"upload {path}: {exc}") from exc
             _print_json(info.to_dict())
             return 0
     finally:

@@ -374,6 +374,9 @@ class MigrationReport:
 
 def _check_header(path: Path) -> None:
     """Refuse a file that is not SQLite at all, reading only its first bytes."""
+    if path.is_dir():
+        raise MigrationError(f"{path} is a folder, not a database file. Nothing was changed. Point --db at "
+                             "saiverse.db (or the home at its folder with --home).")
     if not path.exists() or path.stat().st_size == 0:
         return
     with path.open("rb") as fh:

@@ -98,14 +98,14 @@ def check_json_value(value: Any, what: str) -> Any:
 def read_limited(path: Path, max_bytes: int, *, what: str = "the file", limit_name: str = "") -> bytes:
     """A file's bytes, read in chunks and never past `max_bytes` (a regular file's size is checked
     first, so a huge or sparse one is not read at all); InputError naming the file and the limit."""
-    limit = f" ({limit_name})" if limit_name else ""
+    limit = f", {limit_name}" if limit_name else ""
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
             raise InputError(f"{what} {path} is a folder, not a file")
         if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
-            raise InputError(f"{what} {path} is too large: {_mb(info.st_size)} (the limit is {_mb(max_bytes)}"
-                             f"{limit})")
+            size = _mb(info.st_size) if _mb(info.st_size) != _mb(max_bytes) else f"{info.st_size:,} bytes"
+            raise InputError(f"{what} {path} is too large: {size} (the limit is {_mb(max_bytes)}{limit})")
         chunks: list[bytes] = []
         total = 0
         with path.open("rb") as fh:
@@ -116,7 +116,7 @@ def read_limited(path: Path, max_bytes: int, *, what: str = "the file", limit_na
                 chunks.append(chunk)
                 total += len(chunk)
                 if total > max_bytes:
-                    raise InputError(f"{what} {path} is larger than the limit of {_mb(max_bytes)}{limit}; "
+                    raise InputError(f"{what} {path} is larger than the limit ({_mb(max_bytes)}{limit}); "
                                      "stopped reading there")
     except FileNotFoundError as exc:
         raise InputError(f"{what} {path} does not exist") from exc

@@ -168,6 +168,8 @@ class SAIVerseManager:
     def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any]) -> Any:
         """Run one tool as a persona (CLI `tool`)."""
         persona = self.world.persona(persona_id)
+        if building_id is not None:
+            self.world.building(building_id)
         ctx = ManagerToolContext(self.tool_services, persona_id,
                                  building_id or persona.building_id or self.user_building())
         result = call_tool(name, args, ctx)
@@ -407,6 +409,8 @@ class SAIVerseManager:
         from sea.validate import check_args
 
         persona = self.world.persona(persona_id)
+        if building_id is not None:
+            self.world.building(building_id)  # an unknown building is the caller's mistake, not a failed pulse
         self.playbooks.validate(playbook)
         check_args(playbook, dict(args or {}))
         handle = self.pulses.submit("user", persona, building_id or persona.building_id or self.user_building(),

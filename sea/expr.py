@@ -60,6 +60,36 @@ def referenced_names(expression: str) -> set[str]:
     return names
 
 
+_ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+            ast.IfExp, ast.List, ast.Tuple, ast.Dict, ast.Subscript, ast.Call, ast.USub, ast.UAdd, ast.Not, ast.And,
+            ast.Or, *_BINOPS, *_CMPOPS)
+
+
+def syntax_problem(expression: str) -> str | None:
+    """Why an expression can never run (it does not parse, or uses what the interpreter refuses), or None.
+
+    Validation calls this, so a playbook with `"=1 +"` or `"=__import__('os')"` is refused on import,
+    not half-way through a run."""
+    body = expression[1:] if expression.startswith("=") else expression
+    if len(body) > _MAX_LEN:
+        return "expression is too long"
+    source = TEMPLATE.sub(lambda m: "__v_" + m.group(1).replace(".", "__dot__"), body).strip()
+    if not source:
+        return "empty expression"
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        return f"cannot parse expression {body!r}: {exc.msg}"
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            return f"{type(node).__name__} is not allowed in expressions ({body!r})"
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS
+                                               and not node.keywords):
+            name = node.func.id if isinstance(node.func, ast.Name) else type(node.func).__name__
+            return f"calling {name} is not allowed in expressions (only {', '.join(sorted(_FUNCS))})"
+    return None
+
+
 def evaluate(expression: str, variables: dict[str, Any]) -> Any:
     """Evaluate `expression` (with or without the leading `=`) against `variables`."""
     body = expression[1:] if expression.startswith("=") else expression
