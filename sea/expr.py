@@ -39,6 +39,10 @@ class ExpressionError(ValueError):
     """An expression that is malformed, unsafe, or refers to a variable that is not set."""
 
 
+class ExpressionTooLarge(ExpressionError):
+    """An expression whose result would pass a bound of sea/bounds.py (text, a list, a number)."""
+
+
 def _lookup(name: str, variables: dict[str, Any]) -> Any:
     try:
         return lookup(name, variables)
@@ -125,7 +129,7 @@ def _check_growth(op: ast.operator, left: Any, right: Any) -> None:
     else:
         return
     if size > MAX_VALUE_CHARS:
-        raise ExpressionError(f"the result would hold {size:,} items or characters, more than a value may "
+        raise ExpressionTooLarge(f"the result would hold {size:,} items or characters, more than a value may "
                               f"({MAX_VALUE_CHARS:,})")
 
 
@@ -146,7 +150,7 @@ def _eval(node: ast.AST, variables: dict[str, Any], refs: dict[str, Any]) -> Any
         except (TypeError, ZeroDivisionError) as exc:
             raise ExpressionError(str(exc)) from exc
         if isinstance(result, int) and result.bit_length() > _MAX_INT_BITS:
-            raise ExpressionError(f"the result is a number with more than {_MAX_INT_BITS} bits")
+            raise ExpressionTooLarge(f"the result is a number with more than {_MAX_INT_BITS} bits")
         return result
     if isinstance(node, ast.UnaryOp):
         val = _eval(node.operand, variables, refs)

@@ -148,6 +148,7 @@ def test_a_string_doubled_in_a_loop_stops_at_the_value_bound(manager: SAIVerseMa
     rss = _rss_mb()
     events, took = _run(manager, _doubling(assignment))
     error = next(e for e in events if e["type"] == "error")
+    assert error["kind"] == "state_too_large", error
     assert f"{MAX_VALUE_CHARS:,}" in error["message"] and "'grow'" in error["message"], error
     assert events[-1]["status"] == "error" and took < 5 and _rss_mb() - rss < 200
 
