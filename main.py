@@ -46,8 +46,9 @@ def _whole(low: int, high: int) -> Callable[[str], int]:
 LIMIT = _whole(1, 1_000_000_000)
 """--limit: how many lines or messages (a year of conversations is far below the top)."""
 PATH_ARGS = frozenset({"file", "playbook"})
-POSITIONAL_ARGS = frozenset({"text", "name", "run_id", "path", "action", "command"})
 """Arguments that name a file to read: a non-UTF-8 file name is a real name on Linux, and is read."""
+POSITIONAL_ARGS = frozenset({"text", "name", "run_id", "path", "action", "command"})
+"""Arguments named by their metavar (TEXT) in messages, not as a flag."""
 
 
 def _add_home(p: argparse.ArgumentParser, *, top: bool = False) -> None:
@@ -266,6 +267,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "import-saiverse":
         return _import_saiverse(args)
+    if cmd == "chat":
+        from saiverse.inputs import check_message
+
+        # Before the home is opened: a message that cannot be sent writes nothing, not even a first-run world.
+        check_message(args.text, _settings(args).max_message_chars)
+        if not args.text.strip():
+            raise UsageError("the message is empty; say something (TEXT)")
     if cmd == "serve":
         from ui.app import launch
 
@@ -283,9 +291,6 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{b['building_id']:<12} {b['name']}  [{names}]  items: {len(b['items'])}")
             return 0
         if cmd == "chat":
-            manager.check_message(args.text)  # too long, NUL: refused before anything is written
-            if not args.text.strip():
-                raise UsageError("the message is empty; say something (TEXT)")
             building = args.building or (
                 manager.world.persona(args.persona).building_id if args.persona else manager.user_building()
             )

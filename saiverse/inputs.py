@@ -55,6 +55,14 @@ def check_text(text: str, what: str, *, max_chars: int | None = None, allow_nul:
     return text
 
 
+def check_message(text: str, max_chars: int) -> str:
+    """A chat message a user may send: UTF-8, no NUL, at most `max_chars` (SAIVERSE_MAX_MESSAGE_CHARS)."""
+    if isinstance(text, str) and len(text) > max_chars:
+        raise InputError(f"the message is too long: {len(text):,} characters (the limit is {max_chars:,}); shorten "
+                         "it, or put long text in a document (SAIVERSE_MAX_MESSAGE_CHARS)")
+    return check_text(text, "the message")
+
+
 def check_name(name: str, what: str, *, max_chars: int = 200) -> str:
     """A name stripped, on one line, without control characters, at most `max_chars`; else InputError."""
     check_text(name, what)

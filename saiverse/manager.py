@@ -24,7 +24,7 @@ from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_
 from saiverse.context_source import ContextSource
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
-from saiverse.inputs import InputError, check_text
+from saiverse.inputs import InputError, check_message
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
@@ -334,14 +334,7 @@ class SAIVerseManager:
 
     def check_message(self, text: str) -> str:
         """A chat message the user may send (UTF-8, no NUL, at most `max_message_chars`); InputError otherwise."""
-        limit = self.settings.max_message_chars
-        try:
-            return check_text(text, "the message", max_chars=limit)
-        except InputError as exc:
-            if len(text) > limit:
-                raise InputError(f"{exc}; shorten it, or put long text in a document (SAIVERSE_MAX_MESSAGE_CHARS)") \
-                    from None
-            raise
+        return check_message(text, self.settings.max_message_chars)
 
     def handle_user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
