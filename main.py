@@ -10,45 +10,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
+
+from saiverse.cli_args import LIMIT, PORT, Parser, check_args, whole
 
 
 def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"error: {self.prog}: {message} (see `python {self.prog} --help`)\n")
-
-
-def _whole(low: int, high: int) -> Callable[[str], int]:
-    """An argparse type: a whole number from `low` to `high`, or a message saying so."""
-
-    def parse(raw: str) -> int:
-        try:
-            value = int(raw.strip().replace("_", ""), 10)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, got {raw[:40]!r}") \
-                from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {raw[:40]}")
-        return value
-
-    parse.__name__ = "whole number"
-    return parse
-
-
-LIMIT = _whole(1, 1_000_000_000)
-"""--limit: how many lines or messages (a year of conversations is far below the top)."""
-PATH_ARGS = frozenset({"file", "playbook"})
-"""Arguments that name a file to read: a non-UTF-8 file name is a real name on Linux, and is read."""
-POSITIONAL_ARGS = frozenset({"text", "name", "run_id", "path", "action", "command"})
-"""Arguments named by their metavar (TEXT) in messages, not as a flag."""
 
 
 def _add_home(p: argparse.ArgumentParser, *, top: bool = False) -> None:
@@ -60,11 +30,11 @@ def _add_home(p: argparse.ArgumentParser, *, top: bool = False) -> None:
 def _add_bind(p: argparse.ArgumentParser, *, top: bool = False) -> None:
     keep = {} if top else {"default": argparse.SUPPRESS}
     p.add_argument("--host", help="interface to bind (default 127.0.0.1)", **keep)
-    p.add_argument("--port", type=_whole(1, 65535), help="port (default $SAIVERSE_PORT or 7860)", **keep)
+    p.add_argument("--port", type=PORT, help="port (default $SAIVERSE_PORT or 7860)", **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="main.py", description="SAIVerse: a city of AI personas.")
+    parser = Parser(prog="main.py", description="SAIVerse: a city of AI personas.")
     _add_home(parser, top=True)
     _add_bind(parser, top=True)
     sub = parser.add_subparsers(dest="command")
@@ -94,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_home(p)
     p.add_argument("--persona", required=True)
     p.add_argument("--build", action="store_true", help="first write the entries that are due")
-    p.add_argument("--level", type=_whole(1, 100), help="only this level")
+    p.add_argument("--level", type=whole(1, 100), help="only this level")
     p.add_argument("--limit", type=LIMIT, default=200)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -200,35 +170,9 @@ def _manager(args: argparse.Namespace) -> Any:
 
 
 def _json_arg(raw: str, what: str = "--args") -> dict[str, Any]:
-    from saiverse.errors import UsageError
-    from saiverse.inputs import check_json_value
+    from saiverse.cli_args import json_object
 
-    def refuse_constant(name: str) -> Any:
-        raise UsageError(f"{what} holds {name}, which is not a JSON number")
-
-    try:
-        value = json.loads(raw, parse_constant=refuse_constant)
-    except UsageError:
-        raise
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    except RecursionError as exc:
-        raise UsageError(f"{what} is nested too deeply to read") from exc
-    except ValueError as exc:  # a number with more digits than Python converts (4300)
-        raise UsageError(f"{what} holds a number with too many digits to read") from exc
-    if not isinstance(value, dict):
-        raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
-    return check_json_value(value, what)
-
-
-def _check_args(args: argparse.Namespace) -> None:
-    """Text arguments must be UTF-8: a lone surrogate (a non-UTF-8 byte) is refused, naming the argument."""
-    from saiverse.inputs import check_text
-
-    for name, value in vars(args).items():
-        if isinstance(value, str) and name not in PATH_ARGS:
-            shown = name.upper() if name in POSITIONAL_ARGS else "--" + name.replace("_", "-")
-            check_text(value, f"argument {shown}")
+    return json_object(raw, what)
 
 
 def _print_events(events: Iterable[dict[str, Any]]) -> int:
@@ -421,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        _check_args(args)
+        check_args(args)
         return run(args)
     except KeyboardInterrupt:
         return INTERRUPTED_EXIT
