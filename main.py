@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from saiverse.cli_args import LIMIT, PORT, Parser, check_args, whole
+
 
 def _print_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, default=str), flush=True)
@@ -28,11 +30,11 @@ def _add_home(p: argparse.ArgumentParser, *, top: bool = False) -> None:
 def _add_bind(p: argparse.ArgumentParser, *, top: bool = False) -> None:
     keep = {} if top else {"default": argparse.SUPPRESS}
     p.add_argument("--host", help="interface to bind (default 127.0.0.1)", **keep)
-    p.add_argument("--port", type=int, help="port (default $SAIVERSE_PORT or 7860)", **keep)
+    p.add_argument("--port", type=PORT, help="port (default $SAIVERSE_PORT or 7860)", **keep)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="main.py", description="SAIVerse: a city of AI personas.")
+    parser = Parser(prog="main.py", description="SAIVerse: a city of AI personas.")
     _add_home(parser, top=True)
     _add_bind(parser, top=True)
     sub = parser.add_subparsers(dest="command")
@@ -55,15 +57,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_home(p)
     p.add_argument("--persona", required=True)
     p.add_argument("--search", help="recall search query")
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--limit", type=LIMIT, default=200)
     p.add_argument("--json", action="store_true", help="print JSON lines (the default)")
 
     p = sub.add_parser("chronicle", help="a persona's Chronicle entries, newest first (--build writes what is due)")
     _add_home(p)
     p.add_argument("--persona", required=True)
     p.add_argument("--build", action="store_true", help="first write the entries that are due")
-    p.add_argument("--level", type=int, help="only this level")
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument("--level", type=whole(1, 100), help="only this level")
+    p.add_argument("--limit", type=LIMIT, default=200)
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("memopedia", help="a persona's Memopedia pages, or one page with its history")
@@ -119,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("history", help="a building's history lines, oldest first (speaker, text, time)")
     _add_home(p)
     p.add_argument("--building", required=True)
-    p.add_argument("--limit", type=int, default=200, help="the latest N lines (default 200)")
+    p.add_argument("--limit", type=LIMIT, default=200, help="the latest N lines (default 200)")
     p.add_argument("--json", action="store_true", help="print JSON lines")
 
     p = sub.add_parser("import-saiverse", help="import an upstream SAIVerse data home (its folder or its saiverse.db)")
@@ -168,15 +170,9 @@ def _manager(args: argparse.Namespace) -> Any:
 
 
 def _json_arg(raw: str, what: str = "--args") -> dict[str, Any]:
-    from saiverse.errors import UsageError
+    from saiverse.cli_args import json_object
 
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
-    if not isinstance(value, dict):
-        raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
-    return value
+    return json_object(raw, what)
 
 
 def _print_events(events: Iterable[dict[str, Any]]) -> int:
@@ -215,6 +211,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "import-saiverse":
         return _import_saiverse(args)
+    if cmd == "chat":
+        from saiverse.inputs import check_message
+
+        # Before the home is opened: a message that cannot be sent writes nothing, not even a first-run world.
+        check_message(args.text, _settings(args).max_message_chars)
+        if not args.text.strip():
+            raise UsageError("the message is empty; say something (TEXT)")
     if cmd == "serve":
         from saiverse.llm.registry import describe_default
         from ui.app import launch
@@ -277,13 +280,13 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if cmd == "import-playbook" and args.restore:
             if args.file or args.replace:
-                raise ValueError("--restore NAME takes no file and no --replace")
+                raise UsageError("--restore NAME takes no file and no --replace")
             pb = manager.playbooks.restore(args.restore)
             _print_json({"ok": True, "name": pb.name, "restored": True})
             return 0
         if cmd in ("import-playbook", "validate-playbook"):
             if not args.file:
-                raise ValueError(f"{cmd} needs a playbook JSON file")
+                raise UsageError(f"{cmd} needs a playbook JSON file")
             pb = manager.playbooks.check_file(args.file)
             report = manager.playbooks.validate(pb)
             if cmd == "import-playbook":
@@ -336,12 +339,20 @@ def run(args: argparse.Namespace) -> int:
                          "steps": [(s["id"], s["status"]) for s in summary.plan]})
             return 0 if summary.finished else 1
         if cmd == "upload":
+            import os
+
+            from saiverse.inputs import read_limited
+
             path = Path(args.file)
+            manager.world.building(args.building)  # an unknown building before a long read
+            data = read_limited(path, manager.settings.max_upload_bytes, what="upload",
+                                limit_name="SAIVERSE_MAX_UPLOAD_BYTES")
+            # A file name that is not UTF-8 is still a file; its item name shows the bad bytes as �.
+            name = os.fsencode(path.stem).decode("utf-8", "replace")
             try:
-                data = path.read_bytes()
-            except OSError as exc:
-                raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
-            info = manager.upload_file(args.building, data, path.stem)
+                info = manager.upload_file(args.building, data, name)
+            except ValueError as exc:  # not an image or a PDF, too many pixels, a bad name: say which file
+                raise UsageError(f"upload {path}: {exc}") from exc
             _print_json(info.to_dict())
             return 0
     finally:
@@ -357,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
+        check_args(args)
         return run(args)
     except KeyboardInterrupt:
         return INTERRUPTED_EXIT

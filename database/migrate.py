@@ -1,6 +1,6 @@
 """The migration script: brings any SAIVerse SQLite database to the current schema.
 
-An ordered list of frozen steps (version, name, SQL). Each step runs once inside one transaction
+An ordered list of frozen steps (version, name, SQL; `database/steps.py`). Each step runs once inside one transaction
 and records its version in `schema_version`; the file is backed up before the first change (and the
 backup removed again when no step could be applied); a file that is not a SQLite database, or fails
 SQLite's integrity check, is refused and left untouched. So is an upstream SAIVerse database
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import fcntl
 import os
+import re
 import shlex
 import sqlite3
 import sys
@@ -23,6 +24,29 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script (`python database/migrate.py`): the repository root is not on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from database.schema_check import schema_problem  # noqa: E402
+from database.steps import (  # noqa: E402 - re-exported: importers and benchmarks read the SQL from here
+    BASELINE_SQL,
+    ITEM_EXTENSION_SQL,
+    LATEST_VERSION,
+    MEMORY_GRAM_INDEX_SQL,
+    PRODUCTION_RUN_SQL,
+    STEPS,
+    UPSTREAM_AND_LONG_TERM_MEMORY_SQL,
+    UPSTREAM_MESSAGE_METADATA_SQL,
+    Step,
+)
+
+__all__ = [
+    "BASELINE_SQL", "ITEM_EXTENSION_SQL", "LATEST_VERSION", "MEMORY_GRAM_INDEX_SQL", "PRODUCTION_RUN_SQL", "STEPS",
+    "UPSTREAM_AND_LONG_TERM_MEMORY_SQL", "UPSTREAM_MESSAGE_METADATA_SQL", "MigrationError", "MigrationReport", "Step",
+    "UpstreamDatabaseError", "current_version", "import_command", "is_upstream_database", "migrate",
+    "split_statements", "upstream_home_of", "upstream_refusal",
+]
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
@@ -34,321 +58,6 @@ class MigrationError(Exception):
 
 class UpstreamDatabaseError(MigrationError):
     """An upstream SAIVerse (maha0525/SAIVerse) database: it is imported, never migrated in place."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One frozen schema change."""
-
-    version: int
-    name: str
-    sql: str
-
-
-BASELINE_SQL = """
-CREATE TABLE city (
-    CITYID TEXT PRIMARY KEY,
-    CITYNAME TEXT NOT NULL,
-    DESCRIPTION TEXT NOT NULL DEFAULT '',
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE building (
-    BUILDINGID TEXT PRIMARY KEY,
-    CITYID TEXT NOT NULL REFERENCES city(CITYID),
-    BUILDINGNAME TEXT NOT NULL,
-    CAPACITY INTEGER NOT NULL DEFAULT 10,
-    SYSTEM_INSTRUCTION TEXT NOT NULL DEFAULT '',
-    DESCRIPTION TEXT NOT NULL DEFAULT '',
-    AUTO_INTERVAL_SEC INTEGER NOT NULL DEFAULT 600,
-    SORT_ORDER INTEGER NOT NULL DEFAULT 0,
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE ai (
-    AIID TEXT PRIMARY KEY,
-    CITYID TEXT NOT NULL REFERENCES city(CITYID),
-    AINAME TEXT NOT NULL,
-    SYSTEMPROMPT TEXT NOT NULL DEFAULT '',
-    DESCRIPTION TEXT NOT NULL DEFAULT '',
-    INTERACTION_MODE TEXT NOT NULL DEFAULT 'user',
-    DEFAULT_MODEL TEXT,
-    LIGHTWEIGHT_MODEL TEXT,
-    AVATAR TEXT NOT NULL DEFAULT '🙂',
-    CURRENT_BUILDINGID TEXT REFERENCES building(BUILDINGID),
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE user (
-    USERID TEXT PRIMARY KEY,
-    USERNAME TEXT NOT NULL,
-    CURRENT_BUILDINGID TEXT REFERENCES building(BUILDINGID)
-);
-CREATE TABLE item (
-    ITEM_ID TEXT PRIMARY KEY,
-    NAME TEXT NOT NULL,
-    TYPE TEXT NOT NULL DEFAULT 'object',
-    DESCRIPTION TEXT NOT NULL DEFAULT '',
-    STATE_JSON TEXT NOT NULL DEFAULT '{}',
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
-    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE item_location (
-    ITEM_ID TEXT PRIMARY KEY REFERENCES item(ITEM_ID) ON DELETE CASCADE,
-    OWNER_KIND TEXT NOT NULL,
-    OWNER_ID TEXT NOT NULL,
-    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE INDEX ix_item_location_owner ON item_location (OWNER_KIND, OWNER_ID);
-CREATE TABLE building_history (
-    ID INTEGER PRIMARY KEY AUTOINCREMENT,
-    BUILDINGID TEXT NOT NULL,
-    SPEAKER_KIND TEXT NOT NULL,
-    SPEAKER_ID TEXT,
-    SPEAKER_NAME TEXT NOT NULL DEFAULT '',
-    CONTENT TEXT NOT NULL,
-    PULSE_ID TEXT,
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE INDEX ix_building_history_building ON building_history (BUILDINGID, ID);
-CREATE TABLE saimemory (
-    ID INTEGER PRIMARY KEY AUTOINCREMENT,
-    PERSONA_ID TEXT NOT NULL,
-    ROLE TEXT NOT NULL,
-    CONTENT TEXT NOT NULL,
-    TAGS TEXT NOT NULL DEFAULT '[]',
-    PULSE_ID TEXT,
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE INDEX ix_saimemory_persona ON saimemory (PERSONA_ID, ID);
-CREATE INDEX ix_saimemory_pulse ON saimemory (PULSE_ID);
-CREATE TABLE saimemory_tag (
-    MESSAGE_ID INTEGER NOT NULL REFERENCES saimemory(ID) ON DELETE CASCADE,
-    TAG TEXT NOT NULL,
-    PERSONA_ID TEXT NOT NULL,
-    PRIMARY KEY (MESSAGE_ID, TAG)
-);
-CREATE INDEX ix_saimemory_tag_lookup ON saimemory_tag (PERSONA_ID, TAG, MESSAGE_ID);
-CREATE VIRTUAL TABLE saimemory_fts USING fts5(
-    CONTENT, content='saimemory', content_rowid='ID', tokenize='trigram'
-);
-CREATE TRIGGER saimemory_ai AFTER INSERT ON saimemory BEGIN
-    INSERT INTO saimemory_fts(rowid, CONTENT) VALUES (new.ID, new.CONTENT);
-END;
-CREATE TRIGGER saimemory_ad AFTER DELETE ON saimemory BEGIN
-    INSERT INTO saimemory_fts(saimemory_fts, rowid, CONTENT) VALUES ('delete', old.ID, old.CONTENT);
-END;
-CREATE TRIGGER saimemory_au AFTER UPDATE OF CONTENT ON saimemory BEGIN
-    INSERT INTO saimemory_fts(saimemory_fts, rowid, CONTENT) VALUES ('delete', old.ID, old.CONTENT);
-    INSERT INTO saimemory_fts(rowid, CONTENT) VALUES (new.ID, new.CONTENT);
-END;
-CREATE TABLE playbooks (
-    NAME TEXT PRIMARY KEY,
-    DISPLAY_NAME TEXT NOT NULL DEFAULT '',
-    DESCRIPTION TEXT NOT NULL DEFAULT '',
-    SCOPE TEXT NOT NULL DEFAULT 'public',
-    ROUTER_CALLABLE INTEGER NOT NULL DEFAULT 0,
-    USER_SELECTABLE INTEGER NOT NULL DEFAULT 0,
-    PLAYBOOK_JSON TEXT NOT NULL,
-    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE TABLE schedule (
-    SCHEDULE_ID TEXT PRIMARY KEY,
-    PERSONA_ID TEXT NOT NULL,
-    KIND TEXT NOT NULL,
-    DAYS_OF_WEEK TEXT,
-    TIME_OF_DAY TEXT,
-    RUN_AT DATETIME,
-    INTERVAL_SEC INTEGER,
-    META_PLAYBOOK TEXT NOT NULL DEFAULT 'meta_user',
-    ARGS_JSON TEXT NOT NULL DEFAULT '{}',
-    ENABLED INTEGER NOT NULL DEFAULT 1,
-    LAST_RUN_AT DATETIME,
-    NEXT_RUN_AT DATETIME,
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-"""
-
-# The picture/document extension (docs/ARCHITECTURE.md, "Storage").
-ITEM_EXTENSION_SQL = """
-ALTER TABLE item ADD COLUMN FILE_PATH TEXT;
-ALTER TABLE ai ADD COLUMN LIGHTWEIGHT_VISION_MODEL TEXT;
-ALTER TABLE ai ADD COLUMN VISION_MODEL TEXT;
-"""
-
-# SAIMemory recall index (saiverse/memory.py explains the design). The step-1 trigram index found
-# nothing for 1-2 character terms, which Japanese queries are full of. It is replaced by one
-# contentless FTS5 table of every 1-, 2- and 3-character gram of CONTENT plus a persona token,
-# fed by triggers in plain SQL (so any writer keeps it current) with positions from a fixed
-# number table: messages are indexed on their first 131,072 characters. detail=none keeps it
-# smaller than the trigram index it replaces; search re-checks candidates against CONTENT.
-_GRAMS = (
-    "'p:' || hex({r}.PERSONA_ID) || ' ' || coalesce((SELECT group_concat("
-    "substr({r}.CONTENT, I, 1) || ' ' || substr({r}.CONTENT, I, 2) || ' ' || substr({r}.CONTENT, I, 3), ' ')"
-    " FROM saimemory_gram_pos WHERE I <= length({r}.CONTENT)), '')"
-)
-MEMORY_GRAM_INDEX_SQL = f"""
-DROP TRIGGER IF EXISTS saimemory_ai;
-DROP TRIGGER IF EXISTS saimemory_ad;
-DROP TRIGGER IF EXISTS saimemory_au;
-DROP TABLE IF EXISTS saimemory_fts;
-CREATE TABLE saimemory_gram_pos (I INTEGER PRIMARY KEY);
-INSERT INTO saimemory_gram_pos (I)
-    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 131072) SELECT i FROM n;
-CREATE VIRTUAL TABLE saimemory_fts USING fts5(
-    GRAMS, content='', detail=none, columnsize=0,
-    tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co Cf Cn Cs M* P* S*'"
-);
-INSERT INTO saimemory_fts (rowid, GRAMS) SELECT m.ID, {_GRAMS.format(r="m")} FROM saimemory m;
-CREATE TRIGGER saimemory_gram_ai AFTER INSERT ON saimemory BEGIN
-    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_GRAMS.format(r="new")});
-END;
-CREATE TRIGGER saimemory_gram_ad AFTER DELETE ON saimemory BEGIN
-    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
-        VALUES ('delete', old.ID, {_GRAMS.format(r="old")});
-END;
-CREATE TRIGGER saimemory_gram_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory BEGIN
-    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
-        VALUES ('delete', old.ID, {_GRAMS.format(r="old")});
-    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_GRAMS.format(r="new")});
-END;
-"""
-
-# Production workflow runs (docs/ARCHITECTURE.md, "Production"); the graph state itself lives in checkpoints.db.
-PRODUCTION_RUN_SQL = """
-CREATE TABLE production_run (
-    RUN_ID TEXT PRIMARY KEY,
-    PERSONA_ID TEXT NOT NULL,
-    BUILDING_ID TEXT NOT NULL,
-    REQUEST TEXT NOT NULL,
-    STATUS TEXT NOT NULL DEFAULT 'running',
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
-    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-CREATE INDEX ix_production_run_status ON production_run (STATUS, BUILDING_ID);
-"""
-
-# Room for a whole upstream SAIVerse world (saiverse/importer/) and for long-term memory
-# (Chronicle and Memopedia, saiverse/memory*): where a message came from (thread, building, the
-# upstream id that makes a re-import a no-op), the persona and building columns upstream has, and
-# upstream's Memopedia and Chronicle (arasuji) tables kept per persona in the main database.
-UPSTREAM_AND_LONG_TERM_MEMORY_SQL = """
-ALTER TABLE saimemory ADD COLUMN THREAD_ID TEXT;
-ALTER TABLE saimemory ADD COLUMN BUILDING_ID TEXT;
-ALTER TABLE saimemory ADD COLUMN EXTERNAL_ID TEXT;
-CREATE UNIQUE INDEX ux_saimemory_external ON saimemory (PERSONA_ID, EXTERNAL_ID) WHERE EXTERNAL_ID IS NOT NULL;
-ALTER TABLE building_history ADD COLUMN EXTERNAL_ID TEXT;
-ALTER TABLE building_history ADD COLUMN METADATA TEXT;
-CREATE UNIQUE INDEX ux_building_history_external ON building_history (BUILDINGID, EXTERNAL_ID)
-    WHERE EXTERNAL_ID IS NOT NULL;
-ALTER TABLE ai ADD COLUMN PRIVATE_ROOM_ID TEXT;
-ALTER TABLE ai ADD COLUMN AVATAR_IMAGE TEXT;
-ALTER TABLE ai ADD COLUMN PREVIOUS_INTERACTION_MODE TEXT;
-ALTER TABLE ai ADD COLUMN CONTEXT_TOKENS INTEGER;
-ALTER TABLE ai ADD COLUMN CHRONICLE_ENABLED INTEGER NOT NULL DEFAULT 1;
-ALTER TABLE ai ADD COLUMN EXTRA_JSON TEXT NOT NULL DEFAULT '{}';
-ALTER TABLE building ADD COLUMN ENTRY_PROMPT TEXT NOT NULL DEFAULT '';
-ALTER TABLE building ADD COLUMN AUTO_PROMPT TEXT NOT NULL DEFAULT '';
-ALTER TABLE building ADD COLUMN EXTRA_JSON TEXT NOT NULL DEFAULT '{}';
-ALTER TABLE item ADD COLUMN CREATOR_ID TEXT;
-ALTER TABLE item ADD COLUMN SOURCE_CONTEXT TEXT;
-ALTER TABLE schedule ADD COLUMN DESCRIPTION TEXT NOT NULL DEFAULT '';
-ALTER TABLE schedule ADD COLUMN PRIORITY INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE schedule ADD COLUMN COMPLETED INTEGER NOT NULL DEFAULT 0;
-CREATE TABLE persona_event_log (
-    EVENT_ID TEXT PRIMARY KEY,
-    PERSONA_ID TEXT NOT NULL,
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
-    CONTENT TEXT NOT NULL DEFAULT '',
-    STATUS TEXT NOT NULL DEFAULT 'pending',
-    EVENT_TYPE TEXT,
-    PAYLOAD TEXT
-);
-CREATE INDEX ix_persona_event_log_persona ON persona_event_log (PERSONA_ID, CREATED_AT);
-CREATE TABLE memopedia_page (
-    PERSONA_ID TEXT NOT NULL,
-    PAGE_ID TEXT NOT NULL,
-    PARENT_ID TEXT,
-    TITLE TEXT NOT NULL,
-    SUMMARY TEXT NOT NULL DEFAULT '',
-    CONTENT TEXT NOT NULL DEFAULT '',
-    CATEGORY TEXT NOT NULL,
-    KEYWORDS TEXT NOT NULL DEFAULT '[]',
-    VIVIDNESS TEXT NOT NULL DEFAULT 'rough',
-    IS_TRUNK INTEGER NOT NULL DEFAULT 0,
-    IS_IMPORTANT INTEGER NOT NULL DEFAULT 0,
-    IS_DELETED INTEGER NOT NULL DEFAULT 0,
-    LAST_REFERENCED_AT DATETIME,
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
-    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
-    PRIMARY KEY (PERSONA_ID, PAGE_ID)
-);
-CREATE INDEX ix_memopedia_page_parent ON memopedia_page (PERSONA_ID, PARENT_ID);
-CREATE TABLE memopedia_edit (
-    EDIT_ID TEXT PRIMARY KEY,
-    PERSONA_ID TEXT NOT NULL,
-    PAGE_ID TEXT NOT NULL,
-    EDITED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
-    DIFF_TEXT TEXT NOT NULL DEFAULT '',
-    REF_START_MESSAGE_ID TEXT,
-    REF_END_MESSAGE_ID TEXT,
-    EDIT_TYPE TEXT NOT NULL,
-    EDIT_SOURCE TEXT
-);
-CREATE INDEX ix_memopedia_edit_page ON memopedia_edit (PERSONA_ID, PAGE_ID, EDITED_AT);
-CREATE TABLE memopedia_page_state (
-    PERSONA_ID TEXT NOT NULL,
-    THREAD_ID TEXT NOT NULL,
-    PAGE_ID TEXT NOT NULL,
-    IS_OPEN INTEGER NOT NULL DEFAULT 0,
-    OPENED_AT DATETIME,
-    PRIMARY KEY (PERSONA_ID, THREAD_ID, PAGE_ID)
-);
-CREATE TABLE chronicle_entry (
-    PERSONA_ID TEXT NOT NULL,
-    ENTRY_ID TEXT NOT NULL,
-    LEVEL INTEGER NOT NULL,
-    CONTENT TEXT NOT NULL,
-    SOURCE_IDS TEXT NOT NULL DEFAULT '[]',
-    START_TIME DATETIME,
-    END_TIME DATETIME,
-    SOURCE_COUNT INTEGER NOT NULL DEFAULT 0,
-    MESSAGE_COUNT INTEGER NOT NULL DEFAULT 0,
-    PARENT_ID TEXT,
-    IS_CONSOLIDATED INTEGER NOT NULL DEFAULT 0,
-    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
-    PRIMARY KEY (PERSONA_ID, ENTRY_ID)
-);
-CREATE INDEX ix_chronicle_entry_level ON chronicle_entry (PERSONA_ID, LEVEL, END_TIME);
-CREATE TABLE chronicle_progress (
-    PERSONA_ID TEXT PRIMARY KEY,
-    LAST_MESSAGE_ID TEXT,
-    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
-);
-"""
-
-# What an upstream SAIMemory message carries beyond role, content, tags and `with` (which become
-# TAGS), kept as JSON so an import loses nothing; and upstream's thread records (overview, Stelis
-# sub-thread settings and summary) per persona.
-UPSTREAM_MESSAGE_METADATA_SQL = """
-ALTER TABLE saimemory ADD COLUMN METADATA TEXT;
-CREATE TABLE saimemory_thread (
-    PERSONA_ID TEXT NOT NULL,
-    THREAD_ID TEXT NOT NULL,
-    RESOURCE_ID TEXT,
-    OVERVIEW TEXT,
-    OVERVIEW_UPDATED_AT DATETIME,
-    EXTRA_JSON TEXT NOT NULL DEFAULT '{}',
-    PRIMARY KEY (PERSONA_ID, THREAD_ID)
-);
-"""
-
-STEPS: list[Step] = [
-    Step(1, "baseline", BASELINE_SQL),
-    Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
-    Step(3, "saimemory_gram_index", MEMORY_GRAM_INDEX_SQL),
-    Step(4, "production_run", PRODUCTION_RUN_SQL),
-    Step(5, "upstream_world_and_long_term_memory", UPSTREAM_AND_LONG_TERM_MEMORY_SQL),
-    Step(6, "upstream_message_metadata_and_threads", UPSTREAM_MESSAGE_METADATA_SQL),
-]
-LATEST_VERSION = STEPS[-1].version
 
 
 @dataclass
@@ -371,8 +80,11 @@ class MigrationReport:
         return "\n".join(lines)
 
 
-def _check_is_sqlite(path: Path) -> None:
-    """Refuse anything that is not a healthy SQLite file, without writing to it."""
+def _check_header(path: Path) -> None:
+    """Refuse a file that is not SQLite at all, reading only its first bytes."""
+    if path.is_dir():
+        raise MigrationError(f"{path} is a folder, not a database file. Nothing was changed. Point --db at "
+                             "saiverse.db (or the home at its folder with --home).")
     if not path.exists() or path.stat().st_size == 0:
         return
     with path.open("rb") as fh:
@@ -382,21 +94,61 @@ def _check_is_sqlite(path: Path) -> None:
             f"{path} is not a SQLite database (its first bytes are not the SQLite header). "
             "Nothing was changed. Point --db at saiverse.db, or move this file away."
         )
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse a database (or a folder for a new one) this process may not write: SAIVerse always writes."""
+    if path.exists():
+        if not os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids):
+            raise MigrationError(
+                f"{path} is read-only for this user, and SAIVerse needs to write to it. Nothing was changed. "
+                f"Give write permission back (chmod u+w {shlex.quote(str(path))}) or use a copy.")
+        folder, what = path.parent, "the folder holding it"
+    else:
+        folder = path.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        what = "the folder it would be created in"
+    if not os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
+        raise MigrationError(
+            f"{folder} ({what}) is read-only for this user; SQLite writes its journal and SAIVerse its backups "
+            f"beside {path.name}. Nothing was changed. Make the folder writable or move the database.")
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _check_is_sqlite(path: Path) -> None:
+    """Refuse a damaged SQLite file, without writing to it (a -wal/-shm the check made goes again)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    sidecars = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
+    existed = {p for p in sidecars if p.exists()}
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
         try:
-            result = conn.execute("PRAGMA quick_check").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise MigrationError(
-            f"{path} cannot be read as a SQLite database ({exc}). Nothing was changed."
-        ) from exc
-    if not result or result[0] != "ok":
-        raise MigrationError(
-            f"{path} is damaged (SQLite integrity check: {result[0] if result else 'no answer'}). "
-            "Nothing was changed; restore it from a backup (saiverse.db.bak-*)."
-        )
+            conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+            try:
+                result = conn.execute("PRAGMA quick_check").fetchone()
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError as exc:
+            raise MigrationError(
+                f"{path} cannot be read as a SQLite database ({_one_line(exc)}). Nothing was changed; restore it "
+                f"from a backup ({path.name}.bak-*)."
+            ) from exc
+        if not result or result[0] != "ok":
+            raise MigrationError(
+                f"{path} is damaged (SQLite integrity check: {_one_line(result[0]) if result else 'no answer'}). "
+                f"Nothing was changed; restore it from a backup ({path.name}.bak-*)."
+            )
+    except MigrationError:
+        wal = path.with_name(path.name + "-wal")
+        if wal not in existed and (not wal.exists() or wal.stat().st_size == 0):
+            # The read-only check made them and they hold nothing: a refused file is left as it was.
+            for made in (p for p in sidecars if p not in existed):
+                made.unlink(missing_ok=True)
+        raise
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
@@ -465,19 +217,42 @@ def current_version(conn: sqlite3.Connection) -> int:
     return 1
 
 
-def _backup(conn: sqlite3.Connection, path: Path, version: int) -> Path:
+def _backup_name(path: Path, version: int) -> Path:
     stamp = datetime.now().strftime("%Y%m%d_%H%M%S")
     target = path.with_name(f"{path.name}.bak-{stamp}-v{version}")
     n = 1
     while target.exists():
         target = path.with_name(f"{path.name}.bak-{stamp}-v{version}-{n}")
         n += 1
-    dest = sqlite3.connect(target)
-    try:
-        conn.backup(dest)
-    finally:
-        dest.close()
     return target
+
+
+def _backup(conn: sqlite3.Connection, target: Path) -> None:
+    """Copy the open database to `target`; a copy that failed half-way is removed."""
+    try:
+        dest = sqlite3.connect(target)
+        try:
+            conn.backup(dest)
+        finally:
+            dest.close()
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+def _probe_write_lock(conn: sqlite3.Connection) -> None:
+    """Take and release the write lock: a database another process is writing is refused before any backup."""
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("ROLLBACK")
+
+
+_ADD_COLUMN = re.compile(r"^ALTER TABLE (\w+) ADD COLUMN (\w+)\s", re.IGNORECASE)
+
+
+def _already_there(conn: sqlite3.Connection, statement: str) -> bool:
+    """An `ALTER TABLE t ADD COLUMN c` whose column exists (a file where some were applied by hand)."""
+    match = _ADD_COLUMN.match(statement)
+    return bool(match) and match.group(2).upper() in {c.upper() for c in _columns(conn, match.group(1))}
 
 
 def split_statements(sql: str) -> list[str]:
@@ -516,18 +291,23 @@ def _migration_lock(path: Path) -> Iterator[None]:
 def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True) -> MigrationReport:
     """Bring the database at `db_path` to schema version `target` (default: the latest)."""
     path = Path(db_path).expanduser().resolve()
+    _check_header(path)
     if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as fh:
-            if fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC:
-                _refuse_upstream(path)
+        _refuse_upstream(path)
+    _check_writable(path)
     _check_is_sqlite(path)
     with _migration_lock(path):
         return _migrate_locked(path, target, backup)
 
 
+def _locked(exc: sqlite3.OperationalError) -> bool:
+    return "locked" in str(exc).lower() or "busy" in str(exc).lower()
+
+
 def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
     existed = path.exists() and path.stat().st_size > 0
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    report = MigrationReport(path, 0, 0)
     try:
         conn.execute("PRAGMA journal_mode=WAL")
         before = current_version(conn)
@@ -538,26 +318,45 @@ def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
             )
         report = MigrationReport(path, before, before)
         pending = [s for s in STEPS if before < s.version <= target]
-        if not pending:
-            return report
-        if existed and backup:
-            report.backup_path = _backup(conn, path, before)
-        try:
-            _apply(conn, path, pending, before, report)
-        except BaseException:
-            if report.backup_path is not None and not report.applied:
-                # Nothing changed, so the copy is not needed; retries must not pile up backups.
-                report.backup_path.unlink(missing_ok=True)
-            raise
+        if pending:
+            _probe_write_lock(conn)
+            try:
+                if existed and backup:
+                    report.backup_path = _backup_name(path, before)
+                    _backup(conn, report.backup_path)
+                _apply(conn, path, pending, before, report)
+            except BaseException:
+                if report.backup_path is not None and not report.applied:
+                    # Nothing changed, so the copy is not needed; retries must not pile up backups.
+                    report.backup_path.unlink(missing_ok=True)
+                    report.backup_path = None
+                raise
+        if report.version_after == LATEST_VERSION:
+            problem = schema_problem(conn, path, LATEST_VERSION, [(s.version, s.name, s.sql) for s in STEPS],
+                                     split_statements)
+            if problem:
+                raise MigrationError(problem)
         return report
     except sqlite3.OperationalError as exc:
-        if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-            raise MigrationError(
-                f"{path} is locked by another process (is SAIVerse already running?). Nothing was changed."
-            ) from exc
-        raise MigrationError(f"cannot migrate {path}: {exc}") from exc
+        raise MigrationError(_failure(path, exc, report)) from exc
     finally:
         conn.close()
+
+
+def _failure(path: Path, exc: sqlite3.OperationalError, report: MigrationReport, step: Step | None = None) -> str:
+    """What a failed migration did and did not change, truthfully (a kept backup is named)."""
+    if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
+        cause = f"{path} is read-only ({_one_line(exc)}); SAIVerse needs to write to it"
+    elif _locked(exc):
+        cause = f"{path} is locked by another process (is SAIVerse already running?)"
+    else:
+        cause = f"migration step {step.version} ({step.name}) failed: {_one_line(exc)}" if step else \
+            f"cannot migrate {path}: {_one_line(exc)}"
+    if not report.applied:
+        return f"{cause}. Nothing was changed; close what holds it or fix the cause, then try again."
+    kept = f" The backup taken before is {report.backup_path}." if report.backup_path else ""
+    return (f"{cause}. Steps {', '.join(report.applied)} were applied (schema version {report.version_after});"
+            f"{kept} Run it again to finish.")
 
 
 def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: int, report: MigrationReport) -> None:
@@ -566,7 +365,8 @@ def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: in
         try:
             conn.execute("BEGIN IMMEDIATE")
             for stmt in split_statements(step.sql):
-                conn.execute(stmt)
+                if not _already_there(conn, stmt):
+                    conn.execute(stmt)
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version ("
                 "VERSION INTEGER PRIMARY KEY, NAME TEXT NOT NULL, "
@@ -584,12 +384,7 @@ def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: in
             conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             conn.execute("ROLLBACK") if conn.in_transaction else None
-            if "locked" in str(exc).lower() or "busy" in str(exc).lower():
-                raise MigrationError(
-                    f"{path} is locked by another process (is SAIVerse already running?). "
-                    "Nothing was changed; close it and try again."
-                ) from exc
-            raise MigrationError(f"migration step {step.version} ({step.name}) failed: {exc}") from exc
+            raise MigrationError(_failure(path, exc, report, step)) from exc
         report.applied.append(f"{step.version}: {step.name}")
         report.version_after = step.version
 
@@ -609,11 +404,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run as a script: without --db, the data home is found the way the app finds it (flags, env,
-    # .env, settings), which is main.py's job; `python database/migrate.py` = `python main.py migrate`.
+    # With --db the file is migrated here; without it the data home is found the way the app finds it
+    # (flags, env, .env, settings), which is main.py's job: `python database/migrate.py` = `python main.py migrate`.
     if "--db" in sys.argv[1:] or any(a.startswith("--db=") for a in sys.argv[1:]):
         sys.exit(main())
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from main import main as cli
 
     sys.exit(cli(["migrate", *sys.argv[1:]]))

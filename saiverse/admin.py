@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from database.engine import Database
 from database.models import Building, City, Persona
 from saiverse.errors import UserError
+from saiverse.inputs import InputError, check_name, check_text
 from saiverse.settings import Settings, SettingsStore, mask_key
 from saiverse.world import BuildingInfo, PersonaInfo, World
 
@@ -44,7 +45,11 @@ def slug(name: str) -> str:
 
 def _text(spec: dict[str, Any], key: str, default: str = "") -> str:
     value = spec.get(key, default)
-    return "" if value is None else str(value).strip()
+    text = "" if value is None else str(value).strip()
+    try:  # NUL, text UTF-8 cannot hold, and (in a name) any control character are refused
+        return check_name(text, key) if key == "name" and text else check_text(text, key)
+    except InputError as exc:
+        raise AdminError(str(exc)) from exc
 
 
 def _int(spec: dict[str, Any], key: str, minimum: int) -> int:

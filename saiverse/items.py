@@ -27,6 +27,7 @@ from sqlalchemy import select
 
 from database.engine import Database
 from database.models import Item, ItemLocation
+from saiverse.inputs import InputError
 from saiverse.locks import item_lock
 from saiverse.media import (
     CheckedImage,
@@ -65,30 +66,30 @@ class StaleDocumentError(ValueError):
 def check_document_text(content: str) -> None:
     """Refuse text no document may hold (too long, NUL characters, lone surrogates)."""
     if not isinstance(content, str):
-        raise ValueError(f"文書の内容は文字列でなければなりません ({type(content).__name__})。")
+        raise InputError(f"文書の内容は文字列でなければなりません ({type(content).__name__})。")
     if len(content) > MAX_DOCUMENT_CHARS:
-        raise ValueError(f"文書が長すぎます ({len(content):,} 文字、上限 {MAX_DOCUMENT_CHARS:,} 文字)。")
+        raise InputError(f"文書が長すぎます ({len(content):,} 文字、上限 {MAX_DOCUMENT_CHARS:,} 文字)。")
     if "\x00" in content:
-        raise ValueError("文書に NUL 文字 (\\x00) は入れられません。")
+        raise InputError("文書に NUL 文字 (\\x00) は入れられません。")
     try:
         content.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError(f"文書に UTF-8 で表せない文字があります (位置 {exc.start})。") from exc
+        raise InputError(f"文書に UTF-8 で表せない文字があります (位置 {exc.start})。") from exc
 
 
 def check_item_name(name: str) -> str:
-    """A clean item name (stripped, one line, bounded, printable) or ValueError saying why."""
+    """A clean item name (stripped, one line, bounded, printable) or InputError (a ValueError) saying why."""
     if not isinstance(name, str) or not name.strip():
-        raise ValueError("アイテム名が空です。")
+        raise InputError("アイテム名が空です。")
     clean = " ".join(name.split())
     if any(ord(ch) < 32 or ch == "\x7f" for ch in clean):
-        raise ValueError("アイテム名に制御文字 (NUL など) は使えません。")
+        raise InputError("アイテム名に制御文字 (NUL など) は使えません。")
     try:
         clean.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise ValueError("アイテム名に UTF-8 で表せない文字があります。") from exc
+        raise InputError("アイテム名に UTF-8 で表せない文字があります。") from exc
     if len(clean) > MAX_NAME_CHARS:
-        raise ValueError(f"アイテム名が長すぎます ({len(clean)} 文字、上限 {MAX_NAME_CHARS} 文字)。")
+        raise InputError(f"アイテム名が長すぎます ({len(clean)} 文字、上限 {MAX_NAME_CHARS} 文字)。")
     return clean
 
 

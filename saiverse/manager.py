@@ -24,6 +24,7 @@ from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_
 from saiverse.context_source import ContextSource
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
+from saiverse.inputs import InputError, check_message
 from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
@@ -150,9 +151,11 @@ class SAIVerseManager:
 
     def _call_tool(
         self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
-        notify: Callable[[dict[str, Any]], None],
+        notify: Callable[[dict[str, Any]], None], *, on_effect: Callable[[str | None], None] | None = None,
     ) -> Any:
         ctx = ManagerToolContext(self.tool_services, persona["persona_id"], building_id, pulse_id, notify)
+        if on_effect is not None:
+            ctx.on_effect = on_effect  # the pulse journal keeps every change (saiverse/pulse.py)
         return call_tool(name, args, ctx)
 
     def _pulse_kind(self, pulse_id: str) -> str | None:
@@ -167,6 +170,8 @@ class SAIVerseManager:
     def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any]) -> Any:
         """Run one tool as a persona (CLI `tool`)."""
         persona = self.world.persona(persona_id)
+        if building_id is not None:
+            self.world.building(building_id)
         ctx = ManagerToolContext(self.tool_services, persona_id,
                                  building_id or persona.building_id or self.user_building())
         result = call_tool(name, args, ctx)
@@ -329,15 +334,20 @@ class SAIVerseManager:
             raise PlaybookError(f"meta playbook {name!r} does not exist", field="meta_playbook")
         return pb
 
+    def check_message(self, text: str) -> str:
+        """A chat message the user may send (UTF-8, no NUL, at most `max_message_chars`); InputError otherwise."""
+        return check_message(text, self.settings.max_message_chars)
+
     def handle_user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
         persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
         """A user message in a building → events of every answering persona's pulse, in turn."""
         try:
+            self.check_message(text)
             self.world.building(building_id)
             playbook = self.meta_playbook(meta_playbook)
-        except (UnknownIdError, PlaybookError) as exc:
+        except (InputError, UnknownIdError, PlaybookError) as exc:
             yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
             return
         notes: list[str] = []
@@ -394,6 +404,8 @@ class SAIVerseManager:
         from sea.validate import check_args
 
         persona = self.world.persona(persona_id)
+        if building_id is not None:
+            self.world.building(building_id)  # an unknown building is the caller's mistake, not a failed pulse
         self.playbooks.validate(playbook)
         check_args(playbook, dict(args or {}))
         handle = self.pulses.submit("user", persona, building_id or persona.building_id or self.user_building(),

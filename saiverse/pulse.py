@@ -1,9 +1,14 @@
 """The pulse journal: the runtime's ports for one pulse, with all of the pulse's writes buffered.
 
 A pulse's SAIMemory messages and building lines are buffered in a `PulseJournal` and committed in
-one short transaction when the pulse ends well; a failed or cancelled pulse commits nothing (the
-error event says what happened) and the persona stays usable. Buffering instead of holding a
-database transaction open keeps the SQLite write lock short while a model is thinking.
+one short transaction when the pulse ends well. Buffering instead of holding a database transaction
+open keeps the SQLite write lock short while a model is thinking.
+
+A failed or cancelled pulse follows one rule: the persona never keeps an effect it does not remember.
+Tools change the world at once (a document made, a move, memory taken in) and such a change cannot be
+taken back safely, so the journal records each one (`note_effect`). A pulse that stops before any
+tool changed anything commits nothing; one that stops after commits its journal as it stands, an
+`internal` note per change and an `internal` note that the pulse stopped (`commit_stopped`).
 """
 
 from __future__ import annotations
@@ -24,7 +29,12 @@ from sea.ports import MemoryLine, PersonaContext, PromptContext
 
 ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
 ToolCaller = Callable[..., Any]
-"""(name, args, persona, building_id, pulse_id, notify) → result; `notify` receives item events."""
+"""(name, args, persona, building_id, pulse_id, notify, on_effect=) → result; `notify` receives item
+events, `on_effect` a note for every change the tool makes (None: the change is a memory write)."""
+EFFECT_TAGS = ["internal", "pulse_effect"]
+"""Tags of the note a stopped pulse keeps for each change its tools made."""
+STOPPED_TAGS = ["internal", "pulse_stopped"]
+"""Tags of the note that says a pulse stopped before its end."""
 
 
 @dataclass
@@ -70,6 +80,8 @@ class PulseJournal:
     _stored: dict[tuple[str, int], list[MemoryLine]] = field(default_factory=dict)
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
     _snapshots: dict[str, tuple[Snapshot, list[Message]]] = field(default_factory=dict)
+    effects: list[tuple[int, str, str | None]] = field(default_factory=list)
+    """Changes tools made during the pulse: (place among pending memory, persona id, note or None)."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         return self.services.resolve_model(persona, model_type)
@@ -137,7 +149,13 @@ class PulseJournal:
         self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
         emit: Callable[[dict[str, Any]], None],
     ) -> Any:
-        return self.services.call_tool(name, args, persona, building_id, pulse_id, emit)
+        persona_id = persona["persona_id"]
+        return self.services.call_tool(name, args, persona, building_id, pulse_id, emit,
+                                       on_effect=lambda note: self.note_effect(persona_id, note))
+
+    def note_effect(self, persona_id: str, note: str | None) -> None:
+        """A tool changed the world (`note` says how; None when the change is itself a memory write)."""
+        self.effects.append((len(self.pending_memory), persona_id, note))
 
     def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
         return self.services.tool_specs(names)
@@ -150,9 +168,33 @@ class PulseJournal:
 
     def commit(self) -> None:
         """Write everything the pulse produced, in one transaction."""
+        self._write(self.pending_memory)
+
+    def commit_stopped(self, why: str) -> int:
+        """The pulse failed or was cancelled (`why` says how): if no tool changed anything, drop the
+        journal; else commit it with a note per change and one saying the pulse stopped. Returns how
+        many changes were kept."""
+        if not self.effects:
+            self.pending_memory.clear()
+            self.pending_history.clear()
+            return 0
+        memory: list[tuple[str, str, str, list[str]]] = []
+        for n in range(len(self.pending_memory) + 1):
+            # Each note goes where its change happened among the pulse's own messages.
+            memory += [(persona_id, "user", f"このパルスでしたこと: {note}", list(EFFECT_TAGS))
+                       for at, persona_id, note in self.effects if at == n and note]
+            if n < len(self.pending_memory):
+                memory.append(self.pending_memory[n])
+        for persona_id in dict.fromkeys(e[1] for e in self.effects):
+            stopped = f"このパルスは途中で止まりました ({why})。ここまでにしたことは残っています。"
+            memory.append((persona_id, "user", stopped, list(STOPPED_TAGS)))
+        self._write(memory)
+        return len(self.effects)
+
+    def _write(self, memory: list[tuple[str, str, str, list[str]]]) -> None:
         svc = self.services
         with svc.db.session() as s:
-            for persona_id, role, content, tags in self.pending_memory:
+            for persona_id, role, content, tags in memory:
                 svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s)
             for building_id, persona, text in self.pending_history:
                 svc.world.add_history(

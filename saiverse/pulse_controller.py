@@ -209,6 +209,7 @@ class PulseController:
             return
         journal = PulseJournal(rec.pulse_id, self.services)
         ctx = persona_context(persona)
+        why = ""
         try:
             if job.user_input and rec.kind == "user":
                 # What the user said is kept even if the pulse then fails.
@@ -224,13 +225,28 @@ class PulseController:
             journal.commit()
             rec.status = "ok"
         except PulseCancelled:
-            rec.status = "cancelled"
-        except (PlaybookError, LLMError):
-            rec.status = "error"  # run_playbook already emitted the error event
+            rec.status, why = "cancelled", "中止されました"
+        except (PlaybookError, LLMError) as exc:
+            rec.status, why = "error", f"エラー: {str(exc)[:300]}"  # run_playbook already emitted the error event
         except Exception as exc:  # noqa: BLE001 - any failure ends the pulse visibly, not the app
-            rec.status = "error"
+            rec.status, why = "error", f"エラー: {str(exc)[:300] or type(exc).__name__}"
             emit(event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base))
+        if rec.status != "ok":
+            self._keep_effects(journal, why, emit, base)
         emit(event("pulse_end", status=rec.status, usage=dict(rec.usage), model=self._model_name(rec, ctx), **base))
+
+    @staticmethod
+    def _keep_effects(journal: PulseJournal, why: str, emit: Callable[[Event], None], base: dict[str, Any]) -> None:
+        """A stopped pulse: what its tools changed stays, remembered (saiverse/pulse.py, the rule)."""
+        try:
+            kept = journal.commit_stopped(why)
+        except Exception as exc:  # noqa: BLE001 - the database refused even this; say so
+            emit(event("error", kind=type(exc).__name__, **base,
+                       message=f"途中までの記録を保存できませんでした: {exc}"))
+            return
+        if kept:
+            emit(event("notice", kind="pulse_effects_kept", **base,
+                       text=f"パルスは途中で止まりましたが、それまでの変更 {kept} 件は残り、記憶にも書きました。"))
 
     def _model_name(self, rec: PulseRecord, persona: Any) -> str | None:
         """The model that answered last, else the persona's normal model (a pulse with no model call)."""

@@ -80,6 +80,13 @@ def _int(value: str) -> int:
         raise ValueError("must be an integer") from None
 
 
+def _positive(value: str) -> int:
+    number = _int(value)
+    if number < 1:
+        raise ValueError(f"must be at least 1, got {number}")
+    return number
+
+
 def _float(value: str) -> float:
     try:
         return float(value)
@@ -163,6 +170,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", _int),
     Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
     Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", _context_tokens),
+    Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", _positive),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -227,6 +235,8 @@ class Settings:
     """Largest accepted image area (decompression-bomb guard)."""
     context_tokens: int = 8_000
     """Token budget of a prompt for personas without their own (`ai.CONTEXT_TOKENS`)."""
+    max_message_chars: int = 20_000
+    """Longest chat message a user may send (longer ones are refused before anything is written)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 

@@ -86,6 +86,9 @@ class ManagerToolContext(ItemAccess):
     pulse_id: str | None = None
     notify: Callable[[dict[str, Any]], None] = field(default=lambda ev: None)
     """Receives item_created / item_updated events (the pulse forwards them to the UI)."""
+    on_effect: Callable[[str | None], None] = field(default=lambda note: None)
+    """Told of every change a tool makes, with a note for the persona's memory (None: the change is
+    itself a memory write); a pulse that then stops keeps them remembered (saiverse/pulse.py)."""
 
     def pulse_kind(self) -> str | None:
         return self.services.pulse_kind(self.pulse_id) if self.pulse_id else None
@@ -120,12 +123,20 @@ class ManagerToolContext(ItemAccess):
 
     def move_persona(self, building_id: str) -> dict[str, Any]:
         self._building(building_id)
+        source = self.building_id
         try:
             persona = self.services.world.move_persona(self.persona_id, building_id)
         except ValueError as exc:  # full
             raise ToolError(str(exc)) from exc
         self.building_id = building_id
+        self.on_effect(f"{self._building_name(source)}から{self._building_name(building_id)}へ移動しました。")
         return persona.to_dict()
+
+    def _building_name(self, building_id: str) -> str:
+        try:
+            return self.services.world.building(building_id).name
+        except UnknownIdError:
+            return building_id
 
     def building_overview(self) -> dict[str, Any]:
         world = self.services.world
@@ -142,9 +153,11 @@ class ManagerToolContext(ItemAccess):
 
     def create_building(self, spec: dict[str, Any]) -> dict[str, Any]:
         try:
-            return self.services.create_building(spec).to_dict()
+            building = self.services.create_building(spec)
         except ValueError as exc:
             raise ToolError(f"建物を作れませんでした: {exc}") from exc
+        self.on_effect(f"建物「{building.name}」({building.building_id}) を建てました。")
+        return building.to_dict()
 
     def system_prompt(self, building_id: str) -> str:
         return system_prompt_for(persona_context(self._persona()), self._building(building_id))
@@ -175,6 +188,7 @@ class ManagerToolContext(ItemAccess):
         cursors = dict(cursors) if isinstance(cursors, dict) else {}
         cursors[building_id] = int(line_id)
         world.set_persona_extra(self.persona_id, BUILDING_CURSORS, cursors)
+        self.on_effect(None)
 
     # ---- working memory ---------------------------------------------------------------------
     def working_memory(self) -> dict[str, Any]:
@@ -188,6 +202,7 @@ class ManagerToolContext(ItemAccess):
         else:
             data[key] = value
         self.services.world.set_persona_extra(self.persona_id, WORKING_MEMORY, data)
+        self.on_effect(f"作業メモ「{key}」を{'消しました' if value is None else '書き換えました'}。")
 
     # ---- SAIMemory --------------------------------------------------------------------------
     def memory_search(self, query: str, limit: int) -> list[dict[str, Any]]:
@@ -212,10 +227,15 @@ class ManagerToolContext(ItemAccess):
         return [dict(r) for r in self.services.memory.list_messages(self.persona_id, tag=tag, limit=limit)]
 
     def remember(self, role: str, content: str, tags: list[str]) -> dict[str, Any]:
-        return dict(self.services.memory.add(self.persona_id, role, content, tags=tags, pulse_id=self.pulse_id))
+        stored = dict(self.services.memory.add(self.persona_id, role, content, tags=tags, pulse_id=self.pulse_id))
+        self.on_effect(None)
+        return stored
 
     def forget(self, message_id: int) -> bool:
-        return self.services.memory.delete(self.persona_id, message_id)
+        gone = self.services.memory.delete(self.persona_id, message_id)
+        if gone:
+            self.on_effect(None)
+        return gone
 
     def summarize(self, text: str) -> str:
         return self.services.summarize(text, self._persona().lightweight_model)
@@ -223,18 +243,25 @@ class ManagerToolContext(ItemAccess):
     # ---- schedules --------------------------------------------------------------------------
     def schedule_add(self, spec: dict[str, Any]) -> dict[str, Any]:
         try:
-            return self.services.add_schedule(self.persona_id, spec).to_dict()
+            entry = self.services.add_schedule(self.persona_id, spec).to_dict()
         except ValueError as exc:
             raise ToolError(f"予定を追加できませんでした: {exc}") from exc
+        self.on_effect(f"予定 {entry.get('schedule_id')} を追加しました。")
+        return entry
 
     def schedule_list(self) -> list[dict[str, Any]]:
         return [s.to_dict() for s in self.services.schedules.list(self.persona_id)]
 
     def schedule_delete(self, schedule_id: str) -> bool:
-        return self.services.schedules.delete(schedule_id, self.persona_id)
+        gone = self.services.schedules.delete(schedule_id, self.persona_id)
+        if gone:
+            self.on_effect(f"予定 {schedule_id} を消しました。")
+        return gone
 
     # ---- production -------------------------------------------------------------------------
     def run_production(self, request: str) -> str:
+        # Noted before it starts: a run stopped half-way has still made what it made.
+        self.on_effect(f"制作を始めました: {request[:200]}")
         summary = self.services.production.start(self.persona_id, self.building_id, request, self.notify,
                                                  pulse_id=self.pulse_id)
         done = [s for s in summary.plan if s.get("status") == "completed"]
@@ -265,7 +292,7 @@ class ManagerToolContext(ItemAccess):
         with self._memory_errors():
             page = store.find(self.persona_id, page_id=page_id, title=title)
         if not page.is_root:
-            store.touch(self.persona_id, page.page_id)
+            store.touch(self.persona_id, page.page_id)  # when it was last read: bookkeeping, not an effect
         return page.to_dict()
 
     def memopedia_tree(self) -> list[dict[str, Any]]:
@@ -278,13 +305,16 @@ class ManagerToolContext(ItemAccess):
 
     def memopedia_set_open(self, page_id: str, is_open: bool) -> dict[str, Any]:
         with self._memory_errors():
-            return self.services.memopedia.set_open(self.persona_id, page_id, is_open).to_dict()
+            page = self.services.memopedia.set_open(self.persona_id, page_id, is_open).to_dict()
+        self.on_effect(None)
+        return page
 
     def memopedia_save(self, title: str, summary: str, content: str, category: str | None,
                        keywords: list[str] | None) -> tuple[dict[str, Any], bool]:
         with self._memory_errors():
             page, created = self.services.memopedia.save_page(
                 self.persona_id, title, summary=summary, content=content, category=category, keywords=keywords)
+        self.on_effect(f"Memopedia のページ「{page.title}」を{'作りました' if created else '書き換えました'}。")
         return page.to_dict(), created
 
     def memopedia_note(self, content: str, title: str, summary: str, category: str | None,
@@ -292,9 +322,11 @@ class ManagerToolContext(ItemAccess):
         from datetime import date
 
         with self._memory_errors():
-            return self.services.memopedia.note(
+            page = self.services.memopedia.note(
                 self.persona_id, content, title=title, summary=summary, category=category, keywords=keywords,
                 page_id=page_id, day=date.today().isoformat()).to_dict()
+        self.on_effect(f"Memopedia のページ「{page.get('title', '')}」に書き足しました。")
+        return page
 
     def chronicle_search(self, query: str | None, start_date: str | None, end_date: str | None, level: int | None,
                          limit: int) -> list[dict[str, Any]]:

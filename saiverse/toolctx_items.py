@@ -27,6 +27,7 @@ class ItemAccess:
     persona_id: str
     building_id: str
     notify: Callable[[dict[str, Any]], None]
+    on_effect: Callable[[str | None], None]
 
     def _summary_model(self) -> str | None:
         return self.services.world.persona(self.persona_id).lightweight_model
@@ -42,8 +43,9 @@ class ItemAccess:
             raise ToolError(f"アイテム「{info.name}」はここにはありません。")
         return info
 
-    def _changed(self, kind: str, info: ItemInfo) -> dict[str, Any]:
+    def _changed(self, kind: str, info: ItemInfo, note: str) -> dict[str, Any]:
         data = info.to_dict()
+        self.on_effect(f"{note} (item_id: {info.item_id})")
         self.notify(event(kind, item=data, building_id=self.building_id, persona_id=self.persona_id))
         return data
 
@@ -83,14 +85,17 @@ class ItemAccess:
         return str(self.services.items.file_of(self._reachable(item_id)))
 
     def create_document(self, name: str, description: str, content: str) -> dict[str, Any]:
-        info = self.services.items.create_document(
-            name, content, owner_kind="building", owner_id=self.building_id, description=description,
-            state={"created_by": self.persona_id}, summary_model=self._summary_model())
-        return self._changed("item_created", info)
+        try:
+            info = self.services.items.create_document(
+                name, content, owner_kind="building", owner_id=self.building_id, description=description,
+                state={"created_by": self.persona_id}, summary_model=self._summary_model())
+        except ValueError as exc:  # the store's limits (length, NUL, name): one rule for every writer
+            raise ToolError(str(exc)) from exc
+        return self._changed("item_created", info, f"文書「{info.name}」を作りました。")
 
     def update_description(self, item_id: str, description: str) -> dict[str, Any]:
         info = self.services.items.update_description(self._reachable(item_id).item_id, description)
-        return self._changed("item_updated", info)
+        return self._changed("item_updated", info, f"「{info.name}」の説明を書き換えました。")
 
     def patch_document(self, item_id: str, patch: str) -> tuple[dict[str, Any], str]:
         info = self._reachable(item_id)
@@ -109,7 +114,7 @@ class ItemAccess:
             saved, how = self.services.items.edit_document(info.item_id, change, summary_model=self._summary_model())
         except ValueError as exc:
             raise ToolError(str(exc)) from exc
-        return self._changed("item_updated", saved), how
+        return self._changed("item_updated", saved, f"文書「{saved.name}」を編集しました。"), how
 
     def generate_picture(self, prompt: str, name: str | None = None, aspect_ratio: str | None = None,
                          state: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -120,7 +125,7 @@ class ItemAccess:
                                               aspect_ratio=aspect_ratio)
         except InvalidImageError as exc:
             raise ToolError(f"生成された画像を保存できませんでした: {exc}") from exc
-        return self._changed("item_created", info)
+        return self._changed("item_created", info, f"絵「{info.name}」を描きました。")
 
     def move_item(self, item_id: str, to: str) -> dict[str, Any]:
         info = self._reachable(item_id)
@@ -135,4 +140,5 @@ class ItemAccess:
             moved = items.move(info.item_id, "building", self.building_id)
         else:
             raise ToolError(f"unknown destination {to!r}")
-        return self._changed("item_updated", moved)
+        done = "手に取りました" if to == "persona" else "ここに置きました"
+        return self._changed("item_updated", moved, f"「{info.name}」を{done}。")

@@ -13,10 +13,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from sea.bounds import MAX_VALUE_CHARS
 from sea.playbook import PlaybookError
 from sea.templates import TEMPLATE, lookup
 
 _MAX_LEN = 2000
+_MAX_INT_BITS = 4096
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -35,6 +37,10 @@ _FUNCS: dict[str, Callable[..., Any]] = {
 
 class ExpressionError(ValueError):
     """An expression that is malformed, unsafe, or refers to a variable that is not set."""
+
+
+class ExpressionTooLarge(ExpressionError):
+    """An expression whose result would pass a bound of sea/bounds.py (text, a list, a number)."""
 
 
 def _lookup(name: str, variables: dict[str, Any]) -> Any:
@@ -56,6 +62,36 @@ def referenced_names(expression: str) -> set[str]:
         if isinstance(node, ast.Name) and node.id not in _FUNCS and node.id not in ("True", "False", "None"):
             names.add(node.id[4:].split("__dot__")[0] if node.id.startswith("__v_") else node.id)
     return names
+
+
+_ALLOWED = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare,
+            ast.IfExp, ast.List, ast.Tuple, ast.Dict, ast.Subscript, ast.Call, ast.USub, ast.UAdd, ast.Not, ast.And,
+            ast.Or, *_BINOPS, *_CMPOPS)
+
+
+def syntax_problem(expression: str) -> str | None:
+    """Why an expression can never run (it does not parse, or uses what the interpreter refuses), or None.
+
+    Validation calls this, so a playbook with `"=1 +"` or `"=__import__('os')"` is refused on import,
+    not half-way through a run."""
+    body = expression[1:] if expression.startswith("=") else expression
+    if len(body) > _MAX_LEN:
+        return "expression is too long"
+    source = TEMPLATE.sub(lambda m: "__v_" + m.group(1).replace(".", "__dot__"), body).strip()
+    if not source:
+        return "empty expression"
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        return f"cannot parse expression {body!r}: {exc.msg}"
+    for node in ast.walk(tree):
+        if not isinstance(node, _ALLOWED):
+            return f"{type(node).__name__} is not allowed in expressions ({body!r})"
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _FUNCS
+                                               and not node.keywords):
+            name = node.func.id if isinstance(node.func, ast.Name) else type(node.func).__name__
+            return f"calling {name} is not allowed in expressions (only {', '.join(sorted(_FUNCS))})"
+    return None
 
 
 def evaluate(expression: str, variables: dict[str, Any]) -> Any:
@@ -80,6 +116,23 @@ def evaluate(expression: str, variables: dict[str, Any]) -> Any:
     return _eval(tree.body, variables, refs)
 
 
+def _check_growth(op: ast.operator, left: Any, right: Any) -> None:
+    """Refuse `+` and `*` on text or lists whose result would pass MAX_VALUE_CHARS, before making it."""
+    seqs = (str, list)
+    if isinstance(op, ast.Mult) and (isinstance(left, seqs) or isinstance(right, seqs)):
+        seq, count = (left, right) if isinstance(left, seqs) else (right, left)
+        if not isinstance(count, int) or count > 10_000:
+            raise ExpressionError("sequence repetition is limited to 10000")
+        size = len(seq) * max(count, 0)
+    elif isinstance(op, ast.Add) and isinstance(left, seqs) and isinstance(right, seqs):
+        size = len(left) + len(right)
+    else:
+        return
+    if size > MAX_VALUE_CHARS:
+        raise ExpressionTooLarge(f"the result would hold {size:,} items or characters, more than a value may "
+                              f"({MAX_VALUE_CHARS:,})")
+
+
 def _eval(node: ast.AST, variables: dict[str, Any], refs: dict[str, Any]) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
@@ -91,14 +144,14 @@ def _eval(node: ast.AST, variables: dict[str, Any], refs: dict[str, Any]) -> Any
         return _lookup(node.id, variables)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         left, right = _eval(node.left, variables, refs), _eval(node.right, variables, refs)
-        if isinstance(node.op, ast.Mult) and (isinstance(left, (str, list)) or isinstance(right, (str, list))):
-            count = right if isinstance(left, (str, list)) else left
-            if not isinstance(count, int) or count > 10_000:
-                raise ExpressionError("sequence repetition is limited to 10000")
+        _check_growth(node.op, left, right)
         try:
-            return _BINOPS[type(node.op)](left, right)
+            result = _BINOPS[type(node.op)](left, right)
         except (TypeError, ZeroDivisionError) as exc:
             raise ExpressionError(str(exc)) from exc
+        if isinstance(result, int) and result.bit_length() > _MAX_INT_BITS:
+            raise ExpressionTooLarge(f"the result is a number with more than {_MAX_INT_BITS} bits")
+        return result
     if isinstance(node, ast.UnaryOp):
         val = _eval(node.operand, variables, refs)
         if isinstance(node.op, ast.USub):

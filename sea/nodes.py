@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chat import Message
+from sea.bounds import StateTooLarge
 from sea.events import event
-from sea.expr import ExpressionError, evaluate
+from sea.expr import ExpressionError, ExpressionTooLarge, evaluate
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
 from sea.templates import as_text, render
@@ -286,6 +287,8 @@ def _set_node(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> dict[str, A
         try:
             value = evaluate(expr, scope) if isinstance(expr, str) and expr.startswith("=") else render(
                 expr, scope, playbook=ctx.playbook, node=node.id)
+        except ExpressionTooLarge as exc:
+            raise StateTooLarge(str(exc), playbook=ctx.playbook, node=node.id, field=f"assignments.{key}") from exc
         except ExpressionError as exc:
             raise PlaybookError(str(exc), playbook=ctx.playbook, node=node.id, field=f"assignments.{key}") from exc
         updates[key] = scope[key] = value

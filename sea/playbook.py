@@ -286,6 +286,15 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
                 f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
                 playbook=source,
             ) from exc
+        except RecursionError as exc:
+            raise PlaybookError("is nested too deeply to read as JSON", playbook=source) from exc
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:  # a `\ud800` escape: text no database or model can take
+            raise PlaybookError("holds text that is not valid UTF-8 (a lone surrogate escape such as \\ud800)",
+                                playbook=source) from exc
+        except RecursionError as exc:
+            raise PlaybookError("is nested too deeply to read as JSON", playbook=source) from exc
     if not isinstance(data, dict):
         raise PlaybookError("a playbook must be a JSON object", playbook=source)
     name = str(data.get("name") or source or "?")

@@ -13,9 +13,11 @@ import hashlib
 from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.errors import GraphRecursionError
 from langgraph.graph import END, START, StateGraph
 
 from chat import LLMError
+from sea.bounds import MAX_GRAPH_STEPS, TooManySteps, check_state, check_steps
 from sea.calls import MAX_DEPTH, bind_args, run_exec, run_subplay, runtime_vars
 from sea.events import event
 from sea.llm_node import run_llm
@@ -43,6 +45,7 @@ def _make_node_fn(pb: Playbook, node: Node) -> Any:
         emit: Emit = config["configurable"]["sea_emit"]
         ctx.check_cancel()
         ctx.trace.append(f"{pb.name}.{node.id}")
+        check_steps(len(ctx.trace), playbook=pb.name, node=node.id)
         vars_ = dict(state.get("vars") or {})
         try:
             if node.type == "subplay":
@@ -66,7 +69,10 @@ def _make_node_fn(pb: Playbook, node: Node) -> Any:
             vars_["last_error"] = str(exc)
             return {"vars": vars_, "failed": str(exc)}
         # Validation refuses every other '_' write; an upstream `output_key` such as `_wait_result` is dropped.
-        vars_.update({k: v for k, v in updates.items() if not k.startswith("_")})
+        changed = {k: v for k, v in updates.items() if not k.startswith("_")}
+        vars_.update(changed)
+        # Outside the try: a state past its bound ends the run, error_next cannot loop on it.
+        check_state(vars_, playbook=pb.name, node=node.id, changed=changed)
         return {"vars": vars_, "failed": None}
 
     return fn
@@ -142,9 +148,13 @@ def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
     thread and cost ~3x the time per node, while our events already flow through `emit`.
     """
     graph = compile_playbook(pb)
-    config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit}, "recursion_limit": 200}
+    config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit}, "recursion_limit": MAX_GRAPH_STEPS}
     try:
         final = graph.invoke({"vars": variables, "failed": None}, config=config)
+    except GraphRecursionError as exc:
+        last = ctx.trace[-1].rsplit(".", 1)[-1] if ctx.trace else ""
+        raise TooManySteps(f"the run took more than {MAX_GRAPH_STEPS} nodes without ending; a loop that never "
+                           "ends?", playbook=pb.name, node=last) from exc
     finally:
         # A Stelis session this run opened ends with it (upstream unwinds its thread stack the same way).
         for frame in [f for f in ctx.threads.open if f.owner == id(ctx)]:

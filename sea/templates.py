@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from sea.bounds import MAX_VALUE_CHARS, StateTooLarge
 from sea.playbook import PlaybookError
 
 TEMPLATE = re.compile(r"\{([A-Za-z][\w.]*)\}")
@@ -43,11 +44,18 @@ def render(template: Any, variables: dict[str, Any], *, playbook: str = "", node
     if whole and whole.group(1).split(".")[0] not in keep:
         return lookup(whole.group(1), variables, playbook=playbook, node=node)
 
+    grown = [len(template)]
+
     def sub(m: re.Match[str]) -> str:
         if m.group(1).split(".")[0] in keep and m.group(1).split(".")[0] not in variables:
             return m.group(0)
         val = lookup(m.group(1), variables, playbook=playbook, node=node)
-        return val if isinstance(val, str) else json.dumps(val, ensure_ascii=False)
+        text = val if isinstance(val, str) else json.dumps(val, ensure_ascii=False)
+        grown[0] += len(text)
+        if grown[0] > MAX_VALUE_CHARS:  # stop while filling, not after building a huge text
+            raise StateTooLarge(f"filling the template would make more than {MAX_VALUE_CHARS:,} characters",
+                                playbook=playbook, node=node)
+        return text
 
     return TEMPLATE.sub(sub, template)
 

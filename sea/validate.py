@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sea.compat import ignored_fields
-from sea.expr import referenced_names
+from sea.expr import referenced_names, syntax_problem
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.templates import referenced
 
@@ -229,6 +229,10 @@ def _check_node(pb: Playbook, node: Node, playbooks: Mapping[str, Playbook], too
                            "output_mapping")
     if node.type == "set" and not node.assignments:
         raise fail("set node needs `assignments`", "assignments")
+    for key, expr in (node.assignments or {}).items():
+        problem = syntax_problem(expr) if isinstance(expr, str) and expr.startswith("=") else None
+        if problem:
+            raise fail(problem, f"assignments.{key}")
 
 
 def output_names(pb: Playbook) -> list[str]:

@@ -93,6 +93,8 @@ def launch_kwargs(settings: Any, *, port: int | None = None) -> dict[str, Any]:
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir.
         "allowed_paths": [str(Path(settings.home) / "image")],
+        # Gradio refuses a larger attachment while it streams in, before it is written or read.
+        "max_file_size": settings.max_upload_bytes,
     }
 
 

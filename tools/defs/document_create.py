@@ -1,4 +1,8 @@
-"""document_create: write a new document item and place it in the current building."""
+"""document_create: write a new document item and place it in the current building.
+
+The document limits (length, NUL characters, the name) are the item store's, one rule for every
+writer: a refusal comes back from `ctx.create_document` as a ToolError naming the limit.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,6 @@ from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import ToolError, tool
-
-MAX_CHARS = 200_000
 
 
 @tool("document_create")
@@ -25,7 +27,5 @@ def document_create(
         raise ToolError("文書の名前が空です。")
     if not content.strip():
         raise ToolError("文書の内容が空です。")
-    if len(content) > MAX_CHARS:
-        raise ToolError(f"文書が長すぎます ({len(content)} 文字、上限 {MAX_CHARS} 文字)。")
     item = ctx.create_document(name.strip(), description.strip(), content)
     return f"文書「{item['name']}」を作成しました (item_id: {item['item_id']})。要約: {item['description']}"

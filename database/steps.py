@@ -1,0 +1,324 @@
+"""The migration steps: frozen, ordered SQL, one transaction each (database/migrate.py runs them).
+
+A step is never edited once released; a schema change is a new step at the end (docs/ARCHITECTURE.md,
+"Storage"). `database/schema_check.py` builds the expected schema from these same steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Step:
+    """One frozen schema change."""
+
+    version: int
+    name: str
+    sql: str
+
+
+BASELINE_SQL = """
+CREATE TABLE city (
+    CITYID TEXT PRIMARY KEY,
+    CITYNAME TEXT NOT NULL,
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE building (
+    BUILDINGID TEXT PRIMARY KEY,
+    CITYID TEXT NOT NULL REFERENCES city(CITYID),
+    BUILDINGNAME TEXT NOT NULL,
+    CAPACITY INTEGER NOT NULL DEFAULT 10,
+    SYSTEM_INSTRUCTION TEXT NOT NULL DEFAULT '',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    AUTO_INTERVAL_SEC INTEGER NOT NULL DEFAULT 600,
+    SORT_ORDER INTEGER NOT NULL DEFAULT 0,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE ai (
+    AIID TEXT PRIMARY KEY,
+    CITYID TEXT NOT NULL REFERENCES city(CITYID),
+    AINAME TEXT NOT NULL,
+    SYSTEMPROMPT TEXT NOT NULL DEFAULT '',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    INTERACTION_MODE TEXT NOT NULL DEFAULT 'user',
+    DEFAULT_MODEL TEXT,
+    LIGHTWEIGHT_MODEL TEXT,
+    AVATAR TEXT NOT NULL DEFAULT '🙂',
+    CURRENT_BUILDINGID TEXT REFERENCES building(BUILDINGID),
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE user (
+    USERID TEXT PRIMARY KEY,
+    USERNAME TEXT NOT NULL,
+    CURRENT_BUILDINGID TEXT REFERENCES building(BUILDINGID)
+);
+CREATE TABLE item (
+    ITEM_ID TEXT PRIMARY KEY,
+    NAME TEXT NOT NULL,
+    TYPE TEXT NOT NULL DEFAULT 'object',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    STATE_JSON TEXT NOT NULL DEFAULT '{}',
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE item_location (
+    ITEM_ID TEXT PRIMARY KEY REFERENCES item(ITEM_ID) ON DELETE CASCADE,
+    OWNER_KIND TEXT NOT NULL,
+    OWNER_ID TEXT NOT NULL,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_item_location_owner ON item_location (OWNER_KIND, OWNER_ID);
+CREATE TABLE building_history (
+    ID INTEGER PRIMARY KEY AUTOINCREMENT,
+    BUILDINGID TEXT NOT NULL,
+    SPEAKER_KIND TEXT NOT NULL,
+    SPEAKER_ID TEXT,
+    SPEAKER_NAME TEXT NOT NULL DEFAULT '',
+    CONTENT TEXT NOT NULL,
+    PULSE_ID TEXT,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_building_history_building ON building_history (BUILDINGID, ID);
+CREATE TABLE saimemory (
+    ID INTEGER PRIMARY KEY AUTOINCREMENT,
+    PERSONA_ID TEXT NOT NULL,
+    ROLE TEXT NOT NULL,
+    CONTENT TEXT NOT NULL,
+    TAGS TEXT NOT NULL DEFAULT '[]',
+    PULSE_ID TEXT,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_saimemory_persona ON saimemory (PERSONA_ID, ID);
+CREATE INDEX ix_saimemory_pulse ON saimemory (PULSE_ID);
+CREATE TABLE saimemory_tag (
+    MESSAGE_ID INTEGER NOT NULL REFERENCES saimemory(ID) ON DELETE CASCADE,
+    TAG TEXT NOT NULL,
+    PERSONA_ID TEXT NOT NULL,
+    PRIMARY KEY (MESSAGE_ID, TAG)
+);
+CREATE INDEX ix_saimemory_tag_lookup ON saimemory_tag (PERSONA_ID, TAG, MESSAGE_ID);
+CREATE VIRTUAL TABLE saimemory_fts USING fts5(
+    CONTENT, content='saimemory', content_rowid='ID', tokenize='trigram'
+);
+CREATE TRIGGER saimemory_ai AFTER INSERT ON saimemory BEGIN
+    INSERT INTO saimemory_fts(rowid, CONTENT) VALUES (new.ID, new.CONTENT);
+END;
+CREATE TRIGGER saimemory_ad AFTER DELETE ON saimemory BEGIN
+    INSERT INTO saimemory_fts(saimemory_fts, rowid, CONTENT) VALUES ('delete', old.ID, old.CONTENT);
+END;
+CREATE TRIGGER saimemory_au AFTER UPDATE OF CONTENT ON saimemory BEGIN
+    INSERT INTO saimemory_fts(saimemory_fts, rowid, CONTENT) VALUES ('delete', old.ID, old.CONTENT);
+    INSERT INTO saimemory_fts(rowid, CONTENT) VALUES (new.ID, new.CONTENT);
+END;
+CREATE TABLE playbooks (
+    NAME TEXT PRIMARY KEY,
+    DISPLAY_NAME TEXT NOT NULL DEFAULT '',
+    DESCRIPTION TEXT NOT NULL DEFAULT '',
+    SCOPE TEXT NOT NULL DEFAULT 'public',
+    ROUTER_CALLABLE INTEGER NOT NULL DEFAULT 0,
+    USER_SELECTABLE INTEGER NOT NULL DEFAULT 0,
+    PLAYBOOK_JSON TEXT NOT NULL,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE schedule (
+    SCHEDULE_ID TEXT PRIMARY KEY,
+    PERSONA_ID TEXT NOT NULL,
+    KIND TEXT NOT NULL,
+    DAYS_OF_WEEK TEXT,
+    TIME_OF_DAY TEXT,
+    RUN_AT DATETIME,
+    INTERVAL_SEC INTEGER,
+    META_PLAYBOOK TEXT NOT NULL DEFAULT 'meta_user',
+    ARGS_JSON TEXT NOT NULL DEFAULT '{}',
+    ENABLED INTEGER NOT NULL DEFAULT 1,
+    LAST_RUN_AT DATETIME,
+    NEXT_RUN_AT DATETIME,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+# The picture/document extension (docs/ARCHITECTURE.md, "Storage").
+ITEM_EXTENSION_SQL = """
+ALTER TABLE item ADD COLUMN FILE_PATH TEXT;
+ALTER TABLE ai ADD COLUMN LIGHTWEIGHT_VISION_MODEL TEXT;
+ALTER TABLE ai ADD COLUMN VISION_MODEL TEXT;
+"""
+
+# SAIMemory recall index (saiverse/memory.py explains the design). The step-1 trigram index found
+# nothing for 1-2 character terms, which Japanese queries are full of. It is replaced by one
+# contentless FTS5 table of every 1-, 2- and 3-character gram of CONTENT plus a persona token,
+# fed by triggers in plain SQL (so any writer keeps it current) with positions from a fixed
+# number table: messages are indexed on their first 131,072 characters. detail=none keeps it
+# smaller than the trigram index it replaces; search re-checks candidates against CONTENT.
+_GRAMS = (
+    "'p:' || hex({r}.PERSONA_ID) || ' ' || coalesce((SELECT group_concat("
+    "substr({r}.CONTENT, I, 1) || ' ' || substr({r}.CONTENT, I, 2) || ' ' || substr({r}.CONTENT, I, 3), ' ')"
+    " FROM saimemory_gram_pos WHERE I <= length({r}.CONTENT)), '')"
+)
+MEMORY_GRAM_INDEX_SQL = f"""
+DROP TRIGGER IF EXISTS saimemory_ai;
+DROP TRIGGER IF EXISTS saimemory_ad;
+DROP TRIGGER IF EXISTS saimemory_au;
+DROP TABLE IF EXISTS saimemory_fts;
+CREATE TABLE saimemory_gram_pos (I INTEGER PRIMARY KEY);
+INSERT INTO saimemory_gram_pos (I)
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 131072) SELECT i FROM n;
+CREATE VIRTUAL TABLE saimemory_fts USING fts5(
+    GRAMS, content='', detail=none, columnsize=0,
+    tokenize="unicode61 remove_diacritics 0 categories 'L* N* Co Cf Cn Cs M* P* S*'"
+);
+INSERT INTO saimemory_fts (rowid, GRAMS) SELECT m.ID, {_GRAMS.format(r="m")} FROM saimemory m;
+CREATE TRIGGER saimemory_gram_ai AFTER INSERT ON saimemory BEGIN
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_GRAMS.format(r="new")});
+END;
+CREATE TRIGGER saimemory_gram_ad AFTER DELETE ON saimemory BEGIN
+    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
+        VALUES ('delete', old.ID, {_GRAMS.format(r="old")});
+END;
+CREATE TRIGGER saimemory_gram_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory BEGIN
+    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
+        VALUES ('delete', old.ID, {_GRAMS.format(r="old")});
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_GRAMS.format(r="new")});
+END;
+"""
+
+# Production workflow runs (docs/ARCHITECTURE.md, "Production"); the graph state itself lives in checkpoints.db.
+PRODUCTION_RUN_SQL = """
+CREATE TABLE production_run (
+    RUN_ID TEXT PRIMARY KEY,
+    PERSONA_ID TEXT NOT NULL,
+    BUILDING_ID TEXT NOT NULL,
+    REQUEST TEXT NOT NULL,
+    STATUS TEXT NOT NULL DEFAULT 'running',
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX ix_production_run_status ON production_run (STATUS, BUILDING_ID);
+"""
+
+# Room for a whole upstream SAIVerse world (saiverse/importer/) and for long-term memory
+# (Chronicle and Memopedia, saiverse/memory*): where a message came from (thread, building, the
+# upstream id that makes a re-import a no-op), the persona and building columns upstream has, and
+# upstream's Memopedia and Chronicle (arasuji) tables kept per persona in the main database.
+UPSTREAM_AND_LONG_TERM_MEMORY_SQL = """
+ALTER TABLE saimemory ADD COLUMN THREAD_ID TEXT;
+ALTER TABLE saimemory ADD COLUMN BUILDING_ID TEXT;
+ALTER TABLE saimemory ADD COLUMN EXTERNAL_ID TEXT;
+CREATE UNIQUE INDEX ux_saimemory_external ON saimemory (PERSONA_ID, EXTERNAL_ID) WHERE EXTERNAL_ID IS NOT NULL;
+ALTER TABLE building_history ADD COLUMN EXTERNAL_ID TEXT;
+ALTER TABLE building_history ADD COLUMN METADATA TEXT;
+CREATE UNIQUE INDEX ux_building_history_external ON building_history (BUILDINGID, EXTERNAL_ID)
+    WHERE EXTERNAL_ID IS NOT NULL;
+ALTER TABLE ai ADD COLUMN PRIVATE_ROOM_ID TEXT;
+ALTER TABLE ai ADD COLUMN AVATAR_IMAGE TEXT;
+ALTER TABLE ai ADD COLUMN PREVIOUS_INTERACTION_MODE TEXT;
+ALTER TABLE ai ADD COLUMN CONTEXT_TOKENS INTEGER;
+ALTER TABLE ai ADD COLUMN CHRONICLE_ENABLED INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE ai ADD COLUMN EXTRA_JSON TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE building ADD COLUMN ENTRY_PROMPT TEXT NOT NULL DEFAULT '';
+ALTER TABLE building ADD COLUMN AUTO_PROMPT TEXT NOT NULL DEFAULT '';
+ALTER TABLE building ADD COLUMN EXTRA_JSON TEXT NOT NULL DEFAULT '{}';
+ALTER TABLE item ADD COLUMN CREATOR_ID TEXT;
+ALTER TABLE item ADD COLUMN SOURCE_CONTEXT TEXT;
+ALTER TABLE schedule ADD COLUMN DESCRIPTION TEXT NOT NULL DEFAULT '';
+ALTER TABLE schedule ADD COLUMN PRIORITY INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE schedule ADD COLUMN COMPLETED INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE persona_event_log (
+    EVENT_ID TEXT PRIMARY KEY,
+    PERSONA_ID TEXT NOT NULL,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    CONTENT TEXT NOT NULL DEFAULT '',
+    STATUS TEXT NOT NULL DEFAULT 'pending',
+    EVENT_TYPE TEXT,
+    PAYLOAD TEXT
+);
+CREATE INDEX ix_persona_event_log_persona ON persona_event_log (PERSONA_ID, CREATED_AT);
+CREATE TABLE memopedia_page (
+    PERSONA_ID TEXT NOT NULL,
+    PAGE_ID TEXT NOT NULL,
+    PARENT_ID TEXT,
+    TITLE TEXT NOT NULL,
+    SUMMARY TEXT NOT NULL DEFAULT '',
+    CONTENT TEXT NOT NULL DEFAULT '',
+    CATEGORY TEXT NOT NULL,
+    KEYWORDS TEXT NOT NULL DEFAULT '[]',
+    VIVIDNESS TEXT NOT NULL DEFAULT 'rough',
+    IS_TRUNK INTEGER NOT NULL DEFAULT 0,
+    IS_IMPORTANT INTEGER NOT NULL DEFAULT 0,
+    IS_DELETED INTEGER NOT NULL DEFAULT 0,
+    LAST_REFERENCED_AT DATETIME,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    PRIMARY KEY (PERSONA_ID, PAGE_ID)
+);
+CREATE INDEX ix_memopedia_page_parent ON memopedia_page (PERSONA_ID, PARENT_ID);
+CREATE TABLE memopedia_edit (
+    EDIT_ID TEXT PRIMARY KEY,
+    PERSONA_ID TEXT NOT NULL,
+    PAGE_ID TEXT NOT NULL,
+    EDITED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    DIFF_TEXT TEXT NOT NULL DEFAULT '',
+    REF_START_MESSAGE_ID TEXT,
+    REF_END_MESSAGE_ID TEXT,
+    EDIT_TYPE TEXT NOT NULL,
+    EDIT_SOURCE TEXT
+);
+CREATE INDEX ix_memopedia_edit_page ON memopedia_edit (PERSONA_ID, PAGE_ID, EDITED_AT);
+CREATE TABLE memopedia_page_state (
+    PERSONA_ID TEXT NOT NULL,
+    THREAD_ID TEXT NOT NULL,
+    PAGE_ID TEXT NOT NULL,
+    IS_OPEN INTEGER NOT NULL DEFAULT 0,
+    OPENED_AT DATETIME,
+    PRIMARY KEY (PERSONA_ID, THREAD_ID, PAGE_ID)
+);
+CREATE TABLE chronicle_entry (
+    PERSONA_ID TEXT NOT NULL,
+    ENTRY_ID TEXT NOT NULL,
+    LEVEL INTEGER NOT NULL,
+    CONTENT TEXT NOT NULL,
+    SOURCE_IDS TEXT NOT NULL DEFAULT '[]',
+    START_TIME DATETIME,
+    END_TIME DATETIME,
+    SOURCE_COUNT INTEGER NOT NULL DEFAULT 0,
+    MESSAGE_COUNT INTEGER NOT NULL DEFAULT 0,
+    PARENT_ID TEXT,
+    IS_CONSOLIDATED INTEGER NOT NULL DEFAULT 0,
+    CREATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP,
+    PRIMARY KEY (PERSONA_ID, ENTRY_ID)
+);
+CREATE INDEX ix_chronicle_entry_level ON chronicle_entry (PERSONA_ID, LEVEL, END_TIME);
+CREATE TABLE chronicle_progress (
+    PERSONA_ID TEXT PRIMARY KEY,
+    LAST_MESSAGE_ID TEXT,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+# What an upstream SAIMemory message carries beyond role, content, tags and `with` (which become
+# TAGS), kept as JSON so an import loses nothing; and upstream's thread records (overview, Stelis
+# sub-thread settings and summary) per persona.
+UPSTREAM_MESSAGE_METADATA_SQL = """
+ALTER TABLE saimemory ADD COLUMN METADATA TEXT;
+CREATE TABLE saimemory_thread (
+    PERSONA_ID TEXT NOT NULL,
+    THREAD_ID TEXT NOT NULL,
+    RESOURCE_ID TEXT,
+    OVERVIEW TEXT,
+    OVERVIEW_UPDATED_AT DATETIME,
+    EXTRA_JSON TEXT NOT NULL DEFAULT '{}',
+    PRIMARY KEY (PERSONA_ID, THREAD_ID)
+);
+"""
+
+STEPS: list[Step] = [
+    Step(1, "baseline", BASELINE_SQL),
+    Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
+    Step(3, "saimemory_gram_index", MEMORY_GRAM_INDEX_SQL),
+    Step(4, "production_run", PRODUCTION_RUN_SQL),
+    Step(5, "upstream_world_and_long_term_memory", UPSTREAM_AND_LONG_TERM_MEMORY_SQL),
+    Step(6, "upstream_message_metadata_and_threads", UPSTREAM_MESSAGE_METADATA_SQL),
+]
+LATEST_VERSION = STEPS[-1].version

@@ -1,0 +1,78 @@
+"""Command-line input, checked before a command runs: argparse refusals in one line, whole-number
+flags in range, text arguments that are UTF-8 without NUL, and `--args` JSON that is an object of
+sane depth and numbers. Every refusal exits 2 with one `error: …` line (saiverse/errors.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from saiverse.errors import USER_ERROR_EXIT, UsageError
+from saiverse.inputs import check_json_value, check_text
+
+PATH_ARGS = frozenset({"file", "playbook"})
+"""Arguments that name a file to read: a non-UTF-8 file name is a real name on Linux, and is read."""
+POSITIONAL_ARGS = frozenset({"text", "name", "run_id", "path", "action", "command"})
+"""Arguments named by their metavar (TEXT) in messages, not as a flag."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USER_ERROR_EXIT, f"error: {self.prog}: {message} (see `python {self.prog} --help`)\n")
+
+
+def whole(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from `low` to `high`, or a message saying so."""
+
+    def parse(raw: str) -> int:
+        try:
+            value = int(raw.strip().replace("_", ""), 10)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, got {raw[:40]!r}") \
+                from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {raw[:40]}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+LIMIT = whole(1, 1_000_000_000)
+"""--limit: how many lines or messages (a year of conversations is far below the top)."""
+PORT = whole(1, 65535)
+"""--port."""
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Text arguments must be UTF-8 without NUL: a lone surrogate (a non-UTF-8 byte) is refused, naming it."""
+    for name, value in vars(args).items():
+        if isinstance(value, str) and name not in PATH_ARGS:
+            shown = name.upper() if name in POSITIONAL_ARGS else "--" + name.replace("_", "-")
+            check_text(value, f"argument {shown}")
+
+
+def json_object(raw: str, what: str = "--args") -> dict[str, Any]:
+    """A JSON object from the command line; UsageError naming `what` for anything else."""
+
+    def refuse_constant(name: str) -> Any:
+        raise UsageError(f"{what} holds {name}, which is not a JSON number")
+
+    try:
+        value = json.loads(raw, parse_constant=refuse_constant)
+    except UsageError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
+    except RecursionError as exc:
+        raise UsageError(f"{what} is nested too deeply to read") from exc
+    except ValueError as exc:  # a number with more digits than Python converts (4300)
+        raise UsageError(f"{what} holds a number with too many digits to read") from exc
+    if not isinstance(value, dict):
+        raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
+    return check_json_value(value, what)
