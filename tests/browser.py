@@ -63,7 +63,8 @@ def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None)
 
     Settings are built directly, not read from the environment, so neither a developer's `.env`
     nor their SAIVERSE_* variables can reach the test server. `refresh_sec` shortens the window's
-    background-refresh timer.
+    background-refresh timer. The deterministic `offline` model answers (fast and exact), as in the
+    rest of the suite; the app's own default without keys is the local llama.cpp model.
     """
     from saiverse.manager import SAIVerseManager
     from saiverse.settings import Settings
@@ -71,7 +72,8 @@ def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None)
 
     home.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    settings = Settings(home=home, database_url=f"sqlite:///{home / 'saiverse.db'}", port=port, lang=lang)
+    settings = Settings(home=home, database_url=f"sqlite:///{home / 'saiverse.db'}", port=port, lang=lang,
+                        default_model="offline")
     manager = SAIVerseManager(settings)
     app = build_app(manager) if refresh_sec is None else build_app(manager, refresh_sec=refresh_sec)
     app.launch(**launch_kwargs(settings, port=port), prevent_thread_lock=True)

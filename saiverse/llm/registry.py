@@ -251,4 +251,8 @@ def describe_default(settings: Settings) -> tuple[str, str]:
     model, notice = resolve_model(name, settings)
     if notice:
         return model.name, notice
-    return name, f"{settings.source('default_model')} で {name} が選ばれています"
+    if model.provider == "offline":
+        return name, "オフラインモデル (決定的な応答、API キー不要) で動作中です"
+    source = settings.source("default_model")
+    where = "既定値" if source.kind == "default" else f"{source.kind} ({source.where})"
+    return name, f"{name} で応答します ({where} で指定)"
