@@ -251,4 +251,9 @@ def describe_default(settings: Settings) -> tuple[str, str]:
     model, notice = resolve_model(name, settings)
     if notice:
         return model.name, notice
-    return name, f"{settings.source('default_model')} で {name} が選ばれています"
+    chosen = f"{settings.source('default_model')} で選ばれています"
+    if model.provider == "offline":
+        return "offline", f"オフラインモデル (決定的な応答、API キー不要) で応答します ({chosen})"
+    if model.provider == "local":
+        return name, f"組み込みのローカルモデル (llama.cpp) で応答します ({chosen})"
+    return name, f"{name} で応答します ({chosen})"
