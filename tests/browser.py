@@ -62,9 +62,8 @@ def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None)
     """Open a world under `home` (seeded on first run) and serve it without blocking.
 
     Settings are built directly, not read from the environment, so neither a developer's `.env`
-    nor their SAIVERSE_* variables can reach the test server. `refresh_sec` shortens the window's
-    background-refresh timer. The deterministic `offline` model answers (fast and exact), as in the
-    rest of the suite; the app's own default without keys is the local llama.cpp model.
+    nor their SAIVERSE_* variables can reach the test server; the offline model answers. `refresh_sec` shortens the window's
+    background-refresh timer.
     """
     from saiverse.manager import SAIVerseManager
     from saiverse.settings import Settings
@@ -73,7 +72,7 @@ def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None)
     home.mkdir(parents=True, exist_ok=True)
     port = free_port()
     settings = Settings(home=home, database_url=f"sqlite:///{home / 'saiverse.db'}", port=port, lang=lang,
-                        default_model="offline")
+                        default_model="offline")  # the deterministic model, as every test (tests/conftest.py)
     manager = SAIVerseManager(settings)
     app = build_app(manager) if refresh_sec is None else build_app(manager, refresh_sec=refresh_sec)
     app.launch(**launch_kwargs(settings, port=port), prevent_thread_lock=True)

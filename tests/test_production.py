@@ -152,8 +152,8 @@ def test_picture_book_in_the_atelier_makes_items(manager: SAIVerseManager, saive
     assert (saiverse_home / bundle.state["bundle"]).stat().st_size > 0 and bundle.state["files"] == 7
     stats = next(e for e in events if e["type"] == "data-analyst-stats")["stats"]
     assert (stats["documents"], stats["pictures"]) == (3, 4)
-    spoken = next(e for e in events if e["type"] == "speak")["text"]
-    assert "猫の冒険 — 本文" in spoken and "item_id" not in spoken  # told in words, no raw tool output
+    said = next(e for e in events if e["type"] == "speak")["text"]
+    assert "作った" in said and "猫の冒険 — 本文" in said and "run " not in said  # told in words
 
 
 def test_instruction_during_a_run_patches_pending_steps(manager: SAIVerseManager,

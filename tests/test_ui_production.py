@@ -51,8 +51,7 @@ def test_plan_panel_items_and_mid_run_instruction(running: RunningApp, monkeypat
             " document.querySelectorAll('#plan-panel .sv-step-completed').length === 6", timeout=60_000)
         page.locator("#item-list .sv-item", has_text="猫の冒険 — 本文").wait_for(timeout=20_000)
         page.locator("#item-list .sv-item", has_text="猫の冒険 — 挿絵 1").wait_for()
-        # The persona tells what it made in words (no raw tool output such as "制作完了 (run …)").
-        page.locator("#chat .message", has_text="猫の冒険 — 本文").last.wait_for(timeout=20_000)
+        page.locator("#chat .message", has_text="頼まれたものを作").last.wait_for(timeout=20_000)  # told in words
         shot(page, "p01_production_done")
     steps = running.manager.production.current_plan("atelier")["plan"]
     assert steps[-1]["title"].startswith("最後にあとがき") and steps[-1]["status"] == "completed"

@@ -251,8 +251,10 @@ def describe_default(settings: Settings) -> tuple[str, str]:
     model, notice = resolve_model(name, settings)
     if notice:
         return model.name, notice
-    if model.provider == "offline":
-        return name, "オフラインモデル (決定的な応答、API キー不要) で動作中です"
     source = settings.source("default_model")
-    where = "既定値" if source.kind == "default" else f"{source.kind} ({source.where})"
-    return name, f"{name} で応答します ({where} で指定)"
+    chosen = "既定の設定" if source.kind == "default" else f"{source.kind} ({source.where}) の指定"
+    if model.provider == "offline":
+        return "offline", f"オフラインモデル (決定的な応答、API キー不要) で応答します ({chosen})"
+    if model.provider == "local":
+        return name, f"組み込みのローカルモデル (llama.cpp) で応答します ({chosen})"
+    return name, f"{name} で応答します ({chosen})"
