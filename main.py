@@ -134,6 +134,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="path of the SQLite file")
     p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
 
+    p = sub.add_parser("backup", help="write the whole world into one .zip (while the app may run)")
+    _add_home(p)
+    p.add_argument("--out", help="the archive to write (default: <home>/backups/saiverse-manual-<time>.zip)")
+    p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
+
+    p = sub.add_parser("restore", help="rebuild a world from a backup archive in an empty home (--home DIR)")
+    _add_home(p)
+    p.add_argument("file", help="the backup archive (.zip)")
+    p.add_argument("--json", action="store_true", help="print what was restored as one JSON object")
+
+    for noun, what in (("persona", "a persona (a backup keeps its memory)"), ("building", "an empty building")):
+        p = sub.add_parser(noun, help=f"{noun} administration: delete {what}")
+        _add_home(p)
+        p.add_argument("action", choices=["delete"])
+        p.add_argument("id", help=f"the {noun} id")
+        if noun == "building":
+            p.add_argument("--move-to", metavar="ID", help="the building that takes the deleted building's items")
+        p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
+
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
     _add_bind(p)
@@ -215,6 +234,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "import-saiverse":
         return _import_saiverse(args)
+    if cmd in ("backup", "restore"):
+        from saiverse.backup_cli import backup_command, restore_command
+
+        return (backup_command if cmd == "backup" else restore_command)(_settings(args), args, _print_json)
     if cmd == "serve":
         from ui.app import launch
 
@@ -249,6 +272,10 @@ def run(args: argparse.Namespace) -> int:
             for rec in records:
                 _print_json(rec)
             return 0
+        if cmd in ("persona", "building"):
+            from saiverse.backup_cli import delete_command
+
+            return delete_command(manager, args, _print_json)
         if cmd in ("chronicle", "memopedia"):
             from saiverse.memory_cli import chronicle_command, memopedia_command
 

@@ -17,8 +17,9 @@ from typing import Any
 from chat import ChatModel, LLMError
 from database.engine import Database
 from database.migrate import MigrationError, migrate
-from saiverse.admin import AdminService
+from saiverse.admin import AdminError, AdminService, DeleteHooks
 from saiverse.aspect import crop_to_ratio
+from saiverse.backup_auto import BackupStore
 from saiverse.chronicle import ChronicleStore
 from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
 from saiverse.context_source import ContextSource
@@ -63,7 +64,10 @@ class SAIVerseManager:
         """The settings in force; the 設定 tab saves through it."""
         for directory in (settings.home, settings.image_dir, settings.documents_dir):
             directory.mkdir(parents=True, exist_ok=True)
-        migrate(settings.db_path)
+        self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
+                                   keep=lambda: self.settings.backup_keep)
+        """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
+        migrate(settings.db_path, before_change=self.backups.before_migration)
         self.db = Database(settings.database_url)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
@@ -84,7 +88,9 @@ class SAIVerseManager:
         self.models: ModelResolver = models or self._configured_model
         """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
         a scripted model here."""
-        self.admin = AdminService(self.db, self.world, self.settings_store)
+        self.admin = AdminService(self.db, self.world, self.settings_store, hooks=DeleteHooks(
+            backup=lambda label: self.backups.create("delete", label).path, stop_persona=self._stop_persona,
+            live_runs=lambda: self.production.live_runs()))
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
         self.chronicle = ChronicleStore(self.db)
@@ -131,7 +137,7 @@ class SAIVerseManager:
     def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
         """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
         return Ticker(lambda: self.fire_due_schedules() + self.autonomous_tick(), self.production.resume_interrupted,
-                      interval=interval, on_events=on_events)
+                      interval=interval, on_events=on_events, chores=[self.backups.daily_if_due])
 
     # ---- models ---------------------------------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
@@ -307,6 +313,12 @@ class SAIVerseManager:
         return self.chronicle_builder.build_due(persona_id).to_dict()
 
     # ---- pulses ---------------------------------------------------------------------------
+    def _stop_persona(self, persona_id: str) -> None:
+        """Before a persona is deleted: its pulses are cancelled and have ended (AdminError if one will not)."""
+        if not self.pulses.stop_persona(persona_id):
+            raise AdminError(f"{self.world.persona(persona_id).name} のパルスが止まりません。少し待ってからもう一度"
+                             "削除してください。")
+
     def cancel_pulses(self, building_id: str | None = None) -> int:
         """Stop running and queued pulses (the stop button)."""
         return self.pulses.cancel_all(building_id)

@@ -73,6 +73,13 @@ def _context_tokens(value: str) -> int:
     return tokens
 
 
+def _backup_keep(value: str) -> int:
+    keep = _int(value)
+    if keep < 1:
+        raise ValueError(f"must be at least 1 (the newest automatic backup is always kept), got {keep}")
+    return keep
+
+
 def _int(value: str) -> int:
     try:
         return int(value)
@@ -130,6 +137,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", _int),
     Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
     Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", _context_tokens),
+    Option("backup_keep", "SAIVERSE_BACKUP_KEEP", _backup_keep),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -176,6 +184,8 @@ class Settings:
     """Largest accepted image area (decompression-bomb guard)."""
     context_tokens: int = 8_000
     """Token budget of a prompt for personas without their own (`ai.CONTEXT_TOKENS`)."""
+    backup_keep: int = 7
+    """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
@@ -198,6 +208,11 @@ class Settings:
     def checkpoints_path(self) -> Path:
         """The LangGraph checkpoint database of production runs."""
         return self.home / "checkpoints.db"
+
+    @property
+    def backups_dir(self) -> Path:
+        """Where automatic (and default manual) backups are written."""
+        return self.home / "backups"
 
     @property
     def settings_path(self) -> Path:
