@@ -260,8 +260,12 @@ def _check_snapshot(path: Path) -> tuple[int, dict[str, int], list[str]]:
 
 
 def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Path | None = None,
-                  kind: str = "manual", progress: ProgressFn | None = None) -> BackupResult:
-    """Write the world under `home` into the new archive `out` (see the module docstring)."""
+                  kind: str = "manual", progress: ProgressFn | None = None, lock_home: bool = True) -> BackupResult:
+    """Write the world under `home` into the new archive `out` (see the module docstring).
+
+    `lock_home` holds the home's shared lock meanwhile (saiverse/locks.py), so a process starting
+    on it does not tidy files away mid-read; a process that already holds it (the app) passes False.
+    """
     home = home.expanduser().resolve()
     out = out.expanduser().resolve()
     if not db_path.is_file():
@@ -269,7 +273,7 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
     if out.exists():
         raise BackupError(f"{out} already exists; choose another file name (a backup never overwrites a file)")
     out.parent.mkdir(parents=True, exist_ok=True)
-    lock = HomeLock(home)  # a starting process does not tidy files away while they are read
+    lock = HomeLock(home) if lock_home else None
     work = Path(tempfile.mkdtemp(prefix=".backup-", dir=out.parent))  # mode 700: snapshots hold memories
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
     try:
@@ -311,5 +315,6 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
-        lock.close()
+        if lock is not None:
+            lock.close()
     return BackupResult(out, manifest)

@@ -51,13 +51,15 @@ class BackupStore:
     """The backups folder of one home: make, list and rotate archives."""
 
     def __init__(self, home: Path, db_path: Path, *, checkpoints_path: Path | None = None,
-                 keep: Callable[[], int] = lambda: 7) -> None:
+                 keep: Callable[[], int] = lambda: 7, lock_home: bool = True) -> None:
         self.home = home
         self.db_path = db_path
         self.checkpoints_path = checkpoints_path
         self.keep = keep
         """How many of each automatic kind to keep (read at each rotation: the setting may change)."""
         self.folder = home / "backups"
+        self.lock_home = lock_home
+        """Take the home's shared lock while backing up (False in the app, which holds it already)."""
         self._lock = threading.Lock()
 
     def _new_path(self, kind: str, label: str, now: datetime) -> Path:
@@ -76,7 +78,8 @@ class BackupStore:
         with self._lock:  # one backup at a time in this process (the daily one may meet a delete's)
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             result = create_backup(self.home, self.db_path, self._new_path(kind, label, now or datetime.now()),
-                                   checkpoints_path=self.checkpoints_path, kind=kind, progress=progress)
+                                   checkpoints_path=self.checkpoints_path, kind=kind, progress=progress,
+                                   lock_home=self.lock_home)
             if kind != "manual":
                 self.rotate(kind)
         log.info("backup written: %s", result.path)

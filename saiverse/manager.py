@@ -65,7 +65,7 @@ class SAIVerseManager:
         for directory in (settings.home, settings.image_dir, settings.documents_dir):
             directory.mkdir(parents=True, exist_ok=True)
         self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
-                                   keep=lambda: self.settings.backup_keep)
+                                   keep=lambda: self.settings.backup_keep, lock_home=False)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
         migrate(settings.db_path, before_change=self.backups.before_migration)
         self.db = Database(settings.database_url)
