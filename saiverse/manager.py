@@ -33,6 +33,7 @@ from saiverse.memopedia import MemopediaStore
 from saiverse.memory import MemoryRecord, SAIMemory
 from saiverse.pdf import check_pdf, is_pdf
 from saiverse.playbooks import PlaybookCatalog
+from saiverse.presence import nobody_answers
 from saiverse.production import ProductionService
 from saiverse.pulse import ModelResolver, PulseServices, persona_context
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
@@ -142,6 +143,17 @@ class SAIVerseManager:
     # ---- models ---------------------------------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
         return model_for(self.settings, persona, kind)
+
+    def startup_notice(self) -> str:
+        """One console line at start: the model chats answer with, and why."""
+        st = self.settings
+        source = st.source("default_model")
+        why = {"default": "the built-in default", "env": "SAIVERSE_DEFAULT_MODEL in the environment",
+               "settings.json": "saved in the 設定 tab"}.get(source.kind, f"SAIVERSE_DEFAULT_MODEL in {source.where}")
+        model, notice = self._configured_model(PersonaContext(), "normal")
+        if notice:
+            return f"SAIVerse answers with {model.name} instead of {st.default_model} ({why}): {notice}"
+        return f"SAIVerse answers with {model.name} ({why}; a persona's own DEFAULT_MODEL wins for that persona)"
 
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on the offline model."""
@@ -385,6 +397,10 @@ class SAIVerseManager:
             targets = [persona]
         else:
             targets = self.responders(building_id, text)
+            if not targets:  # never talk into silence: say who is where instead
+                yield event("notice", kind="nobody_here", building_id=building_id,
+                            text=nobody_answers(self.world, building_id, lang=self.settings.lang))
+                return
         call_args = dict(args or {})
         if text and "input" not in call_args and any(p.name == "input" for p in playbook.input_schema):
             call_args["input"] = text  # the request is what the user typed; upload notes stay in memory only

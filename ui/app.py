@@ -352,6 +352,7 @@ def launch(settings: Any) -> int:
         ticker.start()  # schedules and autonomous turns run while the window is served
         # Printed once the port is really bound, so the line is never a lie.
         print(f"SAIVerse: http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
+        print(manager.startup_notice(), flush=True)
         app.block_thread()
     except KeyboardInterrupt:
         pass
