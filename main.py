@@ -312,9 +312,10 @@ def run(args: argparse.Namespace) -> int:
             report = manager.playbooks.validate(pb)
             if cmd == "import-playbook":
                 manager.playbooks.store(pb, replace=args.replace)
-            _print_json({"ok": True, "name": pb.name, "stored": cmd == "import-playbook",
-                         "nodes": len(pb.nodes), "router_callable": pb.router_callable,
-                         "user_selectable": pb.user_selectable, **report.to_dict()})
+            _print_json({"ok": True, "name": pb.name, "display_name": pb.display_name,
+                         "stored": cmd == "import-playbook", "nodes": len(pb.nodes),
+                         "router_callable": pb.router_callable, "user_selectable": pb.user_selectable,
+                         **report.to_dict()})
             return 0
         if cmd == "playbooks":
             catalog = manager.playbooks
@@ -373,12 +374,21 @@ def run(args: argparse.Namespace) -> int:
     raise SystemExit(f"unknown command {cmd}")
 
 
+def _utf8_output() -> None:
+    """JSON is UTF-8 whatever the locale says: Japanese stays readable and never fails to encode."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+        if encoding != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
     import os
 
     from saiverse.errors import FAILED_EXIT, INTERRUPTED_EXIT, RAISE_ERRORS_ENV, USER_ERROR_EXIT, is_user_error
 
+    _utf8_output()
     args = build_parser().parse_args(argv)
     try:
         return run(args)
