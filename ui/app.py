@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from html import escape
 from pathlib import Path
@@ -29,7 +30,16 @@ from ui.side_panel import (  # noqa: E402
     header_html,
     item_list_html,
 )
-from ui.stream import ChatView, catch_up, load_earlier, open_building, stream_events  # noqa: E402
+from ui.stream import (  # noqa: E402
+    ChatView,
+    catch_up,
+    join_running,
+    live_html,
+    load_earlier,
+    open_building,
+    show_finished,
+    stream_events,
+)
 from ui.tabs.memory import build_memory_tab  # noqa: E402
 from ui.tabs.personas import build_personas_tab  # noqa: E402
 from ui.tabs.playbooks import build_playbooks_tab  # noqa: E402
@@ -61,6 +71,14 @@ GLOBAL_JS = """
   };
   document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') closeModal(); });
   document.addEventListener('click', (ev) => { if (ev.target && ev.target.id === 'item-modal') closeModal(); });
+  // The live strip follows what is being said: each update scrolls it to its newest line.
+  const follow = () => {
+    const live = document.querySelector('#chat-live');
+    if (!live) { setTimeout(follow, 200); return; }
+    new MutationObserver(() => { live.scrollTop = live.scrollHeight; })
+      .observe(live, {childList: true, subtree: true, characterData: true});
+  };
+  follow();
 }
 """
 
@@ -117,6 +135,16 @@ class _Views:
         except Exception as exc:  # noqa: BLE001 - a broken model config must not stop the window
             text = str(exc)
         return f'<div class="sv-notice">ℹ️ {escape(text)}</div>' if text else ""
+
+    def muted_notices(self) -> frozenset[str]:
+        """Notice kinds the chat leaves out because the line under it already says them: when the
+        configured model falls back, every pulse's fallback notice would repeat that line."""
+        configured = str(getattr(self.manager.settings, "default_model", "") or "").strip().lower()
+        try:
+            fallback = configured not in ("", "offline") and bool(self.manager.model_notice())
+        except Exception:  # noqa: BLE001 - same as notice()
+            fallback = False
+        return frozenset({"model_fallback"}) if fallback else frozenset()
 
     def image_path(self, item_id: str) -> str | None:
         try:
@@ -239,7 +267,11 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             yield from _send(manager, labels, views, view, message, building_id, meta_name, sub_name)
 
         def finish_send(view: ChatView) -> list[Any]:
-            """The send is over: the exchange leaves the live strip for the Chatbot, in one update."""
+            """The send is over: the exchange leaves the live strip for the Chatbot, in one update.
+            (A send that joined a running one ends at once; the running one finishes both.)"""
+            if view.busy:
+                return [gr.skip(), gr.skip()]
+            view.shown = len(view.messages)
             return [list(view.messages), ""]
 
         def on_stop(building_id: str | None, view: ChatView) -> None:
@@ -249,16 +281,22 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             gr.Info(labels("stopped", n=n) if n else labels("nothing_to_stop"))
 
         def on_tick(building_id: str | None, view: ChatView) -> list[Any]:
-            """Background pulses: new history lines and panel changes, sent only when there are any."""
+            """Background pulses: new history lines and panel changes, sent only when there are any.
+            While a long send streams (a production), what it finished moves into the Chatbot, so
+            the live strip keeps only what is in progress."""
             bid = building_id or view.building_id
+            if view.busy and show_finished(view):
+                return [list(view.messages), live_html(view), *[gr.skip()] * 3]
             if not bid or view.busy or view.building_id != bid:
-                return [gr.skip()] * 4
-            chat = list(view.messages) if catch_up(view, manager, labels) else gr.skip()
+                return [gr.skip()] * 5
+            caught = catch_up(view, manager, labels)
+            view.shown = len(view.messages)
+            chat = list(view.messages) if caught else gr.skip()
             panels = views.panels(bid)
             if panels == view.panels:
-                return [chat, *[gr.skip()] * 3]
+                return [chat, gr.skip(), *[gr.skip()] * 3]
             view.panels = panels
-            return [chat, *panels]
+            return [chat, gr.skip(), *panels]
 
         chat_view = [*panel_outputs, chatbot, earlier]
         demo.load(on_load, view_state, [building, *chat_view, notice, meta, sub], show_progress="hidden")
@@ -274,7 +312,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             show_progress="hidden", concurrency_limit=8, trigger_mode="multiple",
         ).then(finish_send, view_state, [chatbot, live], show_progress="hidden")
         stop.click(on_stop, [building, view_state], None, show_progress="hidden")
-        timer.tick(on_tick, [building, view_state], [chatbot, *panel_outputs], show_progress="hidden")
+        timer.tick(on_tick, [building, view_state], [chatbot, live, *panel_outputs], show_progress="hidden")
     return demo
 
 
@@ -309,21 +347,28 @@ def _send(
         yield [skip()] * 5
         return
     bid = building_id or manager.user_building()
+    args = {"selected_playbook": sub_name} if meta_name == MANUAL_META and sub_name else None
+    source = manager.handle_user_input(bid, text, attachments, meta_playbook=meta_name or None, args=args)
+    clear: Any = gr.MultimodalTextbox(value=None)
+    if view.building_id == bid and join_running(view, source):
+        # A send is streaming here already (a production at work): this message's events join it,
+        # in the one live area, in the order they happen.
+        yield [skip(), clear, skip(), skip(), skip()]
+        return
+    _wait_for_send(view)
     if view.building_id != bid:
         open_building(view, manager, labels, bid)
     else:
         catch_up(view, manager, labels)  # lines a background pulse wrote since the last tick
     view.busy = True
     try:
-        args = {"selected_playbook": sub_name} if meta_name == MANUAL_META and sub_name else None
-        source = manager.handle_user_input(bid, text, attachments, meta_playbook=meta_name or None, args=args)
         # The box is cleared by the first update, which goes out with the first chunk of the reply
         # or after FLUSH_SEC, whichever comes first (every update is a round trip through Gradio).
-        clear: Any = gr.MultimodalTextbox(value=None)
         shown_live = None
-        for live_html, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path):
-            live_out = live_html if live_html != shown_live else skip()
-            shown_live = live_html
+        for html, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path,
+                                                 muted_notices=views.muted_notices()):
+            live_out = html if html != shown_live else skip()
+            shown_live = html
             if panel_changed:
                 view.panels = views.panels(bid)
                 yield [live_out, clear, *view.panels]
@@ -334,6 +379,14 @@ def _send(
         view.busy = False
         latest = manager.history(bid, limit=1)
         view.newest_id = max(view.newest_id, latest[-1].id if latest else 0)
+
+
+def _wait_for_send(view: ChatView, timeout: float = 5.0) -> None:
+    """A send that just finished its stream is still writing down where it got to; let it, so its
+    lines are not read from the history a second time."""
+    deadline = time.monotonic() + timeout
+    while view.busy and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def launch(settings: Any) -> int:
