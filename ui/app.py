@@ -110,7 +110,8 @@ def launch_kwargs(settings: Any, *, port: int | None = None) -> dict[str, Any]:
         "js": GLOBAL_JS,
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir.
-        "allowed_paths": [str(Path(settings.home) / "image")],
+        # Backups too: the 設定 tab offers a new one for download (the server binds loopback by default).
+        "allowed_paths": [str(Path(settings.home) / "image"), str(Path(settings.home) / "backups")],
     }
 
 

@@ -389,3 +389,9 @@ EN.update({
     "mp_no_history": "No history.",
     "mp_empty": "No pages yet.",
 })
+
+# Backups and deleting (ui/tabs/backups.py, the personas and world tabs).
+from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
+
+JA.update(CARE_JA)
+EN.update(CARE_EN)

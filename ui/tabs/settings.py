@@ -15,6 +15,7 @@ import gradio as gr
 from saiverse.admin import AdminService
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
+from ui.tabs.backups import build_backup_section
 
 
 class SettingsOwner(Protocol):
@@ -82,8 +83,11 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     # The key box is emptied in every outcome, so the browser never holds it longer than the request.
     save.click(on_save, [*boxes, key, clear], [status, key, masked, clear, overridden])
 
+    backups = build_backup_section(manager, labels)  # type: ignore[arg-type]  # its own section (ui/tabs/backups.py)
+
     def refresh() -> list[Any]:
         now = manager.admin.settings_view()
-        return [*[now[k] for k, _ in FIELDS], key_html(manager, labels), overridden_html(manager, labels)]
+        return [*[now[k] for k, _ in FIELDS], key_html(manager, labels), overridden_html(manager, labels),
+                *backups.fn()]
 
-    return TabRefresh(refresh, [*boxes, masked, overridden])
+    return TabRefresh(refresh, [*boxes, masked, overridden, *backups.outputs])
