@@ -229,7 +229,14 @@ def run(args: argparse.Namespace) -> int:
 
         from database.migrate import migrate
 
-        report = migrate(Path(args.db) if args.db else _settings(args).db_path)
+        if args.db:
+            report = migrate(Path(args.db))
+        else:  # the home's database: the whole world is backed up first, like when the app opens it
+            from saiverse.backup_auto import BackupStore
+
+            st = _settings(args)
+            store = BackupStore(st.home, st.db_path, checkpoints_path=st.checkpoints_path, keep=lambda: st.backup_keep)
+            report = migrate(st.db_path, before_change=store.before_migration)
         _print_json(asdict(report)) if args.json else print(report.describe())
         return 0
     if cmd == "import-saiverse":
