@@ -134,24 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="path of the SQLite file")
     p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
 
-    p = sub.add_parser("backup", help="write the whole world into one .zip (while the app may run)")
-    _add_home(p)
-    p.add_argument("--out", help="the archive to write (default: <home>/backups/saiverse-manual-<time>.zip)")
-    p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
+    from saiverse.backup_cli import add_parsers
 
-    p = sub.add_parser("restore", help="rebuild a world from a backup archive in an empty home (--home DIR)")
-    _add_home(p)
-    p.add_argument("file", help="the backup archive (.zip)")
-    p.add_argument("--json", action="store_true", help="print what was restored as one JSON object")
-
-    for noun, what in (("persona", "a persona (a backup keeps its memory)"), ("building", "an empty building")):
-        p = sub.add_parser(noun, help=f"{noun} administration: delete {what}")
-        _add_home(p)
-        p.add_argument("action", choices=["delete"])
-        p.add_argument("id", help=f"the {noun} id")
-        if noun == "building":
-            p.add_argument("--move-to", metavar="ID", help="the building that takes the deleted building's items")
-        p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
+    add_parsers(sub, _add_home)  # backup, restore, persona delete, building delete
 
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)

@@ -12,15 +12,35 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from saiverse.backup import ProgressFn, create_backup
-from saiverse.backup_auto import BackupStore
-from saiverse.backup_restore import restore_backup
-from saiverse.errors import UsageError
-from saiverse.settings import Settings
+if TYPE_CHECKING:  # main.py builds its parser from this module: the work's imports wait until a command runs
+    from saiverse.backup import ProgressFn
+    from saiverse.settings import Settings
 
 PrintJson = Callable[[Any], None]
+
+
+def add_parsers(sub: Any, add_home: Callable[[argparse.ArgumentParser], None]) -> None:
+    """The subcommands of this module, on main.py's subparsers (`add_home` adds its --home flag)."""
+    p = sub.add_parser("backup", help="write the whole world into one .zip (while the app may run)")
+    add_home(p)
+    p.add_argument("--out", help="the archive to write (default: <home>/backups/saiverse-manual-<time>.zip)")
+    p.add_argument("--json", action="store_true", help="print what was written as one JSON object")
+
+    p = sub.add_parser("restore", help="rebuild a world from a backup archive in an empty home (--home DIR)")
+    add_home(p)
+    p.add_argument("file", help="the backup archive (.zip)")
+    p.add_argument("--json", action="store_true", help="print what was restored as one JSON object")
+
+    for noun, what in (("persona", "a persona (a backup keeps its memory)"), ("building", "an empty building")):
+        p = sub.add_parser(noun, help=f"{noun} administration: delete {what}")
+        add_home(p)
+        p.add_argument("action", choices=["delete"])
+        p.add_argument("id", help=f"the {noun} id")
+        if noun == "building":
+            p.add_argument("--move-to", metavar="ID", help="the building that takes the deleted building's items")
+        p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
 
 
 def terminal_progress(label: str) -> tuple[ProgressFn | None, Callable[[], None]]:
@@ -50,6 +70,9 @@ def _human(size: int) -> str:
 
 def backup_command(settings: Settings, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`backup [--out FILE]`: one archive of the home (default: `<home>/backups/`, kept until removed)."""
+    from saiverse.backup import create_backup
+    from saiverse.backup_auto import BackupStore
+
     progress, close = terminal_progress("backup")
     try:
         if args.out:
@@ -73,6 +96,8 @@ def backup_command(settings: Settings, args: argparse.Namespace, print_json: Pri
 
 def restore_command(settings: Settings, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`restore FILE --home DIR`: the archive's world in DIR, which must be empty or new."""
+    from saiverse.backup_restore import restore_backup
+
     progress, close = terminal_progress("restore")
     try:
         result = restore_backup(Path(args.file), settings.home, progress)
@@ -91,6 +116,8 @@ def restore_command(settings: Settings, args: argparse.Namespace, print_json: Pr
 
 def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`persona delete ID` / `building delete ID [--move-to ID]` through the admin rules."""
+    from saiverse.errors import UsageError
+
     with manager.home_lock.alone() as alone:
         if not alone:
             raise UsageError("another SAIVerse process has this home open (is the app running?); delete from its "

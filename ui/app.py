@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Iterator
 from html import escape
 from pathlib import Path
@@ -23,6 +22,7 @@ import gradio as gr  # noqa: E402
 
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
+from ui.send import MANUAL_META, send  # noqa: E402
 from ui.side_panel import (  # noqa: E402
     ITEM_LIST_JS,
     building_choices,
@@ -30,16 +30,7 @@ from ui.side_panel import (  # noqa: E402
     header_html,
     item_list_html,
 )
-from ui.stream import (  # noqa: E402
-    ChatView,
-    catch_up,
-    join_running,
-    live_html,
-    load_earlier,
-    open_building,
-    show_finished,
-    stream_events,
-)
+from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
 from ui.tabs.memory import build_memory_tab  # noqa: E402
 from ui.tabs.personas import build_personas_tab  # noqa: E402
 from ui.tabs.playbooks import build_playbooks_tab  # noqa: E402
@@ -49,7 +40,6 @@ from ui.tabs.world import build_world_tab  # noqa: E402
 
 CSS_PATH = Path(__file__).with_name("style.css")
 DEFAULT_META = "meta_user"
-MANUAL_META = "meta_user_manual"
 REFRESH_SEC = 5.0
 """How often an open window looks for what background pulses (schedules, autonomy) changed."""
 TABS = (
@@ -265,7 +255,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
 
         def on_submit(message: dict[str, Any] | None, building_id: str | None, meta_name: str | None,
                       sub_name: str | None, view: ChatView) -> Iterator[list[Any]]:
-            yield from _send(manager, labels, views, view, message, building_id, meta_name, sub_name)
+            yield from send(manager, labels, views, view, message, building_id, meta_name, sub_name)
 
         def finish_send(view: ChatView) -> list[Any]:
             """The send is over: the exchange leaves the live strip for the Chatbot, in one update.
@@ -315,79 +305,6 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
         stop.click(on_stop, [building, view_state], None, show_progress="hidden")
         timer.tick(on_tick, [building, view_state], [chatbot, live, *panel_outputs], show_progress="hidden")
     return demo
-
-
-def _read_attachments(files: list[Any], labels: Labels) -> list[tuple[str, bytes]]:
-    """Uploaded files (paths in Gradio's cache) → (filename, bytes) for the manager."""
-    out: list[tuple[str, bytes]] = []
-    for f in files:
-        path = f if isinstance(f, str) else (f or {}).get("path")
-        if not path:
-            continue
-        try:
-            out.append((Path(path).name, Path(path).read_bytes()))
-        except OSError:
-            gr.Warning(labels("read_failed", name=Path(path).name))
-    return out
-
-
-def _send(
-    manager: Any, labels: Labels, views: _Views, view: ChatView, message: dict[str, Any] | None,
-    building_id: str | None, meta_name: str | None, sub_name: str | None,
-) -> Iterator[list[Any]]:
-    """The send handler: yields [live strip, input, header, panel, items] as pulse events arrive.
-
-    The Chatbot is not an output here (a busy output re-renders, and with 200 messages that costs
-    the first token ~60 ms): `finish_send` moves the exchange into it when the send is over.
-    """
-    skip = gr.skip
-    message = message or {}
-    text = str(message.get("text") or "")
-    attachments = _read_attachments(list(message.get("files") or []), labels)
-    if not text.strip() and not attachments:
-        yield [skip()] * 5
-        return
-    bid = building_id or manager.user_building()
-    args = {"selected_playbook": sub_name} if meta_name == MANUAL_META and sub_name else None
-    source = manager.handle_user_input(bid, text, attachments, meta_playbook=meta_name or None, args=args)
-    clear: Any = gr.MultimodalTextbox(value=None)
-    if view.building_id == bid and join_running(view, source):
-        # A send is streaming here already (a production at work): this message's events join it,
-        # in the one live area, in the order they happen.
-        yield [skip(), clear, skip(), skip(), skip()]
-        return
-    _wait_for_send(view)
-    if view.building_id != bid:
-        open_building(view, manager, labels, bid)
-    else:
-        catch_up(view, manager, labels)  # lines a background pulse wrote since the last tick
-    view.busy = True
-    try:
-        # The box is cleared by the first update, which goes out with the first chunk of the reply
-        # or after FLUSH_SEC, whichever comes first (every update is a round trip through Gradio).
-        shown_live = None
-        for html, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path,
-                                                 muted_notices=views.muted_notices()):
-            live_out = html if html != shown_live else skip()
-            shown_live = html
-            if panel_changed:
-                view.panels = views.panels(bid)
-                yield [live_out, clear, *view.panels]
-            else:
-                yield [live_out, clear, skip(), skip(), skip()]
-            clear = skip()
-    finally:
-        view.busy = False
-        latest = manager.history(bid, limit=1)
-        view.newest_id = max(view.newest_id, latest[-1].id if latest else 0)
-
-
-def _wait_for_send(view: ChatView, timeout: float = 5.0) -> None:
-    """A send that just finished its stream is still writing down where it got to; let it, so its
-    lines are not read from the history a second time."""
-    deadline = time.monotonic() + timeout
-    while view.busy and time.monotonic() < deadline:
-        time.sleep(0.02)
 
 
 def launch(settings: Any) -> int:
