@@ -20,6 +20,7 @@ import sqlite3
 import stat
 import uuid
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -163,8 +164,12 @@ def verify_archive(archive: Path, progress: ProgressFn | None = None) -> dict[st
             raise RestoreError(f"{archive.name} holds no {DB_ENTRY}; nothing was written")
         total, done = sum(int(f["size"]) for f in listed.values()), 0
         for name, expected in listed.items():
-            with zf.open(name) as src:
-                _copy_checked(src, expected, None)
+            try:
+                with zf.open(name) as src:
+                    _copy_checked(src, expected, None)
+            except (zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, NotImplementedError) as exc:
+                raise RestoreError(f"the archive entry {name!r} cannot be read ({exc}); the archive was refused "
+                                   "and nothing was written") from exc
             done += int(expected["size"])
             if progress is not None:
                 progress(done, total, name)
@@ -231,11 +236,12 @@ def restore_backup(archive: Path, target: Path, progress: ProgressFn | None = No
     _check_target(target)
     manifest = verify_archive(archive, progress)
     need = sum(int(f["size"]) for f in manifest["files"])
-    target.parent.mkdir(parents=True, exist_ok=True)
-    free = shutil.disk_usage(target.parent).free
+    existing = next(p for p in (target, *target.parents) if p.exists())
+    free = shutil.disk_usage(existing).free
     if need * 1.1 > free:
         raise RestoreError(f"not enough free space beside {target}: the world needs {need:,} bytes, "
                            f"{free:,} are free; nothing was written")
+    target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.with_name(f".{target.name}.restore-{uuid.uuid4().hex[:8]}")
     staging.mkdir(mode=0o700)
     try:

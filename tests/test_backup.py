@@ -114,7 +114,7 @@ def test_manifest_lists_every_file_with_its_checksum(manager: SAIVerseManager, t
 
 
 @pytest.mark.parametrize("damage", ["flipped_byte", "extra_entry", "missing_entry", "zip_slip", "foreign",
-                                    "not_a_zip", "newer_schema"])
+                                    "not_a_zip", "newer_schema", "damaged_file"])
 def test_damaged_or_foreign_archive_is_refused_and_nothing_is_written(
         manager: SAIVerseManager, tmp_path: Path, damage: str) -> None:
     good = _backup(manager, tmp_path / "good.zip")
@@ -127,6 +127,13 @@ def test_damaged_or_foreign_archive_is_refused_and_nothing_is_written(
             e[name] = e[name][:-1] + bytes([e[name][-1] ^ 1])
             return e
         _rewrite(good, bad, flip)
+    elif damage == "damaged_file":  # a byte of the archive itself changed on disk (the zip's own CRC fails)
+        raw = bytearray(good.read_bytes())
+        with zipfile.ZipFile(good) as zf:
+            info = zf.getinfo("saiverse.db")
+        at = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra) + 100
+        raw[at] ^= 0xFF
+        bad.write_bytes(bytes(raw))
     elif damage == "extra_entry":
         _rewrite(good, bad, lambda e: {**e, "image/extra.png": b"x"})
     elif damage == "missing_entry":
@@ -256,3 +263,20 @@ def test_counts_of_an_open_database(manager: SAIVerseManager) -> None:
     with sqlite3.connect(manager.settings.db_path) as conn:
         counts = count_rows(conn)
     assert counts["buildings"] == 5 and counts["personas"] == 2 and counts["items"] == 4
+
+
+def test_cli_backup_and_restore(manager: SAIVerseManager, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import main as cli_main
+
+    out = tmp_path / "by-hand.zip"
+    assert cli_main.main(["backup", "--out", str(out)]) == 0
+    assert "backup written" in capsys.readouterr().out and stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert cli_main.main(["backup", "--out", str(out)]) == 2  # never over an existing file
+    assert "already exists" in capsys.readouterr().err
+    target = tmp_path / "新しい家"
+    (tmp_path / "junk.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    assert cli_main.main(["restore", str(tmp_path / "junk.zip"), "--home", str(target)]) == 2
+    assert "not a SAIVerse backup" in capsys.readouterr().err and not target.exists()
+    assert cli_main.main(["restore", str(out), "--home", str(target)]) == 0
+    printed = capsys.readouterr().out
+    assert f"python main.py --home {target}" in printed and (target / "saiverse.db").is_file()
