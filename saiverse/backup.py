@@ -291,13 +291,16 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
             plan.entries.append(_Entry(CHECKPOINTS_ENTRY, work / CHECKPOINTS_ENTRY,
                                        (work / CHECKPOINTS_ENTRY).stat().st_size))
         _plan_files(home, names, plan)
-        counts["files"] = sum(1 for e in plan.entries if e.name.split("/", 1)[0] in FILE_DIRS)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
                 writer = _Writer(zf, plan.total, progress)
                 for entry in plan.entries:
-                    writer.add_file(entry)
+                    try:
+                        writer.add_file(entry)
+                    except FileNotFoundError:  # removed since the snapshot (its item was deleted meanwhile)
+                        plan.missing.append(entry.name)
+                counts["files"] = sum(1 for f in writer.files if f["name"].split("/", 1)[0] in FILE_DIRS)
                 settings = _settings_without_keys(home)
                 if settings is not None:
                     writer.add_bytes(SETTINGS_ENTRY, settings)
