@@ -136,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", help="path of the SQLite file")
     p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
 
+    from saiverse.backup_cli import add_parsers
+
+    add_parsers(sub, _add_home)  # backup, restore, persona delete, building delete
+
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
     _add_bind(p)
@@ -206,11 +210,22 @@ def run(args: argparse.Namespace) -> int:
 
         from database.migrate import migrate
 
-        report = migrate(Path(args.db) if args.db else _settings(args).db_path)
+        if args.db:
+            report = migrate(Path(args.db))
+        else:  # the home's database: the whole world is backed up first, like when the app opens it
+            from saiverse.backup_auto import BackupStore
+
+            st = _settings(args)
+            store = BackupStore(st.home, st.db_path, checkpoints_path=st.checkpoints_path, keep=lambda: st.backup_keep)
+            report = migrate(st.db_path, before_change=store.before_migration)
         _print_json(asdict(report)) if args.json else print(report.describe())
         return 0
     if cmd == "import-saiverse":
         return _import_saiverse(args)
+    if cmd in ("backup", "restore"):
+        from saiverse.backup_cli import backup_command, restore_command
+
+        return (backup_command if cmd == "backup" else restore_command)(_settings(args), args, _print_json)
     if cmd == "chat":
         from saiverse.inputs import check_message
 
@@ -219,13 +234,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.text.strip():
             raise UsageError("the message is empty; say something (TEXT)")
     if cmd == "serve":
-        from saiverse.llm.registry import describe_default
         from ui.app import launch
 
-        settings = _settings(args)
-        model, why = describe_default(settings)
-        print(f"model: {model} — {why}", flush=True)  # which model answers, and why, before the UI starts
-        return launch(settings)
+        return launch(_settings(args))  # it prints where it listens and which model answers, and why
     manager = _manager(args)
     try:
         if cmd == "world":
@@ -255,6 +266,10 @@ def run(args: argparse.Namespace) -> int:
             for rec in records:
                 _print_json(rec)
             return 0
+        if cmd in ("persona", "building"):
+            from saiverse.backup_cli import delete_command
+
+            return delete_command(manager, args, _print_json)
         if cmd in ("chronicle", "memopedia"):
             from saiverse.memory_cli import chronicle_command, memopedia_command
 
@@ -291,9 +306,10 @@ def run(args: argparse.Namespace) -> int:
             report = manager.playbooks.validate(pb)
             if cmd == "import-playbook":
                 manager.playbooks.store(pb, replace=args.replace)
-            _print_json({"ok": True, "name": pb.name, "stored": cmd == "import-playbook",
-                         "nodes": len(pb.nodes), "router_callable": pb.router_callable,
-                         "user_selectable": pb.user_selectable, **report.to_dict()})
+            _print_json({"ok": True, "name": pb.name, "display_name": pb.display_name,
+                         "stored": cmd == "import-playbook", "nodes": len(pb.nodes),
+                         "router_callable": pb.router_callable, "user_selectable": pb.user_selectable,
+                         **report.to_dict()})
             return 0
         if cmd == "playbooks":
             catalog = manager.playbooks
@@ -360,12 +376,21 @@ def run(args: argparse.Namespace) -> int:
     raise SystemExit(f"unknown command {cmd}")
 
 
+def _utf8_output() -> None:
+    """JSON is UTF-8 whatever the locale says: Japanese stays readable and never fails to encode."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+        if encoding != "utf8" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
     import os
 
     from saiverse.errors import FAILED_EXIT, INTERRUPTED_EXIT, RAISE_ERRORS_ENV, USER_ERROR_EXIT, is_user_error
 
+    _utf8_output()
     args = build_parser().parse_args(argv)
     try:
         check_args(args)

@@ -19,7 +19,7 @@ import re
 import shlex
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -255,6 +255,17 @@ def _already_there(conn: sqlite3.Connection, statement: str) -> bool:
     return bool(match) and match.group(2).upper() in {c.upper() for c in _columns(conn, match.group(1))}
 
 
+def _backup_with(before_change: BeforeChange, path: Path, version: int) -> Path:
+    try:
+        return before_change(path, version)
+    except MigrationError:
+        raise
+    except Exception as exc:  # the hook's failure is reported as what it means here
+        raise MigrationError(
+            f"{path} was not migrated: the backup before migrating failed ({exc}). Nothing was changed."
+        ) from exc
+
+
 def split_statements(sql: str) -> list[str]:
     """Split a step's SQL on complete statements (trigger bodies contain semicolons)."""
     out: list[str] = []
@@ -288,8 +299,18 @@ def _migration_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True) -> MigrationReport:
-    """Bring the database at `db_path` to schema version `target` (default: the latest)."""
+BeforeChange = Callable[[Path, int], Path]
+"""(database path, its version) → the backup written before a step changes the database. The app
+passes one that archives the whole world (saiverse/backup_auto.py); this script knows nothing of it."""
+
+
+def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True,
+            before_change: BeforeChange | None = None) -> MigrationReport:
+    """Bring the database at `db_path` to schema version `target` (default: the latest).
+
+    Before the first change to an existing database it is backed up: by `before_change` when given
+    (its failure stops the migration with nothing changed), else as `<name>.bak-<stamp>-v<N>`.
+    """
     path = Path(db_path).expanduser().resolve()
     _check_header(path)
     if path.exists() and path.stat().st_size > 0:
@@ -297,14 +318,14 @@ def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool =
     _check_writable(path)
     _check_is_sqlite(path)
     with _migration_lock(path):
-        return _migrate_locked(path, target, backup)
+        return _migrate_locked(path, target, backup, before_change)
 
 
 def _locked(exc: sqlite3.OperationalError) -> bool:
     return "locked" in str(exc).lower() or "busy" in str(exc).lower()
 
 
-def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
+def _migrate_locked(path: Path, target: int, backup: bool, before_change: BeforeChange | None) -> MigrationReport:
     existed = path.exists() and path.stat().st_size > 0
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     report = MigrationReport(path, 0, 0)
@@ -321,7 +342,9 @@ def _migrate_locked(path: Path, target: int, backup: bool) -> MigrationReport:
         if pending:
             _probe_write_lock(conn)
             try:
-                if existed and backup:
+                if existed and backup and before_change is not None:
+                    report.backup_path = _backup_with(before_change, path, before)
+                elif existed and backup:
                     report.backup_path = _backup_name(path, before)
                     _backup(conn, report.backup_path)
                 _apply(conn, path, pending, before, report)

@@ -1,22 +1,28 @@
-"""Administration of the world from the UI tabs: personas, buildings and saved settings.
+"""Administration of the world from the UI tabs and the CLI: personas, buildings and saved settings.
 
-`AdminService(db, world, settings)` validates what a user typed and writes it (tables `ai` and
-`building`, docs/ARCHITECTURE.md "Storage"); every rejection is an `AdminError` (a ValueError) whose
-message names the field. Settings are saved through the `SettingsStore` (`<home>/settings.json`,
-mode 600, it may hold API keys), which hands the running app the new Settings at once; keys are
-never logged or returned in full (`mask_key`).
+`AdminService(db, world, settings, hooks=...)` validates what a user typed and writes it (tables `ai`
+and `building`, docs/ARCHITECTURE.md "Storage"); every rejection is an `AdminError` (a ValueError)
+whose message names the field. Deleting a persona or a building follows one set of rules for the UI
+and the CLI (`delete_persona`, `delete_building`): refusals name who or what is in the way, and an
+automatic backup is taken just before anything is removed. Settings are saved through the
+`SettingsStore` (`<home>/settings.json`, mode 600, it may hold API keys), which hands the running
+app the new Settings at once; keys are never logged or returned in full (`mask_key`).
 """
 
 from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
 
 from database.engine import Database
-from database.models import Building, City, Persona
+from database.models import Building, City, Persona, User
+from saiverse.admin_delete import DeleteReport, forget_building, forget_persona, item_count, move_items
 from saiverse.errors import UserError
 from saiverse.inputs import InputError, check_name, check_text
 from saiverse.settings import Settings, SettingsStore, mask_key
@@ -62,13 +68,28 @@ def _int(spec: dict[str, Any], key: str, minimum: int) -> int:
     return value
 
 
-class AdminService:
-    """Create and edit personas and buildings, save settings — for one world."""
+@dataclass(frozen=True)
+class DeleteHooks:
+    """What a deletion needs from the rest of the app (manager.py wires them)."""
 
-    def __init__(self, db: Database, world: World, settings: SettingsStore) -> None:
+    backup: Callable[[str], Path]
+    """label → the automatic backup written now (kind `delete`)."""
+    stop_persona: Callable[[str], None]
+    """Cancel a persona's pulses and wait until none runs; raises AdminError if one will not stop."""
+    live_runs: Callable[[], list[tuple[str, str, str]]]
+    """(run id, persona id, building id) of the production runs working in this process."""
+
+
+class AdminService:
+    """Create, edit and delete personas and buildings, save settings — for one world."""
+
+    def __init__(self, db: Database, world: World, settings: SettingsStore, *,
+                 hooks: DeleteHooks | None = None) -> None:
         self.db = db
         self.world = world
         self.settings = settings
+        self.hooks = hooks
+        """Backup and pulse control for deletions (None: deleting is refused)."""
 
     # ---- personas -------------------------------------------------------------------------------
     def _check_persona(self, spec: dict[str, Any], s: Any, persona_id: str | None) -> dict[str, Any]:
@@ -184,6 +205,89 @@ class AdminService:
             for key, value in values.items():
                 setattr(row, key, value)
         return self.world.building(building_id)
+
+    # ---- deleting -------------------------------------------------------------------------------
+    def _hooks(self) -> DeleteHooks:
+        if self.hooks is None:
+            raise AdminError("削除にはアプリのバックアップとパルス制御が必要です (manager から開いてください)")
+        return self.hooks
+
+    def delete_persona(self, persona_id: str) -> DeleteReport:
+        """Delete a persona: pulses cancelled, a backup taken, then its own rows go and its items stay
+        in the building it stood in (saiverse/admin_delete.py lists what is removed)."""
+        hooks = self._hooks()
+        persona = self._persona(persona_id)
+        for run_id, owner, building_id in hooks.live_runs():
+            if owner == persona_id:
+                raise AdminError(f"{persona.name} ({persona_id}) は {building_id} で制作中です (run {run_id[:8]})。"
+                                 "終わってから削除してください。")
+        hooks.stop_persona(persona_id)
+        report = DeleteReport("persona", persona_id, persona.name)
+        report.backup = hooks.backup(f"persona_{persona_id}")
+        with self.db.session() as s:
+            target = persona.building_id if persona.building_id and s.get(Building, persona.building_id) else None
+            if target is None:
+                user = s.scalars(select(User)).first()
+                target = user.building_id if user and user.building_id else None
+            held = item_count(s, "persona", persona_id)
+            if held and target is None:
+                raise AdminError(f"{persona.name} は {held} 個のアイテムを持っていますが、置いていける建物が"
+                                 "ありません。")
+            report.items_moved = move_items(s, "persona", persona_id, target) if held and target else 0
+            report.moved_to = target if report.items_moved else None
+            report.removed = forget_persona(s, persona_id)
+        return report
+
+    def delete_building(self, building_id: str, *, move_to: str | None = None) -> DeleteReport:
+        """Delete an empty building: refused while someone (or the user) is there, or while it holds
+        items and no `move_to` building takes them; a backup is taken first; its history goes."""
+        hooks = self._hooks()
+        with self.db.session() as s:
+            row = s.get(Building, building_id)
+            if row is None:
+                raise AdminError(f"建物 {building_id!r} は存在しません。")
+            name = row.name
+            inside = [f"{p.name} ({p.persona_id})" for p in s.scalars(
+                select(Persona).where(Persona.building_id == building_id).order_by(Persona.name))]
+            if inside:
+                raise AdminError(f"{name} ({building_id}) は削除できません: {'、'.join(inside)} がいます。"
+                                 "先に別の建物へ移動させてください。")
+            if s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
+                raise AdminError(f"{name} ({building_id}) は削除できません: あなたが今いる建物です。"
+                                 "先に別の建物へ移動してください。")
+            items = item_count(s, "building", building_id)
+            if move_to is not None:
+                dest = s.get(Building, move_to)
+                if dest is None:
+                    raise AdminError(f"移動先の建物 {move_to!r} (--move-to) は存在しません。")
+                if move_to == building_id:
+                    raise AdminError("移動先 (--move-to) には削除する建物とは別の建物を指定してください。")
+            elif items:
+                raise AdminError(f"{name} ({building_id}) には {items} 個のアイテムがあります。移動先の建物を"
+                                 "指定してください (--move-to ID)。")
+        for run_id, _owner, where in hooks.live_runs():
+            if where == building_id:
+                raise AdminError(f"{name} ({building_id}) では制作が進行中です (run {run_id[:8]})。"
+                                 "終わってから削除してください。")
+        report = DeleteReport("building", building_id, name)
+        report.backup = hooks.backup(f"building_{building_id}")
+        with self.db.session() as s:
+            if s.scalar(select(func.count()).select_from(Persona).where(Persona.building_id == building_id)) or \
+                    s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
+                raise AdminError(f"バックアップ中に誰かが {name} ({building_id}) に入りました。何も削除していません。")
+            if move_to is not None:
+                report.items_moved = move_items(s, "building", building_id, move_to)
+                report.moved_to = move_to if report.items_moved else None
+            elif item_count(s, "building", building_id):
+                raise AdminError(f"その間に {name} ({building_id}) にアイテムが置かれました。何も削除していません。")
+            report.removed = forget_building(s, building_id)
+        return report
+
+    def _persona(self, persona_id: str) -> PersonaInfo:
+        try:
+            return self.world.persona(persona_id)
+        except LookupError:
+            raise AdminError(f"ペルソナ {persona_id!r} は存在しません。") from None
 
     # ---- settings -------------------------------------------------------------------------------
     def settings_view(self) -> dict[str, str]:

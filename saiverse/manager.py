@@ -17,8 +17,9 @@ from typing import Any
 from chat import ChatModel, LLMError
 from database.engine import Database
 from database.migrate import MigrationError, migrate
-from saiverse.admin import AdminService
+from saiverse.admin import AdminError, AdminService, DeleteHooks
 from saiverse.aspect import crop_to_ratio
+from saiverse.backup_auto import BackupStore
 from saiverse.chronicle import ChronicleStore
 from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
 from saiverse.context_source import ContextSource
@@ -33,6 +34,7 @@ from saiverse.memopedia import MemopediaStore
 from saiverse.memory import MemoryRecord, SAIMemory
 from saiverse.pdf import check_pdf, is_pdf
 from saiverse.playbooks import PlaybookCatalog
+from saiverse.presence import nobody_answers
 from saiverse.production import ProductionService
 from saiverse.pulse import ModelResolver, PulseServices, persona_context
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
@@ -64,7 +66,10 @@ class SAIVerseManager:
         """The settings in force; the 設定 tab saves through it."""
         for directory in (settings.home, settings.image_dir, settings.documents_dir):
             directory.mkdir(parents=True, exist_ok=True)
-        migrate(settings.db_path)
+        self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
+                                   keep=lambda: self.settings.backup_keep, lock_home=False)
+        """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
+        migrate(settings.db_path, before_change=self.backups.before_migration)
         self.db = Database(settings.database_url)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
@@ -85,7 +90,9 @@ class SAIVerseManager:
         self.models: ModelResolver = models or self._configured_model
         """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
         a scripted model here."""
-        self.admin = AdminService(self.db, self.world, self.settings_store)
+        self.admin = AdminService(self.db, self.world, self.settings_store, hooks=DeleteHooks(
+            backup=lambda label: self.backups.create("delete", label).path, stop_persona=self._stop_persona,
+            live_runs=lambda: self.production.live_runs()))
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
         self.chronicle = ChronicleStore(self.db)
@@ -132,11 +139,18 @@ class SAIVerseManager:
     def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
         """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
         return Ticker(lambda: self.fire_due_schedules() + self.autonomous_tick(), self.production.resume_interrupted,
-                      interval=interval, on_events=on_events)
+                      interval=interval, on_events=on_events, chores=[self.backups.daily_if_due])
 
     # ---- models ---------------------------------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
         return model_for(self.settings, persona, kind)
+
+    def startup_notice(self) -> str:
+        """One console line at start: the model chats answer with, and why (a persona's own model wins for it)."""
+        from saiverse.llm.registry import describe_default
+
+        model, why = describe_default(self.settings)
+        return f"model: {model} — {why}"
 
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on an embedded model (local or offline), saying why."""
@@ -314,6 +328,12 @@ class SAIVerseManager:
         return self.chronicle_builder.build_due(persona_id).to_dict()
 
     # ---- pulses ---------------------------------------------------------------------------
+    def _stop_persona(self, persona_id: str) -> None:
+        """Before a persona is deleted: its pulses are cancelled and have ended (AdminError if one will not)."""
+        if not self.pulses.stop_persona(persona_id):
+            raise AdminError(f"{self.world.persona(persona_id).name} のパルスが止まりません。少し待ってからもう一度"
+                             "削除してください。")
+
     def cancel_pulses(self, building_id: str | None = None) -> int:
         """Stop running and queued pulses (the stop button)."""
         return self.pulses.cancel_all(building_id)
@@ -385,6 +405,10 @@ class SAIVerseManager:
             targets = [persona]
         else:
             targets = self.responders(building_id, text)
+            if not targets:  # never talk into silence: say who is where instead
+                yield event("notice", kind="nobody_here", building_id=building_id,
+                            text=nobody_answers(self.world, building_id, lang=self.settings.lang))
+                return
         call_args = dict(args or {})
         if text and "input" not in call_args and any(p.name == "input" for p in playbook.input_schema):
             call_args["input"] = text  # the request is what the user typed; upload notes stay in memory only

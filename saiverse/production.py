@@ -212,6 +212,16 @@ class ProductionService:
                             .order_by(ProductionRun.created_at.desc())).first()
             return row.run_id if row else None
 
+    def live_runs(self) -> list[tuple[str, str, str]]:
+        """(run id, persona id, building id) of every run working in this process right now."""
+        with self._lock:
+            live = set(self._live)
+        if not live:
+            return []
+        with self.db.session() as s:
+            rows = s.scalars(select(ProductionRun).where(ProductionRun.run_id.in_(live))).all()
+            return [(r.run_id, r.persona_id, r.building_id) for r in rows]
+
     def runs(self, status: str | None = None) -> list[dict[str, Any]]:
         with self.db.session() as s:
             q = select(ProductionRun).order_by(ProductionRun.created_at.desc())

@@ -82,9 +82,15 @@ class PulseJournal:
     _snapshots: dict[str, tuple[Snapshot, list[Message]]] = field(default_factory=dict)
     effects: list[tuple[int, str, str | None]] = field(default_factory=list)
     """Changes tools made during the pulse: (place among pending memory, persona id, note or None)."""
+    _noticed: set[str] = field(default_factory=set)
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
-        return self.services.resolve_model(persona, model_type)
+        model, notice = self.services.resolve_model(persona, model_type)
+        if notice in self._noticed:
+            return model, None  # every model call of a pulse falls back alike: say it once per pulse
+        if notice:
+            self._noticed.add(notice)
+        return model, notice
 
     def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str) -> None:
         self.pending_memory.append((persona_id, role, content, list(tags)))

@@ -161,6 +161,16 @@ class PulseController:
             h.cancel()
         return len(chosen)
 
+    def stop_persona(self, persona_id: str, *, timeout: float = 30.0) -> bool:
+        """Cancel a persona's running and queued pulses and wait for them to end; False if one did not."""
+        with self._guard:
+            handles = [h for h in (*self._running.values(), *self._queued.values())
+                       if h.record.persona_id == persona_id]
+        for h in handles:
+            h.cancel()
+        deadline = time.monotonic() + timeout
+        return all(h.done.wait(max(0.0, deadline - time.monotonic())) for h in handles)
+
     def busy(self) -> bool:
         with self._guard:
             return bool(self._running or self._queued)

@@ -38,7 +38,7 @@ PERSONAS = [
         ),
     },
     {
-        "persona_id": "sora", "name": "ソラ", "avatar": "🎨", "building_id": "entrance",
+        "persona_id": "sora", "name": "ソラ", "avatar": "🎨", "building_id": "atelier",
         "description": "アトリエに入り浸る絵描き。好奇心旺盛で、思いついたらすぐ描きたくなる。",
         "system_prompt": (
             "あなたは絵描きのソラです。好奇心旺盛で元気、くだけた口調で話します。"

@@ -73,6 +73,13 @@ def _context_tokens(value: str) -> int:
     return tokens
 
 
+def _backup_keep(value: str) -> int:
+    keep = _int(value)
+    if keep < 1:
+        raise ValueError(f"must be at least 1 (the newest automatic backup is always kept), got {keep}")
+    return keep
+
+
 def _int(value: str) -> int:
     try:
         return int(value)
@@ -171,6 +178,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
     Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", _context_tokens),
     Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", _positive),
+    Option("backup_keep", "SAIVERSE_BACKUP_KEEP", _backup_keep),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -237,6 +245,8 @@ class Settings:
     """Token budget of a prompt for personas without their own (`ai.CONTEXT_TOKENS`)."""
     max_message_chars: int = 20_000
     """Longest chat message a user may send (longer ones are refused before anything is written)."""
+    backup_keep: int = 7
+    """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
@@ -259,6 +269,11 @@ class Settings:
     def checkpoints_path(self) -> Path:
         """The LangGraph checkpoint database of production runs."""
         return self.home / "checkpoints.db"
+
+    @property
+    def backups_dir(self) -> Path:
+        """Where automatic (and default manual) backups are written."""
+        return self.home / "backups"
 
     @property
     def settings_path(self) -> Path:

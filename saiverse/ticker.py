@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from saiverse.pulse_controller import PulseHandle
@@ -20,13 +20,18 @@ class Ticker:
 
     The pulses it starts run on the persona workers; their events are drained here so nothing
     blocks, and `on_events` hears about them. `start()` also resumes, once, the production runs a
-    killed process left behind (`resume`, given an event callback).
+    killed process left behind (`resume`, given an event callback). `chores` (the daily backup) run
+    after every round, and once at start, on their own thread: a slow one never delays a schedule,
+    and a round never starts them again while they still run.
     """
 
     def __init__(self, tick: Callable[[], list[PulseHandle]], resume: Callable[[Callable[[dict[str, Any]], None]], Any],
-                 *, interval: float = 15.0, on_events: EventSink | None = None) -> None:
+                 *, interval: float = 15.0, on_events: EventSink | None = None,
+                 chores: Sequence[Callable[[], Any]] = ()) -> None:
         self._tick = tick
         self._resume = resume
+        self._chores = tuple(chores)
+        self._chores_busy = threading.Lock()
         self.interval = interval
         self.on_events = on_events
         self._stop = threading.Event()
@@ -37,6 +42,7 @@ class Ticker:
             self._thread = threading.Thread(target=self._loop, name="saiverse-ticker", daemon=True)
             self._thread.start()
             threading.Thread(target=self.resume_productions, name="saiverse-resume", daemon=True).start()
+            self.run_chores()
 
     def resume_productions(self) -> None:
         """Production runs a killed process left behind carry on from their last checkpoint."""
@@ -63,9 +69,28 @@ class Ticker:
         if self.on_events:
             self.on_events(events)
 
+    def run_chores(self) -> threading.Thread | None:
+        """Start the chores on their own thread unless they are still running; returns that thread."""
+        if not self._chores or not self._chores_busy.acquire(blocking=False):
+            return None
+        thread = threading.Thread(target=self._do_chores, name="saiverse-chores", daemon=True)
+        thread.start()
+        return thread
+
+    def _do_chores(self) -> None:
+        try:
+            for chore in self._chores:
+                try:
+                    chore()
+                except Exception:  # noqa: BLE001 - a failed chore (a full disk) must not stop the app
+                    log.exception("ticker chore failed")
+        finally:
+            self._chores_busy.release()
+
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             try:
                 self.tick()
             except Exception:  # noqa: BLE001 - a bad round must not stop the ticker
                 log.exception("ticker round failed")
+            self.run_chores()

@@ -58,12 +58,12 @@ class RunningApp:
         self.manager.close()
 
 
-def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None) -> RunningApp:
+def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None, model: Any = None) -> RunningApp:
     """Open a world under `home` (seeded on first run) and serve it without blocking.
 
     Settings are built directly, not read from the environment, so neither a developer's `.env`
-    nor their SAIVERSE_* variables can reach the test server; the offline model answers. `refresh_sec` shortens the window's
-    background-refresh timer.
+    nor their SAIVERSE_* variables can reach the test server; the offline model answers. `refresh_sec` shortens
+    the window's background-refresh timer; `model` (a ChatModel, e.g. a slow ScriptedModel) answers every call.
     """
     from saiverse.manager import SAIVerseManager
     from saiverse.settings import Settings
@@ -73,7 +73,7 @@ def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None)
     port = free_port()
     settings = Settings(home=home, database_url=f"sqlite:///{home / 'saiverse.db'}", port=port, lang=lang,
                         default_model="offline")  # the deterministic model, as every test (tests/conftest.py)
-    manager = SAIVerseManager(settings)
+    manager = SAIVerseManager(settings, models=None if model is None else (lambda _p, _k: (model, None)))
     app = build_app(manager) if refresh_sec is None else build_app(manager, refresh_sec=refresh_sec)
     app.launch(**launch_kwargs(settings, port=port), prevent_thread_lock=True)
     return RunningApp(f"http://127.0.0.1:{port}/", manager, app, home)

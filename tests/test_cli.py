@@ -202,7 +202,8 @@ def test_playbook_commands(run: Callable[..., Run], tmp_path: Path) -> None:
     good = tmp_path / "tea_time.json"
     good.write_text(json.dumps(TEA, ensure_ascii=False))
     checked = run("validate-playbook", str(good)).json()
-    assert checked == {"ok": True, "name": "tea_time", "stored": False, "nodes": 1, "router_callable": True,
+    assert checked == {"ok": True, "name": "tea_time", "display_name": "お茶の時間", "stored": False, "nodes": 1,
+                       "router_callable": True,
                        "user_selectable": False, "needs": [], "ignored": [], "expects": []}
     assert "tea_time" not in run("playbooks").out
     assert run("import-playbook", str(good)).json()["stored"] is True

@@ -171,7 +171,7 @@ def test_instruction_during_a_run_patches_pending_steps(manager: SAIVerseManager
     assert replies[0][-1]["kind"] == "production_instruction"
     plans = [e["plan"] for e in events if e["type"] == "data-plan_update"]
     final = plans[-1]
-    assert len(final) == 6 and final[-1]["title"].startswith("最後にあとがき") and final[-1]["status"] == "completed"
+    assert len(final) == 6 and final[-1]["title"] == "あとがき" and final[-1]["status"] == "completed"
     run_id = next(e for e in events if e.get("kind") == "production_started")["run_id"]
     log = manager.production.engine.summary(run_id).patch_log
     assert log[0]["op"] == "append_tail" and log[0]["status"] == "applied"

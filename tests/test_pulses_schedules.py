@@ -171,10 +171,10 @@ def test_autonomous_mode_is_off_by_default_and_runs_auto_personas(manager: SAIVe
     ticker = manager.ticker(interval=3600)
     assert ticker.tick() == []  # the global toggle is off
     manager.autonomous = True
-    manager.move_user("entrance")
+    manager.move_user("atelier")
     (handle,) = ticker.tick()
     assert handle.record.kind == "auto" and handle.record.persona_id == "sora"
     assert handle.done.wait(20) and handle.record.status == "ok"
     assert ticker.tick() == []  # not again before the building's interval
-    spoken = [h for h in manager.history("entrance") if h.speaker_id == "sora"]
+    spoken = [h for h in manager.history("atelier") if h.speaker_id == "sora"]
     assert spoken and "オフライン" in spoken[-1].content  # the user is there, so sora speaks

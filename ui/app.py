@@ -22,6 +22,7 @@ import gradio as gr  # noqa: E402
 
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
+from ui.send import MANUAL_META, send  # noqa: E402
 from ui.side_panel import (  # noqa: E402
     ITEM_LIST_JS,
     building_choices,
@@ -29,7 +30,7 @@ from ui.side_panel import (  # noqa: E402
     header_html,
     item_list_html,
 )
-from ui.stream import ChatView, catch_up, load_earlier, open_building, stream_events  # noqa: E402
+from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
 from ui.tabs.memory import build_memory_tab  # noqa: E402
 from ui.tabs.personas import build_personas_tab  # noqa: E402
 from ui.tabs.playbooks import build_playbooks_tab  # noqa: E402
@@ -39,7 +40,6 @@ from ui.tabs.world import build_world_tab  # noqa: E402
 
 CSS_PATH = Path(__file__).with_name("style.css")
 DEFAULT_META = "meta_user"
-MANUAL_META = "meta_user_manual"
 REFRESH_SEC = 5.0
 """How often an open window looks for what background pulses (schedules, autonomy) changed."""
 TABS = (
@@ -61,6 +61,14 @@ GLOBAL_JS = """
   };
   document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') closeModal(); });
   document.addEventListener('click', (ev) => { if (ev.target && ev.target.id === 'item-modal') closeModal(); });
+  // The live strip follows what is being said: each update scrolls it to its newest line.
+  const follow = () => {
+    const live = document.querySelector('#chat-live');
+    if (!live) { setTimeout(follow, 200); return; }
+    new MutationObserver(() => { live.scrollTop = live.scrollHeight; })
+      .observe(live, {childList: true, subtree: true, characterData: true});
+  };
+  follow();
 }
 """
 
@@ -92,7 +100,8 @@ def launch_kwargs(settings: Any, *, port: int | None = None) -> dict[str, Any]:
         "js": GLOBAL_JS,
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir.
-        "allowed_paths": [str(Path(settings.home) / "image")],
+        # Backups too: the 設定 tab offers a new one for download (the server binds loopback by default).
+        "allowed_paths": [str(Path(settings.home) / "image"), str(Path(settings.home) / "backups")],
         # Gradio refuses a larger attachment while it streams in, before it is written or read.
         "max_file_size": settings.max_upload_bytes,
     }
@@ -119,6 +128,16 @@ class _Views:
         except Exception as exc:  # noqa: BLE001 - a broken model config must not stop the window
             text = str(exc)
         return f'<div class="sv-notice">ℹ️ {escape(text)}</div>' if text else ""
+
+    def muted_notices(self) -> frozenset[str]:
+        """Notice kinds the chat leaves out because the line under it already says them: when the
+        configured model falls back, every pulse's fallback notice would repeat that line."""
+        configured = str(getattr(self.manager.settings, "default_model", "") or "").strip().lower()
+        try:
+            fallback = configured not in ("", "offline") and bool(self.manager.model_notice())
+        except Exception:  # noqa: BLE001 - same as notice()
+            fallback = False
+        return frozenset({"model_fallback"}) if fallback else frozenset()
 
     def image_path(self, item_id: str) -> str | None:
         try:
@@ -238,10 +257,14 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
 
         def on_submit(message: dict[str, Any] | None, building_id: str | None, meta_name: str | None,
                       sub_name: str | None, view: ChatView) -> Iterator[list[Any]]:
-            yield from _send(manager, labels, views, view, message, building_id, meta_name, sub_name)
+            yield from send(manager, labels, views, view, message, building_id, meta_name, sub_name)
 
         def finish_send(view: ChatView) -> list[Any]:
-            """The send is over: the exchange leaves the live strip for the Chatbot, in one update."""
+            """The send is over: the exchange leaves the live strip for the Chatbot, in one update.
+            (A send that joined a running one ends at once; the running one finishes both.)"""
+            if view.busy:
+                return [gr.skip(), gr.skip()]
+            view.shown = len(view.messages)
             return [list(view.messages), ""]
 
         def on_stop(building_id: str | None, view: ChatView) -> None:
@@ -251,16 +274,22 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             gr.Info(labels("stopped", n=n) if n else labels("nothing_to_stop"))
 
         def on_tick(building_id: str | None, view: ChatView) -> list[Any]:
-            """Background pulses: new history lines and panel changes, sent only when there are any."""
+            """Background pulses: new history lines and panel changes, sent only when there are any.
+            While a long send streams (a production), what it finished moves into the Chatbot, so
+            the live strip keeps only what is in progress."""
             bid = building_id or view.building_id
+            if view.busy and show_finished(view):
+                return [list(view.messages), live_html(view), *[gr.skip()] * 3]
             if not bid or view.busy or view.building_id != bid:
-                return [gr.skip()] * 4
-            chat = list(view.messages) if catch_up(view, manager, labels) else gr.skip()
+                return [gr.skip()] * 5
+            caught = catch_up(view, manager, labels)
+            view.shown = len(view.messages)
+            chat = list(view.messages) if caught else gr.skip()
             panels = views.panels(bid)
             if panels == view.panels:
-                return [chat, *[gr.skip()] * 3]
+                return [chat, gr.skip(), *[gr.skip()] * 3]
             view.panels = panels
-            return [chat, *panels]
+            return [chat, gr.skip(), *panels]
 
         chat_view = [*panel_outputs, chatbot, earlier]
         demo.load(on_load, view_state, [building, *chat_view, notice, meta, sub], show_progress="hidden")
@@ -276,66 +305,8 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             show_progress="hidden", concurrency_limit=8, trigger_mode="multiple",
         ).then(finish_send, view_state, [chatbot, live], show_progress="hidden")
         stop.click(on_stop, [building, view_state], None, show_progress="hidden")
-        timer.tick(on_tick, [building, view_state], [chatbot, *panel_outputs], show_progress="hidden")
+        timer.tick(on_tick, [building, view_state], [chatbot, live, *panel_outputs], show_progress="hidden")
     return demo
-
-
-def _read_attachments(files: list[Any], labels: Labels) -> list[tuple[str, bytes]]:
-    """Uploaded files (paths in Gradio's cache) → (filename, bytes) for the manager."""
-    out: list[tuple[str, bytes]] = []
-    for f in files:
-        path = f if isinstance(f, str) else (f or {}).get("path")
-        if not path:
-            continue
-        try:
-            out.append((Path(path).name, Path(path).read_bytes()))
-        except OSError:
-            gr.Warning(labels("read_failed", name=Path(path).name))
-    return out
-
-
-def _send(
-    manager: Any, labels: Labels, views: _Views, view: ChatView, message: dict[str, Any] | None,
-    building_id: str | None, meta_name: str | None, sub_name: str | None,
-) -> Iterator[list[Any]]:
-    """The send handler: yields [live strip, input, header, panel, items] as pulse events arrive.
-
-    The Chatbot is not an output here (a busy output re-renders, and with 200 messages that costs
-    the first token ~60 ms): `finish_send` moves the exchange into it when the send is over.
-    """
-    skip = gr.skip
-    message = message or {}
-    text = str(message.get("text") or "")
-    attachments = _read_attachments(list(message.get("files") or []), labels)
-    if not text.strip() and not attachments:
-        yield [skip()] * 5
-        return
-    bid = building_id or manager.user_building()
-    if view.building_id != bid:
-        open_building(view, manager, labels, bid)
-    else:
-        catch_up(view, manager, labels)  # lines a background pulse wrote since the last tick
-    view.busy = True
-    try:
-        args = {"selected_playbook": sub_name} if meta_name == MANUAL_META and sub_name else None
-        source = manager.handle_user_input(bid, text, attachments, meta_playbook=meta_name or None, args=args)
-        # The box is cleared by the first update, which goes out with the first chunk of the reply
-        # or after FLUSH_SEC, whichever comes first (every update is a round trip through Gradio).
-        clear: Any = gr.MultimodalTextbox(value=None)
-        shown_live = None
-        for live_html, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path):
-            live_out = live_html if live_html != shown_live else skip()
-            shown_live = live_html
-            if panel_changed:
-                view.panels = views.panels(bid)
-                yield [live_out, clear, *view.panels]
-            else:
-                yield [live_out, clear, skip(), skip(), skip()]
-            clear = skip()
-    finally:
-        view.busy = False
-        latest = manager.history(bid, limit=1)
-        view.newest_id = max(view.newest_id, latest[-1].id if latest else 0)
 
 
 def launch(settings: Any) -> int:
@@ -354,6 +325,7 @@ def launch(settings: Any) -> int:
         ticker.start()  # schedules and autonomous turns run while the window is served
         # Printed once the port is really bound, so the line is never a lie.
         print(f"SAIVerse: http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
+        print(manager.startup_notice(), flush=True)
         app.block_thread()
     except KeyboardInterrupt:
         pass

@@ -15,6 +15,8 @@ from ui.i18n import Labels
 
 Message = dict[str, Any]
 """A Chatbot message in the messages format: {"role", "content", optional "metadata"}."""
+ONCE_PER_SEND = frozenset({"model_fallback"})
+"""Notice kinds a pulse may repeat (every model call of it falls back alike) that the chat shows once."""
 
 
 def persona_header(name: str, avatar: str | None) -> str:
@@ -69,6 +71,25 @@ class EventRenderer:
     labels: Labels
     image_path_of: Callable[[str], str | None] = lambda _item_id: None
     replies: dict[str, _Reply] = field(default_factory=dict)
+    shown_notices: set[str] = field(default_factory=set)
+    """Notice kinds shown once per send (a model fallback repeats for every model call of a pulse)."""
+    muted_notices: set[str] = field(default_factory=set)
+    """Notice kinds never shown in the chat (the line under the chat already says it)."""
+
+    def _append(self, message: Message) -> None:
+        """Add an entry in the order things happened: a reply that has not said anything yet moves
+        below it, so its words appear where they were said, not where the persona began thinking."""
+        waiting = sorted((r for r in self.replies.values() if not r.final and not r.text), key=lambda r: r.index)
+        for reply in reversed(waiting):
+            del self.messages[reply.index]
+            for other in self.replies.values():
+                if other.index > reply.index:
+                    other.index -= 1
+        self.messages.append(message)
+        for reply in waiting:
+            self.messages.append({"role": "assistant", "content": ""})
+            reply.index = len(self.messages) - 1
+            self._render(reply)
 
     def _key(self, ev: dict[str, Any]) -> str:
         return str(ev.get("pulse_id") or ev.get("persona_id") or "")
@@ -93,7 +114,7 @@ class EventRenderer:
         """Render one event; True when the side panel should refresh."""
         kind = ev.get("type")
         if kind == "user_message":
-            self.messages.append({"role": "user", "content": ev.get("text", "")})
+            self._append({"role": "user", "content": ev.get("text", "")})
         elif kind == "pulse_start":
             self._render(self._open(ev))
         elif kind == "speak_chunk":
@@ -107,7 +128,7 @@ class EventRenderer:
             reply.final = True
             self._render(reply)
         elif kind == "notice":
-            self.messages.append(system_message(self.labels("notice", text=ev.get("text", ""))))
+            self._notice(ev)
         elif kind == "error" and ev.get("kind") == "cancelled":
             pass  # pulse_end(status=cancelled) marks the bubble; a second error line would be noise
         elif kind == "error":
@@ -115,7 +136,7 @@ class EventRenderer:
             line = self.labels("error_from", name=name, message=message) if name else self.labels(
                 "error", message=message
             )
-            self.messages.append(system_message(line))
+            self._append(system_message(line))
         elif kind == "pulse_end":
             self._close(ev)
         elif kind == "data-plan_update":
@@ -125,6 +146,14 @@ class EventRenderer:
                 self._show_upload(ev.get("item") or {})
             return True
         return False
+
+    def _notice(self, ev: dict[str, Any]) -> None:
+        """A notice line, unless muted or (for a once-per-send kind) already shown."""
+        kind = str(ev.get("kind") or "")
+        if kind in self.muted_notices or (kind in ONCE_PER_SEND and kind in self.shown_notices):
+            return
+        self.shown_notices.add(kind)
+        self._append(system_message(self.labels("notice", text=ev.get("text", ""))))
 
     def _close(self, ev: dict[str, Any]) -> None:
         """End of a pulse: an empty bubble becomes '(no reply)' or, after an error, disappears;
@@ -154,4 +183,4 @@ class EventRenderer:
             return
         path = self.image_path_of(str(item.get("item_id", "")))
         if path:
-            self.messages.append({"role": "user", "content": {"path": path, "alt_text": item.get("name", "")}})
+            self._append({"role": "user", "content": {"path": path, "alt_text": item.get("name", "")}})

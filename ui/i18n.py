@@ -404,3 +404,9 @@ EN.update({
     "st_openai_key": "OpenAI API key (gpt-… / o…)",
     "st_anthropic_key": "Anthropic API key (claude-…)",
 })
+
+# Backups and deleting (ui/tabs/backups.py, the personas and world tabs).
+from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
+
+JA.update(CARE_JA)
+EN.update(CARE_EN)

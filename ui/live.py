@@ -32,9 +32,12 @@ class LiveRenderer:
     labels: Labels
     image_path_of: Any = lambda _item_id: None
     pending: list[Message] = field(default_factory=list)
+    muted_notices: set[str] = field(default_factory=set)
+    """Notice kinds not shown in the chat (ui/chat.py EventRenderer)."""
 
     def __post_init__(self) -> None:
-        self._inner = EventRenderer(self.pending, self.labels, image_path_of=self.image_path_of)
+        self._inner = EventRenderer(self.pending, self.labels, image_path_of=self.image_path_of,
+                                    muted_notices=self.muted_notices)
 
     def apply(self, ev: dict[str, Any]) -> tuple[bool, bool]:
         """Render one event; returns (messages changed, side panel should refresh)."""

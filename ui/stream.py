@@ -3,9 +3,13 @@
 `ChatView` (kept in a per-session `gr.State`, which Gradio holds by reference) is the rendered
 message list of one building plus the history ids it covers: the window opens on the latest
 `PAGE` lines, "load earlier" prepends the page before `oldest_id`, and the refresh timer appends
-lines newer than `newest_id` that background pulses wrote. `stream_reply` runs the manager's
+lines newer than `newest_id` that background pulses wrote. `stream_events` runs the manager's
 event generator on a pump thread and coalesces chunk updates, so a long reply re-sends the chat
 at most every `FLUSH_SEC` (the first chunk of each reply goes out at once).
+
+A session has one live area. A message sent while a send still streams (an instruction for a
+production, say) joins the running pump instead of starting a second stream: its events are
+shown in the same place, in the order things happen, and nothing is read twice from the history.
 """
 
 from __future__ import annotations
@@ -43,6 +47,10 @@ class ChatView:
     """The side-panel HTML last sent, so the timer only sends a change."""
     pump: _Pump | None = None
     """The running send's pump, so the stop button can end it after the cancelled pulse."""
+    shown: int = 0
+    """How many of `messages` the Chatbot shows; the live strip shows the rest (and what is pending)."""
+    live: LiveRenderer | None = None
+    """The running send's renderer (its pending entries are the live strip's tail)."""
 
 
 def open_building(view: ChatView, manager: Any, labels: Labels, building_id: str) -> ChatView:
@@ -100,47 +108,91 @@ class _Done:
         self.error = error
 
 
+class _Failed:
+    """One source of the pump ended with an exception (shown in the chat; the others go on)."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
 class _Pump:
-    """Drains the manager's event generator on its own thread into a queue.
+    """Drains the manager's event generators, each on its own thread, into one queue.
 
     The send handler can then wait with a timeout (to flush coalesced chunks on time) instead of
-    blocking inside the generator. After `stop()`, the pump ends at the next `pulse_end` and closes
-    the generator, so personas after the cancelled one are never started.
+    blocking inside a generator. A later send adds its generator with `add` while the pump runs;
+    the pump is done (`_Done` queued) when every source has ended, and takes no source after that.
+    After `stop()`, each source ends at its next `pulse_end` and is closed, so personas after the
+    cancelled one are never started.
     """
 
     def __init__(self, source: Iterator[dict[str, Any]]) -> None:
-        self.queue: queue.Queue[dict[str, Any] | _Done] = queue.Queue()
-        self._source = source
+        self.queue: queue.Queue[dict[str, Any] | _Failed | _Done] = queue.Queue()
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="saiverse-ui-pump", daemon=True)
-        self._thread.start()
+        self._lock = threading.Lock()
+        self._active = 0
+        self._closed = False
+        self.add(source)
+
+    def add(self, source: Iterator[dict[str, Any]]) -> bool:
+        """Drain `source` into this pump too; False when the pump has already finished."""
+        with self._lock:
+            if self._closed:
+                return False
+            self._active += 1
+        threading.Thread(target=self._run, args=(source,), name="saiverse-ui-pump", daemon=True).start()
+        return True
 
     def stop(self) -> None:
         self._stop.set()
 
-    def _run(self) -> None:
-        error: BaseException | None = None
+    def _run(self, source: Iterator[dict[str, Any]]) -> None:
         try:
-            for ev in self._source:
+            for ev in source:
                 self.queue.put(ev)
                 if self._stop.is_set() and ev.get("type") in ("pulse_end", "user_message"):
                     break
         except Exception as exc:  # noqa: BLE001 - handed to the send handler, shown in the chat
-            error = exc
+            self.queue.put(_Failed(exc))
         finally:
-            close = getattr(self._source, "close", None)
+            close = getattr(source, "close", None)
             if close is not None:
                 close()
-            self.queue.put(_Done(error))
+            with self._lock:
+                self._active -= 1
+                last = self._active == 0
+                self._closed = self._closed or last
+            if last:
+                self.queue.put(_Done())
 
 
 Update = tuple[str, bool]
 """(the live strip's HTML, whether the side panel should refresh)."""
 
 
+def live_html(view: ChatView) -> str:
+    """The live strip: finished entries the Chatbot does not show yet, then what is in progress."""
+    pending = view.live.html() if view.live is not None else ""
+    return "".join(live_bubble(m) for m in view.messages[view.shown:]) + pending
+
+
+def join_running(view: ChatView, source: Iterator[dict[str, Any]]) -> bool:
+    """Hand a later send's events to the send already streaming in this session; False if none is."""
+    pump = view.pump
+    return bool(view.busy and pump is not None and pump.add(source))
+
+
+def show_finished(view: ChatView) -> bool:
+    """Let the Chatbot take the finished entries while a long send still runs; True when there were any."""
+    if len(view.messages) <= view.shown:
+        return False
+    view.shown = len(view.messages)
+    return True
+
+
 def stream_events(
     view: ChatView, labels: Labels, source: Iterator[dict[str, Any]], *,
     image_path_of: Callable[[str], str | None] = lambda _i: None, flush_sec: float = FLUSH_SEC,
+    muted_notices: frozenset[str] = frozenset(),
 ) -> Iterator[Update]:
     """Apply `source`'s events to `view.messages`, yielding coalesced updates of the live strip.
 
@@ -152,8 +204,9 @@ def stream_events(
     chunk once `flush_sec` has passed since the last one; otherwise it waits (at most `flush_sec`).
     The first update goes out within `flush_sec` of the start even if nothing happened.
     """
-    renderer = LiveRenderer(view.messages, labels, image_path_of=image_path_of)
-    shown = len(view.messages)  # what the Chatbot already displays
+    renderer = view.live = LiveRenderer(view.messages, labels, image_path_of=image_path_of,
+                                        muted_notices=set(muted_notices))
+    view.shown = len(view.messages)  # what the Chatbot already displays
     pump = view.pump = _Pump(source)
     started: set[str] = set()
     # The first update waits (at most flush_sec) for the first chunk, so the user's line and the
@@ -162,7 +215,7 @@ def stream_events(
 
     def update() -> Update:
         nonlocal last, pending, panel_dirty
-        out = ("".join(live_bubble(m) for m in view.messages[shown:]) + renderer.html(), panel_dirty)
+        out = (live_html(view), panel_dirty)
         last, pending, panel_dirty = time.monotonic(), False, False
         return out
 
@@ -175,11 +228,13 @@ def stream_events(
                 yield update()
                 continue
             if isinstance(item, _Done):
-                if item.error is not None:
-                    exc = item.error
-                    view.messages.append(system_message(labels("error", message=str(exc) or type(exc).__name__)))
-                    print(f"saiverse ui: send failed: {exc!r}", file=sys.stderr)
                 break
+            if isinstance(item, _Failed):
+                exc = item.error
+                view.messages.append(system_message(labels("error", message=str(exc) or type(exc).__name__)))
+                print(f"saiverse ui: send failed: {exc!r}", file=sys.stderr)
+                pending = True
+                continue
             _changed, panel = renderer.apply(item)
             panel_dirty = panel_dirty or panel
             first_chunk = False
@@ -194,7 +249,8 @@ def stream_events(
     finally:
         pump.stop()  # a closed page (GeneratorExit) stops after the current pulse too
         view.pump = None
+        view.live = None
     # Whatever is still pending (a source that ended mid-reply) joins the history as it stands.
     view.messages.extend(renderer.pending)
     renderer.pending.clear()
-    yield update()[0], True
+    yield live_html(view), True

@@ -13,7 +13,8 @@ from langgraph.graph import END, START, StateGraph
 
 from chat import LLMError
 from sea.production import workers
-from sea.production.patches import apply_ops, model_ops, propose_ops
+from sea.production.patches import apply_ops, capability_for, model_ops, propose_ops
+from sea.production.placement import positioned_ops
 from sea.production.planner import model_plan, request_kind, template_plan
 from sea.production.ports import ProductionPorts
 from sea.production.research import build_research_graph
@@ -85,6 +86,10 @@ def patch_planner(state: ProductionState, config: RunnableConfig) -> dict[str, A
     plan = state.get("plan", [])
     ops: list[dict[str, Any]] = []
     for text in state.get("instructions", []):
+        placed = positioned_ops(text, plan, capability_for(text))
+        if placed is not None:  # the wording names the place: no model decides that differently
+            ops += placed
+            continue
         asked = model_ops(model, ports.system_prompt(), text, plan) if model.follows_instructions else None
         if asked is None and model.follows_instructions:
             ports.emit({"type": "notice", "kind": "patch_fallback",

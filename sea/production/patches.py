@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 from chat import ChatModel, ChatRequest, LLMError, Message
+from sea.production.placement import new_step_fields, positioned_ops
 from sea.production.state import CAPABILITIES, PATCH_OPS, PlanPatchOp, TaskStep
 
 _PART = {"type": "object", "properties": {
@@ -79,13 +80,15 @@ def model_ops(model: ChatModel, system: str, instruction: str, plan: list[TaskSt
 
 
 def propose_ops(instruction: str, plan: list[TaskStep]) -> list[dict[str, Any]]:
-    """Rule-based patch planning (for a model that does not follow instructions): the wording picks the op."""
+    """Rule-based patch planning: an instruction that names its place goes there (sea/production/placement.py);
+    otherwise the wording picks the op. A model that does not follow instructions always comes here."""
     text = instruction.strip()
     pending = [s for s in plan if s.get("status") == "pending"]
+    placed = positioned_ops(text, plan, capability_for(text))
+    if placed is not None:
+        return placed
     if re.search(r"(追加|足して|加えて|最後に|も作って|もつけて)", text) or not pending:
-        cap = capability_for(text)
-        return [{"op": "append_tail", "source": text,
-                 "step": {"capability": cap, "title": text[:30], "instruction": text}}]
+        return [{"op": "append_tail", "source": text, "step": new_step_fields(text, capability_for(text))}]
     target = next((s for s in pending if capability_for(text, "") == s.get("capability")), pending[0])
     if re.search(r"(分けて|分割|二つに|2つに|ふたつに)", text):
         base = target.get("instruction", "")
@@ -118,6 +121,9 @@ def _shape_error(op: Any) -> str | None:
                 return "every split part needs a non-empty instruction"
             if "capability" in p and p["capability"] not in CAPABILITIES:
                 return f"unknown capability {p['capability']!r}"
+            deps = p.get("depends_on", [])
+            if not isinstance(deps, list) or not all(isinstance(d, int) and not isinstance(d, bool) for d in deps):
+                return "a split part's depends_on must be a list of step ids"
     if kind == "append_tail":
         step = op.get("step")
         if not isinstance(step, dict):
@@ -173,18 +179,29 @@ def apply_ops(plan: list[TaskStep], ops: list[Any]) -> tuple[list[TaskStep], lis
             index = plan.index(target)
             first_id = max(s["id"] for s in plan) + 1
             new_steps: list[TaskStep] = []
+            known = {s["id"] for s in plan}
             for n, part in enumerate(op["parts"]):
+                # A part's own depends_on (a step placed before or after another) is kept; every later
+                # part also waits for the part before it.
+                own = [d for d in part["depends_on"] if d in known] if "depends_on" in part else None
+                deps = (own if own is not None else list(target.get("depends_on", []))) if n == 0 else \
+                    [*(own or []), first_id + n - 1]
                 step = _new_step(plan + new_steps, {
                     "capability": part.get("capability", target["capability"]), "title": part.get("title"),
-                    "instruction": part["instruction"],
-                    "depends_on": target.get("depends_on", []) if n == 0 else [first_id + n - 1],
+                    "instruction": part["instruction"], "depends_on": deps,
                 }, target.get("target_scope", {}))
                 new_steps.append(step)
             for s in plan:  # whoever waited for the split step now waits for its last part
                 if target["id"] in s.get("depends_on", []):
                     s["depends_on"] = [new_steps[-1]["id"] if d == target["id"] else d for d in s["depends_on"]]
             plan[index:index + 1] = new_steps
-            entry.update(status="applied", message=f"step {target['id']} split into "
-                         + ", ".join(str(s["id"]) for s in new_steps))
+            if op.get("position") in ("before", "after"):
+                added = new_steps[0] if op["position"] == "before" else new_steps[-1]
+                entry.update(status="applied", message=f"step {added['id']} ({added['title']}) placed "
+                             f"{op['position']} {target.get('title', '')} (now step "
+                             f"{new_steps[1 if op['position'] == 'before' else 0]['id']})")
+            else:
+                entry.update(status="applied", message=f"step {target['id']} split into "
+                             + ", ".join(str(s["id"]) for s in new_steps))
         log.append(entry)
     return plan, log

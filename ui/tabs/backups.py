@@ -1,0 +1,127 @@
+"""設定 tab, バックアップ section: make a backup (and download it), see the backups, restore one into a new folder.
+
+Everything goes through `manager.backups` (saiverse/backup_auto.py) and `restore_backup`
+(saiverse/backup_restore.py); a big world shows its progress in bytes. A restore never touches the
+world that is open: it writes only into an empty or new folder, and the page says how to start it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from html import escape
+from pathlib import Path
+from typing import Any, Protocol
+
+import gradio as gr
+
+from saiverse.backup_auto import BackupStore
+from saiverse.backup_restore import restore_backup
+from saiverse.errors import UserError
+from ui.i18n import Labels
+from ui.tabs import TabRefresh, error_html, ok_html, table_html
+
+
+class BackupOwner(Protocol):
+    """What this section needs from the manager."""
+
+    backups: BackupStore
+
+    @property
+    def settings(self) -> Any: ...
+
+
+def human_size(size: int) -> str:
+    """1234567 → '1.2 MB'."""
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"
+
+
+def backups_table(manager: BackupOwner, labels: Labels) -> str:
+    """Every archive in the backups folder, newest first."""
+    rows = [(e.created.strftime("%Y-%m-%d %H:%M"), labels(f"bk_kind_{e.kind}"), e.path.name, human_size(e.size))
+            for e in manager.backups.list()]
+    return table_html([labels(k) for k in ("col_when", "col_kind", "col_file", "col_size")], rows,
+                      empty=labels("bk_none"))
+
+
+def _choices(manager: BackupOwner) -> list[str]:
+    return [e.path.name for e in manager.backups.list()]
+
+
+def _note(manager: BackupOwner, labels: Labels) -> str:
+    text = labels("bk_note", keep=manager.settings.backup_keep, folder=str(manager.backups.folder))
+    return f'<p class="sv-muted sv-note" id="backup-note">{escape(text)}</p>'
+
+
+def default_target(home: Path) -> str:
+    """A suggestion for the restore folder: beside the home, dated."""
+    return str(home.with_name(f"{home.name}-restored-{datetime.now():%Y%m%d}"))
+
+
+def _progress_fn(progress: Any, labels: Labels, key: str) -> Any:
+    def report(done: int, total: int, what: str) -> None:
+        progress(done / total if total else 0.0, desc=labels(key, what=what))
+
+    return report
+
+
+def build_backup_section(manager: BackupOwner, labels: Labels) -> TabRefresh:
+    """Create the section's components in the current context and wire them."""
+    gr.Markdown(f"### {labels('bk_title')}")
+    gr.HTML(_note(manager, labels))
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3, min_width=420):
+            with gr.Row():
+                create = gr.Button(labels("bk_create"), variant="primary", elem_id="backup-create", scale=0,
+                                   min_width=200)
+                status = gr.HTML(elem_id="backup-status")
+            download = gr.File(label=labels("bk_file"), interactive=False, elem_id="backup-download", visible=False)
+            gr.Markdown(f"#### {labels('bk_list')}")
+            table = gr.HTML(backups_table(manager, labels), elem_id="backup-table")
+        with gr.Column(scale=2, min_width=380, elem_classes=["sv-form"]):
+            gr.Markdown(f"#### {labels('bk_restore_title')}")
+            pick = gr.Dropdown(_choices(manager), value=None, label=labels("bk_restore_pick"),
+                               elem_id="backup-restore-pick")
+            upload = gr.File(label=labels("bk_restore_upload"), file_types=[".zip"], elem_id="backup-restore-upload")
+            target = gr.Textbox(value=default_target(manager.settings.home), label=labels("bk_restore_target"),
+                                elem_id="backup-restore-target")
+            with gr.Row():
+                restore_status = gr.HTML(elem_id="backup-restore-status")
+                restore = gr.Button(labels("bk_restore"), elem_id="backup-restore", scale=0, min_width=140)
+
+    def on_create(progress: gr.Progress = gr.Progress()) -> list[Any]:  # noqa: B008 - Gradio's idiom
+        try:
+            result = manager.backups.create("manual", progress=_progress_fn(progress, labels, "bk_progress"))
+        except (UserError, OSError) as exc:
+            return [error_html(labels("bk_failed", error=str(exc))), gr.skip(), gr.skip(), gr.skip()]
+        return [ok_html(labels("bk_created", name=result.path.name, size=human_size(result.size))),
+                gr.File(value=str(result.path), visible=True), backups_table(manager, labels),
+                gr.Dropdown(choices=_choices(manager))]
+
+    def on_restore(name: str | None, uploaded: Any, folder: str,
+                   progress: gr.Progress = gr.Progress()) -> str:  # noqa: B008 - Gradio's idiom
+        upload_path = uploaded if isinstance(uploaded, str) else (uploaded or {}).get("path") if uploaded else None
+        if not name and not upload_path:
+            return error_html(labels("bk_need_source"))
+        raw = (folder or "").strip()
+        if not raw or not Path(raw).expanduser().is_absolute():
+            return error_html(labels("bk_need_target"))
+        try:
+            archive = Path(upload_path) if upload_path else manager.backups.path_of(str(name))
+            result = restore_backup(archive, Path(raw), _progress_fn(progress, labels, "bk_progress_restore"))
+        except (UserError, OSError, ValueError) as exc:
+            return error_html(labels("bk_failed", error=str(exc)))
+        return ok_html(labels("bk_restored", home=str(result.home), schema=result.schema_after,
+                              personas=result.counts.get("personas", 0), messages=result.counts.get("messages", 0)))
+
+    create.click(on_create, None, [status, download, table, pick])
+    restore.click(on_restore, [pick, upload, target], restore_status)
+
+    def refresh() -> list[Any]:
+        return [backups_table(manager, labels), gr.Dropdown(choices=_choices(manager))]
+
+    return TabRefresh(refresh, [table, pick])
