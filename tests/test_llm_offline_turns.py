@@ -30,11 +30,11 @@ def test_a_question_is_answered_not_turned_into_a_document(manager: SAIVerseMana
 
 
 def test_a_picture_gets_a_short_title_and_the_reply_says_it_in_words(manager: SAIVerseManager) -> None:
-    events = turn(manager, "entrance", "ソラ、海の絵を描いて")
+    events = turn(manager, "atelier", "ソラ、海の絵を描いて")
     (created,) = kinds(events, "item_created")
     assert created["item"]["name"] == "海"
     (speak,) = kinds(events, "speak")
-    assert "海の絵を描いて、エントランスに飾った" in speak["text"]
+    assert "海の絵を描いて、アトリエに飾った" in speak["text"]
     assert not ID.search(speak["text"]) and "item_id" not in speak["text"] and "ソラ、海の絵を描いて" not in speak["text"]
 
 

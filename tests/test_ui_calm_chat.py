@@ -89,12 +89,12 @@ def test_a_production_keeps_the_chat_calm(running: RunningApp, browser: Any, mod
         assert sum(REQUEST == t.strip() for t in _texts(page)) == 1  # the user's line once, even mid-run
         assert sum(INSTRUCTION == t.strip() for t in _texts(page)) == 1
         shot(page, "c01_production_running")
-        page.locator("#chat .message", has_text="制作完了").last.wait_for(timeout=120_000)
+        page.locator("#chat .message", has_text="頼まれたものを作").last.wait_for(timeout=120_000)
         page.wait_for_function("() => !document.querySelector('#chat-live .sv-live-row')", timeout=20_000)
         shot(page, "c02_production_done")
         texts = _texts(page)
         order = [next(i for i, t in enumerate(texts) if needle in t) for needle in (
-            REQUEST, "制作を始めました", INSTRUCTION, "制作中の計画に指示を追加しました", "制作完了")]
+            REQUEST, "制作を始めました", INSTRUCTION, "制作中の計画に指示を追加しました", "頼まれたものを作")]
         assert order == sorted(order), texts  # notices where they happened; the reply after them
         assert sum(REQUEST == t.strip() for t in texts) == 1 and sum(INSTRUCTION == t.strip() for t in texts) == 1
         assert not any("計画を読み取れなかった" in t for t in texts)  # the scripted plan was taken
