@@ -18,27 +18,25 @@ from chat import ChatModel, LLMError
 from database.engine import Database
 from database.migrate import MigrationError, migrate
 from saiverse.admin import AdminError, AdminService, DeleteHooks
-from saiverse.aspect import crop_to_ratio
 from saiverse.backup_auto import BackupStore
 from saiverse.chronicle import ChronicleStore
 from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
 from saiverse.context_source import ContextSource
+from saiverse.facade import WorldFacade
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
 from saiverse.inputs import InputError, check_message
-from saiverse.items import ItemInfo, ItemStore
+from saiverse.items import ItemStore
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
-from saiverse.media import CheckedImage, InvalidImageError, check_image
+from saiverse.media import InvalidImageError
 from saiverse.memopedia import MemopediaStore
-from saiverse.memory import MemoryRecord, SAIMemory
-from saiverse.pdf import check_pdf, is_pdf
+from saiverse.memory import SAIMemory
 from saiverse.playbooks import PlaybookCatalog
 from saiverse.presence import nobody_answers
 from saiverse.production import ProductionService
-from saiverse.pulse import ModelResolver, PulseServices, persona_context
+from saiverse.pulse import ModelResolver, PulseServices
 from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
-from saiverse.recall import recall
 from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
@@ -46,7 +44,7 @@ from saiverse.settings import Settings, SettingsStore
 from saiverse.summaries import Summarizer
 from saiverse.ticker import EventSink, Ticker
 from saiverse.toolctx import ManagerToolContext, ToolServices
-from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, UnknownIdError, World
+from saiverse.world import PersonaInfo, UnknownIdError, World
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
 from sea.ports import PersonaContext
@@ -57,8 +55,8 @@ ANSWERING_MODES = ("user", "auto")
 _MENTION = re.compile(r"@(\S+)")
 
 
-class SAIVerseManager:
-    """One SAIVerse world, opened from a data home."""
+class SAIVerseManager(WorldFacade):
+    """One SAIVerse world, opened from a data home (its read and item methods: saiverse/facade.py)."""
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
         refuse_upstream_home(settings.home, settings.db_path)
@@ -190,142 +188,6 @@ class SAIVerseManager:
                                  building_id or persona.building_id or self.user_building())
         result = call_tool(name, args, ctx)
         return result.value if isinstance(result, ToolOutput) else result
-
-    # ---- world ----------------------------------------------------------------------------
-    def buildings(self) -> list[BuildingInfo]:
-        return self.world.buildings()
-
-    def building_view(self, building_id: str) -> dict[str, Any]:
-        """A building with the personas in it and its items."""
-        b = self.world.building(building_id)
-        return {
-            "building": b,
-            "personas": self.world.personas(building_id),
-            "items": self.items.list_owned("building", building_id),
-            "production": self.production.current_plan(building_id),
-        }
-
-    def personas(self) -> list[PersonaInfo]:
-        return self.world.personas()
-
-    def world_snapshot(self) -> dict[str, Any]:
-        """Buildings with their items, personas with their building (CLI `world --json`)."""
-        return {
-            "user_building": self.world.user_building(),
-            "buildings": [
-                {
-                    **b.to_dict(),
-                    "items": [
-                        {"item_id": i.item_id, "name": i.name, "type": i.type}
-                        for i in self.items.list_owned("building", b.building_id)
-                    ],
-                }
-                for b in self.world.buildings()
-            ],
-            "personas": [
-                {"persona_id": p.persona_id, "name": p.name, "building_id": p.building_id,
-                 "interaction_mode": p.interaction_mode, "default_model": p.default_model,
-                 "lightweight_model": p.lightweight_model, "vision_model": p.vision_model,
-                 "lightweight_vision_model": p.lightweight_vision_model, "private_room_id": p.private_room_id,
-                 "avatar_image": p.avatar_image}
-                for p in self.world.personas()
-            ],
-        }
-
-    def user_building(self) -> str:
-        bid = self.world.user_building()
-        if bid is None:
-            bid = self.world.buildings()[0].building_id
-            self.world.move_user(bid)
-        return bid
-
-    def move_user(self, building_id: str) -> BuildingInfo:
-        return self.world.move_user(building_id)
-
-    def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:
-        return self.world.history(building_id, limit=limit, before_id=before_id)
-
-    # ---- items ----------------------------------------------------------------------------
-    def item(self, item_id: str) -> ItemInfo:
-        return self.items.get(item_id)
-
-    def item_view(self, item_id: str) -> dict[str, Any]:
-        """What the item modal shows: picture → image path, document → text, object → 閲覧不可."""
-        info = self.items.get(item_id)
-        view: dict[str, Any] = {"item": info, "viewable": info.type in ("picture", "document")}
-        if info.type == "picture":
-            view["image_path"] = str(self.items.file_of(info))
-        elif info.type == "document":
-            view["text"] = self.items.read_document(item_id)
-        return view
-
-    def save_document(self, item_id: str, text: str, *, expected_version: int | None = None) -> ItemInfo:
-        """Save a document's text; with `expected_version`, a newer stored version is never overwritten."""
-        return self.items.save_document(item_id, text, expected_version=expected_version)
-
-    def check_image(self, data: bytes) -> CheckedImage:
-        """Image bytes against the configured limits (format judged from the content)."""
-        return check_image(data, max_bytes=self.settings.max_upload_bytes, max_pixels=self.settings.max_upload_pixels)
-
-    def upload_image(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
-        """An uploaded image becomes a picture item in the building (checked before storing)."""
-        self.world.building(building_id)
-        return self.items.create_picture(
-            self.check_image(data), (name or "アップロード画像").strip() or "アップロード画像",
-            owner_kind="building", owner_id=building_id, state={"created_by": "user_upload"},
-        )
-
-    def upload_pdf(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
-        """An uploaded PDF becomes a document item in the building (checked, then summarised from its text)."""
-        self.world.building(building_id)
-        pages = check_pdf(data, max_bytes=self.settings.max_upload_bytes)
-        return self.items.create_pdf(data, (name or "PDF").strip() or "PDF", pages=pages, owner_kind="building",
-                                     owner_id=building_id, state={"created_by": "user_upload"})
-
-    def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
-        """A PDF becomes a document item, anything else must be an image (a picture item); judged by content."""
-        if is_pdf(data):
-            return self.upload_pdf(building_id, data, name)
-        return self.upload_image(building_id, data, name)
-
-    def draw_picture(self, persona_id: str, building_id: str, prompt: str, name: str,
-                     state: dict[str, Any], *, aspect_ratio: str | None = None) -> ItemInfo:
-        """A persona draws `prompt` (its model's image generation; offline: procedural) and the picture
-        hangs in `building_id`, summarised by the persona's LIGHTWEIGHT_VISION_MODEL chain.
-        `aspect_ratio` ("16:9") centre-crops what the model drew."""
-        persona = self.world.persona(persona_id)
-        model, _notice = self.models(persona_context(persona), "image")
-        data, _mime = model.generate_image(prompt)
-        image = self.check_image(data)  # what the model returned is checked before anything reads it
-        if aspect_ratio:
-            image = self.check_image(crop_to_ratio(image.data, aspect_ratio))
-            state = {**state, "aspect_ratio": aspect_ratio}
-        return self.items.create_picture(
-            image, name, owner_kind="building", owner_id=building_id,
-            state={**state, "prompt": prompt, "model": model.name}, summary_model=persona.lightweight_vision_model)
-
-    # ---- memory ---------------------------------------------------------------------------
-    def memory_messages(self, persona_id: str, *, search: str | None = None, limit: int = 200) -> list[MemoryRecord]:
-        """Messages oldest first; with `search`, recall hits of every kind (each with its `kind`)."""
-        self.world.persona(persona_id)
-        if search:
-            return self.recall(persona_id, search, limit=limit)  # type: ignore[return-value]
-        return list(reversed(self.memory.list_messages(persona_id, limit=limit)))
-
-    def recall(self, persona_id: str, query: str, *, limit: int = 20,
-               exclude_pulse: str | None = None) -> list[dict[str, Any]]:
-        """Messages, Chronicle entries and Memopedia pages matching `query`, ranked with recency."""
-        return recall(self.memory, self.chronicle, self.memopedia, persona_id, query, limit=limit,
-                      exclude_pulse=exclude_pulse)
-
-    def _summary_model(self, persona_id: str) -> ChatModel:
-        """The model that writes a persona's Chronicle: its lightweight chain."""
-        return self.models(persona_context(self.world.persona(persona_id)), "lightweight")[0]
-
-    def build_chronicle(self, persona_id: str) -> dict[str, Any]:
-        """Write the persona's due Chronicle entries now (CLI `chronicle --build`)."""
-        self.world.persona(persona_id)
-        return self.chronicle_builder.build_due(persona_id).to_dict()
 
     # ---- pulses ---------------------------------------------------------------------------
     def _stop_persona(self, persona_id: str) -> None:
