@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from database.engine import Database
-from database.models import Building, BuildingHistory, Persona, User
+from database.models import Building, BuildingHistory, City, Persona, User
 from saiverse.errors import UserError
 
 USER_ID = "user"
@@ -102,6 +102,12 @@ class World:
 
     def __init__(self, db: Database) -> None:
         self.db = db
+
+    def city_name(self) -> str | None:
+        """The city's name (the first city: this app keeps one), None before the world is seeded."""
+        with self.db.session() as s:
+            city = s.scalars(select(City).order_by(City.city_id).limit(1)).first()
+            return city.name if city else None
 
     def buildings(self) -> list[BuildingInfo]:
         with self.db.session() as s:

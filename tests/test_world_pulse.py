@@ -154,3 +154,8 @@ def test_world_snapshot_is_json(manager: SAIVerseManager) -> None:
     lib = next(b for b in snap["buildings"] if b["building_id"] == "library")
     assert {i["type"] for i in lib["items"]} == {"object", "document"}
     assert {p["persona_id"]: p["building_id"] for p in snap["personas"]}["mina"] == "library"
+
+
+def test_the_city_has_its_own_name(manager: SAIVerseManager) -> None:
+    """The window's subtitle names the city (an imported city keeps upstream's name)."""
+    assert manager.world.city_name() == "サイバース市"

@@ -175,7 +175,8 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                     with gr.Column(scale=0, min_width=210, elem_id="sv-left"):
                         gr.HTML(
                             f'<div class="sv-brand"><div class="sv-logo">SAIVerse</div>'
-                            f'<div class="sv-muted">{escape(labels("app_subtitle"))}</div></div>'
+                            f'<div class="sv-muted">{escape(manager.world.city_name() or labels("app_subtitle"))}'
+                            '</div></div>'
                         )
                         building = gr.Radio(
                             building_choices(manager.buildings()), value=start, label=labels("buildings"),
