@@ -14,17 +14,17 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage, default_max_tokens
 from saiverse.llm.imagefile import read_image
-from saiverse.llm.retry import RetryPolicy, call_with_retry
+from saiverse.llm.retry import RetryPolicy
 from saiverse.llm.schema import strict_schema
-from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output, sdk_error
-from saiverse.llm.structured import ANSWER_TOOL, answer_json, schema_text
+from saiverse.llm.sdk_base import SdkChatModel
+from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output
+from saiverse.llm.structured import ANSWER_TOOL, answer_json, schema_text, strict_ok, unwrap_answer_tool
 
-T = TypeVar("T")
 OFFICIAL_URL = "https://api.anthropic.com"
 _EMPTY = {"type": "object", "properties": {}}
 _NO_FORMAT: set[tuple[str, str]] = set()
@@ -32,7 +32,7 @@ _NO_FORMAT: set[tuple[str, str]] = set()
 _NO_FORMAT_LOCK = threading.Lock()
 
 
-class AnthropicModel:
+class AnthropicModel(SdkChatModel):
     """A Claude model (provider `anthropic`); `name` is as configured, e.g. `claude-sonnet-4-5`."""
 
     provider = "anthropic"
@@ -53,13 +53,6 @@ class AnthropicModel:
         self._client = anthropic.Anthropic(api_key=api_key, base_url=self.base_url, timeout=timeout,
                                            max_retries=0)
         self._what = f"Anthropic {model_id}"
-
-    def __repr__(self) -> str:
-        return f"AnthropicModel(name={self.name!r}, base_url={self.base_url!r})"
-
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
 
     # -- request building -------------------------------------------------------------------
 
@@ -112,13 +105,6 @@ class AnthropicModel:
 
     # -- transport --------------------------------------------------------------------------
 
-    def _guard(self, fn: Callable[[], T]) -> T:
-        try:
-            return fn()
-        except Exception as exc:  # every SDK/transport failure is mapped, none escapes raw
-            raise sdk_error(exc, self._sdk, what=self._what, model_id=self.model_id, base_url=self.base_url,
-                            secrets=[self._key]) from exc
-
     def _once(self, request: ChatRequest, mode: str | None) -> ChatResult:
         body = self._body(request, mode)
         response = self._guard(lambda: self._client.messages.create(**body))
@@ -129,16 +115,11 @@ class AnthropicModel:
                 texts.append(block.text)
             elif block.type == "tool_use":
                 calls.append(ToolCall(name=block.name, arguments=dict(block.input or {}), id=block.id or f"call-{i}"))
-        text = "".join(texts)
-        if mode == "tool" and calls and calls[0].get("name") == ANSWER_TOOL:
-            text, calls = json.dumps(calls[0].get("arguments") or {}, ensure_ascii=False), []
+        text, calls = unwrap_answer_tool("".join(texts), calls, mode)
         usage = response.usage
         return ChatResult(text=text, tool_calls=calls, model=self.name,
                           usage=Usage(input_tokens=int(getattr(usage, "input_tokens", 0) or 0),
                                       output_tokens=int(getattr(usage, "output_tokens", 0) or 0)))
-
-    def _retrying(self, request: ChatRequest, mode: str | None) -> ChatResult:
-        return call_with_retry(lambda: self._once(request, mode), self.retry, what=self._what)
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -147,8 +128,6 @@ class AnthropicModel:
         schema = request.response_schema
         if schema is None:
             return self._retrying(request, None)
-        from saiverse.llm.openai_sdk import strict_ok
-
         key = (self.base_url, self.model_id)
         if strict_ok(schema) and key not in _NO_FORMAT:
             try:
@@ -163,19 +142,14 @@ class AnthropicModel:
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """Answer as text chunks (`content_block_delta` events); opening the stream is retried."""
         body = {**self._body(request, None, streaming=True), "stream": True}
-        stream = call_with_retry(lambda: self._guard(lambda: self._client.messages.create(**body)),
-                                 self.retry, what=self._what)
-        try:
-            iterator = iter(stream)
-            while True:
-                event = self._guard(lambda: next(iterator, None))
-                if event is None:
-                    return
-                if event.type == "content_block_delta" and getattr(event.delta, "type", "") == "text_delta":
-                    if event.delta.text:
-                        yield event.delta.text
-        finally:
-            stream.close()
+
+        def texts(event: Any) -> list[str]:
+            delta = getattr(event, "delta", None)
+            if event.type == "content_block_delta" and getattr(delta, "type", "") == "text_delta" and delta.text:
+                return [delta.text]
+            return []
+
+        yield from self._stream_text(lambda: self._client.messages.create(**body), texts)
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Claude cannot draw; the registry hands drawing to another model (see `draws_images`)."""

@@ -16,17 +16,26 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
 from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage, default_max_tokens
 from saiverse.llm.imagefile import read_image, sniff_mime
 from saiverse.llm.retry import RetryPolicy, call_with_retry, invalid_json_error
 from saiverse.llm.schema import strict_schema
-from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output, sdk_error
-from saiverse.llm.structured import ANSWER_TOOL, SERVER_MODES, ModeMemory, answer_json, schema_text, with_instructions
+from saiverse.llm.sdk_base import SdkChatModel
+from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output
+from saiverse.llm.structured import (
+    ANSWER_TOOL,
+    SERVER_MODES,
+    ModeMemory,
+    answer_json,
+    schema_text,
+    strict_ok,
+    unwrap_answer_tool,
+    with_instructions,
+)
 
-T = TypeVar("T")
 OFFICIAL_URL = "https://api.openai.com/v1"
 DEFAULT_IMAGE_MODEL = "gpt-image-1"
 NO_KEY = "no-key"
@@ -35,19 +44,7 @@ servers ignore it)."""
 _REASONING = re.compile(r"^(o\d|gpt-5)", re.I)
 
 
-def strict_ok(schema: Any) -> bool:
-    """Whether OpenAI's strict mode can take the schema: every object lists its properties."""
-    if isinstance(schema, dict):
-        typ = schema.get("type")
-        if (typ == "object" or (isinstance(typ, list) and "object" in typ)) and not schema.get("properties"):
-            return False
-        return all(strict_ok(v) for k, v in schema.items() if not str(k).startswith("x-"))
-    if isinstance(schema, list):
-        return all(strict_ok(v) for v in schema)
-    return True
-
-
-class OpenAIModel:
+class OpenAIModel(SdkChatModel):
     """A chat model on OpenAI or on an OpenAI-compatible server."""
 
     supports_vision = True
@@ -73,13 +70,6 @@ class OpenAIModel:
         self._client = openai.OpenAI(api_key=api_key or NO_KEY, base_url=self.base_url, timeout=timeout,
                                      max_retries=0)
         self._what = f"{'OpenAI 互換サーバー' if compatible else 'OpenAI'} {model_id}"
-
-    def __repr__(self) -> str:
-        return f"OpenAIModel(name={self.name!r}, base_url={self.base_url!r})"
-
-    def close(self) -> None:
-        """Close the HTTP connection pool."""
-        self._client.close()
 
     # -- request building -------------------------------------------------------------------
 
@@ -136,13 +126,6 @@ class OpenAIModel:
 
     # -- transport --------------------------------------------------------------------------
 
-    def _guard(self, fn: Callable[[], T]) -> T:
-        try:
-            return fn()
-        except Exception as exc:  # every SDK/transport failure is mapped, none escapes raw
-            raise sdk_error(exc, self._sdk, what=self._what, model_id=self.model_id, base_url=self.base_url,
-                            secrets=[self._key]) from exc
-
     def _once(self, request: ChatRequest, mode: str | None) -> ChatResult:
         body = self._body(request, mode)
         response = self._guard(lambda: self._client.chat.completions.create(**body))
@@ -158,16 +141,11 @@ class OpenAIModel:
             except ValueError as exc:
                 raise invalid_json_error(str(raw), ["ツール引数が JSON ではありません"]) from exc
             calls.append(ToolCall(name=fn.name if fn else "", arguments=args, id=tc.id or f"call-{i}"))
-        text = message.content or ""
-        if mode == "tool" and calls and calls[0].get("name") == ANSWER_TOOL:
-            text, calls = json.dumps(calls[0].get("arguments") or {}, ensure_ascii=False), []
+        text, calls = unwrap_answer_tool(message.content or "", calls, mode)
         usage = response.usage
         return ChatResult(text=text, tool_calls=calls, model=self.name,
                           usage=Usage(input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                                       output_tokens=int(getattr(usage, "completion_tokens", 0) or 0)))
-
-    def _retrying(self, request: ChatRequest, mode: str | None) -> ChatResult:
-        return call_with_retry(lambda: self._once(request, mode), self.retry, what=self._what)
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -194,20 +172,12 @@ class OpenAIModel:
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """Answer as text chunks; opening the stream is retried, a broken stream raises `LLMError`."""
         body = {**self._body(request, None, streaming=True), "stream": True}
-        stream = call_with_retry(lambda: self._guard(lambda: self._client.chat.completions.create(**body)),
-                                 self.retry, what=self._what)
-        try:
-            iterator = iter(stream)
-            while True:
-                chunk = self._guard(lambda: next(iterator, None))
-                if chunk is None:
-                    return
-                for choice in chunk.choices or []:
-                    text = getattr(choice.delta, "content", None) if choice.delta else None
-                    if text:
-                        yield text
-        finally:
-            stream.close()
+
+        def texts(chunk: Any) -> list[str]:
+            return [text for choice in chunk.choices or []
+                    if (text := getattr(choice.delta, "content", None) if choice.delta else None)]
+
+        yield from self._stream_text(lambda: self._client.chat.completions.create(**body), texts)
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Draw through the images endpoint; the picture comes back as base64."""

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from chat import ChatRequest, ChatResult, Message
+from chat import ChatRequest, ChatResult, Message, ToolCall
 from saiverse.llm.retry import invalid_json_error
 from saiverse.llm.schema import drop_added_nulls, parse_json_text, validate
 
@@ -62,6 +62,25 @@ class ModeMemory:
 
 SERVER_MODES = ModeMemory()
 """The process-wide memory of what each OpenAI-compatible server accepts."""
+
+
+def strict_ok(schema: Any) -> bool:
+    """Whether OpenAI's strict mode can take the schema: every object lists its properties."""
+    if isinstance(schema, dict):
+        typ = schema.get("type")
+        if (typ == "object" or (isinstance(typ, list) and "object" in typ)) and not schema.get("properties"):
+            return False
+        return all(strict_ok(v) for k, v in schema.items() if not str(k).startswith("x-"))
+    if isinstance(schema, list):
+        return all(strict_ok(v) for v in schema)
+    return True
+
+
+def unwrap_answer_tool(text: str, calls: list[ToolCall], mode: str | None) -> tuple[str, list[ToolCall]]:
+    """In `tool` mode the answer arrives as a call of ANSWER_TOOL: its arguments are the answer's JSON text."""
+    if mode == "tool" and calls and calls[0].get("name") == ANSWER_TOOL:
+        return json.dumps(calls[0].get("arguments") or {}, ensure_ascii=False), []
+    return text, calls
 
 
 def schema_text(schema: dict[str, Any]) -> str:
