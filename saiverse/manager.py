@@ -113,7 +113,7 @@ class SAIVerseManager(WorldFacade):
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
             add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
             create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
-            router_playbooks=self.playbooks.router_callable, router_listing=self.playbooks.router_listing,
+            router_listing=self.playbooks.router_listing,
             pulse_kind=self._pulse_kind, recall=self.recall, memopedia=self.memopedia, chronicle=self.chronicle,
         )
         """What tool calls reach (saiverse/toolctx.py); built once."""

@@ -77,9 +77,8 @@ class PulseJournal:
     services: PulseServices
     pending_memory: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
-    _stored: dict[tuple[str, int], list[MemoryLine]] = field(default_factory=dict)
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
-    _snapshots: dict[str, tuple[Snapshot, list[Message]]] = field(default_factory=dict)
+    _snapshots: dict[str, tuple[Snapshot, list[MemoryLine]]] = field(default_factory=dict)
     effects: list[tuple[int, str, str | None]] = field(default_factory=list)
     """Changes tools made during the pulse: (place among pending memory, persona id, note or None)."""
     _noticed: set[str] = field(default_factory=set)
@@ -94,25 +93,6 @@ class PulseJournal:
 
     def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str) -> None:
         self.pending_memory.append((persona_id, role, content, list(tags)))
-
-    def recent_messages(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
-        # What is stored does not change during the pulse (its own writes wait in the journal),
-        # so it is read once per persona and pulse.
-        key = (persona_id, limit)
-        if key not in self._stored:
-            stored = self.services.memory.recent_persona_messages(
-                persona_id, ("conversation",), pulse_id=pulse_id, limit=limit
-            )
-            self._stored[key] = [
-                MemoryLine(role=m["role"], content=m["content"], tags=m.get("tags", []), pulse_id=m.get("pulse_id"))
-                for m in stored
-            ]
-        lines = list(self._stored[key])
-        lines += [
-            MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
-            for pid, role, content, tags in self.pending_memory if pid == persona_id
-        ]
-        return lines
 
     def prompt_context(
         self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],

@@ -22,7 +22,6 @@ from saiverse.pulse import persona_context, system_prompt_for
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.toolctx_items import ItemAccess
 from saiverse.world import BuildingInfo, PersonaInfo, UnknownIdError, World
-from sea.playbook import Playbook
 from tools.registry import ToolError
 
 WORKING_MEMORY = "working_memory"
@@ -62,8 +61,6 @@ class ToolServices:
     """spec → a new building (the admin rules: name required, capacity ≥ 1)."""
     summarize: Callable[[str, str | None], str]
     """(text, model name or None) → a short summary."""
-    router_playbooks: Callable[[], list[Playbook]]
-    """Playbooks the router may choose."""
     router_listing: Callable[[], list[dict[str, Any]]]
     """The router's view of the playbooks (name, display name, description, keywords)."""
     recall: Callable[..., list[dict[str, Any]]]
@@ -161,10 +158,6 @@ class ManagerToolContext(ItemAccess):
 
     def system_prompt(self, building_id: str) -> str:
         return system_prompt_for(persona_context(self._persona()), self._building(building_id))
-
-    def playbook_summaries(self) -> list[dict[str, Any]]:
-        return [{"name": p.name, "display_name": p.display_name, "description": p.description}
-                for p in self.services.router_playbooks()]
 
     # ---- building history -------------------------------------------------------------------
     def building_lines(self, building_id: str, after_id: int | None, limit: int) -> list[dict[str, Any]]:

@@ -60,10 +60,6 @@ class RuntimePorts(Protocol):
         """Store a SAIMemory message (the `pulse:<id>` tag is added by the store)."""
         ...
 
-    def recent_messages(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
-        """Recent `conversation` messages plus every message of this pulse, oldest first."""
-        ...
-
     def prompt_context(
         self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],
         *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None,

@@ -35,7 +35,7 @@ class FakePorts:
         self.memory.append({"persona_id": persona_id, "role": role, "content": content,
                             "tags": [*tags, f"pulse:{pulse_id}"], "pulse_id": pulse_id})
 
-    def recent_messages(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
+    def _recent(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
         mine = [m for m in self.memory if m["persona_id"] == persona_id]
         talk = [m for m in mine if "conversation" in m["tags"] and m["pulse_id"] != pulse_id][-limit:]
         chosen = talk + [m for m in mine if m["pulse_id"] == pulse_id]
@@ -46,7 +46,7 @@ class FakePorts:
                        pending: list[Message], *, exclude_tags: frozenset[str] = frozenset(),
                        history_depth: Any = None) -> PromptContext:
         """No budget here: the recent messages as they are, then `pending` (the manager fits a budget)."""
-        lines = [m for m in self.recent_messages(persona["persona_id"], pulse_id)
+        lines = [m for m in self._recent(persona["persona_id"], pulse_id)
                  if m["role"] in ("user", "assistant") and not exclude_tags.intersection(m["tags"])]
         messages = [Message(role=m["role"], content=m["content"]) for m in lines] + pending
         system = self.system_prompt(persona, building_id)

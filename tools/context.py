@@ -68,10 +68,6 @@ class ToolContext(Protocol):
         """The system prompt the persona's model calls get in that building (who it is, where)."""
         ...
 
-    def playbook_summaries(self) -> list[dict[str, Any]]:
-        """Playbooks the router may choose (name, display_name, description)."""
-        ...
-
     # ---- building history -----------------------------------------------------------------------
     def building_lines(self, building_id: str, after_id: int | None, limit: int) -> list[dict[str, Any]]:
         """History lines (id, speaker_kind, speaker_id, speaker_name, content, created_at), oldest first:

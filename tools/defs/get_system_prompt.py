@@ -35,7 +35,7 @@ def build_system_prompt(ctx: ToolContext, building_id: str, *, inventory: bool, 
         sections.append(f"### {name}にあるアイテム\n" + ("\n".join(lying) if lying else "(ありません)"))
     if playbooks:
         lines = [f"- {p['name']} ({p['display_name'] or p['name']}): {p['description']}"
-                 for p in ctx.playbook_summaries()]
+                 for p in ctx.router_playbooks()]
         sections.append("## 使えるプレイブック\n" + "\n".join(lines))
     return "\n\n---\n\n".join(s for s in sections if s)
 
