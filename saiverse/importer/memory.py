@@ -109,10 +109,14 @@ def _keep_state(ctx: Context, persona_id: str, mem: sqlite3.Connection, folder: 
         row = next(read(mem, "SELECT data FROM working_memory LIMIT 1"), None)
         if row is not None:
             state["working_memory"] = json_value(row[0], row[0])
+    path = folder / "active_state.json"
     try:
-        state["active_state"] = json.loads((folder / "active_state.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        pass
+        state["active_state"] = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        pass  # upstream writes it only once a thread was switched; most personas have none
+    except (OSError, ValueError) as exc:
+        ctx.report.problem(f"memory of {persona_id}",
+                           Text(f"{path} を読めません ({exc})", f"cannot read {path} ({exc})"))
     for key, value in state.items():
         ctx.db.execute("UPDATE ai SET EXTRA_JSON = json_set(EXTRA_JSON, ?, json(?)) WHERE AIID = ?",
                        (f"$.upstream.{key}", dumps(value), persona_id))
