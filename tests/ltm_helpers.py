@@ -15,9 +15,6 @@ from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 
-COMPAT = Path(__file__).resolve().parents[2] / "shared" / "compat"
-if not COMPAT.exists():
-    COMPAT = Path("/work/shared/compat")
 TOPICS = ("星座", "図書館", "紅茶", "流星群", "絵本", "散歩")
 
 

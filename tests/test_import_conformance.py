@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -16,19 +15,13 @@ import pytest
 from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
+from tests.compat import COMPAT_DIR
 from tests.upstream_home import tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _compat_dir() -> Path | None:
-    candidates = [Path(os.environ["SAIVERSE_COMPAT_DIR"])] if os.environ.get("SAIVERSE_COMPAT_DIR") else []
-    # /work/main/../shared/compat for the main checkout, /work/wt/<name>/../../shared/compat for a worktree
-    candidates += [ROOT.parent / "shared" / "compat", ROOT.parent.parent / "shared" / "compat"]
-    return next((c for c in candidates if (c / "saiverse-home.expected.json").is_file()), None)
-
-
-COMPAT = _compat_dir()
+COMPAT = COMPAT_DIR if COMPAT_DIR is not None and (COMPAT_DIR / "saiverse-home.expected.json").is_file() else None
 pytestmark = pytest.mark.skipif(
     COMPAT is None, reason="upstream reference data not found (../shared/compat or $SAIVERSE_COMPAT_DIR)")
 

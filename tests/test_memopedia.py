@@ -14,7 +14,8 @@ from saiverse.manager import SAIVerseManager
 from saiverse.memopedia import MemopediaStore
 from saiverse.memopedia_page import MAX_CONTENT
 from saiverse.memory_common import LongTermMemoryError
-from tests.ltm_helpers import COMPAT, open_manager
+from tests.compat import compat_path
+from tests.ltm_helpers import open_manager
 
 P = "mina"
 
@@ -152,9 +153,7 @@ def test_open_pages_belong_to_the_thread_and_the_core(manager: SAIVerseManager) 
 
 def test_upstream_pages_are_used_as_they_are(manager: SAIVerseManager) -> None:
     """Rows copied from the shared upstream home as they are stored upstream (epoch times, escaped keywords)."""
-    db = COMPAT / "saiverse-home" / "personas" / "nova_city_a" / "memory.db"
-    if not db.exists():
-        pytest.skip(f"upstream reference home not found at {db}")
+    db = compat_path("saiverse-home", "personas", "nova_city_a", "memory.db")
     src = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     rows = src.execute("SELECT id, parent_id, title, summary, content, category, keywords, vividness, is_trunk, "
                        "is_important, is_deleted, last_referenced_at, created_at, updated_at FROM memopedia_pages")

@@ -16,7 +16,8 @@ from saiverse.manager import SAIVerseManager
 from saiverse.memory_common import utc_now
 from saiverse.settings import load_settings
 from saiverse.toolctx import ManagerToolContext
-from tests.ltm_helpers import COMPAT, converse, open_manager
+from tests.compat import compat_path
+from tests.ltm_helpers import converse, open_manager
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError, call_tool
 
 P = "mina"
@@ -37,10 +38,7 @@ def ctx(manager: SAIVerseManager) -> ManagerToolContext:
 
 
 def _upstream_schemas() -> dict[str, Any]:
-    path = COMPAT / "tool-arguments.json"
-    if not path.exists():
-        pytest.skip(f"upstream tool argument schemas not found at {path}")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(compat_path("tool-arguments.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("name", MEMORY_TOOLS)
@@ -154,9 +152,7 @@ def test_cli_memopedia_and_memory_search(saiverse_home: Path) -> None:
 def test_upstream_memory_playbooks_call_our_tools_with_their_arguments(manager: SAIVerseManager,
                                                                       ctx: ManagerToolContext) -> None:
     """Every memopedia / chronicle tool node of upstream's playbooks, called as the node calls it."""
-    folder = COMPAT / "playbooks"
-    if not folder.exists():
-        pytest.skip(f"upstream playbooks not found at {folder}")
+    folder = compat_path("playbooks")
     converse(manager, 70)
     manager.build_chronicle(P)
     page, _ = manager.memopedia.save_page(P, "星座", summary="好きな話題。", content="オリオン座。")

@@ -23,12 +23,10 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 from saiverse.manager import SAIVerseManager
 from saiverse.pdf import InvalidPdfError
 from saiverse.settings import load_settings
+from tests.compat import compat_path
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError, ToolUnavailableError
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPAT = next((p for p in (ROOT.parent / "shared", ROOT.parent.parent / "shared")
-               if (p / "compat" / "tool-arguments.json").exists()), ROOT.parent / "shared") / "compat" / "tool-arguments.json"
-"""Upstream's tool argument schemas (../shared/compat beside the checkout, or beside its worktree folder)."""
 
 
 @pytest.fixture
@@ -72,9 +70,7 @@ def building_count(m: SAIVerseManager) -> int:
 # ---- registration: upstream's names and arguments -----------------------------------------------
 
 def test_upstream_tools_have_upstreams_argument_names() -> None:
-    if not COMPAT.exists():
-        pytest.skip(f"upstream reference data not found at {COMPAT} (../shared/compat is not in this checkout)")
-    upstream = json.loads(COMPAT.read_text(encoding="utf-8"))
+    upstream = json.loads(compat_path("tool-arguments.json").read_text(encoding="utf-8"))
     owned_elsewhere = {n for n in upstream if n.startswith(("memopedia_", "chronicle_"))} | {"list_available_playbooks"}
     for name, schema in upstream.items():
         if name in owned_elsewhere:

@@ -22,9 +22,9 @@ from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from sea.playbook import MAX_PLAYBOOK_BYTES, PlaybookError, parse_playbook
+from tests.compat import compat_path
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPAT = next((p for p in (ROOT.parent / "shared" / "compat", Path("/work/shared/compat")) if p.is_dir()), None)
 SIX = ("meta_user", "sub_router_user", "sub_speak", "basic_chat", "memory_recall_playbook", "document_create_playbook")
 
 
@@ -252,9 +252,7 @@ def test_cli_import_replace_restore_and_listing(saiverse_home: Path, tmp_path: P
 # ---- conformance: upstream's own files -----------------------------------------------------------
 
 def _compat() -> Path:
-    if COMPAT is None:
-        pytest.skip("upstream reference playbooks not found (../shared/compat or /work/shared/compat)")
-    return COMPAT / "playbooks"
+    return compat_path("playbooks")
 
 
 def test_every_upstream_playbook_validates_and_imports_unchanged(manager: SAIVerseManager) -> None:
