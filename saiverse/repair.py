@@ -114,11 +114,12 @@ def repair_home(home: Path, db: Database) -> RepairReport:
         root = home / sub
         if not root.is_dir():
             continue
-        for path in sorted(root.rglob(".*.tmp")):
-            if path.is_file():
+        files = sorted(p for p in root.rglob("*") if p.is_file())  # one walk of the folder per start
+        for path in files:
+            if path.name.startswith(".") and path.name.endswith(".tmp"):
                 _staged(path, home, by_path, report)
-        for path in sorted(root.rglob("*")):
-            if not path.is_file() or path.name.startswith("."):
+        for path in files:
+            if path.name.startswith("."):
                 continue
             rel = path.relative_to(home).as_posix()
             owner = rel[: -len(SUMMARY_SUFFIX)] if rel.endswith(SUMMARY_SUFFIX) else rel
