@@ -177,7 +177,7 @@ class SAIVerseManager(WorldFacade):
     def _tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
         # A tool registered as unavailable (it needs a service this install lacks) is not offered.
         return [TOOL_REGISTRY[n].spec() for n in names
-                if n in TOOL_REGISTRY and not getattr(TOOL_REGISTRY[n], "unavailable", None)]
+                if n in TOOL_REGISTRY and not TOOL_REGISTRY[n].unavailable]
 
     def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any]) -> Any:
         """Run one tool as a persona (CLI `tool`)."""

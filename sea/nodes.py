@@ -31,8 +31,7 @@ from tools.registry import ToolOutput
 
 Emit = Callable[[dict[str, Any]], None]
 
-_MISSING = object()
-MISSING = _MISSING
+MISSING = object()
 """What `path_value` returns for a path that leads nowhere."""
 
 
@@ -154,7 +153,7 @@ def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str]
 
 
 def path_value(vars_: Any, path: str) -> Any:
-    """The value at a dotted path; `_MISSING` when a part is absent (or None on the way)."""
+    """The value at a dotted path; `MISSING` when a part is absent (or None on the way)."""
     cur: Any = vars_
     for part in path.split("."):
         if isinstance(cur, dict) and part in cur:
@@ -162,14 +161,14 @@ def path_value(vars_: Any, path: str) -> Any:
         elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
             cur = cur[int(part)]
         else:
-            return _MISSING
+            return MISSING
     return cur
 
 
 def branch_value(path: str, vars_: dict[str, Any]) -> Any:
     """A `conditional_next` field; one that is not set is None and compares as empty (upstream's rule)."""
     value = path_value(vars_, path)
-    return None if value is _MISSING else value
+    return None if value is MISSING else value
 
 
 def tool_args(ctx: RunContext, node: Node, vars_: dict[str, Any], declared: set[str] | None,
@@ -188,7 +187,7 @@ def tool_args(ctx: RunContext, node: Node, vars_: dict[str, Any], declared: set[
             raise PlaybookError(f"args_input.{key} reads {{{root}}}, which is not set",
                                 playbook=ctx.playbook, node=node.id, field=f"args_input.{key}")
         found = path_value(vars_, spec)
-        if found is not _MISSING and found is not None:
+        if found is not MISSING and found is not None:
             args[key] = found
     if declared is not None:
         dropped = sorted(k for k in args if k not in declared)
@@ -233,7 +232,7 @@ def _tool_node(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -
 def _tool_call_node(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
     source = node.call_source or DEFAULT_CALL_SOURCE
     call = path_value(vars_, source)
-    if call is _MISSING or not call:
+    if call is MISSING or not call:
         return {}
     if isinstance(call, str):
         try:
