@@ -80,6 +80,17 @@ def start_app(home: Path, *, lang: str = "ja", refresh_sec: float | None = None,
 
 
 @contextmanager
+def served(home: Path, **kwargs: Any) -> Iterator[RunningApp]:
+    """`start_app` for the length of a `with` (a module's `running` fixture); skips without Chromium."""
+    require_chromium()
+    app = start_app(home, **kwargs)
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+@contextmanager
 def chromium() -> Iterator[Any]:
     """A headless Chromium (the system one) under Playwright's sync API."""
     from playwright.sync_api import sync_playwright

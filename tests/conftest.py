@@ -143,3 +143,23 @@ def make_manager(saiverse_home: Path) -> Iterator[Callable[..., SAIVerseManager]
 def manager(make_manager: Callable[..., SAIVerseManager]) -> SAIVerseManager:
     """A world on the configured (offline) models."""
     return make_manager()
+
+
+@pytest.fixture(scope="module")
+def browser(running: Any) -> Iterator[Any]:
+    """One headless Chromium per browser-test module (its `running` fixture serves the app)."""
+    from tests.browser import chromium
+
+    with chromium() as b:
+        yield b
+
+
+@pytest.fixture
+def page(running: Any, browser: Any) -> Iterator[Any]:
+    """A fresh page on the served app, the user in the library."""
+    from tests.browser import new_page
+
+    running.manager.move_user("library")
+    with new_page(browser, running.url) as p:
+        p.wait_for_selector("#chat-header :text('図書館')")
+        yield p

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
+from tests.browser import RunningApp, new_page, served, shot, start_app
 from tests.conftest import ScriptedModel
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
@@ -34,18 +34,8 @@ def model() -> ScriptedModel:
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory, model: ScriptedModel) -> Iterator[RunningApp]:
-    require_chromium()
-    app = start_app(tmp_path_factory.mktemp("calm") / "home", model=model, refresh_sec=1.0)
-    try:
+    with served(tmp_path_factory.mktemp("calm") / "home", model=model, refresh_sec=1.0) as app:
         yield app
-    finally:
-        app.close()
-
-
-@pytest.fixture(scope="module")
-def browser(running: RunningApp) -> Iterator[Any]:
-    with chromium() as b:
-        yield b
 
 
 def _open(browser: Any, running: RunningApp, building: str) -> Any:

@@ -11,33 +11,15 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
+from tests.browser import RunningApp, served, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
-    require_chromium()
-    app = start_app(tmp_path_factory.mktemp("care") / "home")
-    try:
+    with served(tmp_path_factory.mktemp("care") / "home") as app:
         yield app
-    finally:
-        app.close()
-
-
-@pytest.fixture(scope="module")
-def browser(running: RunningApp) -> Iterator[Any]:
-    with chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def page(running: RunningApp, browser: Any) -> Iterator[Any]:
-    running.manager.move_user("library")
-    with new_page(browser, running.url) as p:
-        p.wait_for_selector("#chat-header :text('図書館')")
-        yield p
 
 
 def _tab(page: Any, name: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
+from tests.browser import RunningApp, chromium, new_page, served, shot
 from tests.ltm_helpers import converse
 
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore:::gradio.queueing")]
@@ -17,13 +17,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore:::gradio.q
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
-    require_chromium()
-    app = start_app(tmp_path_factory.mktemp("memory-ui") / "home")
-    app.manager.chronicle_worker.stop()  # the test presses the build button itself
-    try:
+    with served(tmp_path_factory.mktemp("memory-ui") / "home") as app:
+        app.manager.chronicle_worker.stop()  # the test presses the build button itself
         yield app
-    finally:
-        app.close()
 
 
 @pytest.fixture

@@ -11,21 +11,17 @@ from typing import Any
 import pytest
 
 from saiverse.production import RunPorts
-from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
+from tests.browser import RunningApp, chromium, new_page, served, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
 
 @pytest.fixture
 def running(tmp_path: Path) -> Iterator[RunningApp]:
-    require_chromium()
-    app = start_app(tmp_path / "home")
-    app.manager.world.move_persona("sora", "atelier")
-    app.manager.move_user("atelier")
-    try:
+    with served(tmp_path / "home") as app:
+        app.manager.world.move_persona("sora", "atelier")
+        app.manager.move_user("atelier")
         yield app
-    finally:
-        app.close()
 
 
 def test_plan_panel_items_and_mid_run_instruction(running: RunningApp, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, chromium, new_page, require_chromium, shot, start_app
+from tests.browser import RunningApp, new_page, served, shot, start_app
 from tests.conftest import ScriptedModel, only
 
 pytestmark = pytest.mark.filterwarnings("ignore:::gradio.queueing")
@@ -31,26 +31,8 @@ TEA = {
 
 @pytest.fixture(scope="module")
 def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
-    require_chromium()
-    app = start_app(tmp_path_factory.mktemp("tabs") / "home", refresh_sec=1.0)
-    try:
+    with served(tmp_path_factory.mktemp("tabs") / "home", refresh_sec=1.0) as app:
         yield app
-    finally:
-        app.close()
-
-
-@pytest.fixture(scope="module")
-def browser(running: RunningApp) -> Iterator[Any]:
-    with chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def page(running: RunningApp, browser: Any) -> Iterator[Any]:
-    running.manager.move_user("library")
-    with new_page(browser, running.url) as p:
-        p.wait_for_selector("#chat-header :text('図書館')")
-        yield p
 
 
 def _tab(page: Any, name: str) -> None:
