@@ -136,3 +136,13 @@ class BackupStore:
         if not path.is_file():
             raise ValueError(f"there is no backup {name!r} in {self.folder}")
         return path
+
+
+def human_size(size: int) -> str:
+    """1234567 → '1.2 MB' (the CLI and the 設定 tab show archive sizes alike)."""
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"

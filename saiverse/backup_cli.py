@@ -59,19 +59,10 @@ def terminal_progress(label: str) -> tuple[ProgressFn | None, Callable[[], None]
     return progress, bar.close
 
 
-def _human(size: int) -> str:
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
-
-
 def backup_command(settings: Settings, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`backup [--out FILE]`: one archive of the home (default: `<home>/backups/`, kept until removed)."""
     from saiverse.backup import create_backup
-    from saiverse.backup_auto import BackupStore
+    from saiverse.backup_auto import BackupStore, human_size
 
     progress, close = terminal_progress("backup")
     try:
@@ -87,7 +78,7 @@ def backup_command(settings: Settings, args: argparse.Namespace, print_json: Pri
         print_json(result.to_dict())
         return 0
     counts = ", ".join(f"{k} {v}" for k, v in result.manifest["counts"].items())
-    print(f"backup written: {result.path} ({_human(result.size)}, schema {result.manifest['schema_version']})")
+    print(f"backup written: {result.path} ({human_size(result.size)}, schema {result.manifest['schema_version']})")
     print(f"  {counts}")
     for missing in result.manifest.get("missing", []):
         print(f"  missing (named by the database, not on disk): {missing}")

@@ -21,13 +21,6 @@ from saiverse.settings import load_settings
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def manager(saiverse_home: Path):
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
-
-
 def _doc(manager: SAIVerseManager, text: str = "一行目\n") -> str:
     lib = next(b.building_id for b in manager.buildings() if b.name == "図書館")
     return manager.items.create_document("テスト文書", text, owner_kind="building", owner_id=lib).item_id

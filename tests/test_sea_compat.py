@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +9,6 @@ import pytest
 from chat import ChatRequest, ChatResult
 from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
 from sea.playbook import parse_playbook
 
 
@@ -24,13 +22,6 @@ class Recorder(OfflineModel):
     def generate(self, request: ChatRequest) -> ChatResult:
         self.seen.append((self.kind, request))
         return super().generate(request)
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
 
 
 @pytest.fixture

@@ -22,18 +22,10 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from saiverse.manager import SAIVerseManager
 from saiverse.pdf import InvalidPdfError
-from saiverse.settings import load_settings
 from tests.compat import compat_path
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError, ToolUnavailableError
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
 
 
 def tool(m: SAIVerseManager, name: str, args: dict[str, Any], persona: str = "mina") -> Any:

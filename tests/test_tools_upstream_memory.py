@@ -5,22 +5,13 @@ against real SQLite in the temp home, through `run_tool` and through a running p
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
 from sea.playbook import parse_playbook
 from tools import ToolArgumentError, ToolError
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
 
 
 def tool(m: SAIVerseManager, name: str, args: dict[str, Any], persona: str = "mina") -> Any:

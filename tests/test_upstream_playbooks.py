@@ -28,13 +28,6 @@ ROOT = Path(__file__).resolve().parents[1]
 SIX = ("meta_user", "sub_router_user", "sub_speak", "basic_chat", "memory_recall_playbook", "document_create_playbook")
 
 
-@pytest.fixture
-def manager(saiverse_home: Path) -> SAIVerseManager:
-    m = SAIVerseManager(load_settings())
-    yield m
-    m.close()
-
-
 def cli(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "SAIVERSE_HOME": str(home)}
     return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,

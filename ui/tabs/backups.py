@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.backup_auto import BackupStore
+from saiverse.backup_auto import BackupStore, human_size
 from saiverse.backup_restore import restore_backup
 from saiverse.errors import UserError
 from ui.i18n import Labels
@@ -28,16 +28,6 @@ class BackupOwner(Protocol):
 
     @property
     def settings(self) -> Any: ...
-
-
-def human_size(size: int) -> str:
-    """1234567 → '1.2 MB'."""
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
 
 
 def backups_table(manager: BackupOwner, labels: Labels) -> str:
