@@ -28,6 +28,8 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script (`python database/migrate.py`): the repository root is not on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from database.debris import partial_name, remove_partial_backups  # noqa: E402
+from database.foreign import foreign_database_problem  # noqa: E402
 from database.schema_check import schema_problem  # noqa: E402
 from database.steps import (  # noqa: E402 - re-exported: importers and benchmarks read the SQL from here
     BASELINE_SQL,
@@ -228,15 +230,18 @@ def _backup_name(path: Path, version: int) -> Path:
 
 
 def _backup(conn: sqlite3.Connection, target: Path) -> None:
-    """Copy the open database to `target`; a copy that failed half-way is removed."""
+    """Copy the open database to `target` under a hidden name, renamed when complete (database/debris.py)."""
+    partial = partial_name(target)
     try:
-        dest = sqlite3.connect(target)
+        dest = sqlite3.connect(partial)
         try:
             conn.backup(dest)
         finally:
             dest.close()
+        os.replace(partial, target)
     except BaseException:
-        target.unlink(missing_ok=True)
+        partial.unlink(missing_ok=True)
+        partial.with_name(partial.name + "-journal").unlink(missing_ok=True)
         raise
 
 
@@ -315,6 +320,9 @@ def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool =
     _check_header(path)
     if path.exists() and path.stat().st_size > 0:
         _refuse_upstream(path)
+        problem = foreign_database_problem(path)
+        if problem:
+            raise MigrationError(problem)
     _check_writable(path)
     _check_is_sqlite(path)
     with _migration_lock(path):
@@ -327,6 +335,7 @@ def _locked(exc: sqlite3.OperationalError) -> bool:
 
 def _migrate_locked(path: Path, target: int, backup: bool, before_change: BeforeChange | None) -> MigrationReport:
     existed = path.exists() and path.stat().st_size > 0
+    remove_partial_backups(path)  # a copy a killed run left half-written is no backup
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     report = MigrationReport(path, 0, 0)
     try:

@@ -9,8 +9,11 @@ and sha256 of every other entry. Files are chosen from the snapshot, not from th
 restored world has no file its rows do not name.
 
 The archive is created mode 600 under a temporary name and renamed into place when complete, so a
-half-written backup never looks like a backup. A key never goes into an archive: `.env` files are
-never read, and `settings.json` is rewritten without its secret fields.
+half-written backup never looks like a backup; the snapshot folder and the temporary archive are
+claimed while in use, and what a killed backup left is removed by the next one (saiverse/debris.py).
+An archive is never written inside the home's file folders (`image/`, `documents/`, …). A key never
+goes into an archive: `.env` files are never read, and `settings.json` is rewritten without its
+secret fields.
 """
 
 from __future__ import annotations
@@ -20,8 +23,6 @@ import json
 import os
 import shutil
 import sqlite3
-import tempfile
-import uuid
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -30,7 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from saiverse import __version__
+from saiverse.debris import Claim, remove_backup_debris, work_name
 from saiverse.errors import UserError
+from saiverse.home_safety import link_out_of_home
 from saiverse.locks import HomeLock
 from saiverse.media import SUMMARY_SUFFIX, UnsafePathError, resolve_in_home
 from saiverse.settings import SAVED_SETTINGS_FILE, SECRET_KEYS, read_saved_settings
@@ -259,40 +262,37 @@ def _check_snapshot(path: Path) -> tuple[int, dict[str, int], list[str]]:
                       "backups were kept")
 
 
-def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Path | None = None,
-                  kind: str = "manual", progress: ProgressFn | None = None, lock_home: bool = True) -> BackupResult:
-    """Write the world under `home` into the new archive `out` (see the module docstring).
+def _check_out(home: Path, out: Path) -> None:
+    """Refuse an archive inside the home's file folders (only the home itself and `backups/` may hold one)."""
+    real = out.resolve()  # as far as it exists: a link on the way is followed
+    if not real.is_relative_to(home):
+        return
+    rel = real.relative_to(home)
+    if len(rel.parts) > 1 and rel.parts[0] != "backups":
+        raise BackupError(f"{out} is inside {home / rel.parts[0]}, which holds the world's own files; write the "
+                          f"backup to {home / 'backups'} or outside the home. Nothing was written.")
 
-    `lock_home` holds the home's shared lock meanwhile (saiverse/locks.py), so a process starting
-    on it does not tidy files away mid-read; a process that already holds it (the app) passes False.
-    """
-    home = home.expanduser().resolve()
-    out = out.expanduser().resolve()
-    if not db_path.is_file():
-        raise BackupError(f"there is no world to back up at {home} (no {db_path.name})")
-    if out.exists():
-        raise BackupError(f"{out} already exists; choose another file name (a backup never overwrites a file)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    lock = HomeLock(home) if lock_home else None
-    work = Path(tempfile.mkdtemp(prefix=".backup-", dir=out.parent))  # mode 700: snapshots hold memories
-    tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
+
+def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: Path | None, kind: str,
+           progress: ProgressFn | None) -> dict[str, Any]:
+    """Snapshot the databases into `work` and write the archive to `tmp`; returns its manifest."""
+    if progress is not None:
+        progress(0, 1, DB_ENTRY)
     try:
-        if progress is not None:
-            progress(0, 1, DB_ENTRY)
+        snapshot_sqlite(db_path, work / DB_ENTRY)
+    except sqlite3.DatabaseError as exc:
+        raise BackupError(f"{db_path} cannot be read ({exc}); no backup was written") from exc
+    version, counts, names = _check_snapshot(work / DB_ENTRY)
+    plan = _Plan(entries=[_Entry(DB_ENTRY, work / DB_ENTRY, (work / DB_ENTRY).stat().st_size)])
+    checkpoints = checkpoints_path or home / CHECKPOINTS_ENTRY
+    if checkpoints.is_file():
+        snapshot_sqlite(checkpoints, work / CHECKPOINTS_ENTRY)
+        plan.entries.append(_Entry(CHECKPOINTS_ENTRY, work / CHECKPOINTS_ENTRY,
+                                   (work / CHECKPOINTS_ENTRY).stat().st_size))
+    _plan_files(home, names, plan)
+    archive = Claim(tmp, folder=False)
+    with os.fdopen(os.dup(archive.fd), "wb") as fh:
         try:
-            snapshot_sqlite(db_path, work / DB_ENTRY)
-        except sqlite3.DatabaseError as exc:
-            raise BackupError(f"{db_path} cannot be read ({exc}); no backup was written") from exc
-        version, counts, names = _check_snapshot(work / DB_ENTRY)
-        plan = _Plan(entries=[_Entry(DB_ENTRY, work / DB_ENTRY, (work / DB_ENTRY).stat().st_size)])
-        checkpoints = checkpoints_path or home / CHECKPOINTS_ENTRY
-        if checkpoints.is_file():
-            snapshot_sqlite(checkpoints, work / CHECKPOINTS_ENTRY)
-            plan.entries.append(_Entry(CHECKPOINTS_ENTRY, work / CHECKPOINTS_ENTRY,
-                                       (work / CHECKPOINTS_ENTRY).stat().st_size))
-        _plan_files(home, names, plan)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as fh:
             with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
                 writer = _Writer(zf, plan.total, progress)
                 for entry in plan.entries:
@@ -312,12 +312,50 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
                 zf.writestr(_zipinfo(MANIFEST, 0), json.dumps(manifest, ensure_ascii=False, indent=1))
             fh.flush()
             os.fsync(fh.fileno())
+        finally:
+            archive.release()
+    return manifest
+
+
+def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Path | None = None,
+                  kind: str = "manual", progress: ProgressFn | None = None, lock_home: bool = True) -> BackupResult:
+    """Write the world under `home` into the new archive `out` (see the module docstring).
+
+    `lock_home` holds the home's shared lock meanwhile (saiverse/locks.py), so a process starting
+    on it does not tidy files away mid-read; a process that already holds it (the app) passes False.
+    """
+    home = home.expanduser().resolve()
+    out = out.expanduser().absolute()
+    _check_out(home, out)
+    if not db_path.is_file():
+        raise BackupError(f"there is no world to back up at {home} (no {db_path.name})")
+    if out.exists():
+        raise BackupError(f"{out} already exists; choose another file name (a backup never overwrites a file)")
+    problem = link_out_of_home(home)
+    if problem:
+        raise BackupError(problem.replace("did not open this home", "wrote no backup"))
+    try:
+        out.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        out = out.resolve()
+        remove_backup_debris(out.parent)  # what a killed backup left here (saiverse/debris.py)
+        work = Claim(out.parent / work_name(".backup-"), folder=True)  # mode 700: snapshots hold memories
+    except OSError as exc:
+        raise BackupError(f"cannot write the backup to {out} ({exc.strerror or exc}); nothing was written") from exc
+    lock = HomeLock(home) if lock_home else None
+    tmp = out.with_name(work_name(f".{out.name}.", ".tmp"))
+    try:
+        manifest = _write(home, db_path, work.path, tmp, checkpoints_path, kind, progress)
         os.replace(tmp, out)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise BackupError(f"cannot write the backup to {out} ({exc.strerror or exc}); nothing was written and "
+                          "the existing backups were kept") from exc
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work.path, ignore_errors=True)
+        work.release()
         if lock is not None:
             lock.close()
     return BackupResult(out, manifest)

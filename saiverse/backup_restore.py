@@ -4,8 +4,11 @@ Nothing is written until the whole archive has been checked: it must be a zip wi
 every entry name must be one a backup writes (no absolute paths, no `..`, no links — a zip-slip
 entry is refused), the entries must be exactly those the manifest lists, and every entry's size and
 sha256 must match. Then the files are extracted into a hidden folder beside the target (hashed
-again as they are written), the database's integrity is checked, an archive from an older schema is
-migrated, and only then does the folder become the home (one rename). A refusal or a failure
+again as they are written), the database's integrity is checked — and that it is the SAIVerse database
+the manifest describes, not an upstream or foreign one —, an archive from an older schema is
+migrated, and only then does the folder become the home (one rename). The staging folder is claimed
+while in use; one a killed restore left is removed by the next restore into the same target, and
+when the app starts on that home (saiverse/debris.py). A refusal or a failure
 leaves the target as it was.
 """
 
@@ -18,7 +21,6 @@ import re
 import shutil
 import sqlite3
 import stat
-import uuid
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -36,7 +38,9 @@ from saiverse.backup import (
     SETTINGS_ENTRY,
     ProgressFn,
     count_rows,
+    schema_version,
 )
+from saiverse.debris import Claim, remove_restore_debris, work_name
 from saiverse.errors import UserError
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -92,23 +96,33 @@ def _read_manifest(zf: zipfile.ZipFile, archive: Path) -> dict[str, Any]:
         raise RestoreError(f"{foreign} ({MANIFEST} is not JSON: {exc}); nothing was written") from exc
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise RestoreError(f"{foreign} (its manifest is not one of ours); nothing was written")
-    if not isinstance(manifest.get("format_version"), int) or manifest["format_version"] > FORMAT_VERSION:
+    if not _is_int(manifest.get("format_version")) or manifest["format_version"] > FORMAT_VERSION:
         raise RestoreError(f"{archive.name} was written by a newer SAIVerse (backup format "
                            f"{manifest.get('format_version')!r}); upgrade SAIVerse to restore it")
     from database.migrate import LATEST_VERSION
 
     version = manifest.get("schema_version")
-    if not isinstance(version, int) or version < 1:
+    if not _is_int(version) or version < 1:
         raise RestoreError(f"{archive.name}: the manifest has no usable schema_version; nothing was written")
     if version > LATEST_VERSION:
         raise RestoreError(f"{archive.name} holds schema version {version}, newer than this SAIVerse knows "
                            f"({LATEST_VERSION}); upgrade SAIVerse to restore it")
     files = manifest.get("files")
     if not isinstance(files, list) or not all(
-            isinstance(f, dict) and isinstance(f.get("name"), str) and isinstance(f.get("size"), int)
+            isinstance(f, dict) and isinstance(f.get("name"), str) and _is_int(f.get("size")) and f["size"] >= 0
             and isinstance(f.get("sha256"), str) and _SHA256.match(f["sha256"]) for f in files):
         raise RestoreError(f"{archive.name}: the manifest's file list is damaged; nothing was written")
+    names = [f["name"] for f in files]
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise RestoreError(f"{archive.name}: the manifest lists {twice!r} twice; the archive was refused and "
+                           "nothing was written")
     return manifest
+
+
+def _is_int(value: object) -> bool:
+    """An integer, and not a bool (JSON `true` is not a version)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _is_link(info: zipfile.ZipInfo) -> bool:
@@ -205,11 +219,13 @@ def _extract(archive: Path, manifest: dict[str, Any], staging: Path, progress: P
 
 def _prepare_database(db: Path, manifest: dict[str, Any]) -> tuple[int, int, dict[str, int]]:
     """Integrity check, migration of an older schema; (schema before, after, counts)."""
-    from database.migrate import MigrationError, migrate
+    from database.migrate import MigrationError, is_upstream_database, migrate
 
     conn = sqlite3.connect(db)
     try:
         result = conn.execute("PRAGMA integrity_check").fetchone()
+        upstream = is_upstream_database(conn)
+        version = schema_version(conn)
     except sqlite3.DatabaseError as exc:
         raise RestoreError(f"the archive's {DB_ENTRY} cannot be read ({exc}); nothing was written") from exc
     finally:
@@ -217,6 +233,14 @@ def _prepare_database(db: Path, manifest: dict[str, Any]) -> tuple[int, int, dic
     if not result or result[0] != "ok":
         raise RestoreError(f"the archive's {DB_ENTRY} is damaged (SQLite: {result[0] if result else '?'}); "
                            "nothing was written")
+    if upstream:
+        raise RestoreError(f"the archive's {DB_ENTRY} is an upstream SAIVerse database (maha0525/SAIVerse), not a "
+                           "backup of this app, so it was not restored and nothing was written. To bring such a city "
+                           "over, run `python main.py import-saiverse <upstream home>` on the upstream home itself.")
+    if version != manifest["schema_version"]:
+        raise RestoreError(f"the archive's {DB_ENTRY} is not the SAIVerse database its manifest describes (schema "
+                           f"version {version}, the manifest says {manifest['schema_version']}); it may be a "
+                           "database of another program. Nothing was written.")
     try:
         report = migrate(db, backup=False)  # the archive itself is the backup of this database
     except MigrationError as exc:
@@ -241,9 +265,13 @@ def restore_backup(archive: Path, target: Path, progress: ProgressFn | None = No
     if need * 1.1 > free:
         raise RestoreError(f"not enough free space beside {target}: the world needs {need:,} bytes, "
                            f"{free:,} are free; nothing was written")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = target.with_name(f".{target.name}.restore-{uuid.uuid4().hex[:8]}")
-    staging.mkdir(mode=0o700)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        remove_restore_debris(target)  # what a killed restore into this target left (saiverse/debris.py)
+        claim = Claim(target.with_name(work_name(f".{target.name}.restore-")), folder=True)
+    except OSError as exc:
+        raise RestoreError(f"cannot write beside {target} ({exc.strerror or exc}); nothing was written") from exc
+    staging = claim.path
     try:
         _extract(archive, manifest, staging, progress)
         before, after, counts = _prepare_database(staging / DB_ENTRY, manifest)
@@ -255,4 +283,6 @@ def restore_backup(archive: Path, target: Path, progress: ProgressFn | None = No
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    finally:
+        claim.release()
     return RestoreResult(target, before, after, counts, manifest)

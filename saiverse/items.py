@@ -27,6 +27,7 @@ from sqlalchemy import select
 
 from database.engine import Database
 from database.models import Item, ItemLocation
+from saiverse.doc_versions import finish_committed_save
 from saiverse.inputs import InputError
 from saiverse.locks import item_lock
 from saiverse.media import (
@@ -201,7 +202,10 @@ class ItemStore:
         if is_pdf_path(info.file_path):
             return pdf_text(self.file_of(info))
         with item_lock(self.home, item_id):
-            return self.file_of(info).read_text(encoding="utf-8")
+            info = self.get(item_id)  # the row as of now, under the lock
+            path = self.file_of(info)
+            finish_committed_save(path, info.state)  # a save committed by a process that died before its rename
+            return path.read_text(encoding="utf-8")
 
     # ---- creating ------------------------------------------------------------------------
     def _insert(
@@ -328,6 +332,7 @@ class ItemStore:
             raise ValueError(f"アイテム「{info.name}」は文書ではないので内容を編集できません ({info.type})。")
         if is_pdf_path(info.file_path):
             raise ValueError(f"「{info.name}」は PDF なので内容を編集できません (説明は変更できます)。")
+        finish_committed_save(self.file_of(info), info.state)  # the caller holds the lock: never build on a stale file
         return info
 
     def _write_document(self, info: ItemInfo, content: str, summary_model: str | None) -> ItemInfo:

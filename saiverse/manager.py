@@ -22,7 +22,9 @@ from saiverse.backup_auto import BackupStore
 from saiverse.chronicle import ChronicleStore
 from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
 from saiverse.context_source import ContextSource
+from saiverse.debris import remove_home_debris
 from saiverse.facade import WorldFacade
+from saiverse.home_safety import check_home, make_home, tighten
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
 from saiverse.inputs import InputError, check_message
@@ -60,14 +62,17 @@ class SAIVerseManager(WorldFacade):
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
         refuse_upstream_home(settings.home, settings.db_path)
+        check_home(settings.home, settings.db_path)  # nothing is created in a home that cannot be ours
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
-        for directory in (settings.home, settings.image_dir, settings.documents_dir):
-            directory.mkdir(parents=True, exist_ok=True)
+        make_home(settings.home)
+        self.notices: list[str] = tighten(settings.home, settings.db_path)
+        """One line per thing start-up changed that the user should know (permissions made private)."""
         self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
                                    keep=lambda: self.settings.backup_keep, lock_home=False)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
         migrate(settings.db_path, before_change=self.backups.before_migration)
+        tighten(settings.home, settings.db_path)  # a database the migration just created: 0600 before any write
         self.db = Database(settings.database_url)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
@@ -76,6 +81,7 @@ class SAIVerseManager(WorldFacade):
             if alone:
                 recover_staged_files(settings.home, self.db)  # an import-saiverse killed between commit and renames
                 self.repair_report = repair_home(settings.home, self.db)
+                self.notices += remove_home_debris(settings.home)  # killed backups and restores of this home
         self.world = World(self.db)
         self.memory = SAIMemory(self.db)
         self.summarizer = Summarizer(lambda: self.settings)

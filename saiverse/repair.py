@@ -8,13 +8,19 @@ touches can be another process's write in flight. What it does, for each kind of
   the row's is not complete and is removed instead);
 - any other `.*.tmp` (a write that never committed): removed;
 - a file no item (and no avatar) refers to — a creation killed between file and row: moved to
-  `home/orphans/` and reported, never deleted, so nothing the user made is lost.
+  `home/orphans/` and reported by name, never deleted, so nothing the user made is lost.
+
+It touches only what it can prove is its own (saiverse/home_safety.py): regular files found without
+following any link, inside the real home; orphans only when their name is one this app gives, and
+only to a place inside the real home. A file that is not ours is left where it is and named in
+`RepairReport.left`. The manager refuses a home whose media folder links out of it before repair runs.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +28,7 @@ from pathlib import Path
 from sqlalchemy import text
 
 from database.engine import Database
+from saiverse.home_safety import OWN_TEMP, is_own_name, link_out_of_home, own_files, safe_destination
 from saiverse.media import SUMMARY_SUFFIX, commit_staged, remove_quietly
 
 log = logging.getLogger(__name__)
@@ -40,6 +47,8 @@ class RepairReport:
     """Temp files of writes that never committed."""
     orphans: list[str] = field(default_factory=list)
     """Files no item refers to, moved under `orphans/` (paths there)."""
+    left: list[str] = field(default_factory=list)
+    """Files no item refers to whose names this app does not give: left in place, untouched."""
 
     def describe(self) -> str:
         parts = []
@@ -48,7 +57,8 @@ class RepairReport:
         if self.removed:
             parts.append(f"{len(self.removed)} 個の一時ファイルを削除")
         if self.orphans:
-            parts.append(f"{len(self.orphans)} 個の孤立ファイルを orphans/ に移動")
+            parts.append(f"{len(self.orphans)} 個の孤立ファイルを orphans/ に移動 ({', '.join(self.orphans[:5])}"
+                         f"{' …' if len(self.orphans) > 5 else ''})")
         return "、".join(parts)
 
 
@@ -109,14 +119,16 @@ def _staged(tmp: Path, home: Path, by_path: dict[str, tuple[int, str | None]], r
 def repair_home(home: Path, db: Database) -> RepairReport:
     """Roll forward committed saves, remove uncommitted temp files, set orphans aside (see module doc)."""
     report = RepairReport()
+    problem = link_out_of_home(home)
+    if problem:  # the manager refuses such a home first; repair never walks through a link either way
+        log.warning("start-up repair skipped: %s", problem)
+        return report
+    home = home.resolve()
     by_path, referenced = _rows(db)
     for sub in MEDIA_DIRS:
-        root = home / sub
-        if not root.is_dir():
-            continue
-        files = sorted(p for p in root.rglob("*") if p.is_file())  # one walk of the folder per start
+        files = list(own_files(home / sub))  # one walk of the folder per start, never through a link
         for path in files:
-            if path.name.startswith(".") and path.name.endswith(".tmp"):
+            if OWN_TEMP.match(path.name):
                 _staged(path, home, by_path, report)
         for path in files:
             if path.name.startswith("."):
@@ -125,14 +137,25 @@ def repair_home(home: Path, db: Database) -> RepairReport:
             owner = rel[: -len(SUMMARY_SUFFIX)] if rel.endswith(SUMMARY_SUFFIX) else rel
             if owner in referenced:
                 continue
-            target = home / ORPHAN_DIR / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            n = 1
-            while target.exists():
-                target = target.with_name(f"{path.stem}-{n}{path.suffix}")
-                n += 1
-            path.replace(target)
-            report.orphans.append(target.relative_to(home).as_posix())
+            _set_aside(home, path, rel, report)
     if report.rolled_forward or report.removed or report.orphans:
         log.warning("start-up repair of %s: %s", home, report.describe())
     return report
+
+
+def _set_aside(home: Path, path: Path, rel: str, report: RepairReport) -> None:
+    """Move an orphan of ours under `orphans/` (inside the real home), or leave a file not ours alone."""
+    target = home / ORPHAN_DIR / rel
+    if not is_own_name(path.name) or not safe_destination(home, target):
+        report.left.append(rel)
+        return
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    n = 1
+    while os.path.lexists(target):
+        target = target.with_name(f"{path.stem}-{n}{path.suffix}")
+        n += 1
+    if not safe_destination(home, target):
+        report.left.append(rel)
+        return
+    os.rename(path, target)
+    report.orphans.append(target.relative_to(home).as_posix())

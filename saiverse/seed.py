@@ -1,21 +1,29 @@
 """The first-run world: a city, five buildings, two personas and a few items.
 
 Seeding happens exactly once — when the database has no city yet — and never touches a world the
-user already has (deleted seed items stay deleted).
+user already has (deleted seed items stay deleted). It is all or nothing: the item files and their
+summaries are made first (the summaries may call a model, which may fail), then the city, buildings,
+personas, user and items are inserted in ONE transaction. A failure removes the files and leaves no
+row, so the next start seeds again from the beginning; a kill before the commit leaves only files
+of ours that no row names, which start-up repair sets aside (saiverse/repair.py).
 """
 
 from __future__ import annotations
 
 import io
+import json
 import math
+import uuid
+from datetime import datetime
+from pathlib import Path
 
 from PIL import Image, ImageDraw
 
 from database.engine import Database
-from database.models import Building, City, Persona, User
-from saiverse.items import ItemStore
+from database.models import Building, City, Item, ItemLocation, Persona, User
+from saiverse.items import ItemStore, clip_summary, text_sha256
 from saiverse.locks import item_lock
-from saiverse.media import check_image
+from saiverse.media import atomic_write, check_image, new_file_name, relative_to_home, remove_quietly, summary_path
 
 CITY_ID = "city_main"
 
@@ -96,23 +104,66 @@ def _seed_locked(db: Database, items: ItemStore) -> bool:
     with db.session() as s:
         if s.get(City, CITY_ID) is not None or s.query(City).first() is not None:
             return False
-        s.add(City(city_id=CITY_ID, name="サイバース市", description="ペルソナたちが暮らす小さな街。"))
-        s.flush()
-        for bid, name, desc, cap, order in BUILDINGS:
-            s.add(Building(
-                building_id=bid, city_id=CITY_ID, name=name, description=desc, capacity=cap,
-                sort_order=order, system_instruction=f"ここは{name}です。{desc}",
-            ))
-        s.flush()
-        for p in PERSONAS:
-            s.add(Persona(city_id=CITY_ID, interaction_mode="user", **p))
-        s.add(User(user_id="user", name="あなた", building_id="library"))
-    items.create_object("古い鍵", "図書館の奥の書庫で見つかった、錆びた真鍮の鍵。どの扉のものかは分からない。",
-                        owner_kind="building", owner_id="library")
-    items.create_object("案内板", "街の建物と行き方が描かれた木の案内板。", owner_kind="building", owner_id="entrance")
-    items.create_document("SAIVerse使い方ガイド", GUIDE_TEXT, owner_kind="building", owner_id="library",
-                          state={"created_by": "seed"})
-    picture = check_image(draw_starry_night(), max_bytes=20 * 1024 * 1024, max_pixels=40_000_000)
-    items.create_picture(picture, "星空の絵", owner_kind="building", owner_id="museum",
-                         state={"created_by": "seed", "prompt": "丘の上の星空"})
+    written: list[Path] = []
+    try:
+        rows = _seed_items(items, written)
+        with db.session() as s:  # one transaction: the whole world or none of it
+            s.add(City(city_id=CITY_ID, name="サイバース市", description="ペルソナたちが暮らす小さな街。"))
+            s.flush()
+            for bid, name, desc, cap, order in BUILDINGS:
+                s.add(Building(
+                    building_id=bid, city_id=CITY_ID, name=name, description=desc, capacity=cap,
+                    sort_order=order, system_instruction=f"ここは{name}です。{desc}",
+                ))
+            s.flush()
+            for p in PERSONAS:
+                s.add(Persona(city_id=CITY_ID, interaction_mode="user", **p))
+            s.add(User(user_id="user", name="あなた", building_id="library"))
+            for item, owner in rows:
+                s.add(item)
+                s.flush()
+                s.add(ItemLocation(item_id=item.item_id, owner_kind="building", owner_id=owner,
+                                   updated_at=item.created_at))
+    except BaseException:
+        remove_quietly(*written)
+        raise
     return True
+
+
+def _row(name: str, type_: str, description: str, state: dict[str, object], file_path: str | None = None) -> Item:
+    now = datetime.now()
+    return Item(item_id=str(uuid.uuid4()), name=name, type=type_, description=description,
+                state_json=json.dumps(state, ensure_ascii=False), file_path=file_path, created_at=now, updated_at=now)
+
+
+def _with_file(items: ItemStore, path: Path, data: bytes | str, summary: str, written: list[Path]) -> str:
+    """Write a seed item's file and its summary sidecar (recorded in `written`); its FILE_PATH."""
+    written.append(path)
+    atomic_write(path, data)
+    written.append(summary_path(path))
+    atomic_write(summary_path(path), summary)
+    return relative_to_home(items.home, path)
+
+
+def _seed_items(items: ItemStore, written: list[Path]) -> list[tuple[Item, str]]:
+    """The seed items' rows (not yet added) with their buildings; their files are written meanwhile."""
+    rows = [
+        (_row("古い鍵", "object", "図書館の奥の書庫で見つかった、錆びた真鍮の鍵。どの扉のものかは分からない。", {}),
+         "library"),
+        (_row("案内板", "object", "街の建物と行き方が描かれた木の案内板。", {}), "entrance"),
+    ]
+    guide = items.home / "documents" / new_file_name("txt")
+    summary = clip_summary(items.summarize_document(GUIDE_TEXT, None) or "SAIVerse使い方ガイド")
+    rel = _with_file(items, guide, GUIDE_TEXT, summary, written)
+    rows.append((_row("SAIVerse使い方ガイド", "document", summary, {
+        "created_by": "seed", "version": 1, "sha256": text_sha256(GUIDE_TEXT)}, rel), "library"))
+    picture = check_image(draw_starry_night(), max_bytes=20 * 1024 * 1024, max_pixels=40_000_000)
+    path = items.home / "image" / new_file_name(picture.ext)
+    written.append(path)
+    atomic_write(path, picture.data)
+    summary = clip_summary(items.summarize_picture(path, None) or "星空の絵")
+    rel = _with_file(items, path, picture.data, summary, written)
+    rows.append((_row("星空の絵", "picture", summary, {
+        "mime_type": picture.mime, "width": picture.width, "height": picture.height,
+        "created_by": "seed", "prompt": "丘の上の星空"}, rel), "museum"))
+    return rows

@@ -1,0 +1,57 @@
+"""A child process for the deterministic kill tests: run one CLI command, SIGKILLed at a hook point.
+
+Run as `python tests/reliability/killat.py before|after MODULE:NAME[#N] -- ARGV…`. It replaces the
+function `NAME` of `MODULE` (a `Class.method` too) by one that kills this process with SIGKILL just
+before (or just after) its N-th call (default the first), then runs `main.main(ARGV)`. So a kill
+lands at exactly one point of a write path — between a commit and a rename, say — every time, which
+a kill at a random moment (tests/reliability/test_kill_campaign.py) reaches only by luck.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+
+def _arm(when: str, spec: str) -> None:
+    target, _, nth = spec.partition("#")
+    module_name, _, attr = target.partition(":")
+    owner: Any = importlib.import_module(module_name)
+    *path, name = attr.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    real = getattr(owner, name)
+    calls = {"n": 0}
+    limit = int(nth or 1)
+
+    @functools.wraps(real)
+    def hooked(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == limit and when == "before":
+            os.kill(os.getpid(), signal.SIGKILL)
+        result = real(*args, **kwargs)
+        if calls["n"] == limit and when == "after":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+
+    setattr(owner, name, hooked)
+
+
+def main() -> int:
+    when, spec, sep, *argv = sys.argv[1:]
+    assert when in ("before", "after") and sep == "--", sys.argv
+    _arm(when, spec)
+    import main as cli
+
+    return cli.main(argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
