@@ -215,3 +215,14 @@ def make_home(home: Path) -> None:
         home.mkdir(mode=0o700, parents=True)
     for sub in ("image", "documents"):
         (home / sub).mkdir(mode=0o700, exist_ok=True)
+
+
+def create_private(path: Path) -> None:
+    """Create an empty file with mode 0600 if there is none (SQLite gives its side files the same mode)."""
+    if os.path.lexists(path):
+        return
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass  # another process starting on the same new home made it first

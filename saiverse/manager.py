@@ -24,7 +24,7 @@ from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_
 from saiverse.context_source import ContextSource
 from saiverse.debris import remove_home_debris
 from saiverse.facade import WorldFacade
-from saiverse.home_safety import check_home, make_home, tighten
+from saiverse.home_safety import check_home, create_private, make_home, tighten
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
 from saiverse.inputs import InputError, check_message
@@ -71,8 +71,8 @@ class SAIVerseManager(WorldFacade):
         self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
                                    keep=lambda: self.settings.backup_keep, lock_home=False)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
+        create_private(settings.db_path)  # a new database is 0600 from its first byte (its -wal/-shm follow)
         migrate(settings.db_path, before_change=self.backups.before_migration)
-        tighten(settings.home, settings.db_path)  # a database the migration just created: 0600 before any write
         self.db = Database(settings.database_url)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from database.engine import Database
 from database.migrate import migrate
+from saiverse.home_safety import check_home, create_private
 from saiverse.importer.context import Context
 from saiverse.importer.files import FileStager, recover_staged_files, scratch_folder
 from saiverse.importer.items import import_items
@@ -81,7 +82,9 @@ def import_saiverse(path: Path, settings: Settings, *, merge: bool = False,
     home = _check_places(source, settings.home, settings.db_path)
     db_path = settings.db_path
     assert db_path is not None
-    home.mkdir(parents=True, exist_ok=True)
+    check_home(home, db_path)  # never a home whose folders link out of it, nor a foreign database
+    home.mkdir(mode=0o700, parents=True, exist_ok=True)
+    create_private(db_path)
     world = world_summary(db_path)
     if world is not None and not merge:
         raise _world_refusal(home, source, world)
