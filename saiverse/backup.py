@@ -32,10 +32,11 @@ from typing import Any
 
 from saiverse import __version__
 from saiverse.debris import Claim, remove_backup_debris, work_name
+from saiverse.doc_versions import committed_copy
 from saiverse.errors import UserError
 from saiverse.home_safety import link_out_of_home
 from saiverse.locks import HomeLock
-from saiverse.media import SUMMARY_SUFFIX, UnsafePathError, resolve_in_home
+from saiverse.media import SUMMARY_SUFFIX, UnsafePathError, resolve_in_home, staged_name
 from saiverse.settings import SAVED_SETTINGS_FILE, SECRET_KEYS, read_saved_settings
 
 FORMAT = "saiverse-backup"
@@ -175,8 +176,34 @@ def referenced_files(conn: sqlite3.Connection) -> list[str]:
     return names
 
 
-def _plan_files(home: Path, names: Iterable[str], plan: _Plan) -> None:
-    """Item files (with sidecars) and avatars that exist and stay inside the home; the rest is `missing`."""
+def document_states(db: Path) -> dict[str, dict[str, Any]]:
+    """FILE_PATH → STATE_JSON of every text document in a snapshot (its committed version and sha256)."""
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute("SELECT FILE_PATH, STATE_JSON FROM item WHERE TYPE = 'document' "
+                            "AND FILE_PATH IS NOT NULL").fetchall()
+    except sqlite3.OperationalError:
+        return {}
+    finally:
+        conn.close()
+    states: dict[str, dict[str, Any]] = {}
+    for file_path, state_json in rows:
+        try:
+            state = json.loads(state_json or "{}")
+        except ValueError:
+            continue
+        if isinstance(state, dict) and "version" in state:
+            states[file_path] = state
+    return states
+
+
+def _plan_files(home: Path, names: Iterable[str], plan: _Plan,
+                states: dict[str, dict[str, Any]] | None = None) -> None:
+    """Item files (with sidecars) and avatars that exist and stay inside the home; the rest is `missing`.
+
+    A document whose save committed but was not renamed in yet is archived as its committed version
+    (saiverse/doc_versions.py), under its own name.
+    """
     seen: set[str] = set()
     for raw in names:
         try:
@@ -188,7 +215,13 @@ def _plan_files(home: Path, names: Iterable[str], plan: _Plan) -> None:
         if rel.split("/", 1)[0] not in FILE_DIRS:
             plan.missing.append(raw)  # only the file folders are archived (and restored)
             continue
-        for name, candidate in ((rel, path), (rel + SUMMARY_SUFFIX, path.with_name(path.name + SUMMARY_SUFFIX))):
+        sidecar = path.with_name(path.name + SUMMARY_SUFFIX)
+        state = (states or {}).get(raw)
+        if state is not None and committed_copy(path, state) != path:
+            path = committed_copy(path, state)
+            staged_summary = staged_name(sidecar, int(state["version"]))
+            sidecar = staged_summary if staged_summary.is_file() else sidecar
+        for name, candidate in ((rel, path), (rel + SUMMARY_SUFFIX, sidecar)):
             if name in seen:
                 continue
             seen.add(name)
@@ -289,7 +322,7 @@ def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: P
         snapshot_sqlite(checkpoints, work / CHECKPOINTS_ENTRY)
         plan.entries.append(_Entry(CHECKPOINTS_ENTRY, work / CHECKPOINTS_ENTRY,
                                    (work / CHECKPOINTS_ENTRY).stat().st_size))
-    _plan_files(home, names, plan)
+    _plan_files(home, names, plan, document_states(work / DB_ENTRY))
     archive = Claim(tmp, folder=False)
     with os.fdopen(os.dup(archive.fd), "wb") as fh:
         try:

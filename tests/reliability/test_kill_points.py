@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,13 @@ def test_a_committed_edit_is_never_lost_while_another_process_holds_the_home(
         row = holder.items.get(doc).state
         assert row["version"] == 2 and path.read_text(encoding="utf-8") == v1  # committed, not renamed
         assert path.with_name(f".{path.name}.v2.tmp").is_file()
+        # A backup taken now archives the committed text under the document's own name.
+        archive = saiverse_home.parent / "meanwhile.zip"
+        _ok(["backup", "--home", str(saiverse_home), "--out", str(archive)], capsys)
+        with zipfile.ZipFile(archive) as zf:
+            archived = zf.read(holder.items.get(doc).file_path).decode("utf-8")
+        assert "追記 v2" in archived
+        assert hashlib.sha256(archived.encode()).hexdigest() == row["sha256"]
         # A reader in a third process gets the committed text, whose sha256 is the row's.
         out = _ok(["tool", "document_read", "--home", str(saiverse_home), "--persona", "mina",
                    "--building", "library", "--args", json.dumps({"item_id": doc})], capsys)
