@@ -375,7 +375,11 @@ class ItemStore:
             s.flush()
             result = _info(item, s.get(ItemLocation, item_id))
         if info.file_path:
-            atomic_write(summary_path(self.file_of(info)), text)
+            with item_lock(self.home, item_id):  # a committed save's staged summary must not overwrite this one
+                path = self.file_of(info)
+                if info.type == "document" and not is_pdf_path(info.file_path):
+                    finish_committed_save(path, self.get(item_id).state)
+                atomic_write(summary_path(path), text)
         return result
 
     def move(self, item_id: str, owner_kind: str, owner_id: str) -> ItemInfo:
