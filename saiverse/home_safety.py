@@ -211,10 +211,14 @@ def tighten(home: Path, db_path: Path) -> list[str]:
 
 def make_home(home: Path) -> None:
     """Create the home (0700) and its media folders; an existing home keeps its contents."""
-    if not home.exists():
-        home.mkdir(mode=0o700, parents=True)
-    for sub in ("image", "documents"):
-        (home / sub).mkdir(mode=0o700, exist_ok=True)
+    try:
+        if not home.exists():
+            home.mkdir(mode=0o700, parents=True)
+        for sub in ("image", "documents"):
+            (home / sub).mkdir(mode=0o700, exist_ok=True)
+    except OSError as exc:
+        raise HomeRefused(f"cannot create the data home {home} ({exc.strerror or exc}); choose a folder you can "
+                          "write (--home DIR)") from exc
 
 
 def create_private(path: Path) -> None:
