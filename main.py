@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     from saiverse.backup_cli import add_parsers
 
     add_parsers(sub, _add_home)  # backup, restore, persona delete, building delete
+    from saiverse.login_cli import add_parser as add_password_parser
+
+    add_password_parser(sub, _add_home)  # password set / clear / status
 
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
@@ -222,6 +225,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "import-saiverse":
         return _import_saiverse(args)
+    if cmd == "password":
+        from saiverse.login_cli import password_command
+
+        return password_command(_settings(args), args, _print_json)
     if cmd in ("backup", "restore"):
         from saiverse.backup_cli import backup_command, restore_command
 
