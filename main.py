@@ -395,7 +395,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
     import os
 
-    from saiverse.errors import FAILED_EXIT, INTERRUPTED_EXIT, RAISE_ERRORS_ENV, USER_ERROR_EXIT, is_user_error
+    from saiverse.errors import (
+        FAILED_EXIT,
+        INTERRUPTED_EXIT,
+        RAISE_ERRORS_ENV,
+        USER_ERROR_EXIT,
+        busy_database_message,
+        is_user_error,
+    )
 
     _utf8_output()
     args = build_parser().parse_args(argv)
@@ -405,8 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return INTERRUPTED_EXIT
     except Exception as exc:
-        if is_user_error(exc):
-            print(f"error: {exc}", file=sys.stderr)
+        busy = busy_database_message(exc)
+        if is_user_error(exc) or busy:
+            print(f"error: {busy or exc}", file=sys.stderr)
             return USER_ERROR_EXIT
         if os.environ.get(RAISE_ERRORS_ENV):
             raise
