@@ -304,6 +304,10 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     if not isinstance(data, dict):
         raise PlaybookError("a playbook must be a JSON object", playbook=source)
     name = str(data.get("name") or source or "?")
+    nodes = data.get("nodes")
+    if isinstance(nodes, list) and len(nodes) > MAX_NODES:  # before pydantic builds a model of each
+        raise PlaybookError(f"has {len(nodes):,} nodes; a playbook may have at most {MAX_NODES:,} (split it into "
+                            "playbooks that call each other with subplay nodes)", playbook=name, field="nodes")
     try:
         pb = Playbook.model_validate(data)
     except ValidationError as exc:

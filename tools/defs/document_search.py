@@ -15,8 +15,9 @@ MAX_PATTERN = 200
 MAX_MATCHES = 100
 MAX_CONTEXT = 20
 MAX_SEARCH_SECONDS = 2.0
-"""Longest one search may take: a pattern like `(a+)+$` can need years on a line of 40 characters
-(catastrophic backtracking); it is stopped here and refused, naming the pattern."""
+"""Longest one search may take (the `regex` package counts the matcher's own time, so on a busy
+machine the wall clock may show more): a pattern like `(a|aa)+$` can need years on a line of 40
+characters (catastrophic backtracking); it is stopped here and refused, naming the pattern."""
 
 
 @tool("document_search")
