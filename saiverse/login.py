@@ -121,10 +121,14 @@ def read_login(home: Path) -> Login | None:
 
 
 class Gate:
-    """Gradio's `auth` callable over a stored login, with a lockout after repeated failures."""
+    """Gradio's `auth` callable over a stored login, with a lockout after repeated failures.
 
-    def __init__(self, login: Login, clock: Callable[[], float] = time.monotonic) -> None:
-        self.login, self._clock = login, clock
+    `login` is the login itself or a function returning the current one (read per attempt, so a
+    password changed in the 設定 tab counts at once, and a removed one lets nobody in)."""
+
+    def __init__(self, login: Login | Callable[[], Login | None], clock: Callable[[], float] = time.monotonic) -> None:
+        self._source = login if callable(login) and not isinstance(login, Login) else (lambda: login)
+        self._clock = clock
         self._failures: list[float] = []
         self._lock = threading.Lock()
 
@@ -134,7 +138,9 @@ class Gate:
             self._failures = [t for t in self._failures if now - t < LOCKOUT_SECONDS]
             if len(self._failures) >= MAX_FAILURES:
                 return False
-        ok = isinstance(user, str) and isinstance(password, str) and self.login.matches(user, password)
+        login = self._source()
+        ok = login is not None and isinstance(user, str) and isinstance(password, str) and \
+            login.matches(user, password)
         if not ok:
             with self._lock:
                 self._failures.append(now)

@@ -96,11 +96,13 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login: Any = None) 
     request's Host checked (ui/guard.py) and, given a stored `login` (saiverse/login.py), a login page."""
     from starlette.middleware import Middleware
 
-    from saiverse.login import Gate
+    from saiverse.login import Gate, read_login
     from ui.guard import HostGuard, allowed_names
 
     names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
-    guard = {"auth": Gate(login), "auth_message": LOGIN_MESSAGE} if login is not None else {}
+    home = Path(settings.home)
+    # The gate reads the stored login at each attempt: a password changed in the 設定 tab counts at once.
+    guard = {"auth": Gate(lambda: read_login(home)), "auth_message": LOGIN_MESSAGE} if login is not None else {}
     return {
         **guard,
         # A middleware given to the FastAPI app Gradio creates: it runs before every route.
