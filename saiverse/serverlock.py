@@ -35,9 +35,13 @@ class ServerLock:
 
     def __init__(self, home: Path, *, host: str, port: int) -> None:
         folder = Path(home) / ".locks"
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.path = folder / LOCK_NAME
-        self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # the home is a file, a device, read-only…
+            raise UserError(f"cannot use {home} as the data home: {exc.strerror or exc}; give a folder of your "
+                            "own with --home") from exc
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
