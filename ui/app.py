@@ -91,9 +91,10 @@ LOGIN_MESSAGE = "SAIVerse — パスワードを入力してください (Enter 
 """Shown on Gradio's login page."""
 
 
-def launch_kwargs(settings: Any, *, port: int | None = None, login: Any = None) -> dict[str, Any]:
+def launch_kwargs(settings: Any, *, port: int | None = None, login_required: bool = False) -> dict[str, Any]:
     """Keyword arguments for `Blocks.launch`: loopback by default, no sharing, errors shown, every
-    request's Host checked (ui/guard.py) and, given a stored `login` (saiverse/login.py), a login page."""
+    request's Host checked (ui/guard.py) and, when `login_required`, Gradio's login page over the
+    login stored in the home (saiverse/login.py)."""
     from starlette.middleware import Middleware
 
     from saiverse.login import Gate, read_login
@@ -102,7 +103,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login: Any = None) 
     names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
     home = Path(settings.home)
     # The gate reads the stored login at each attempt: a password changed in the 設定 tab counts at once.
-    guard = {"auth": Gate(lambda: read_login(home)), "auth_message": LOGIN_MESSAGE} if login is not None else {}
+    guard = {"auth": Gate(lambda: read_login(home)), "auth_message": LOGIN_MESSAGE} if login_required else {}
     return {
         **guard,
         # A middleware given to the FastAPI app Gradio creates: it runs before every route.
@@ -350,7 +351,7 @@ def launch(settings: Any) -> int:
     wide = not is_loopback(settings.host)
     try:
         app = build_app(manager)
-        app.launch(**launch_kwargs(settings, login=login if wide else None), prevent_thread_lock=True)
+        app.launch(**launch_kwargs(settings, login_required=wide), prevent_thread_lock=True)
         ticker.start()  # schedules and autonomous turns run while the window is served
         # Printed once the port is really bound, so the line is never a lie.
         shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host

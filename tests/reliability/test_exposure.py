@@ -31,7 +31,8 @@ PASSWORD = "correct horse battery"
 
 
 @contextmanager
-def _served(home: Path, *, allowed_hosts: tuple[str, ...] = (), login: Any = None) -> Iterator[tuple[str, Any]]:
+def _served(home: Path, *, allowed_hosts: tuple[str, ...] = (), login_required: bool = False
+            ) -> Iterator[tuple[str, Any]]:
     """The real app on a free loopback port, launched with ui/app.py's own launch arguments."""
     from saiverse.manager import SAIVerseManager
     from saiverse.settings import Settings
@@ -44,7 +45,7 @@ def _served(home: Path, *, allowed_hosts: tuple[str, ...] = (), login: Any = Non
     manager = SAIVerseManager(settings)
     app = build_app(manager)
     try:
-        app.launch(**launch_kwargs(settings, login=login), prevent_thread_lock=True)
+        app.launch(**launch_kwargs(settings, login_required=login_required), prevent_thread_lock=True)
         yield f"http://127.0.0.1:{port}", manager
     finally:
         app.close()
@@ -90,10 +91,10 @@ def test_backups_are_not_served_by_their_path(saiverse_home: Path) -> None:
 
 
 def test_the_login_guards_every_route(saiverse_home: Path) -> None:
-    from saiverse.login import read_login, set_login
+    from saiverse.login import clear_login, set_login
 
     set_login(saiverse_home, PASSWORD, "mika")
-    with _served(saiverse_home, login=read_login(saiverse_home)) as (url, manager):
+    with _served(saiverse_home, login_required=True) as (url, manager):
         picture = _picture(manager)
         with httpx.Client(base_url=url, timeout=30) as client:
             assert client.get("/config").status_code == 401
@@ -107,6 +108,16 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
             assert client.get(f"/gradio_api/file={picture}").status_code == 200
             # The login does not open the door to a foreign Host.
             assert client.get("/config", headers={"Host": "evil.example"}).status_code == 403
+        set_login(saiverse_home, "a new password 2", "mika")  # changed (the 設定 tab) while serving
+        with httpx.Client(base_url=url, timeout=30) as client:
+            assert client.post("/login", data={"username": "mika", "password": PASSWORD}).status_code >= 400
+            assert client.post("/login", data={"username": "mika", "password": "a new password 2"}).status_code \
+                == 200
+        clear_login(saiverse_home)  # removed while open to the network: nobody gets in
+        with httpx.Client(base_url=url, timeout=30) as client:
+            assert client.post("/login", data={"username": "mika", "password": "a new password 2"}).status_code \
+                >= 400
+            assert client.get("/config").status_code == 401
 
 
 def test_repeated_wrong_passwords_lock_the_login_for_a_while() -> None:
