@@ -304,10 +304,8 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     if not isinstance(data, dict):
         raise PlaybookError("a playbook must be a JSON object", playbook=source)
     name = str(data.get("name") or source or "?")
-    nodes = data.get("nodes")
-    if isinstance(nodes, list) and len(nodes) > MAX_NODES:  # before pydantic builds a model of each
-        raise PlaybookError(f"has {len(nodes):,} nodes; a playbook may have at most {MAX_NODES:,} (split it into "
-                            "playbooks that call each other with subplay nodes)", playbook=name, field="nodes")
+    if isinstance(data.get("nodes"), list):
+        _check_node_count(len(data["nodes"]), name)  # before pydantic builds a model of each
     try:
         pb = Playbook.model_validate(data)
     except ValidationError as exc:
@@ -317,13 +315,17 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     return pb
 
 
+def _check_node_count(count: int, name: str) -> None:
+    if count > MAX_NODES:
+        raise PlaybookError(f"has {count:,} nodes; a playbook may have at most {MAX_NODES:,} (split it into "
+                            "playbooks that call each other with subplay nodes)", playbook=name, field="nodes")
+
+
 def check_structure(pb: Playbook) -> None:
     """Graph-level checks: ids unique, every edge points at a node, every node reachable."""
     if not pb.nodes:
         raise PlaybookError("has no nodes", playbook=pb.name, field="nodes")
-    if len(pb.nodes) > MAX_NODES:
-        raise PlaybookError(f"has {len(pb.nodes):,} nodes; a playbook may have at most {MAX_NODES:,} (split it into "
-                            "playbooks that call each other with subplay nodes)", playbook=pb.name, field="nodes")
+    _check_node_count(len(pb.nodes), pb.name)
     # Every check below is linear in the nodes (sets and a dict, never a search per node).
     by_id: dict[str, Node] = {}
     dup: set[str] = set()
