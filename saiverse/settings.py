@@ -134,7 +134,7 @@ def _host_names(value: str) -> tuple[str, ...]:
     names = tuple(n.strip().lower() for n in value.replace(" ", ",").split(",") if n.strip())
     bad = next((n for n in names if not all(c.isalnum() or c in ".-_:[]" for c in n)), None)
     if bad is not None:
-        raise ValueError(f"must be host names separated by commas (e.g. mypc.local,192.168.1.5), got {bad!r}")
+        raise ValueError("must be host names separated by commas (e.g. mypc.local,192.168.1.5)")
     return names
 
 
