@@ -261,3 +261,21 @@ def test_a_wide_host_with_a_password_says_where_to_open_and_asks_to_log_in(saive
             assert client.get("/manifest.json").json()["name"] == "SAIVerse"  # installable (PWA)
     finally:
         server.stop()
+
+
+def test_allowed_hosts_come_from_the_setting_and_a_bad_one_is_named(saiverse_home: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from saiverse.settings import SettingsError, load_settings
+    from ui.guard import allowed_names, host_name_of
+
+    monkeypatch.setenv("SAIVERSE_ALLOWED_HOSTS", "MyPC.lan, 192.168.1.5")
+    settings = load_settings(saiverse_home)
+    assert settings.allowed_hosts == ("mypc.lan", "192.168.1.5")
+    names, any_address = allowed_names("127.0.0.1", settings.allowed_hosts)
+    assert {"mypc.lan", "192.168.1.5", "localhost", "127.0.0.1", "::1"} <= names and not any_address
+    assert allowed_names("0.0.0.0")[1] and "0.0.0.0" not in allowed_names("0.0.0.0")[0]
+    assert [host_name_of(h) for h in ("[::1]:7860", "LocalHost.:80", "a.b", "[fe80::1]")] == \
+        ["::1", "localhost", "a.b", "fe80::1"]
+    monkeypatch.setenv("SAIVERSE_ALLOWED_HOSTS", "evil.example/path")
+    with pytest.raises(SettingsError, match="SAIVERSE_ALLOWED_HOSTS"):
+        load_settings(saiverse_home)
