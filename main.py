@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     from saiverse.backup_cli import add_parsers
 
     add_parsers(sub, _add_home)  # backup, restore, persona delete, building delete
+    from saiverse.login_cli import add_parser as add_password_parser
+
+    add_password_parser(sub, _add_home)  # password set / clear / status
 
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
@@ -222,6 +225,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "import-saiverse":
         return _import_saiverse(args)
+    if cmd == "password":
+        from saiverse.login_cli import password_command
+
+        return password_command(_settings(args), args, _print_json)
     if cmd in ("backup", "restore"):
         from saiverse.backup_cli import backup_command, restore_command
 
@@ -388,7 +395,14 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
     import os
 
-    from saiverse.errors import FAILED_EXIT, INTERRUPTED_EXIT, RAISE_ERRORS_ENV, USER_ERROR_EXIT, is_user_error
+    from saiverse.errors import (
+        FAILED_EXIT,
+        INTERRUPTED_EXIT,
+        RAISE_ERRORS_ENV,
+        USER_ERROR_EXIT,
+        busy_database_message,
+        is_user_error,
+    )
 
     _utf8_output()
     args = build_parser().parse_args(argv)
@@ -398,8 +412,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return INTERRUPTED_EXIT
     except Exception as exc:
-        if is_user_error(exc):
-            print(f"error: {exc}", file=sys.stderr)
+        busy = busy_database_message(exc)
+        if is_user_error(exc) or busy:
+            print(f"error: {busy or exc}", file=sys.stderr)
             return USER_ERROR_EXIT
         if os.environ.get(RAISE_ERRORS_ENV):
             raise

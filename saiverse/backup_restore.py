@@ -42,6 +42,7 @@ from saiverse.backup import (
 )
 from saiverse.debris import Claim, remove_restore_debris, work_name
 from saiverse.errors import UserError
+from saiverse.inputs import InputError, open_regular
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _TOP_FILES = (DB_ENTRY, CHECKPOINTS_ENTRY, SETTINGS_ENTRY)
@@ -146,10 +147,37 @@ def _copy_checked(src: IO[bytes], expected: dict[str, Any], sink: IO[bytes] | No
                            "manifest); the archive was refused and nothing was written")
 
 
+def _open_archive(archive: Path) -> zipfile.ZipFile:
+    """The archive as a zip, if it is a regular file: a FIFO would block the restore forever."""
+    try:
+        fh = open_regular(archive, "the archive")
+    except InputError as exc:
+        raise RestoreError(f"{exc}; nothing was written") from exc
+    try:
+        return _OwnedZip(fh)
+    except BaseException:
+        fh.close()
+        raise
+
+
+class _OwnedZip(zipfile.ZipFile):
+    """A zip over a file handle it owns: closing the zip closes the handle too."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._owned = fh
+        super().__init__(fh)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._owned.close()
+
+
 def verify_archive(archive: Path, progress: ProgressFn | None = None) -> dict[str, Any]:
     """Check every name and checksum of `archive` without writing anything; returns its manifest."""
     try:
-        zf = zipfile.ZipFile(archive)
+        zf = _open_archive(archive)
     except FileNotFoundError:
         raise RestoreError(f"{archive} does not exist") from None
     except (zipfile.BadZipFile, OSError) as exc:
@@ -203,7 +231,7 @@ def _check_target(target: Path) -> None:
 
 def _extract(archive: Path, manifest: dict[str, Any], staging: Path, progress: ProgressFn | None) -> None:
     total, done = sum(int(f["size"]) for f in manifest["files"]), 0
-    with zipfile.ZipFile(archive) as zf:
+    with _open_archive(archive) as zf:
         for expected in manifest["files"]:
             name = check_entry_name(expected["name"])
             dest = staging.joinpath(*PurePosixPath(name).parts)

@@ -44,3 +44,24 @@ def is_user_error(exc: BaseException) -> bool:
     lower = (MigrationError, PlaybookError, ToolError, ItemNotFoundError, InvalidImageError, UnsafePathError,
              PatchError, QueueFullError, ScheduleError, ImportRefused, InvalidPdfError)
     return isinstance(exc, (UserError, *lower))
+
+
+def busy_database_message(exc: BaseException) -> str | None:
+    """One line for a database another program holds locked past the busy timeout, or None.
+
+    SQLAlchemy's message carries the SQL statement and its parameters over several lines; the
+    person needs only what happened and what to do. Nothing was written: the statement failed."""
+    import sqlite3
+
+    seen: BaseException | None = exc
+    for _ in range(10):  # the sqlite3 error is the cause (or the `orig`) of SQLAlchemy's
+        if seen is None:
+            break
+        orig = getattr(seen, "orig", None)
+        for err in (seen, orig):
+            if isinstance(err, sqlite3.OperationalError) and any(
+                    w in str(err).lower() for w in ("database is locked", "database table is locked", "busy")):
+                return ("the database is locked by another program (an SQLite browser, or a command still "
+                        "writing?); nothing was written — close that program and try again")
+        seen = seen.__cause__ or seen.__context__
+    return None

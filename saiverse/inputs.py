@@ -10,9 +10,10 @@ endless one (`/dev/zero`) costs at most the limit.
 from __future__ import annotations
 
 import math
+import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from saiverse.errors import UserError
 
@@ -103,20 +104,41 @@ def check_json_value(value: Any, what: str) -> Any:
     return value
 
 
+def open_regular(path: Path, what: str = "the file") -> BinaryIO:
+    """`path` opened for reading if it is a regular file; InputError naming it otherwise.
+
+    The file is opened without blocking and checked on the open descriptor: a FIFO would wait forever
+    for a writer, a device (`/dev/zero`) never ends, and a check before opening could be raced."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except FileNotFoundError as exc:
+        raise InputError(f"{what} {path} does not exist") from exc
+    except IsADirectoryError as exc:
+        raise InputError(f"{what} {path} is a folder, not a file") from exc
+    except OSError as exc:
+        raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{what} {path} is a folder, not a file")
+        raise InputError(f"{what} {path} is not a regular file (a pipe, a device or a socket); give a file")
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
+
+
 def read_limited(path: Path, max_bytes: int, *, what: str = "the file", limit_name: str = "") -> bytes:
     """A file's bytes, read in chunks and never past `max_bytes` (a regular file's size is checked
     first, so a huge or sparse one is not read at all); InputError naming the file and the limit."""
     limit = f", {limit_name}" if limit_name else ""
     try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise InputError(f"{what} {path} is a folder, not a file")
-        if stat.S_ISREG(info.st_mode) and info.st_size > max_bytes:
-            size = _mb(info.st_size) if _mb(info.st_size) != _mb(max_bytes) else f"{info.st_size:,} bytes"
-            raise InputError(f"{what} {path} is too large: {size} (the limit is {_mb(max_bytes)}{limit})")
-        chunks: list[bytes] = []
-        total = 0
-        with path.open("rb") as fh:
+        with open_regular(path, what) as fh:
+            info = os.fstat(fh.fileno())
+            if info.st_size > max_bytes:
+                size = _mb(info.st_size) if _mb(info.st_size) != _mb(max_bytes) else f"{info.st_size:,} bytes"
+                raise InputError(f"{what} {path} is too large: {size} (the limit is {_mb(max_bytes)}{limit})")
+            chunks: list[bytes] = []
+            total = 0
             while True:
                 chunk = fh.read(min(CHUNK_BYTES, max_bytes + 1 - total))
                 if not chunk:

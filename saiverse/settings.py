@@ -130,6 +130,14 @@ def _lang(value: str) -> str:
     return "en" if value.lower().startswith("en") else "ja"
 
 
+def _host_names(value: str) -> tuple[str, ...]:
+    names = tuple(n.strip().lower() for n in value.replace(" ", ",").split(",") if n.strip())
+    bad = next((n for n in names if not all(c.isalnum() or c in ".-_:[]" for c in n)), None)
+    if bad is not None:
+        raise ValueError("must be host names separated by commas (e.g. mypc.local,192.168.1.5)")
+    return names
+
+
 def _sqlite_url(value: str) -> str:
     if not value.startswith("sqlite:///") or value == "sqlite:///":
         raise ValueError("must be a sqlite:///PATH URL (SAIVerse stores its data in SQLite only)")
@@ -156,6 +164,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("database_url", "SAIVERSE_DATABASE_URL", _sqlite_url),
     Option("host", "SAIVERSE_HOST"),
     Option("port", "SAIVERSE_PORT", _int),
+    Option("allowed_hosts", "SAIVERSE_ALLOWED_HOSTS", _host_names),
     Option("lang", "SAIVERSE_LANG", _lang),
     Option("default_model", "SAIVERSE_DEFAULT_MODEL", saved=True),
     Option("default_lightweight_model", "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL", saved=True),
@@ -199,6 +208,9 @@ class Settings:
     """Interface the UI binds to; loopback unless the user asks otherwise."""
     port: int = 7860
     """Port of the UI."""
+    allowed_hosts: tuple[str, ...] = ()
+    """Extra host names the UI answers to besides localhost and the addresses (ui/guard.py checks the
+    Host header of every request against them, against DNS rebinding); SAIVERSE_ALLOWED_HOSTS, comma-separated."""
     lang: str = "ja"
     """UI language: `ja` (default) or `en`."""
     default_model: str = "auto"

@@ -12,7 +12,9 @@ error, so a typo never passes silently.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,6 +31,10 @@ Operator = Literal["eq", "ne", "gt", "gte", "lt", "lte", "contains"]
 
 MAX_PLAYBOOK_BYTES = 1_000_000
 """A playbook file (or text) larger than this is refused before it is parsed."""
+
+MAX_NODES = 1_000
+"""Most nodes one playbook may have (the largest upstream playbook has a few dozen); larger work is
+split into playbooks that call each other."""
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 """A playbook name: an identifier (letters, digits, `_`), so it can never be a path."""
@@ -298,6 +304,8 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     if not isinstance(data, dict):
         raise PlaybookError("a playbook must be a JSON object", playbook=source)
     name = str(data.get("name") or source or "?")
+    if isinstance(data.get("nodes"), list):
+        _check_node_count(len(data["nodes"]), name)  # before pydantic builds a model of each
     try:
         pb = Playbook.model_validate(data)
     except ValidationError as exc:
@@ -307,15 +315,27 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     return pb
 
 
+def _check_node_count(count: int, name: str) -> None:
+    if count > MAX_NODES:
+        raise PlaybookError(f"has {count:,} nodes; a playbook may have at most {MAX_NODES:,} (split it into "
+                            "playbooks that call each other with subplay nodes)", playbook=name, field="nodes")
+
+
 def check_structure(pb: Playbook) -> None:
     """Graph-level checks: ids unique, every edge points at a node, every node reachable."""
     if not pb.nodes:
         raise PlaybookError("has no nodes", playbook=pb.name, field="nodes")
-    ids = [n.id for n in pb.nodes]
-    dup = {i for i in ids if ids.count(i) > 1}
+    _check_node_count(len(pb.nodes), pb.name)
+    # Every check below is linear in the nodes (sets and a dict, never a search per node).
+    by_id: dict[str, Node] = {}
+    dup: set[str] = set()
+    for n in pb.nodes:
+        if n.id in by_id:
+            dup.add(n.id)
+        by_id[n.id] = n
     if dup:
         raise PlaybookError(f"duplicate node id {sorted(dup)[0]!r}", playbook=pb.name, field="nodes")
-    known = set(ids)
+    known = set(by_id)
     if pb.start not in known:
         raise PlaybookError(f"start_node {pb.start!r} is not a node", playbook=pb.name, field="start_node")
     for n in pb.nodes:
@@ -336,7 +356,7 @@ def check_structure(pb: Playbook) -> None:
         if cur in reachable:
             continue
         reachable.add(cur)
-        todo.extend(t for _, t in _edges(pb.node(cur)) if t is not None)
+        todo.extend(t for _, t in _edges(by_id[cur]) if t is not None)
     for n in pb.nodes:
         if n.id not in reachable:
             raise PlaybookError("is unreachable from the start node", playbook=pb.name, node=n.id)
@@ -356,11 +376,22 @@ def load_playbook_file(path: str | Path) -> Playbook:
     """Read and parse a playbook JSON file."""
     p = Path(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_PLAYBOOK_BYTES:
-            raise PlaybookError(f"file {p.name} is {size:,} bytes; a playbook file may be at most "
-                                f"{MAX_PLAYBOOK_BYTES:,} bytes", playbook=p.stem)
-        text = p.read_text(encoding="utf-8")
+        # Opened without blocking and checked before reading: a FIFO would wait forever for a writer,
+        # and /dev/zero never ends; only a regular file of at most MAX_PLAYBOOK_BYTES is read.
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe or a device?)"
+                raise PlaybookError(f"{p} is {kind}; give a playbook JSON file", playbook=p.stem)
+            if info.st_size > MAX_PLAYBOOK_BYTES:
+                raise PlaybookError(f"file {p.name} is {info.st_size:,} bytes; a playbook file may be at most "
+                                    f"{MAX_PLAYBOOK_BYTES:,} bytes", playbook=p.stem)
+            raw = fh.read(MAX_PLAYBOOK_BYTES + 1)
+        if len(raw) > MAX_PLAYBOOK_BYTES:  # it grew while being read
+            raise PlaybookError(f"file {p.name} is larger than {MAX_PLAYBOOK_BYTES:,} bytes, the most a playbook "
+                                "file may be", playbook=p.stem)
+        text = raw.decode("utf-8")
     except OSError as exc:
         raise PlaybookError(f"cannot read {p}: {exc.strerror}", playbook=p.stem) from exc
     except UnicodeDecodeError as exc:

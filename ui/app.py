@@ -87,9 +87,29 @@ def app_theme() -> gr.themes.Base:
     )
 
 
-def launch_kwargs(settings: Any, *, port: int | None = None) -> dict[str, Any]:
-    """Keyword arguments for `Blocks.launch`: loopback by default, no sharing, errors shown."""
+LOGIN_MESSAGE = "SAIVerse — パスワードを入力してください (Enter the password set with `python main.py password set`)"
+"""Shown on Gradio's login page."""
+
+
+def launch_kwargs(settings: Any, *, port: int | None = None, login_required: bool = False) -> dict[str, Any]:
+    """Keyword arguments for `Blocks.launch`: loopback by default, no sharing, errors shown, every
+    request's Host checked (ui/guard.py) and, when `login_required`, Gradio's login page over the
+    login stored in the home (saiverse/login.py)."""
+    from starlette.middleware import Middleware
+
+    from saiverse.login import Gate, read_login
+    from ui.guard import HostGuard, allowed_names
+
+    names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
+    home = Path(settings.home)
+    # The gate reads the stored login at each attempt: a password changed in the 設定 tab counts at once.
+    guard = {"auth": Gate(lambda: read_login(home)), "auth_message": LOGIN_MESSAGE} if login_required else {}
     return {
+        **guard,
+        # A middleware given to the FastAPI app Gradio creates: it runs before every route.
+        "app_kwargs": {"middleware": [Middleware(HostGuard, names=names, any_address=any_address)]},
+        "ssr_mode": False,  # Python answers every request itself (no Node front server beside the check)
+        "pwa": True,  # installable on a phone's home screen (README, "From a phone")
         "server_name": settings.host,
         "server_port": port if port is not None else settings.port,
         "share": False,
@@ -99,9 +119,9 @@ def launch_kwargs(settings: Any, *, port: int | None = None) -> dict[str, Any]:
         "css": app_css(),
         "js": GLOBAL_JS,
         "theme": app_theme(),
-        # Pictures live under the data home, which may sit outside cwd and the temp dir.
-        # Backups too: the 設定 tab offers a new one for download (the server binds loopback by default).
-        "allowed_paths": [str(Path(settings.home) / "image"), str(Path(settings.home) / "backups")],
+        # Pictures live under the data home, which may sit outside cwd and the temp dir. Backups are
+        # not listed: the 設定 tab hands the one just made to its own session (ui/tabs/backups.py).
+        "allowed_paths": [str(Path(settings.home) / "image")],
         # Gradio refuses a larger attachment while it streams in, before it is written or read.
         "max_file_size": settings.max_upload_bytes,
     }
@@ -312,20 +332,34 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
 
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
+    from saiverse.login import read_login
     from saiverse.manager import SAIVerseManager
+    from saiverse.serverlock import ServerLock
+    from ui.guard import addresses_to_open, is_loopback, require_login_for
 
+    login = read_login(settings.home)
+    require_login_for(settings.host, login)  # a UserError: main.py prints its one line, exit 2
+    # Before the world is opened: a second server on this home must not repair, back up or tick.
+    server_lock = ServerLock(settings.home, host=settings.host, port=settings.port)
     try:
         manager = SAIVerseManager(settings)
     except Exception as exc:  # noqa: BLE001 - main.py prints this and exits non-zero
+        server_lock.release()
         print(f"SAIVerse could not open {settings.home}: {exc}", file=sys.stderr)
         return 1
     ticker = manager.ticker()
+    wide = not is_loopback(settings.host)
     try:
         app = build_app(manager)
-        app.launch(**launch_kwargs(settings), prevent_thread_lock=True)
+        app.launch(**launch_kwargs(settings, login_required=wide), prevent_thread_lock=True)
         ticker.start()  # schedules and autonomous turns run while the window is served
         # Printed once the port is really bound, so the line is never a lie.
-        print(f"SAIVerse: http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
+        shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
+        print(f"SAIVerse: http://{shown}:{settings.port}/  (Ctrl+C to stop)", flush=True)
+        if wide and login is not None:
+            urls = "  ".join(addresses_to_open(settings.host, settings.port))
+            print(f"From your phone or another device on this network open: {urls}  (log in as {login.user!r})",
+                  flush=True)
         print(manager.startup_notice(), flush=True)
         app.block_thread()
     except KeyboardInterrupt:
@@ -336,4 +370,5 @@ def launch(settings: Any) -> int:
     finally:
         ticker.stop()
         manager.close()
+        server_lock.release()
     return 0

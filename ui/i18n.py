@@ -410,3 +410,9 @@ from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
 
 JA.update(CARE_JA)
 EN.update(CARE_EN)
+
+# The login for other devices (ui/tabs/login.py).
+from ui.i18n_login import LOGIN_EN, LOGIN_JA  # noqa: E402
+
+JA.update(LOGIN_JA)
+EN.update(LOGIN_EN)

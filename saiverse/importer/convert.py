@@ -59,7 +59,7 @@ def json_value(raw: Any, default: Any) -> Any:
         return raw
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):
         return default
 
 

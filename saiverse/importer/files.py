@@ -147,7 +147,7 @@ def recover_staged_files(home: Path, db: Database) -> int:
         try:
             data = json.loads(manifest.read_text(encoding="utf-8"))
             pid, token = int(data["pid"]), str(data["token"])
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             manifest.unlink(missing_ok=True)
             continue
         if pid != os.getpid() and _pid_alive(pid):

@@ -57,6 +57,8 @@ class _Reader:
                 if self.more():
                     continue
                 raise ValueError(f"{exc.msg} at character {self.base + exc.pos}") from exc
+            except RecursionError as exc:  # `[[[[…` thousands deep: no entry of a log is nested like that
+                raise ValueError(f"an entry is nested too deeply to read, at character {self.offset}") from exc
             if end == len(self.buf) and self.more():
                 continue  # the value may go on in the next chunk (a number cut in two)
             self.pos = end

@@ -114,7 +114,7 @@ def _keep_state(ctx: Context, persona_id: str, mem: sqlite3.Connection, folder: 
         state["active_state"] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         pass  # upstream writes it only once a thread was switched; most personas have none
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         ctx.report.problem(f"memory of {persona_id}",
                            Text(f"{path} を読めません ({exc})", f"cannot read {path} ({exc})"))
     for key, value in state.items():

@@ -72,7 +72,7 @@ class JoinedDatabase:
 def _from_upstream(extra: str | None) -> bool:
     try:
         data = json.loads(extra or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(data, dict) and "upstream" in data
 

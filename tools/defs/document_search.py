@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
+import time
 from typing import Annotated
 
+import regex as re  # the `regex` package: same syntax as `re`, and a match can be given a timeout
 from pydantic import Field
 
 from tools.context import ToolContext
@@ -13,6 +14,10 @@ from tools.registry import ToolArgumentError, tool
 MAX_PATTERN = 200
 MAX_MATCHES = 100
 MAX_CONTEXT = 20
+MAX_SEARCH_SECONDS = 2.0
+"""Longest one search may take (the `regex` package counts the matcher's own time, so on a busy
+machine the wall clock may show more): a pattern like `(a|aa)+$` can need years on a line of 40
+characters (catastrophic backtracking); it is stopped here and refused, naming the pattern."""
 
 
 @tool("document_search")
@@ -40,7 +45,7 @@ def document_search(
     name = ctx.item(item_id.strip())["name"]
     lines = ctx.read_document(item_id.strip()).split("\n")
     limit, around = min(max_matches, MAX_MATCHES), min(context_lines, MAX_CONTEXT)
-    hits = [i for i, line in enumerate(lines) if regex.search(line)]
+    hits = _matching_lines(regex, lines, pattern)
     if not hits:
         return f"文書「{name}」に「{pattern}」は見つかりませんでした (全 {len(lines)} 行)。"
     out = [f"[{name}] 「{pattern}」: {len(hits)} 件 (全 {len(lines)} 行)"]
@@ -51,3 +56,19 @@ def document_search(
     if len(hits) > limit:
         out.append(f"(ほか {len(hits) - limit} 件。max_matches を増やすと表示します)")
     return "\n".join(out)
+
+
+def _matching_lines(regex: re.Pattern[str], lines: list[str], pattern: str) -> list[int]:
+    """Numbers of the lines `regex` finds something in, within MAX_SEARCH_SECONDS for the whole search."""
+    deadline = time.monotonic() + MAX_SEARCH_SECONDS
+    hits: list[int] = []
+    try:
+        for i, line in enumerate(lines):
+            if regex.search(line, timeout=max(deadline - time.monotonic(), 0.001)):
+                hits.append(i)
+    except TimeoutError:
+        raise ToolArgumentError(
+            f"tool 'document_search': pattern {pattern!r} took longer than {MAX_SEARCH_SECONDS:g} seconds and was "
+            "stopped (nested repeats such as (a+)+ can take forever); search for plain words or a simpler "
+            "pattern") from None
+    return hits

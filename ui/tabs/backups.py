@@ -7,6 +7,9 @@ world that is open: it writes only into an empty or new folder, and the page say
 
 from __future__ import annotations
 
+import atexit
+import shutil
+import tempfile
 from datetime import datetime
 from html import escape
 from pathlib import Path
@@ -59,6 +62,36 @@ def _progress_fn(progress: Any, labels: Labels, key: str) -> Any:
     return report
 
 
+_handed_out: list[Path] = []
+"""Temp folders of backups handed to a session for download (ui/tabs/backups.py `_hand_out`)."""
+
+
+def _forget_hand_outs() -> None:
+    while _handed_out:
+        shutil.rmtree(_handed_out.pop(), ignore_errors=True)
+
+
+atexit.register(_forget_hand_outs)
+
+
+def _hand_out(archive: Path) -> Path:
+    """The archive, linked into a fresh private temp folder for Gradio to hand to this session only.
+
+    The backups folder is not among the paths Gradio serves (ui/app.py `launch_kwargs`), so no other
+    client can fetch `/gradio_api/file=<home>/backups/…`; Gradio copies this link into its cache under
+    a name made from the content, which only the session that asked is told. The previous hand-out's
+    folder goes when the next is made (and at exit)."""
+    _forget_hand_outs()
+    folder = Path(tempfile.mkdtemp(prefix="saiverse-download-"))  # mode 700
+    _handed_out.append(folder)
+    target = folder / archive.name
+    try:
+        target.hardlink_to(archive)  # no copy when the temp folder is on the same disk
+    except OSError:
+        shutil.copy2(archive, target)
+    return target
+
+
 def build_backup_section(manager: BackupOwner, labels: Labels) -> TabRefresh:
     """Create the section's components in the current context and wire them."""
     gr.Markdown(f"### {labels('bk_title')}")
@@ -89,7 +122,7 @@ def build_backup_section(manager: BackupOwner, labels: Labels) -> TabRefresh:
         except (UserError, OSError) as exc:
             return [error_html(labels("bk_failed", error=str(exc))), gr.skip(), gr.skip(), gr.skip()]
         return [ok_html(labels("bk_created", name=result.path.name, size=human_size(result.size))),
-                gr.File(value=str(result.path), visible=True), backups_table(manager, labels),
+                gr.File(value=str(_hand_out(result.path)), visible=True), backups_table(manager, labels),
                 gr.Dropdown(choices=_choices(manager))]
 
     def on_restore(name: str | None, uploaded: Any, folder: str,
