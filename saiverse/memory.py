@@ -173,8 +173,10 @@ class SAIMemory:
         pulse_id: str | None = None,
         created_at: datetime | str | None = None,
         session: Session | None = None,
+        line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
-        """Store one message; with `pulse_id` the tag `pulse:<id>` is added automatically.
+        """Store one message; with `pulse_id` the tag `pulse:<id>` is added automatically. `line`
+        holds upstream v0.3's line fields (`line_role`, `line_id`, `scope`, ...; sea/lines.py).
 
         With `session`, the write joins that transaction uncommitted (a pulse commits all of its
         writes together); otherwise it commits on its own.
@@ -192,22 +194,25 @@ class SAIMemory:
         when = _utc_naive(created_at)
         if session is None:
             with self.db.session() as own:
-                return self._insert(own, persona_id, role, content, clean, pulse_id, pulse_tag, when)
-        return self._insert(session, persona_id, role, content, clean, pulse_id, pulse_tag, when)
+                return self._insert(own, persona_id, role, content, clean, pulse_id, pulse_tag, when, line)
+        return self._insert(session, persona_id, role, content, clean, pulse_id, pulse_tag, when, line)
 
     @staticmethod
     def _insert(
         s: Session, persona_id: str, role: str, content: str, tags: list[str],
-        pulse_id: str | None, pulse_tag: str | None, when: datetime,
+        pulse_id: str | None, pulse_tag: str | None, when: datetime, line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
         stamp = when.isoformat(sep=" ", timespec="microseconds")
+        line = line or {}
         result = s.execute(
             text(
-                "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT) "
-                "VALUES (:p, :r, :c, :t, :pulse, :at)"
+                "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, LINE_ROLE, LINE_ID, "
+                "SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) VALUES (:p, :r, :c, :t, :pulse, :at, :lr, :li, :sc, "
+                ":ot, :pa)"
             ),
             {"p": persona_id, "r": role, "c": content, "t": json.dumps(tags, ensure_ascii=False),
-             "pulse": pulse_id or None, "at": stamp},
+             "pulse": pulse_id or None, "at": stamp, "lr": line.get("line_role"), "li": line.get("line_id"),
+             "sc": line.get("scope"), "ot": line.get("origin_track_id"), "pa": line.get("paired_action_text")},
         )
         new_id = int(result.lastrowid)
         indexed = [t for t in tags if t != pulse_tag]

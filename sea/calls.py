@@ -2,7 +2,9 @@
 
 The callee gets `args` (its `input` defaults to the caller's `input`, as upstream); when it ends,
 every name of its `output_schema` it has set is written back into the caller under the same name
-(upstream's rule), and `output_key` / `output_mapping` may take results under other names.
+(upstream's rule), and `output_key` / `output_mapping` may take results under other names. What it
+hands back (`last`, `report_to_parent`) is its `report_template` filled in when it has one, else what
+it said or its last value; a `line: "sub"` call runs the callee on a sub-line (sea/lines.py).
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from chat import Message
 from sea.compat import coerce_param
 from sea.events import event
+from sea.lines import render_report
 from sea.nodes import Emit, RunContext
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.templates import as_text, render
@@ -66,14 +70,22 @@ def _call(ctx: RunContext, node: Node, callee: Playbook, args: dict[str, Any], v
     if "input" in declared and "input" not in args and "input" in vars_:
         args = {**args, "input": vars_["input"]}
     isolated = bool(node.isolate_pulse_context) or node.execution == "subagent"
-    child = ctx.child(callee.name, isolated=isolated)
+    sub_line = node.type == "subplay" and node.line == "sub"
+    child = ctx.child(callee.name, isolated=isolated, sub_line=sub_line)
     child_input = args.get("input", vars_.get("input", ""))
     final = invoke(callee, child, bind_args(callee, args, runtime=runtime_vars(child_input, ctx.metadata)), emit)
-    result = "\n".join(child.outputs) if child.outputs else as_text(final.get("last", ""))
+    if callee.report_template is not None:
+        # Upstream v0.3: the callee's report, filled from its variables without another model call.
+        result = render_report(callee.report_template, final)
+    else:
+        result = "\n".join(child.outputs) if child.outputs else as_text(final.get("last", ""))
+    if sub_line:
+        # A sub-line's own messages stay with it; its caller sees only the report (sea/lines.py).
+        ctx.messages.append(Message(role="user", content=f"<system>\n{result}\n</system>"))
     if node.propagate_output or (node.type == "exec" and ctx.is_meta):
         ctx.outputs.extend(child.outputs)
     returned = {name: final[name] for name in output_names(callee) if name in final}
-    updates: dict[str, Any] = {**returned, "last": result}
+    updates: dict[str, Any] = {**returned, "last": result, "report_to_parent": result}
     if node.output_key:
         updates[node.output_key] = returned if returned else result
     for src, dest in (node.output_mapping or {}).items():
