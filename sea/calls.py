@@ -62,7 +62,7 @@ def runtime_vars(input_text: Any, metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def _call(ctx: RunContext, node: Node, callee: Playbook, args: dict[str, Any], vars_: dict[str, Any],
-          emit: Emit, invoke: Invoke) -> dict[str, Any]:
+          emit: Emit, invoke: Invoke, *, child_input: Any = None) -> dict[str, Any]:
     if ctx.depth + 1 > MAX_DEPTH:
         raise PlaybookError(f"playbooks call each other more than {MAX_DEPTH} levels deep",
                             playbook=ctx.playbook, node=node.id)
@@ -72,7 +72,7 @@ def _call(ctx: RunContext, node: Node, callee: Playbook, args: dict[str, Any], v
     isolated = bool(node.isolate_pulse_context) or node.execution == "subagent"
     sub_line = node.type == "subplay" and node.line == "sub"
     child = ctx.child(callee.name, isolated=isolated, sub_line=sub_line)
-    child_input = args.get("input", vars_.get("input", ""))
+    child_input = args.get("input", vars_.get("input", "") if child_input is None else child_input)
     final = invoke(callee, child, bind_args(callee, args, runtime=runtime_vars(child_input, ctx.metadata)), emit)
     if callee.report_template is not None:
         # Upstream v0.3: the callee's report, filled from its variables without another model call.
@@ -102,9 +102,13 @@ def run_subplay(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit, 
         raise PlaybookMissing(needs_playbook(node.playbook or ""), playbook=ctx.playbook, node=node.id,
                               field="playbook")
     args = render(node.args or {}, vars_, playbook=ctx.playbook, node=node.id)
+    child_input = None
     if node.input_template is not None and "input" not in args:
-        args["input"] = render(node.input_template, vars_, playbook=ctx.playbook, node=node.id)
-    return _call(ctx, node, callee, args, vars_, emit, invoke)
+        child_input = render(node.input_template, vars_, playbook=ctx.playbook, node=node.id)
+        if any(p.name == "input" for p in callee.input_schema):
+            args["input"] = child_input
+        # else: the callee's runtime `input` (upstream passes it whether or not the callee declares it)
+    return _call(ctx, node, callee, args, vars_, emit, invoke, child_input=child_input)
 
 
 def run_exec(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit, invoke: Invoke) -> dict[str, Any]:
