@@ -285,6 +285,10 @@ class SAIMemory:
                 ids.update(r[0] for r in conn.execute(text(
                     "SELECT ID FROM saimemory WHERE PERSONA_ID = :p AND PULSE_ID = :pulse"),
                     {"p": persona_id, "pulse": pulse_id}))
+            if ids:  # upstream v0.3: a `discardable` line is kept but never fed back into context (sea/lines.py)
+                ids -= {r[0] for r in conn.execute(text(
+                    "SELECT ID FROM saimemory WHERE ID IN :ids AND SCOPE = 'discardable'").bindparams(
+                    bindparam("ids", expanding=True)), {"ids": sorted(ids)})}
             return [_record(r) for r in self._rows(conn, ids)]
 
     def list_messages(
