@@ -236,3 +236,7 @@ class ToolContext(Protocol):
     def router_playbooks(self) -> list[dict[str, Any]]:
         """Playbooks a router may choose here: name, display_name, description, keywords."""
         ...
+
+    def track_book(self) -> Any:
+        """The persona's tracks and notes (saiverse/track_book.py `TrackBook`): the track_* / note_* tools."""
+        ...

@@ -39,6 +39,7 @@ from tools.defs.pdf_read import pdf_read
 from tools.defs.production import production_run
 from tools.defs.record_wait import record_wait
 from tools.defs.schedule import schedule_add, schedule_delete, schedule_list
+from tools.defs.tracks import TRACK_TOOLS
 from tools.defs.update_working_memory import update_working_memory
 from tools.defs.upstream_only import UPSTREAM_ONLY_TOOLS
 
@@ -56,5 +57,7 @@ BUILTIN_TOOLS = (
     # long-term memory (upstream names and argument shapes)
     memopedia_search, memopedia_get_page, memopedia_get_tree, memopedia_open_page, memopedia_close_page,
     memopedia_note, memopedia_save_page, chronicle_search, chronicle_read_detail,
+    # upstream v0.3: tracks and notes
+    *TRACK_TOOLS,
 )
 """Every builtin tool function (decorated with `@tool`), in a stable order."""
