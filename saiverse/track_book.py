@@ -99,7 +99,8 @@ class TrackBook:
         # One statement moves whichever track runs now (read inside the write, so two activations at
         # once cannot both leave theirs running), then this one runs.
         s.execute(text("UPDATE action_track SET STATUS = 'pending', LAST_ACTIVE_AT = :now WHERE PERSONA_ID = :p "
-                       "AND STATUS = 'running' AND TRACK_ID != :t"), {"p": self.persona_id, "t": track_id, "now": _now()})
+                       "AND STATUS = 'running' AND TRACK_ID != :t"),
+                  {"p": self.persona_id, "t": track_id, "now": _now()})
         self._set(s, track_id, "running")
 
     def activate(self, track_id: str) -> dict[str, Any]:
