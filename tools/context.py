@@ -170,6 +170,10 @@ class ToolContext(Protocol):
         """A new document item in the persona's building (file, summary, rows)."""
         ...
 
+    def rename_item(self, item_id: str, name: str) -> dict[str, Any]:
+        """Give an item here (or carried) a new name; the item as it now is."""
+        ...
+
     def update_description(self, item_id: str, description: str) -> dict[str, Any]:
         """Set a reachable item's description."""
         ...

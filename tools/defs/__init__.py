@@ -16,6 +16,7 @@ from tools.defs.get_since_last_user_conversation import get_since_last_user_conv
 from tools.defs.get_situation_snapshot import get_situation_snapshot
 from tools.defs.get_system_prompt import get_system_prompt
 from tools.defs.image_generator import generate_image
+from tools.defs.item_edit import item_change_name, item_write_description
 from tools.defs.item_list import item_list
 from tools.defs.item_move import item_pickup, item_place
 from tools.defs.item_use import item_use
@@ -58,6 +59,6 @@ BUILTIN_TOOLS = (
     memopedia_search, memopedia_get_page, memopedia_get_tree, memopedia_open_page, memopedia_close_page,
     memopedia_note, memopedia_save_page, chronicle_search, chronicle_read_detail,
     # upstream v0.3: tracks and notes
-    *TRACK_TOOLS,
+    *TRACK_TOOLS, item_change_name, item_write_description,
 )
 """Every builtin tool function (decorated with `@tool`), in a stable order."""
