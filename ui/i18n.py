@@ -410,3 +410,9 @@ from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
 
 JA.update(CARE_JA)
 EN.update(CARE_EN)
+
+# Upstream v0.3 tracks and notes (ui/tabs/memory_tracks.py).
+from ui.i18n_tracks import TRACKS_EN, TRACKS_JA  # noqa: E402
+
+JA.update(TRACKS_JA)
+EN.update(TRACKS_EN)
