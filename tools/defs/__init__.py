@@ -4,6 +4,7 @@ from tools.defs.building_look import building_look
 from tools.defs.building_move import move_building, move_persona
 from tools.defs.calculator import calculate_expression
 from tools.defs.chronicle import chronicle_read_detail, chronicle_search
+from tools.defs.chronicle_context import chronicle_context_down, chronicle_context_up
 from tools.defs.control_body import control_body
 from tools.defs.create_building import create_building
 from tools.defs.detail_recall import detail_recall
@@ -59,6 +60,6 @@ BUILTIN_TOOLS = (
     memopedia_search, memopedia_get_page, memopedia_get_tree, memopedia_open_page, memopedia_close_page,
     memopedia_note, memopedia_save_page, chronicle_search, chronicle_read_detail,
     # upstream v0.3: tracks and notes
-    *TRACK_TOOLS, item_change_name, item_write_description,
+    *TRACK_TOOLS, item_change_name, item_write_description, chronicle_context_up, chronicle_context_down,
 )
 """Every builtin tool function (decorated with `@tool`), in a stable order."""
