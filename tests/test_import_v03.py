@@ -143,3 +143,18 @@ def test_a_v02_home_gets_activity_states_as_upstream_migrates_them(tmp_path: Pat
     assert states == {"air_city_a": ("auto", "Active"), "eris_city_a": ("user", "Idle"),
                       "nova_city_a": ("sleep", "Sleep")}
     assert {r[0] for r in q(saiverse_home, "SELECT SLOT_NUMBER FROM item_location")} == {None}
+
+
+def test_a_numbered_item_that_moves_takes_a_free_slot(
+        imported: tuple[Path, dict[str, Any], dict[str, Any], Path]) -> None:
+    home, _, _, _ = imported
+    [(item_id,)] = q(home, "SELECT ITEM_ID FROM item_location WHERE OWNER_KIND = 'persona' AND OWNER_ID = 'eris_city_a'")
+    taken = sorted(r[0] for r in q(home, "SELECT SLOT_NUMBER FROM item_location WHERE OWNER_ID = 'library_city_a'"))
+    assert taken == [1, 2]
+    manager = SAIVerseManager(load_settings(home))
+    try:
+        manager.items.move(item_id, "building", "library_city_a")
+    finally:
+        manager.close()
+    assert q(home, "SELECT OWNER_ID, SLOT_NUMBER FROM item_location WHERE ITEM_ID = ?", item_id) == [
+        ("library_city_a", 3)]
