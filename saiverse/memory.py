@@ -411,6 +411,11 @@ class SAIMemory:
                 if len(ids) < FTS_PAGE or len(candidates) >= SEARCH_WINDOW:
                     break
                 last = ids[-1]
+            if candidates:  # upstream v0.3: a `discardable` line is never recalled into context (sea/lines.py)
+                hidden = {r[0] for r in conn.execute(text(
+                    "SELECT ID FROM saimemory WHERE ID IN :ids AND SCOPE = 'discardable'").bindparams(
+                    bindparam("ids", expanding=True)), {"ids": [c[0][0] for c in candidates]})}
+                candidates = [c for c in candidates if c[0][0] not in hidden]
         candidates.sort(key=lambda c: c[0][0], reverse=True)
         candidates = candidates[:SEARCH_WINDOW]
         if not candidates:

@@ -97,6 +97,7 @@ def test_imported_lines_are_used_as_upstream_uses_them(
         assert texts[air[2]] not in history  # another line's work
         read_back = [m["content"] for m in manager.memory.recent_persona_messages("air_city_a", None, limit=100)]
         assert texts[air[3]] not in read_back and texts[air[2]] in read_back
+        assert [m["content"] for m in manager.memory.search("air_city_a", "おはよう")] == [texts[air[4]]]  # not air[3]
     finally:
         manager.close()
 
