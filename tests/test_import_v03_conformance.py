@@ -59,6 +59,7 @@ def test_every_count_matches_and_nothing_is_silently_lost(result: tuple[Path, di
     _home, want, report = result
     got = report["imported"]
     assert report["problems"] == [] and report["skipped"] == []  # this home's addon tables etc. are empty
+    assert any("LAST_KNOWN_VERSION (0.3.0.dev0)" in n for n in report["notes"])  # named, not silently dropped
     assert got["personas"] == len(want["personas"]) and got["buildings"] == len(want["buildings"])
     assert got["items"] == len(want["items"])
     assert report["per_owner"]["memory_messages"] == want["memory_messages"]

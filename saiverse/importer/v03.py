@@ -202,6 +202,12 @@ def note_left_out(ctx: Context) -> None:
         count = int(ctx.src.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
         if count:
             ctx.report.skip(table, f"{count} rows", why)
+    versions = sorted({str(c["LAST_KNOWN_VERSION"]) for c in rows(ctx.src, "city") if c.get("LAST_KNOWN_VERSION")})
+    if versions:
+        ctx.report.note(Text(f"都市の LAST_KNOWN_VERSION ({', '.join(versions)}) はアップストリームの版の印なので"
+                             "取り込んでいません (このアプリは自分のスキーマ版で管理します)",
+                             f"the city's LAST_KNOWN_VERSION ({', '.join(versions)}) is upstream's version marker "
+                             "and is not brought over (this app tracks its own schema version)"))
     for column, why in (("MAP_BACKGROUND_IMAGE", Text("都市の地図の背景画像はまだ使いません",
                                                       "the city map's background picture is not used yet")),):
         if column in table_columns(ctx.src, "city"):
