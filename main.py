@@ -143,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_password_parser(sub, _add_home)  # password set / clear / status
 
+    from saiverse.tracks_cli import add_parsers as add_track_parsers
+
+    add_track_parsers(sub, _add_home)  # tracks, notes (upstream v0.3)
+
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
     _add_bind(p)
@@ -277,6 +281,10 @@ def run(args: argparse.Namespace) -> int:
             from saiverse.backup_cli import delete_command
 
             return delete_command(manager, args, _print_json)
+        if cmd in ("tracks", "notes"):
+            from saiverse.tracks_cli import notes_command, tracks_command
+
+            return (tracks_command if cmd == "tracks" else notes_command)(manager, args, _print_json)
         if cmd in ("chronicle", "memopedia"):
             from saiverse.memory_cli import chronicle_command, memopedia_command
 

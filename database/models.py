@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, func
+from sqlalchemy import DateTime, Float, ForeignKey, Integer, String, Text, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 
@@ -44,6 +44,9 @@ class Building(Base):
     extra_json: Mapped[str] = mapped_column("EXTRA_JSON", Text, default="{}")
     """Upstream columns we keep but do not use (IMAGE_PATH, EXTRA_PROMPT_FILES…), as JSON."""
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+    map_x: Mapped[float | None] = mapped_column("MAP_X", Float, nullable=True)
+    """Upstream v0.3: position on the city map (None: placed automatically)."""
+    map_y: Mapped[float | None] = mapped_column("MAP_Y", Float, nullable=True)
 
 
 class Persona(Base):
@@ -76,6 +79,8 @@ class Persona(Base):
     extra_json: Mapped[str] = mapped_column("EXTRA_JSON", Text, default="{}")
     """Upstream columns we keep but do not use (EMOTION, APPEARANCE_IMAGE_PATH…), as JSON."""
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
+    activity_state: Mapped[str | None] = mapped_column("ACTIVITY_STATE", String, nullable=True)
+    """Upstream v0.3's state (Active/Idle/Sleep/Stop) beside the interaction mode (saiverse/activity.py)."""
 
 
 class User(Base):
@@ -115,6 +120,8 @@ class ItemLocation(Base):
     owner_kind: Mapped[str] = mapped_column("OWNER_KIND", String)
     owner_id: Mapped[str] = mapped_column("OWNER_ID", String)
     updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())
+    slot_number: Mapped[int | None] = mapped_column("SLOT_NUMBER", Integer, nullable=True)
+    """Upstream v0.3: the item's numbered slot in its container (unique per container)."""
 
 
 class BuildingHistory(Base):

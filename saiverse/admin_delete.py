@@ -17,6 +17,8 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+from saiverse.item_slots import move_numbered
+
 PERSONA_TABLES: tuple[tuple[str, str], ...] = (
     ("saimemory_tag", "PERSONA_ID"),
     ("saimemory", "PERSONA_ID"),
@@ -29,6 +31,11 @@ PERSONA_TABLES: tuple[tuple[str, str], ...] = (
     ("persona_event_log", "PERSONA_ID"),
     ("schedule", "PERSONA_ID"),
     ("production_run", "PERSONA_ID"),
+    # upstream v0.3: their logs, open notes, note pages and note messages go with them (ON DELETE CASCADE)
+    ("action_track", "PERSONA_ID"),
+    ("note", "PERSONA_ID"),
+    ("meta_judgment_log", "PERSONA_ID"),
+    ("memory_note", "PERSONA_ID"),
 )
 """(table, persona column) of every row that belongs to one persona alone; the names are constants."""
 
@@ -60,12 +67,13 @@ def _tables(s: Session) -> set[str]:
 
 
 def move_items(s: Session, owner_kind: str, owner_id: str, building_id: str) -> int:
-    """Every item of an owner into a building; returns how many moved."""
+    """Every item of an owner into a building; returns how many moved (a numbered one takes a free slot)."""
+    numbered = move_numbered(s, owner_kind, owner_id, "building", building_id, datetime.now())
     result = s.execute(text(
         "UPDATE item_location SET OWNER_KIND = 'building', OWNER_ID = :b, UPDATED_AT = :now "
         "WHERE OWNER_KIND = :k AND OWNER_ID = :o"), {"b": building_id, "k": owner_kind, "o": owner_id,
                                                     "now": datetime.now()})
-    return int(result.rowcount or 0)
+    return numbered + int(result.rowcount or 0)
 
 
 def forget_persona(s: Session, persona_id: str) -> dict[str, int]:

@@ -33,7 +33,10 @@ CACHE_SECONDS = 60.0
 MAX_APPEND = 50
 """More new messages than this since the last snapshot: read again in full."""
 _HISTORY_SQL = ("SELECT t.MESSAGE_ID, m.ROLE, m.CONTENT, m.CREATED_AT, m.PULSE_ID FROM saimemory_tag t "
-                "JOIN saimemory m ON m.ID = t.MESSAGE_ID WHERE t.PERSONA_ID = :p AND t.TAG = 'conversation' ")
+                "JOIN saimemory m ON m.ID = t.MESSAGE_ID WHERE t.PERSONA_ID = :p AND t.TAG = 'conversation' "
+                # upstream v0.3 (sea/lines.py): only committed main-line (or meta-judgment) lines are history
+                "AND coalesce(m.SCOPE, 'committed') = 'committed' "
+                "AND coalesce(m.LINE_ROLE, 'main_line') IN ('main_line', 'meta_judgment') ")
 
 
 def memo_core(store: MemopediaStore, persona_id: str) -> str:

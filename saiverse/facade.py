@@ -56,12 +56,17 @@ class WorldFacade:
         return self.world.personas()
 
     def world_snapshot(self) -> dict[str, Any]:
-        """Buildings with their items, personas with their building (CLI `world --json`)."""
+        """Buildings with their items and map position, personas with their building and activity
+        state (CLI `world --json`)."""
+        from saiverse.tracks import activity_states, map_positions
+
+        states, positions = activity_states(self.db), map_positions(self.db)  # type: ignore[attr-defined]
         return {
             "user_building": self.world.user_building(),
             "buildings": [
                 {
                     **b.to_dict(),
+                    "map_position": positions.get(b.building_id),
                     "items": [
                         {"item_id": i.item_id, "name": i.name, "type": i.type}
                         for i in self.items.list_owned("building", b.building_id)
@@ -74,7 +79,7 @@ class WorldFacade:
                  "interaction_mode": p.interaction_mode, "default_model": p.default_model,
                  "lightweight_model": p.lightweight_model, "vision_model": p.vision_model,
                  "lightweight_vision_model": p.lightweight_vision_model, "private_room_id": p.private_room_id,
-                 "avatar_image": p.avatar_image}
+                 "avatar_image": p.avatar_image, "activity_state": states.get(p.persona_id)}
                 for p in self.world.personas()
             ],
         }

@@ -29,6 +29,7 @@ from database.engine import Database
 from database.models import Item, ItemLocation
 from saiverse.doc_versions import finish_committed_save
 from saiverse.inputs import InputError
+from saiverse.item_slots import free_slot
 from saiverse.locks import item_lock
 from saiverse.media import (
     CheckedImage,
@@ -394,6 +395,8 @@ class ItemStore:
             if loc is None:
                 loc = ItemLocation(item_id=item_id, owner_kind=owner_kind, owner_id=owner_id)
                 s.add(loc)
+            if loc.slot_number is not None and (loc.owner_kind, loc.owner_id) != (owner_kind, owner_id):
+                loc.slot_number = free_slot(s, owner_kind, owner_id)  # upstream v0.3 (saiverse/item_slots.py)
             loc.owner_kind, loc.owner_id, loc.updated_at = owner_kind, owner_id, datetime.now()
             s.flush()
             return _info(item, loc)

@@ -173,8 +173,10 @@ class SAIMemory:
         pulse_id: str | None = None,
         created_at: datetime | str | None = None,
         session: Session | None = None,
+        line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
-        """Store one message; with `pulse_id` the tag `pulse:<id>` is added automatically.
+        """Store one message; with `pulse_id` the tag `pulse:<id>` is added automatically. `line`
+        holds upstream v0.3's line fields (`line_role`, `line_id`, `scope`, ...; sea/lines.py).
 
         With `session`, the write joins that transaction uncommitted (a pulse commits all of its
         writes together); otherwise it commits on its own.
@@ -192,22 +194,25 @@ class SAIMemory:
         when = _utc_naive(created_at)
         if session is None:
             with self.db.session() as own:
-                return self._insert(own, persona_id, role, content, clean, pulse_id, pulse_tag, when)
-        return self._insert(session, persona_id, role, content, clean, pulse_id, pulse_tag, when)
+                return self._insert(own, persona_id, role, content, clean, pulse_id, pulse_tag, when, line)
+        return self._insert(session, persona_id, role, content, clean, pulse_id, pulse_tag, when, line)
 
     @staticmethod
     def _insert(
         s: Session, persona_id: str, role: str, content: str, tags: list[str],
-        pulse_id: str | None, pulse_tag: str | None, when: datetime,
+        pulse_id: str | None, pulse_tag: str | None, when: datetime, line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
         stamp = when.isoformat(sep=" ", timespec="microseconds")
+        line = line or {}
         result = s.execute(
             text(
-                "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT) "
-                "VALUES (:p, :r, :c, :t, :pulse, :at)"
+                "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, LINE_ROLE, LINE_ID, "
+                "SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) VALUES (:p, :r, :c, :t, :pulse, :at, :lr, :li, :sc, "
+                ":ot, :pa)"
             ),
             {"p": persona_id, "r": role, "c": content, "t": json.dumps(tags, ensure_ascii=False),
-             "pulse": pulse_id or None, "at": stamp},
+             "pulse": pulse_id or None, "at": stamp, "lr": line.get("line_role"), "li": line.get("line_id"),
+             "sc": line.get("scope"), "ot": line.get("origin_track_id"), "pa": line.get("paired_action_text")},
         )
         new_id = int(result.lastrowid)
         indexed = [t for t in tags if t != pulse_tag]
@@ -280,6 +285,10 @@ class SAIMemory:
                 ids.update(r[0] for r in conn.execute(text(
                     "SELECT ID FROM saimemory WHERE PERSONA_ID = :p AND PULSE_ID = :pulse"),
                     {"p": persona_id, "pulse": pulse_id}))
+            if ids:  # upstream v0.3: a `discardable` line is kept but never fed back into context (sea/lines.py)
+                ids -= {r[0] for r in conn.execute(text(
+                    "SELECT ID FROM saimemory WHERE ID IN :ids AND SCOPE = 'discardable'").bindparams(
+                    bindparam("ids", expanding=True)), {"ids": sorted(ids)})}
             return [_record(r) for r in self._rows(conn, ids)]
 
     def list_messages(
@@ -402,6 +411,11 @@ class SAIMemory:
                 if len(ids) < FTS_PAGE or len(candidates) >= SEARCH_WINDOW:
                     break
                 last = ids[-1]
+            if candidates:  # upstream v0.3: a `discardable` line is never recalled into context (sea/lines.py)
+                hidden = {r[0] for r in conn.execute(text(
+                    "SELECT ID FROM saimemory WHERE ID IN :ids AND SCOPE = 'discardable'").bindparams(
+                    bindparam("ids", expanding=True)), {"ids": [c[0][0] for c in candidates]})}
+                candidates = [c for c in candidates if c[0][0] not in hidden]
         candidates.sort(key=lambda c: c[0][0], reverse=True)
         candidates = candidates[:SEARCH_WINDOW]
         if not candidates:

@@ -76,6 +76,8 @@ class PulseJournal:
     pulse_id: str
     services: PulseServices
     pending_memory: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
+    pending_lines: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Line fields (sea/lines.py) of `pending_memory` entries, by position; none for a plain message."""
     pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
     _snapshots: dict[str, tuple[Snapshot, list[MemoryLine]]] = field(default_factory=dict)
@@ -91,12 +93,20 @@ class PulseJournal:
             self._noticed.add(notice)
         return model, notice
 
-    def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str) -> None:
+    def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str,
+                 *, line: dict[str, Any] | None = None) -> None:
+        if line:
+            self.pending_lines[len(self.pending_memory)] = dict(line)
         self.pending_memory.append((persona_id, role, content, list(tags)))
+
+    def _visible(self, n: int, line_id: str | None) -> bool:
+        """Whether pending message `n` is shown to a prompt on `line_id` (sea/lines.py)."""
+        line = self.pending_lines.get(n) or {}
+        return line.get("scope") != "discardable" and line.get("line_id") in (None, line_id)
 
     def prompt_context(
         self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],
-        *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None,
+        *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None, line_id: str | None = None,
     ) -> PromptContext:
         persona_id = persona["persona_id"]
         if persona_id not in self._snapshots:
@@ -109,8 +119,8 @@ class PulseJournal:
             )
         snapshot, stored_own = self._snapshots[persona_id]
         lines = stored_own + [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
-                              for pid, role, content, tags in self.pending_memory
-                              if pid == persona_id and role in ("user", "assistant")]
+                              for n, (pid, role, content, tags) in enumerate(self.pending_memory)
+                              if pid == persona_id and role in ("user", "assistant") and self._visible(n, line_id)]
         own = [Message(role=line["role"], content=shown_content(line))  # type: ignore[typeddict-item]
                for line in lines if not exclude_tags.intersection(line.get("tags") or [])]
         if history_depth is not None:
@@ -153,7 +163,7 @@ class PulseJournal:
         return self.services.router_playbooks()
 
     def commit(self) -> None:
-        """Write everything the pulse produced, in one transaction."""
+        """Write everything the pulse produced, in one transaction (`volatile` lines end with the pulse)."""
         self._write(self.pending_memory)
 
     def commit_stopped(self, why: str) -> int:
@@ -162,30 +172,39 @@ class PulseJournal:
         many changes were kept."""
         if not self.effects:
             self.pending_memory.clear()
+            self.pending_lines.clear()
             self.pending_history.clear()
             return 0
         memory: list[tuple[str, str, str, list[str]]] = []
+        lines: dict[int, dict[str, Any]] = {}
         for n in range(len(self.pending_memory) + 1):
             # Each note goes where its change happened among the pulse's own messages.
             memory += [(persona_id, "user", f"このパルスでしたこと: {note}", list(EFFECT_TAGS))
                        for at, persona_id, note in self.effects if at == n and note]
             if n < len(self.pending_memory):
+                if n in self.pending_lines:
+                    lines[len(memory)] = self.pending_lines[n]
                 memory.append(self.pending_memory[n])
         for persona_id in dict.fromkeys(e[1] for e in self.effects):
             stopped = f"このパルスは途中で止まりました ({why})。ここまでにしたことは残っています。"
             memory.append((persona_id, "user", stopped, list(STOPPED_TAGS)))
+        self.pending_lines = lines
         self._write(memory)
         return len(self.effects)
 
     def _write(self, memory: list[tuple[str, str, str, list[str]]]) -> None:
         svc = self.services
         with svc.db.session() as s:
-            for persona_id, role, content, tags in memory:
-                svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s)
+            for n, (persona_id, role, content, tags) in enumerate(memory):
+                line = self.pending_lines.get(n)
+                if line and line.get("scope") == "volatile":
+                    continue  # pulse scratch: seen by the rest of the pulse, never kept (sea/lines.py)
+                svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s, line=line)
             for building_id, persona, text in self.pending_history:
                 svc.world.add_history(
                     building_id, speaker_kind="persona", speaker_id=persona["persona_id"],
                     speaker_name=persona.get("name", ""), content=text, pulse_id=self.pulse_id, session=s,
                 )
         self.pending_memory.clear()
+        self.pending_lines.clear()
         self.pending_history.clear()

@@ -21,6 +21,7 @@ from saiverse.memory_common import LongTermMemoryError
 from saiverse.pulse import persona_context, system_prompt_for
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.toolctx_items import ItemAccess
+from saiverse.track_book import TrackBook
 from saiverse.world import BuildingInfo, PersonaInfo, UnknownIdError, World
 from tools.registry import ToolError
 
@@ -89,6 +90,10 @@ class ManagerToolContext(ItemAccess):
 
     def pulse_kind(self) -> str | None:
         return self.services.pulse_kind(self.pulse_id) if self.pulse_id else None
+
+    def track_book(self) -> TrackBook:
+        self._persona()  # an unknown persona is refused by name
+        return TrackBook(self.services.world.db, self.persona_id)
 
     # ---- the persona and the city -----------------------------------------------------------
     def _persona(self) -> PersonaInfo:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from saiverse.inputs import InputError
+from saiverse.item_names import rename_item
 from saiverse.items import ItemInfo, ItemNotFoundError
 from saiverse.media import InvalidImageError
 from saiverse.patching import PatchError, apply_patch
@@ -92,6 +94,14 @@ class ItemAccess:
         except ValueError as exc:  # the store's limits (length, NUL, name): one rule for every writer
             raise ToolError(str(exc)) from exc
         return self._changed("item_created", info, f"文書「{info.name}」を作りました。")
+
+    def rename_item(self, item_id: str, name: str) -> dict[str, Any]:
+        before = self._reachable(item_id)
+        try:
+            info = rename_item(self.services.items.db, before.item_id, name)
+        except InputError as exc:
+            raise ToolError(str(exc)) from exc
+        return self._changed("item_updated", info, f"「{before.name}」の名前を「{info.name}」に変えました。")
 
     def update_description(self, item_id: str, description: str) -> dict[str, Any]:
         info = self.services.items.update_description(self._reachable(item_id).item_id, description)

@@ -2,7 +2,9 @@
 
 The callee gets `args` (its `input` defaults to the caller's `input`, as upstream); when it ends,
 every name of its `output_schema` it has set is written back into the caller under the same name
-(upstream's rule), and `output_key` / `output_mapping` may take results under other names.
+(upstream's rule), and `output_key` / `output_mapping` may take results under other names. What it
+hands back (`last`, `report_to_parent`) is its `report_template` filled in when it has one, else what
+it said or its last value; a `line: "sub"` call runs the callee on a sub-line (sea/lines.py).
 """
 
 from __future__ import annotations
@@ -10,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from chat import Message
 from sea.compat import coerce_param
 from sea.events import event
+from sea.lines import render_report
 from sea.nodes import Emit, RunContext
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.templates import as_text, render
@@ -58,7 +62,7 @@ def runtime_vars(input_text: Any, metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def _call(ctx: RunContext, node: Node, callee: Playbook, args: dict[str, Any], vars_: dict[str, Any],
-          emit: Emit, invoke: Invoke) -> dict[str, Any]:
+          emit: Emit, invoke: Invoke, *, child_input: Any = None) -> dict[str, Any]:
     if ctx.depth + 1 > MAX_DEPTH:
         raise PlaybookError(f"playbooks call each other more than {MAX_DEPTH} levels deep",
                             playbook=ctx.playbook, node=node.id)
@@ -66,14 +70,22 @@ def _call(ctx: RunContext, node: Node, callee: Playbook, args: dict[str, Any], v
     if "input" in declared and "input" not in args and "input" in vars_:
         args = {**args, "input": vars_["input"]}
     isolated = bool(node.isolate_pulse_context) or node.execution == "subagent"
-    child = ctx.child(callee.name, isolated=isolated)
-    child_input = args.get("input", vars_.get("input", ""))
+    sub_line = node.type == "subplay" and node.line == "sub"
+    child = ctx.child(callee.name, isolated=isolated, sub_line=sub_line)
+    child_input = args.get("input", vars_.get("input", "") if child_input is None else child_input)
     final = invoke(callee, child, bind_args(callee, args, runtime=runtime_vars(child_input, ctx.metadata)), emit)
-    result = "\n".join(child.outputs) if child.outputs else as_text(final.get("last", ""))
+    if callee.report_template is not None:
+        # Upstream v0.3: the callee's report, filled from its variables without another model call.
+        result = render_report(callee.report_template, final)
+    else:
+        result = "\n".join(child.outputs) if child.outputs else as_text(final.get("last", ""))
+    if sub_line:
+        # A sub-line's own messages stay with it; its caller sees only the report (sea/lines.py).
+        ctx.messages.append(Message(role="user", content=f"<system>\n{result}\n</system>"))
     if node.propagate_output or (node.type == "exec" and ctx.is_meta):
         ctx.outputs.extend(child.outputs)
     returned = {name: final[name] for name in output_names(callee) if name in final}
-    updates: dict[str, Any] = {**returned, "last": result}
+    updates: dict[str, Any] = {**returned, "last": result, "report_to_parent": result}
     if node.output_key:
         updates[node.output_key] = returned if returned else result
     for src, dest in (node.output_mapping or {}).items():
@@ -90,9 +102,13 @@ def run_subplay(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit, 
         raise PlaybookMissing(needs_playbook(node.playbook or ""), playbook=ctx.playbook, node=node.id,
                               field="playbook")
     args = render(node.args or {}, vars_, playbook=ctx.playbook, node=node.id)
+    child_input = None
     if node.input_template is not None and "input" not in args:
-        args["input"] = render(node.input_template, vars_, playbook=ctx.playbook, node=node.id)
-    return _call(ctx, node, callee, args, vars_, emit, invoke)
+        child_input = render(node.input_template, vars_, playbook=ctx.playbook, node=node.id)
+        if any(p.name == "input" for p in callee.input_schema):
+            args["input"] = child_input
+        # else: the callee's runtime `input` (upstream passes it whether or not the callee declares it)
+    return _call(ctx, node, callee, args, vars_, emit, invoke, child_input=child_input)
 
 
 def run_exec(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit, invoke: Invoke) -> dict[str, Any]:

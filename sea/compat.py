@@ -15,6 +15,10 @@ by `sea/playbook.py`; this module holds their meaning:
 | top `dev_only` | never offered to a router (there is no developer mode here) |
 | top `required_credentials` | never offered to a router (no accounts are configured here) |
 | top `context_requirements.history_depth` | how much conversation history the model sees |
+| node `line` | (subplay) `sub`: the callee runs on a sub-line and hands back its report (sea/lines.py) |
+| `line_role`, `scope` (memorize node, llm `memorize`) | kept on the stored message; decide what prompts see |
+| top `report_template` | what a finished callee hands back to its caller, filled from its variables |
+| node `context_profile`, `model_type` | deprecated upstream since v0.3; honoured, and listed as deprecated |
 
 Everything else upstream defines is kept as written (it survives import and export) and listed by
 `ignored_fields` so validation can say it has no effect here.
@@ -28,6 +32,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from sea.lines import DEPRECATED_NODE_FIELDS
 from sea.playbook import InputParam, Node, Playbook, PlaybookError
 
 CONTEXT_PROFILES: dict[str, tuple[str, bool]] = {
@@ -42,9 +47,6 @@ _WHY = {
     "subagent_chronicle": "no Chronicle summaries are written for sub-runs here",
     "tools": "upstream ignores it as well (tools are offered with `available_tools`)",
     "important": "every message is kept here",
-    "line": "there are no main/sub lines here",
-    "line_role": "there are no main/sub lines here",
-    "scope": "there are no message scopes here",
     "response_schema_source": "spells are not available here",
     "generate_chronicle": "no Chronicle summaries are written for sub-threads here",
     "enum_source": "upstream UI only",
@@ -52,7 +54,6 @@ _WHY = {
     "ui_widget": "upstream UI only",
     "source": "arguments are passed explicitly here",
     "input_template": "the caller passes `args`",
-    "report_template": "results return through `output_schema`",
     "can_run_as_child": "upstream line contract only",
     "description_en": "the description is shown as written",
 }
@@ -62,6 +63,9 @@ _NODE_MEANING = {
     "isolate_pulse_context": ("subplay",),
     "execution": ("subplay", "exec"),
     "input_template": ("subplay",),
+    "line": ("subplay",),
+    "line_role": ("memorize",),
+    "scope": ("memorize",),
     "label": ("stelis_start", "stelis_end"),
     "stelis_config": ("stelis_start",),
 }
@@ -69,8 +73,8 @@ _NODE_MEANING = {
 
 def ignored_fields(pb: Playbook) -> list[str]:
     """Upstream fields this playbook sets that have no effect here, each with the reason."""
-    out: list[str] = []
-    for key in ("input_template", "report_template", "can_run_as_child", "description_en"):
+    out: list[str] = list(pb._unknown)
+    for key in ("input_template", "can_run_as_child", "description_en"):
         if getattr(pb, key) is not None:
             out.append(f"{key} ({_WHY[key]})")
     if pb.context_requirements:
@@ -83,8 +87,7 @@ def ignored_fields(pb: Playbook) -> list[str]:
                 out.append(f"input_schema.{param.name}.{key} ({_WHY[key]})")
     for node in pb.nodes:
         where = f"node {node.id!r}"
-        for key in ("subagent_chronicle", "tools", "important", "line", "line_role", "scope",
-                    "response_schema_source", "generate_chronicle"):
+        for key in ("subagent_chronicle", "tools", "important", "response_schema_source", "generate_chronicle"):
             if getattr(node, key) is not None:
                 out.append(f"{where}: {key} ({_WHY[key]})")
         for key, types in _NODE_MEANING.items():
@@ -103,10 +106,25 @@ def ignored_fields(pb: Playbook) -> list[str]:
     return out
 
 
-def model_type(node: Node) -> str:
-    """`normal` or `lightweight`: the context profile decides when it is a known one."""
+def deprecated_fields(pb: Playbook) -> list[str]:
+    """Fields upstream v0.3 deprecates that this playbook sets: honoured here, named with the replacement."""
+    out: list[str] = []
+    for node in pb.nodes:
+        for key, why in DEPRECATED_NODE_FIELDS.items():
+            if key in node.model_fields_set and getattr(node, key) is not None:
+                out.append(f"node {node.id!r}: {key} ({why})")
+    return out
+
+
+def model_type(node: Node, *, sub_line: bool = False) -> str:
+    """`normal` or `lightweight`: the context profile decides when it is a known one; on a sub-line
+    (sea/lines.py) a node that does not choose uses the lightweight model, as upstream."""
     profile = CONTEXT_PROFILES.get(node.context_profile or "")
-    return profile[0] if profile else (node.model_type or "normal")
+    if profile:
+        return profile[0]
+    if sub_line and "model_type" not in node.model_fields_set:
+        return "lightweight"
+    return node.model_type or "normal"
 
 
 def sees_context(node: Node) -> bool:

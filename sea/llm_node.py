@@ -27,7 +27,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
     persona = ctx.persona
     # A picture a tool just showed needs a model with vision (the persona's VISION_MODEL chain).
     seeing = any(m.get("images") for m in ctx.messages)
-    model, notice = ctx.ports.model_for(persona, "vision" if seeing else model_type(node))
+    model, notice = ctx.ports.model_for(persona, "vision" if seeing else model_type(node, sub_line=bool(ctx.line_id)))
     if notice:
         emit(event("notice", text=notice, kind="model_fallback", **ctx.base(node)))
     prompt: Message | None = None
@@ -41,7 +41,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
         depth = (pb.context_requirements or {}).get("history_depth")
         fitted = ctx.ports.prompt_context(
             persona, ctx.building_id, ctx.pulse_id, model, pending, exclude_tags=frozenset(ctx.threads.closed),
-            history_depth=depth if not node.context_profile else None)
+            history_depth=depth if not node.context_profile else None, line_id=ctx.line_id)
         messages, system, fitted_tokens = fitted["messages"], fitted["system"], fitted["input_tokens"]
     else:
         messages, system, fitted_tokens = pending, None, 0  # upstream's isolated worker profiles see no history
@@ -54,6 +54,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
     )
     memo = None if isinstance(node.memorize, bool) else node.memorize
     memo_tags = list(memo.tags) if memo else []
+    line = {"line_role": memo.line_role, "scope": memo.scope} if memo else {}
     targets = node.output_targets()
     updates: dict[str, Any] = {}
     if node.speak and schema is None and not request.tools:
@@ -66,7 +67,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
         ctx.answered.append(model.name)
         ctx.usage["input_tokens"] += fitted_tokens  # a stream reports no usage: the fitted count
         # A speaking node is remembered once, as conversation; `memorize` adds its tags to that message.
-        speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_))
+        speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), **line)
         call = None
     else:
         result = model.generate(request)
@@ -97,7 +98,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
                 updates["tool_name"] = call["name"] if call else ""
                 updates["tool_args"] = call["args"] if call else {}
         if node.speak and text:
-            speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_))
+            speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), **line)
     if "text" in targets:
         updates[targets["text"]] = text
     if "function_call" in targets:
@@ -110,7 +111,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
         updates[node.output_key] = text
     if node.memorize and not node.speak:
         role = memo.role if memo else "assistant"
-        ctx.remember(role, text, memo_tags)
+        ctx.remember(role, text, memo_tags, **line)
         emit(event("memorize", text=text, tags=memo_tags, **ctx.base(node)))
     return updates
 

@@ -86,30 +86,38 @@ class RunContext:
     threads: Threads = field(default_factory=Threads)
     answered: list[str] = field(default_factory=list)
     """Names of the models that answered in this pulse, in order (shared with called playbooks)."""
+    line_id: str | None = None
+    """The sub-line this run is on (a `subplay` with `line: "sub"`); None on the main line (sea/lines.py)."""
 
     @property
     def is_meta(self) -> bool:
         return self.playbook.startswith("meta_")
 
-    def child(self, playbook: str, *, isolated: bool = False) -> RunContext:
+    def child(self, playbook: str, *, isolated: bool = False, sub_line: bool = False) -> RunContext:
         """System variables are inherited by a called playbook; its outputs are its own.
-        `isolated`: it starts without the in-flight messages (upstream `isolate_pulse_context`)."""
+        `isolated`: it starts without the in-flight messages (upstream `isolate_pulse_context`);
+        `sub_line`: it runs on a new sub-line (sea/lines.py)."""
         return RunContext(
             persona=self.persona, building_id=self.building_id, pulse_id=self.pulse_id,
             ports=self.ports, playbook=playbook, pulse_type=self.pulse_type, cancel=self.cancel,
             usage=self.usage, trace=self.trace, messages=[] if isolated else list(self.messages),
             depth=self.depth + 1, metadata=self.metadata, threads=self.threads, answered=self.answered,
+            line_id=str(uuid.uuid4()) if sub_line else self.line_id,
         )
 
     def check_cancel(self) -> None:
         if self.cancel.cancelled:
             raise PulseCancelled("pulse cancelled")
 
-    def remember(self, role: str, text: str, tags: list[str]) -> None:
-        """Store a SAIMemory message of this pulse (tagged with the open Stelis session, if any)."""
+    def remember(self, role: str, text: str, tags: list[str], *, line_role: str | None = None,
+                 scope: str | None = None) -> None:
+        """Store a SAIMemory message of this pulse (tagged with the open Stelis session, if any), on
+        this run's line unless `line_role` says otherwise, `committed` unless `scope` does."""
         extra = [f.tag for f in self.threads.open[-1:]]
+        line = {"line_role": line_role or ("sub_line" if self.line_id else "main_line"), "line_id": self.line_id,
+                "scope": scope or "committed"}
         self.ports.remember(self.persona["persona_id"], role, text, list(dict.fromkeys(tags + extra)),
-                            self.pulse_id)
+                            self.pulse_id, line=line)
 
     def base(self, node: Node) -> dict[str, Any]:
         return {
@@ -143,9 +151,10 @@ def answering_model(ctx: RunContext) -> str:
 
 
 def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str] | None = None,
-          metadata: dict[str, Any] | None = None) -> None:
+          metadata: dict[str, Any] | None = None, line_role: str | None = None, scope: str | None = None) -> None:
     persona = ctx.persona
-    ctx.remember("assistant", text, list(dict.fromkeys(["conversation", *(tags or [])])))
+    ctx.remember("assistant", text, list(dict.fromkeys(["conversation", *(tags or [])])), line_role=line_role,
+                 scope=scope)
     hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
     ctx.outputs.append(text)
     emit(event("speak", text=text, avatar=persona.get("avatar"), history_id=hid, metadata=metadata,
@@ -320,7 +329,7 @@ def run_simple(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any],
     if node.type == "memorize":
         text = text_of(ctx, node, vars_, keep)
         tags = list(node.tags or [])
-        ctx.remember(node.role or "assistant", text, tags)
+        ctx.remember(node.role or "assistant", text, tags, line_role=node.line_role, scope=node.scope)
         if not ctx.is_meta:
             ctx.outputs.append(text)
         emit(event("memorize", text=text, tags=tags, metadata=metadata_of(node, vars_), **ctx.base(node)))

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from sea.lines import LineRole, Scope, UnknownField, split_unknown
+
 NodeType = Literal[
     "llm", "tool", "tool_call", "speak", "think", "memorize", "say", "pass", "set", "subplay", "exec",
     "stelis_start", "stelis_end",
@@ -108,6 +110,10 @@ class MemorizeOption(BaseModel):
     model_config = ConfigDict(extra="forbid")
     tags: list[str] = Field(default_factory=list)
     role: Literal["user", "assistant", "system"] = "assistant"
+    line_role: LineRole | None = None
+    """Upstream v0.3: the line the stored message belongs to (default: the line the node runs on)."""
+    scope: Scope | None = None
+    """Upstream v0.3: `committed` (default), `discardable` or `volatile` (sea/lines.py)."""
 
 
 class StelisConfig(BaseModel):
@@ -172,9 +178,12 @@ class Node(BaseModel):
     subagent_chronicle: bool | None = None
     tools: list[str] | None = None
     important: bool | None = None
-    line: str | None = None
-    line_role: str | None = None
-    scope: str | None = None
+    line: Literal["main", "sub"] | None = None
+    """Upstream v0.3 (subplay): `sub` runs the callee on a sub-line (sea/lines.py)."""
+    line_role: LineRole | None = None
+    """Upstream v0.3 (memorize): the line the stored message belongs to."""
+    scope: Scope | None = None
+    """Upstream v0.3 (memorize): how long the stored message lives and whether prompts see it."""
     response_schema_source: str | None = None
 
     def output_targets(self) -> dict[str, str]:
@@ -227,6 +236,7 @@ class Playbook(BaseModel):
     description_en: str | None = None
     _source: dict[str, Any] | None = PrivateAttr(default=None)
     _text_names: frozenset[str] = PrivateAttr(default=frozenset())
+    _unknown: list[str] = PrivateAttr(default_factory=list)
 
     @property
     def text_placeholders(self) -> frozenset[str]:
@@ -307,10 +317,15 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     if isinstance(data.get("nodes"), list):
         _check_node_count(len(data["nodes"]), name)  # before pydantic builds a model of each
     try:
-        pb = Playbook.model_validate(data)
+        known, unknown = split_unknown(data, _known_fields())
+    except UnknownField as exc:
+        raise PlaybookError(str(exc), playbook=name, node=exc.node, field=exc.field) from exc
+    try:
+        pb = Playbook.model_validate(known)
     except ValidationError as exc:
         raise _pydantic_message(name, exc, data) from exc
     pb._source = data
+    pb._unknown = unknown
     check_structure(pb)
     return pb
 
@@ -319,6 +334,13 @@ def _check_node_count(count: int, name: str) -> None:
     if count > MAX_NODES:
         raise PlaybookError(f"has {count:,} nodes; a playbook may have at most {MAX_NODES:,} (split it into "
                             "playbooks that call each other with subplay nodes)", playbook=name, field="nodes")
+
+def _known_fields() -> dict[str, frozenset[str]]:
+    """Field names of each level of the format (sea.lines.split_unknown)."""
+    return {"top": frozenset(Playbook.model_fields), "param": frozenset(InputParam.model_fields),
+            "node": frozenset(Node.model_fields), "memorize": frozenset(MemorizeOption.model_fields),
+            "conditional_next": frozenset(ConditionalNext.model_fields),
+            "stelis_config": frozenset(StelisConfig.model_fields)}
 
 
 def check_structure(pb: Playbook) -> None:

@@ -55,21 +55,24 @@ class RuntimePorts(Protocol):
         ...
 
     def remember(
-        self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str
+        self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str,
+        *, line: dict[str, Any] | None = None,
     ) -> None:
-        """Store a SAIMemory message (the `pulse:<id>` tag is added by the store)."""
+        """Store a SAIMemory message (the `pulse:<id>` tag is added by the store). `line` holds its
+        `line_role`, `line_id` and `scope` (sea/lines.py): a `volatile` one is never written."""
         ...
 
     def prompt_context(
         self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],
-        *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None,
+        *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None, line_id: str | None = None,
     ) -> PromptContext:
         """System prompt and messages of a model call: memory and history within the persona's token
         budget, then the pulse's messages and `pending` (this playbook run's exchanges and prompt).
 
         Pulse messages carrying any of `exclude_tags` are left out (a finished Stelis session);
         `history_depth` caps the stored conversation shown (upstream's `context_requirements` value:
-        `full`, `0`, `'Nmessages'` or a number of characters; `sea.compat.trim_history`)."""
+        `full`, `0`, `'Nmessages'` or a number of characters; `sea.compat.trim_history`). The pulse's
+        messages of another sub-line than `line_id`, and `discardable` ones, are left out (sea/lines.py)."""
         ...
 
     def post_to_building(

@@ -17,7 +17,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from sea.compat import ignored_fields
+from sea.compat import deprecated_fields, ignored_fields
 from sea.expr import referenced_names, syntax_problem
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.templates import referenced
@@ -49,9 +49,12 @@ class ValidationReport:
     expects: list[str] = field(default_factory=list)
     """Variables read that nothing in the playbook sets, in a playbook that calls others (a callee's
     `output_schema` is written back). If no callee sets one, the run stops where it is read."""
+    deprecated: list[str] = field(default_factory=list)
+    """Fields upstream v0.3 deprecates (honoured here), each with its replacement."""
 
     def to_dict(self) -> dict[str, list[str]]:
-        return {"needs": list(self.needs), "ignored": list(self.ignored), "expects": list(self.expects)}
+        return {"needs": list(self.needs), "ignored": list(self.ignored), "expects": list(self.expects),
+                "deprecated": list(self.deprecated)}
 
 
 def needs_tool(name: str) -> str:
@@ -80,6 +83,8 @@ def written_by(node: Node, playbooks: Mapping[str, Playbook] | None = None) -> s
     out: set[str] = set()
     if node.type in ("llm", "tool", "tool_call", "subplay", "exec"):
         out.add("last")
+    if node.type in ("subplay", "exec"):
+        out.add("report_to_parent")  # upstream v0.3: what the callee handed back (sea/calls.py)
     if node.output_key:
         out.add(node.output_key)
     elif node.type == "llm" and node.response_schema is not None:
@@ -136,7 +141,7 @@ def validate_playbook(
     report what the playbook needs that is not here and which of its fields are ignored.
 
     `tools` are the tools that can run here; `tool_args` their argument names."""
-    report = ValidationReport(ignored=ignored_fields(pb))
+    report = ValidationReport(ignored=ignored_fields(pb), deprecated=deprecated_fields(pb))
     for param in pb.input_schema:
         if param.name.startswith("_"):
             raise PlaybookError("parameter names may not start with '_' (system namespace)",

@@ -33,3 +33,22 @@ def compat_path(*parts: str) -> Path:
         pytest.skip(f"upstream reference data not found: {'/'.join(parts) or 'compat'} "
                     "(../shared/compat beside the checkout, or $SAIVERSE_COMPAT_DIR)")
     return path
+
+
+def _find_v03() -> Path | None:
+    candidates = [Path(os.environ["SAIVERSE_COMPAT_V03_DIR"])] if os.environ.get("SAIVERSE_COMPAT_V03_DIR") else []
+    candidates += [ROOT.parent / "shared" / "compat-v03", ROOT.parent.parent / "shared" / "compat-v03"]
+    return next((c for c in candidates if c.is_dir()), None)
+
+
+COMPAT_V03_DIR = _find_v03()
+"""Upstream v0.3's reference folder (`../shared/compat-v03`, or `$SAIVERSE_COMPAT_V03_DIR`), or None."""
+
+
+def compat_v03_path(*parts: str) -> Path:
+    """`COMPAT_V03_DIR / parts`, or a visible skip naming what is missing."""
+    path = COMPAT_V03_DIR.joinpath(*parts) if COMPAT_V03_DIR is not None else None
+    if path is None or not path.exists():
+        pytest.skip(f"upstream v0.3 reference data not found: {'/'.join(parts) or 'compat-v03'} "
+                    "(../shared/compat-v03 beside the checkout, or $SAIVERSE_COMPAT_V03_DIR)")
+    return path

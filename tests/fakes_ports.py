@@ -31,9 +31,10 @@ class FakePorts:
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         return self.model, None
 
-    def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str) -> None:
+    def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str,
+                 *, line: dict[str, Any] | None = None) -> None:
         self.memory.append({"persona_id": persona_id, "role": role, "content": content,
-                            "tags": [*tags, f"pulse:{pulse_id}"], "pulse_id": pulse_id})
+                            "tags": [*tags, f"pulse:{pulse_id}"], "pulse_id": pulse_id, "line": dict(line or {})})
 
     def _recent(self, persona_id: str, pulse_id: str, limit: int = 40) -> list[MemoryLine]:
         mine = [m for m in self.memory if m["persona_id"] == persona_id]
@@ -44,7 +45,7 @@ class FakePorts:
 
     def prompt_context(self, persona: PersonaContext, building_id: str, pulse_id: str, model: Any,
                        pending: list[Message], *, exclude_tags: frozenset[str] = frozenset(),
-                       history_depth: Any = None) -> PromptContext:
+                       history_depth: Any = None, line_id: str | None = None) -> PromptContext:
         """No budget here: the recent messages as they are, then `pending` (the manager fits a budget)."""
         lines = [m for m in self._recent(persona["persona_id"], pulse_id)
                  if m["role"] in ("user", "assistant") and not exclude_tags.intersection(m["tags"])]

@@ -170,6 +170,10 @@ class ToolContext(Protocol):
         """A new document item in the persona's building (file, summary, rows)."""
         ...
 
+    def rename_item(self, item_id: str, name: str) -> dict[str, Any]:
+        """Give an item here (or carried) a new name; the item as it now is."""
+        ...
+
     def update_description(self, item_id: str, description: str) -> dict[str, Any]:
         """Set a reachable item's description."""
         ...
@@ -235,4 +239,8 @@ class ToolContext(Protocol):
 
     def router_playbooks(self) -> list[dict[str, Any]]:
         """Playbooks a router may choose here: name, display_name, description, keywords."""
+        ...
+
+    def track_book(self) -> Any:
+        """The persona's tracks and notes (saiverse/track_book.py `TrackBook`): the track_* / note_* tools."""
         ...

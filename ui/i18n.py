@@ -416,3 +416,9 @@ from ui.i18n_login import LOGIN_EN, LOGIN_JA  # noqa: E402
 
 JA.update(LOGIN_JA)
 EN.update(LOGIN_EN)
+
+# Upstream v0.3 tracks and notes (ui/tabs/memory_tracks.py).
+from ui.i18n_tracks import TRACKS_EN, TRACKS_JA  # noqa: E402
+
+JA.update(TRACKS_JA)
+EN.update(TRACKS_EN)

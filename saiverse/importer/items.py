@@ -13,6 +13,7 @@ from saiverse.importer.context import Context, rows
 from saiverse.importer.convert import dumps, json_value, naive_text, stamp
 from saiverse.importer.files import item_source
 from saiverse.importer.report import Text
+from saiverse.importer.v03 import free_slot
 from saiverse.items import ITEM_TYPES
 from saiverse.media import SUMMARY_SUFFIX, relative_to_home
 
@@ -55,7 +56,7 @@ def _copy_file(ctx: Context, item_id: str, name: str, stored: str, item_type: st
 
 def import_items(ctx: Context) -> None:
     where = {str(r["ITEM_ID"]): (str(r.get("OWNER_KIND") or ""), str(r.get("OWNER_ID") or ""),
-                                 naive_text(r.get("UPDATED_AT")))
+                                 naive_text(r.get("UPDATED_AT")), r.get("SLOT_NUMBER"))
              for r in rows(ctx.src, "item_location")}
     items = rows(ctx.src, "item")
     phase = ctx.progress.phase("items", len(items))
@@ -84,10 +85,14 @@ def import_items(ctx: Context) -> None:
             ctx.report.problem(f"item {iid}", Text(f"「{name}」には置き場所の行がありません",
                                                    f"{name!r} has no location row"))
             continue
-        kind, owner, moved = where[iid]
+        kind, owner, moved, wanted = where[iid]
         if not _owner_known(ctx, kind, owner):
             ctx.report.problem(f"item {iid}", Text(f"「{name}」の持ち主 {kind} {owner} がこのホームにいません",
                                                    f"the owner of {name!r}, {kind} {owner}, is not in this home"))
-        ctx.db.execute("INSERT INTO item_location (ITEM_ID, OWNER_KIND, OWNER_ID, UPDATED_AT) VALUES (?, ?, ?, ?)",
-                       (iid, kind, owner, moved or created))
+        slot = free_slot(ctx.db, kind, owner, wanted)  # upstream v0.3's numbered slot in its container
+        if wanted is not None and slot != wanted:
+            ctx.report.problem(f"item {iid}", Text(f"「{name}」のスロット {wanted} は使えないため {slot} にしました",
+                                                   f"slot {wanted} of {name!r} was taken or invalid: now {slot}"))
+        ctx.db.execute("INSERT INTO item_location (ITEM_ID, OWNER_KIND, OWNER_ID, UPDATED_AT, SLOT_NUMBER) "
+                       "VALUES (?, ?, ?, ?, ?)", (iid, kind, owner, moved or created, slot))
     phase.close()

@@ -27,9 +27,12 @@ from saiverse.importer.grams import GramIndex
 from saiverse.importer.longterm import import_chronicle, import_memopedia
 from saiverse.importer.report import Text
 from saiverse.importer.source import SourceDamaged, has_table, open_readonly, read, read_dicts, select
+from saiverse.importer.v03_memory import import_memory_notes
 from saiverse.memory import ROLES
 
-MESSAGE_COLUMNS = ("id", "thread_id", "role", "content", "resource_id", "created_at", "metadata")
+MESSAGE_COLUMNS = ("id", "thread_id", "role", "content", "resource_id", "created_at", "metadata",
+                   "line_role", "line_id", "scope", "origin_track_id", "paired_action_text", "pulse_id")
+"""Upstream's message columns; the last six are v0.3's (NULL from an older memory.db)."""
 
 
 def _tags(meta: dict[str, Any]) -> tuple[list[str], str | None]:
@@ -63,13 +66,14 @@ class _Messages:
         return str(resource_id) if resource_id in self.buildings else None
 
     def row(self, r: tuple[Any, ...]) -> tuple[Any, ...]:
-        mid, thread, role, content, resource, created, metadata = r
+        mid, thread, role, content, resource, created, metadata, line_role, line_id, scope, track, paired, pid = r
         meta = json_value(metadata, None)
         extra: dict[str, Any] = {}
         if metadata not in (None, "") and not isinstance(meta, dict):
             extra["raw_metadata"] = metadata
         meta = meta if isinstance(meta, dict) else {}
         tags, pulse = _tags(meta)
+        pulse = pulse or (str(pid) if pid else None)
         extra.update({k: v for k, v in meta.items() if k not in ("tags", "with")})
         if role not in ROLES:
             extra["role"] = role
@@ -83,7 +87,8 @@ class _Messages:
         thread = str(thread or f"{self.persona_id}:__persona__")
         return (self.persona_id, role, content if isinstance(content, str) else str(content or ""),
                 json.dumps(tags, ensure_ascii=False), pulse, when, thread, self.building_of(thread, resource),
-                str(mid) if mid not in (None, "") else None, dumps(extra) if extra else None)
+                str(mid) if mid not in (None, "") else None, dumps(extra) if extra else None,
+                line_role, line_id, scope, track, paired)
 
 
 def _import_threads(ctx: Context, persona_id: str, mem: sqlite3.Connection) -> int:
@@ -94,6 +99,10 @@ def _import_threads(ctx: Context, persona_id: str, mem: sqlite3.Connection) -> i
     sql = select(mem, "threads", ("id", "resource_id", "overview", "overview_updated_at"))
     for tid, resource, overview, updated in read(mem, sql):
         extra = {"stelis": stelis[str(tid)]} if str(tid) in stelis else {}
+        if resource in (None, "", "default") and str(tid).startswith(f"{persona_id}:"):
+            # Upstream's memory adapter keys a persona's threads by the persona id (the file says 'default').
+            extra["upstream_resource_id"] = resource
+            resource = persona_id
         cur = ctx.db.execute(
             "INSERT OR IGNORE INTO saimemory_thread (PERSONA_ID, THREAD_ID, RESOURCE_ID, OVERVIEW, "
             "OVERVIEW_UPDATED_AT, EXTRA_JSON) VALUES (?, ?, ?, ?, ?, ?)",
@@ -135,10 +144,12 @@ def _import_persona(ctx: Context, persona_id: str, mem: sqlite3.Connection, fres
         while chunk := list(islice(rows, BATCH)):
             cur = ctx.db.executemany(
                 "INSERT OR IGNORE INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, THREAD_ID, "
-                "BUILDING_ID, EXTERNAL_ID, METADATA) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk)
+                "BUILDING_ID, EXTERNAL_ID, METADATA, LINE_ROLE, LINE_ID, SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", chunk)
             counts["memory_messages"] += cur.rowcount
             phase.advance(len(chunk))
     counts["existing_messages"] = conv.total - counts["memory_messages"]
+    counts["memory_notes"] = import_memory_notes(ctx, persona_id, mem)
     counts.update(import_memopedia(ctx, persona_id, mem))
     counts.update(import_chronicle(ctx, persona_id, mem))
     if fresh is not None:

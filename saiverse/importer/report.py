@@ -23,6 +23,14 @@ KINDS: dict[str, tuple[str, str]] = {
     "memopedia_edits": ("Memopedia 編集履歴", "Memopedia edits"),
     "chronicle_entries": ("Chronicle (あらすじ)", "Chronicle entries"),
     "playbooks": ("プレイブック", "playbooks"),
+    "memory_notes": ("SAIMemory のメモ", "SAIMemory notes"),
+    "action_tracks": ("トラック", "action tracks"),
+    "track_logs": ("トラック内ログ", "track log entries"),
+    "notes": ("ノート", "notes"),
+    "note_pages": ("ノートのページ", "note pages"),
+    "note_messages": ("ノートのメッセージ", "note messages"),
+    "track_open_notes": ("トラックで開いたノート", "notes open on tracks"),
+    "meta_judgments": ("メタ判断ログ", "meta judgments"),
 }
 """Every kind the importer counts, with its label in the summary (Japanese, English)."""
 

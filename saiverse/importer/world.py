@@ -15,13 +15,14 @@ from saiverse.importer.convert import dumps, stamp
 from saiverse.importer.files import avatar_source
 from saiverse.importer.report import Text
 from saiverse.importer.source import ImportRefused
+from saiverse.importer.v03 import map_position, persona_activity
 from saiverse.world import USER_ID
 
 _BUILDING_MAPPED = {"CITYID", "BUILDINGID", "BUILDINGNAME", "CAPACITY", "SYSTEM_INSTRUCTION", "ENTRY_PROMPT",
-                    "AUTO_PROMPT", "DESCRIPTION", "AUTO_INTERVAL_SEC"}
+                    "AUTO_PROMPT", "DESCRIPTION", "AUTO_INTERVAL_SEC", "MAP_X", "MAP_Y"}
 _PERSONA_MAPPED = {"AIID", "AINAME", "SYSTEMPROMPT", "DESCRIPTION", "INTERACTION_MODE", "DEFAULT_MODEL",
                    "LIGHTWEIGHT_MODEL", "LIGHTWEIGHT_VISION_MODEL", "VISION_MODEL", "PRIVATE_ROOM_ID",
-                   "PREVIOUS_INTERACTION_MODE", "CHRONICLE_ENABLED", "AVATAR_IMAGE"}
+                   "PREVIOUS_INTERACTION_MODE", "CHRONICLE_ENABLED", "AVATAR_IMAGE", "ACTIVITY_STATE"}
 
 
 def _extra(row: dict[str, Any], mapped: set[str]) -> str:
@@ -72,11 +73,12 @@ def import_buildings(ctx: Context) -> None:
             continue
         ctx.db.execute(
             "INSERT INTO building (BUILDINGID, CITYID, BUILDINGNAME, CAPACITY, SYSTEM_INSTRUCTION, DESCRIPTION, "
-            "AUTO_INTERVAL_SEC, SORT_ORDER, ENTRY_PROMPT, AUTO_PROMPT, EXTRA_JSON, CREATED_AT) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "AUTO_INTERVAL_SEC, SORT_ORDER, ENTRY_PROMPT, AUTO_PROMPT, EXTRA_JSON, CREATED_AT, MAP_X, MAP_Y) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (bid, city, b.get("BUILDINGNAME") or bid, _int(b.get("CAPACITY"), 10), b.get("SYSTEM_INSTRUCTION") or "",
              b.get("DESCRIPTION") or "", _int(b.get("AUTO_INTERVAL_SEC"), 600), sort, b.get("ENTRY_PROMPT") or "",
-             b.get("AUTO_PROMPT") or "", _extra(b, _BUILDING_MAPPED), stamp(ctx.now)),
+             b.get("AUTO_PROMPT") or "", _extra(b, _BUILDING_MAPPED), stamp(ctx.now),
+             *map_position(ctx, bid, b.get("MAP_X"), b.get("MAP_Y"))),
         )
         sort += 1
         ctx.buildings_ok.add(bid)
@@ -132,17 +134,19 @@ def import_personas(ctx: Context) -> None:
                 f"居場所の建物 {building} が取り込まれていないため、居場所なしにしました",
                 f"its building {building} is not in this home, so it has no place"))
             building = None
+        mode, state = persona_activity(ctx, pid, p)
         ctx.db.execute(
             "INSERT INTO ai (AIID, CITYID, AINAME, SYSTEMPROMPT, DESCRIPTION, INTERACTION_MODE, DEFAULT_MODEL, "
             "LIGHTWEIGHT_MODEL, LIGHTWEIGHT_VISION_MODEL, VISION_MODEL, CURRENT_BUILDINGID, PRIVATE_ROOM_ID, "
-            "AVATAR_IMAGE, PREVIOUS_INTERACTION_MODE, CHRONICLE_ENABLED, EXTRA_JSON, CREATED_AT) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "AVATAR_IMAGE, PREVIOUS_INTERACTION_MODE, CHRONICLE_ENABLED, EXTRA_JSON, CREATED_AT, ACTIVITY_STATE) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (pid, _city(ctx, p.get("HOME_CITYID")), p.get("AINAME") or pid, p.get("SYSTEMPROMPT") or "",
-             p.get("DESCRIPTION") or "", p.get("INTERACTION_MODE") or "user", p.get("DEFAULT_MODEL"),
+             p.get("DESCRIPTION") or "", mode, p.get("DEFAULT_MODEL"),
              p.get("LIGHTWEIGHT_MODEL"), p.get("LIGHTWEIGHT_VISION_MODEL"), p.get("VISION_MODEL"), building,
              p.get("PRIVATE_ROOM_ID"), _avatar(ctx, pid, p.get("AVATAR_IMAGE")), p.get("PREVIOUS_INTERACTION_MODE"),
              1 if p.get("CHRONICLE_ENABLED") is None else int(bool(p.get("CHRONICLE_ENABLED"))),
-             _extra(p, _PERSONA_MAPPED), stamp(ctx.now + timedelta(microseconds=n))),  # keeps upstream's order
+             _extra(p, _PERSONA_MAPPED), stamp(ctx.now + timedelta(microseconds=n)),  # keeps upstream's order
+             state),
         )
         ctx.personas_ok.add(pid)
         ctx.report.imported["personas"] += 1

@@ -4,6 +4,7 @@ from tools.defs.building_look import building_look
 from tools.defs.building_move import move_building, move_persona
 from tools.defs.calculator import calculate_expression
 from tools.defs.chronicle import chronicle_read_detail, chronicle_search
+from tools.defs.chronicle_context import chronicle_context_down, chronicle_context_up
 from tools.defs.control_body import control_body
 from tools.defs.create_building import create_building
 from tools.defs.detail_recall import detail_recall
@@ -16,6 +17,7 @@ from tools.defs.get_since_last_user_conversation import get_since_last_user_conv
 from tools.defs.get_situation_snapshot import get_situation_snapshot
 from tools.defs.get_system_prompt import get_system_prompt
 from tools.defs.image_generator import generate_image
+from tools.defs.item_edit import item_change_name, item_write_description
 from tools.defs.item_list import item_list
 from tools.defs.item_move import item_pickup, item_place
 from tools.defs.item_use import item_use
@@ -39,6 +41,7 @@ from tools.defs.pdf_read import pdf_read
 from tools.defs.production import production_run
 from tools.defs.record_wait import record_wait
 from tools.defs.schedule import schedule_add, schedule_delete, schedule_list
+from tools.defs.tracks import TRACK_TOOLS
 from tools.defs.update_working_memory import update_working_memory
 from tools.defs.upstream_only import UPSTREAM_ONLY_TOOLS
 
@@ -56,5 +59,7 @@ BUILTIN_TOOLS = (
     # long-term memory (upstream names and argument shapes)
     memopedia_search, memopedia_get_page, memopedia_get_tree, memopedia_open_page, memopedia_close_page,
     memopedia_note, memopedia_save_page, chronicle_search, chronicle_read_detail,
+    # upstream v0.3: tracks and notes
+    *TRACK_TOOLS, item_change_name, item_write_description, chronicle_context_up, chronicle_context_down,
 )
 """Every builtin tool function (decorated with `@tool`), in a stable order."""

@@ -15,6 +15,7 @@ from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 from ui.tabs.memopedia import build_memopedia_panel
 from ui.tabs.memory_chronicle import build_chronicle_panel
+from ui.tabs.memory_tracks import build_tracks_panel
 
 PAGE = 100
 TAGS = ("conversation", "internal")
@@ -67,6 +68,8 @@ def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
             chronicle_refresh, chronicle_outs = build_chronicle_panel(manager, labels, persona)
         with gr.Tab(labels("mem_sub_memopedia"), id="memory-memopedia"):
             memopedia_refresh, memopedia_outs = build_memopedia_panel(manager, labels, persona)
+        with gr.Tab(labels("mem_sub_tracks"), id="memory-tracks"):
+            tracks_refresh, tracks_outs = build_tracks_panel(manager, labels, persona)
     limit = gr.State(PAGE)
 
     def browse(persona_id: str | None, tag_value: str | None, n: int = PAGE) -> list[Any]:
@@ -94,7 +97,8 @@ def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
     outs = [table, more, status, limit]
     persona.input(browse, [persona, tag], outs, show_progress="hidden").then(
         chronicle_refresh, [persona], chronicle_outs, show_progress="hidden").then(
-        memopedia_refresh, [persona], memopedia_outs, show_progress="hidden")
+        memopedia_refresh, [persona], memopedia_outs, show_progress="hidden").then(
+        tracks_refresh, [persona], tracks_outs, show_progress="hidden")
     tag.input(browse, [persona, tag], outs, show_progress="hidden")
     search.click(on_search, [persona, tag, query], outs)
     query.submit(on_search, [persona, tag, query], outs)
@@ -106,6 +110,6 @@ def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
         if persona_id not in [c[1] for c in choices]:
             persona_id = choices[0][1] if choices else None
         return [gr.Dropdown(choices=choices, value=persona_id), *on_search(persona_id, tag_value, text),
-                *chronicle_refresh(persona_id), *memopedia_refresh(persona_id)]
+                *chronicle_refresh(persona_id), *memopedia_refresh(persona_id), *tracks_refresh(persona_id)]
 
-    return TabRefresh(refresh, [persona, *outs, *chronicle_outs, *memopedia_outs], [persona, tag, query])
+    return TabRefresh(refresh, [persona, *outs, *chronicle_outs, *memopedia_outs, *tracks_outs], [persona, tag, query])
