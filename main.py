@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     from saiverse.backup_cli import add_parsers
 
     add_parsers(sub, _add_home)  # backup, restore, persona delete, building delete
+    from saiverse.model_cli import add_parsers as add_model_parsers
+
+    add_model_parsers(sub, _add_home)  # model pull / list / catalog / servers
 
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
@@ -222,6 +225,17 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if cmd == "import-saiverse":
         return _import_saiverse(args)
+    if cmd == "model":
+        from saiverse.model_cli import model_command
+
+        def personas() -> list[Any]:
+            manager = _manager(args)
+            try:
+                return manager.world.personas()
+            finally:
+                manager.close()
+
+        return model_command(_settings(args), args, _print_json, personas)
     if cmd in ("backup", "restore"):
         from saiverse.backup_cli import backup_command, restore_command
 
