@@ -194,4 +194,4 @@ def test_a_pulled_model_answers_a_chat(hub: FakeHub, saiverse_home: Path, monkey
     finally:
         manager.close()
     speak = [e for e in events if e["type"] == "speak"]
-    assert speak and speak[-1]["model"] == "local:pulled-gemma" and speak[-1]["content"].strip()
+    assert speak and speak[-1]["model"] == "local:pulled-gemma" and speak[-1]["text"].strip()
