@@ -410,3 +410,9 @@ from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
 
 JA.update(CARE_JA)
 EN.update(CARE_EN)
+
+# Getting a model (ui/tabs/models.py, the 設定 tab).
+from ui.i18n_models import MODELS_EN, MODELS_JA  # noqa: E402
+
+JA.update(MODELS_JA)
+EN.update(MODELS_EN)

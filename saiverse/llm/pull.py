@@ -218,6 +218,8 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
             raise PullRefused(f"not enough disk space for {filename}: it needs {_gb(size - have)} more "
                               f"(and {_gb(SPARE_BYTES)} to spare), {parts} has {_gb(free)} free")
         url = meta.location or ""
+        if progress:
+            progress(PullProgress(have, size, 0.0, None))  # the size is known before the first byte
         with part.open("ab") as fh:
             counting = _Counting(fh, have, size, progress)
             if have < size:
