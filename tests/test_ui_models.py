@@ -115,3 +115,32 @@ def test_the_chat_suggests_pulling_once_per_session(running: RunningApp, browser
     finally:
         running.manager.models = running.manager._configured_model
     assert SUGGEST_PULL == "model_suggest_pull"
+
+
+def test_one_click_under_the_chat_pulls_the_recommended_model(hub: FakeHub, tmp_path: Path, browser: Any) -> None:
+    from saiverse.manager import SAIVerseManager
+    from saiverse.settings import Settings
+    from ui.app import build_app, launch_kwargs
+
+    first = CATALOG[0]
+    hub.add(first.repo, first.filename, hub.files[(REPO, "mina-voice.gguf")].path)  # a stand-in under its name
+    home = tmp_path / "home"
+    home.mkdir()
+    port = free_port()
+    settings = Settings(home=home, database_url=f"sqlite:///{home / 'saiverse.db'}", port=port, lang="ja",
+                        default_model="auto", hf_endpoint=hub.url, detect_servers=False)
+    manager = SAIVerseManager(settings)
+    app = build_app(manager)
+    app.launch(**launch_kwargs(settings, port=port), prevent_thread_lock=True)
+    try:
+        with new_page(browser, f"http://127.0.0.1:{port}/") as page:
+            button = page.locator("#chat-pull")
+            assert first.name in button.inner_text()
+            button.click()
+            page.locator("#chat-pull-progress .sv-ok").wait_for(timeout=120_000)
+            shot(page, "models_chat_pull")
+        assert (home / "models" / first.filename).is_file()
+        assert manager.settings.default_model == f"local:{first.filename.removesuffix('.gguf')}"
+    finally:
+        app.close()
+        manager.close()

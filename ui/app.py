@@ -32,6 +32,7 @@ from ui.side_panel import (  # noqa: E402
 )
 from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
 from ui.tabs.memory import build_memory_tab  # noqa: E402
+from ui.tabs.models import build_chat_pull  # noqa: E402
 from ui.tabs.personas import build_personas_tab  # noqa: E402
 from ui.tabs.playbooks import build_playbooks_tab  # noqa: E402
 from ui.tabs.schedules import build_schedules_tab  # noqa: E402
@@ -204,6 +205,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                         )
                         live = gr.HTML("", elem_id="chat-live")
                         notice = gr.HTML(views.notice(), elem_id="model-notice")
+                        build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
                         chat_input = gr.MultimodalTextbox(
                             elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
                             file_types=["image"], file_count="multiple", sources=["upload"], autofocus=True,

@@ -22,6 +22,7 @@ MODELS_JA: dict[str, str] = {
     "md_servers": "このコンピューターで動いているモデルサーバー",
     "md_no_servers": "Ollama (11434)・LM Studio (1234)・llama.cpp server (8080) は見つかっていません。",
     "md_look": "🔍 もう一度探す",
+    "md_chat_get": "⬇ 日本語の得意なモデル {name} ({size}) を入手して使う",
 }
 MODELS_EN: dict[str, str] = {
     "md_title": "Get a model",
@@ -43,4 +44,5 @@ MODELS_EN: dict[str, str] = {
     "md_servers": "Model servers running on this computer",
     "md_no_servers": "No Ollama (11434), LM Studio (1234) or llama.cpp server (8080) found.",
     "md_look": "🔍 Look again",
+    "md_chat_get": "⬇ Get {name} ({size}), a model that writes good Japanese, and use it",
 }

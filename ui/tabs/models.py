@@ -162,3 +162,39 @@ def build_models_section(manager: ModelsOwner, labels: Labels) -> TabRefresh:
                 names(), line]
 
     return TabRefresh(refresh, [catalog, installed, servers, use, progress])
+
+
+def suggests_pull(manager: ModelsOwner) -> bool:
+    """Whether chats answer with the packaged small model (or the offline one) because nothing better is set:
+    then the chat offers the one-click pull."""
+    from saiverse.llm.registry import describe_default
+
+    settings = manager.settings
+    if settings.default_model.strip().lower() not in ("auto", "local"):
+        return False
+    return describe_default(settings)[0] in ("local", "offline") and not settings.local_model
+
+
+def build_chat_pull(manager: ModelsOwner, labels: Labels) -> None:
+    """Under the chat: one click pulls the first recommended model and makes it the default (shown only
+    while the packaged model answers); its progress shows beside the button."""
+    first = CATALOG[0]
+    with gr.Row(visible=suggests_pull(manager), elem_id="chat-pull-row"):
+        button = gr.Button(labels("md_chat_get", name=first.name, size=human_size(first.approx_bytes)),
+                           elem_id="chat-pull", size="sm", scale=0, min_width=320)
+        line = gr.HTML(elem_id="chat-pull-progress")
+
+    def on_click() -> Iterator[list[Any]]:
+        job = manager.pulls.start(first.name, set_default=True)
+        shown = None
+        while True:
+            html = progress_html(describe(job), labels)
+            if html != shown:
+                shown = html
+                yield [html, gr.Button(interactive=False)]
+            if not job.running:
+                break
+            time.sleep(POLL_SEC)
+        yield [progress_html(describe(job), labels), gr.Button(interactive=job.error is not None)]
+
+    button.click(on_click, None, [line, button], show_progress="hidden")
