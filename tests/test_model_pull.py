@@ -195,3 +195,20 @@ def test_a_pulled_model_answers_a_chat(hub: FakeHub, saiverse_home: Path, monkey
         manager.close()
     speak = [e for e in events if e["type"] == "speak"]
     assert speak and speak[-1]["model"] == "local:pulled-gemma" and speak[-1]["text"].strip()
+
+
+def test_a_listed_name_finds_its_pulled_file_and_a_recordless_whole_file_is_kept(
+        hub: FakeHub, gguf: Path, saiverse_home: Path) -> None:
+    import shutil
+
+    from saiverse.llm.local_files import model_path
+
+    first = CATALOG[0]
+    models = saiverse_home / "models"
+    models.mkdir(parents=True)
+    shutil.copyfile(gguf, models / first.filename)  # as if killed between the rename and the record
+    hub.add(first.repo, first.filename, gguf)
+    result = pull(settings_for(hub), first.name)  # type: ignore[arg-type]
+    assert "GET" not in transfers(hub) and result.sha256 == file_sha256(gguf)
+    assert (models / (first.filename + ".json")).is_file()
+    assert model_path(load_settings(), first.name) == models / first.filename

@@ -196,6 +196,12 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     if target.is_file() and record and record.get("sha256") == sha:
         done = PulledModel(**{k: record[k] for k in PulledModel.__dataclass_fields__ if k in record})
         return _finish(done, settings, set_default, store)
+    if target.is_file() and record is None and target.stat().st_size == size and _sha256(target) == sha:
+        # Renamed into place, then killed before its record was written: the file is whole.
+        done = PulledModel(local_name(filename), repo, filename, str(target), size, sha, meta.commit_hash or "",
+                           time.time())
+        _write_record(target, done)
+        return _finish(done, settings, set_default, store)
     part = parts / f"{filename}.{sha}.part"
     lock = parts / f"{filename}.lock"
     try:
