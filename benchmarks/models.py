@@ -38,6 +38,10 @@ MINA = ("あなたはミナです。\nあなたは図書館の司書ミナです
         "一人称: わたし\n語尾: 〜ですね\n\n現在地: 図書館。")
 
 
+SEED = 1234
+"""Sampling seed of run i (SEED + i), the same for the app and bare llama.cpp."""
+
+
 def pct(values: list[float], q: float) -> float:
     values = sorted(values)
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
@@ -86,15 +90,19 @@ def app_figures(settings: Settings, name: str, runs: int) -> tuple[dict[str, flo
         return tokenize(text.encode(), add_bos=False, special=False)
 
     firsts, per_token, rates, replies = [], [], [], []
+    llama = model._load()  # type: ignore[attr-defined]
+    "".join(t for t, _u in model._chunks(_request("ウォームアップ")))  # type: ignore[attr-defined]
     for i in range(runs):
         request = _request(TEXTS[i % len(TEXTS)])
+        llama.set_seed(SEED + i)  # the same seed as the bare run: the same tokens, so the times compare
         # Generation as the app runs it (prompt building, token counting, the run lock), before its line checks.
         first, total, tokens = _timed((t for t, _u in model._chunks(request)), count)  # type: ignore[attr-defined]
         firsts.append(first)
         per_token.append(total * 1000 / tokens)
         rates.append(tokens / total)
+    for i in range(runs):  # the whole reply as the chat gets it (held, checked), to messages not just asked
         t0 = time.perf_counter()
-        "".join(model.stream(request))  # type: ignore[attr-defined]  # the whole reply as the chat gets it
+        "".join(model.stream(_request(f"{TEXTS[(i + 2) % len(TEXTS)]}（{i + 1}）")))  # type: ignore[attr-defined]
         replies.append((time.perf_counter() - t0) * 1000)
     return {"load_s": round(load_s, 2), "first_token_ms": round(statistics.median(firsts), 1),
             "tokens_per_s": round(statistics.median(rates), 1), "ms_per_token": round(statistics.median(per_token), 2),
@@ -114,8 +122,9 @@ def bare_figures(path: Path, model: Any, settings: Settings, runs: int) -> dict[
         return llama.tokenize(text.encode(), add_bos=False, special=False)
 
     firsts, per_token, rates = [], [], []
-    for i in range(runs):
-        request = _request(TEXTS[i % len(TEXTS)])
+    for i in range(-1, runs):  # -1: the same warm-up the app had
+        request = _request(TEXTS[i % len(TEXTS)] if i >= 0 else "ウォームアップ")
+        llama.set_seed(SEED + i)
         if model.profile.chat_template:
             length = min(default_max_tokens(request), settings.local_context // 2)
             stream = llama.create_chat_completion(messages=chat_messages(request), stream=True, temperature=0.7,
@@ -128,6 +137,8 @@ def bare_figures(path: Path, model: Any, settings: Settings, runs: int) -> dict[
                                              top_p=0.9, repeat_penalty=1.15)
             pieces = (p["choices"][0].get("text") or "" for p in stream)
         first, total, tokens = _timed(pieces, count)
+        if i < 0:
+            continue
         firsts.append(first)
         per_token.append(total * 1000 / tokens)
         rates.append(tokens / total)
