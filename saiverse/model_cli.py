@@ -73,11 +73,16 @@ def model_command(settings: Settings, args: argparse.Namespace, print_json: Prin
 
     action = args.model_action
     if action == "pull":
-        from saiverse.llm.pull import pull
+        from saiverse.errors import FAILED_EXIT
+        from saiverse.llm.pull import PullInterrupted, pull
 
         show, close = _progress()
         try:
             result = pull(settings, args.name, progress=show, set_default=args.set_default)
+        except PullInterrupted as exc:
+            close()
+            print(str(exc), file=sys.stderr)
+            return FAILED_EXIT
         finally:
             close()
         if args.json:

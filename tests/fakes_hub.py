@@ -65,6 +65,7 @@ class FakeHub:
             self._threads.append(threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
                                                   daemon=True))
         self._cut_done = False
+        self._gone = False
 
     @property
     def url(self) -> str:
@@ -164,6 +165,9 @@ class FakeHub:
                                 self.close_connection = True
                                 self.connection.shutdown(2)  # the connection drops mid-file
                                 return
+                            if hub._gone:  # the hub went away: its open downloads drop too
+                                self.connection.shutdown(2)
+                                return
                             self.wfile.write(block)
                             sent += len(block)
                             if hub.bytes_per_s:
@@ -191,6 +195,7 @@ class FakeHub:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._gone = True
         for server in self._servers:
             server.shutdown()
             server.server_close()

@@ -212,3 +212,36 @@ def test_a_listed_name_finds_its_pulled_file_and_a_recordless_whole_file_is_kept
     assert "GET" not in transfers(hub) and result.sha256 == file_sha256(gguf)
     assert (models / (first.filename + ".json")).is_file()
     assert model_path(load_settings(), first.name) == models / first.filename
+
+
+def test_a_hub_gone_midway_keeps_what_arrived_for_the_next_pull(gguf: Path, saiverse_home: Path) -> None:
+    import threading
+
+    from saiverse.llm.pull import PullInterrupted
+
+    errors: list[BaseException] = []
+    with FakeHub() as first:
+        first.add(REPO, FILE, gguf)
+        first.bytes_per_s = 30_000_000
+        thread = threading.Thread(target=lambda: _catch(errors, lambda: pull(settings_for(first), f"{REPO}/{FILE}")))
+        thread.start()
+        parts = saiverse_home / "models" / ".pull"
+        while not (parts.is_dir() and any(p.stat().st_size > 20_000_000 for p in parts.glob("*.part"))):
+            assert thread.is_alive()
+            time.sleep(0.05)
+    thread.join(60)  # the hub is gone: the library's retries give up
+    assert len(errors) == 1 and isinstance(errors[0], PullInterrupted) and "pull it again" in str(errors[0])
+    kept = next(parts.glob("*.part")).stat().st_size
+    assert kept >= 20_000_000 and not (parts / f"{FILE}.lock").exists()
+    with FakeHub() as second:  # the same file from a mirror: resumed, checked, in place
+        second.add(REPO, FILE, gguf)
+        result = pull(settings_for(second), f"{REPO}/{FILE}")  # type: ignore[arg-type]
+        assert result.resumed_from == kept and second.ranges() == [f"bytes={kept}-"]
+        assert file_sha256(Path(result.path)) == file_sha256(gguf)
+
+
+def _catch(errors: list[BaseException], fn: object) -> None:
+    try:
+        fn()  # type: ignore[operator]
+    except BaseException as exc:  # noqa: BLE001 - the test inspects it
+        errors.append(exc)

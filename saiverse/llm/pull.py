@@ -38,6 +38,10 @@ class PullRefused(UserError):
     """The pull cannot be done (unknown file, no sha256 served, no space, wrong sha256); the message says why."""
 
 
+class PullInterrupted(Exception):
+    """The download stopped (the network, the hub); what arrived is kept and the next pull resumes."""
+
+
 @dataclass
 class PullProgress:
     """How far a pull is."""
@@ -229,8 +233,16 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
         with part.open("ab") as fh:
             counting = _Counting(fh, have, size, progress)
             if have < size:
-                http_get(url, counting, resume_size=have, expected_size=size, displayed_filename=filename,  # type: ignore[arg-type]
-                         headers=build_hf_headers(token=False, headers={"Accept-Encoding": "identity"}))
+                try:
+                    http_get(url, counting, resume_size=have, expected_size=size,  # type: ignore[arg-type]
+                             displayed_filename=filename,
+                             headers=build_hf_headers(token=False, headers={"Accept-Encoding": "identity"}))
+                except Exception as exc:
+                    if not isinstance(exc, OSError) and not type(exc).__module__.startswith(("httpx", "huggingface")):
+                        raise
+                    fh.flush()
+                    raise PullInterrupted(f"the download of {filename} stopped at {_gb(counting.done)} of "
+                                          f"{_gb(size)} ({exc}); pull it again to resume".replace("\n", " ")) from exc
             fh.flush()
             os.fsync(fh.fileno())
         if progress:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from saiverse.errors import UserError
-from saiverse.llm.pull import PulledModel, PullProgress, pull
+from saiverse.llm.pull import PulledModel, PullInterrupted, PullProgress, pull
 from saiverse.settings import SettingsStore
 
 
@@ -50,7 +50,7 @@ class PullJobs:
             try:
                 job.result = pull(self._store.current, name, set_default=set_default, store=self._store,
                                   progress=lambda p: setattr(job, "progress", p))
-            except UserError as exc:
+            except (UserError, PullInterrupted) as exc:
                 job.error = str(exc)
             except Exception as exc:  # noqa: BLE001 - shown on the page; a download must not kill the app
                 job.error = f"{type(exc).__name__}: {exc}"
