@@ -270,6 +270,8 @@ def run(args: argparse.Namespace) -> int:
             if args.persona and manager.world.persona(args.persona).building_id != building:
                 where = manager.world.persona(args.persona).building_id
                 raise UsageError(f"persona {args.persona!r} is not in {building!r} (it is in {where!r})")
+            if manager.server_scan is not None:  # a one-shot chat waits the look's short timeout for `auto`
+                manager.server_scan.join(2.0)
             return _print_events(manager.handle_user_input(building, args.text, persona_id=args.persona))
         if cmd == "memory":
             if args.search:

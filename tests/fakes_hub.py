@@ -22,7 +22,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from tests.fakes_llm import FakeServer
+import httpx
+
+from tests.fakes_llm import FakeServer, Recorded, openai_stream, openai_text
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 
@@ -205,9 +207,12 @@ class FakeModelServer(FakeServer):
     """Ollama (`kind="ollama"`: `/api/tags`) or an OpenAI-style server (`/v1/models`) that lists `models`
     and answers `/v1/chat/completions` from the FakeServer script."""
 
-    def __init__(self, kind: str, models: list[str]) -> None:
+    def __init__(self, kind: str, models: list[str], *, say: str = "") -> None:
         self.kind = kind
         self.models = models
+        self.say = say
+        """With `say`, every chat completion answers it (streamed when asked), JSON asks (the router) get `{"playbook":
+        "basic_chat", "args": {}}`, instead of the FakeServer script."""
         super().__init__()
 
     def listing(self) -> dict[str, Any]:
@@ -225,6 +230,21 @@ class FakeModelServer(FakeServer):
         fake = self
 
         class Handler(base):  # type: ignore[misc, valid-type]
+            def do_POST(self) -> None:  # noqa: N802
+                if not fake.say:
+                    return super().do_POST()
+                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+                body = json.loads(raw or b"{}")
+                with fake._lock:
+                    fake.requests.append(Recorded("POST", self.path, httpx.Headers(dict(self.headers)), body))
+                if body.get("stream"):
+                    reply = openai_stream([fake.say[: len(fake.say) // 2], fake.say[len(fake.say) // 2:]])
+                elif body.get("response_format") or body.get("tools"):
+                    reply = openai_text(json.dumps({"playbook": "basic_chat", "args": {}}, ensure_ascii=False))
+                else:
+                    reply = openai_text(fake.say)
+                self._send(reply)
+
             def do_GET(self) -> None:  # noqa: N802
                 path = "/api/tags" if fake.kind == "ollama" else "/v1/models"
                 if self.path != path:

@@ -160,3 +160,20 @@ def test_model_servers_cli(monkeypatch: pytest.MonkeyPatch) -> None:
         rows = json.loads(done.stdout)
         assert rows == [{"kind": "ollama", "label": "Ollama", "url": ollama.url, "models": ["qwen2.5:1.5b"],
                          "chat_model": "qwen2.5:1.5b"}]
+
+
+def test_a_cli_chat_with_auto_answers_through_a_found_ollama(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    with FakeModelServer("ollama", ["qwen2.5:3b"], say="こんにちは、ミナです。") as ollama:
+        point_at(monkeypatch, ollama.url, closed_port(), closed_port())
+        root = Path(__file__).resolve().parents[1]
+        done = subprocess.run([sys.executable, str(root / "main.py"), "chat", "--persona", "mina", "こんにちは"],
+                              capture_output=True, text=True, cwd=root, timeout=120)
+        assert done.returncode == 0, [ln for ln in done.stdout.splitlines() if '"error"' in ln]
+        events = [json.loads(line) for line in done.stdout.splitlines()]
+        speak = [e for e in events if e["type"] == "speak"]
+        assert speak and speak[-1]["model"] == "ollama:qwen2.5:3b" and "ミナです" in speak[-1]["text"], events
+        assert any(r.path == "/v1/chat/completions" and r.body["model"] == "qwen2.5:3b" for r in ollama.requests)

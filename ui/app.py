@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from html import escape
 from pathlib import Path
@@ -312,6 +313,22 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
     return demo
 
 
+def announce_servers(manager: Any) -> None:
+    """When the background look (saiverse/llm/servers.py) finds a model server, print the model line again."""
+    scan = getattr(manager, "server_scan", None)
+    if scan is None:
+        return
+
+    def wait() -> None:
+        from saiverse.llm.servers import found_servers
+
+        scan.join(10)
+        if found_servers(manager.settings):
+            print(manager.startup_notice(), flush=True)
+
+    threading.Thread(target=wait, name="announce-servers", daemon=True).start()
+
+
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
     from saiverse.manager import SAIVerseManager
@@ -329,6 +346,7 @@ def launch(settings: Any) -> int:
         # Printed once the port is really bound, so the line is never a lie.
         print(f"SAIVerse: http://{settings.host}:{settings.port}/  (Ctrl+C to stop)", flush=True)
         print(manager.startup_notice(), flush=True)
+        announce_servers(manager)  # a server found after this line changes what `auto` answers with: say so
         app.block_thread()
     except KeyboardInterrupt:
         pass
