@@ -187,7 +187,6 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     repo, filename, _entry = resolve(name)
     folder = models_dir(settings)
     parts = folder / PARTS_DIR
-    parts.mkdir(parents=True, exist_ok=True)
     meta = _metadata(repo, filename, settings.hf_endpoint, min(settings.request_timeout, 30.0))
     sha = (meta.etag or "").lower()
     if not _SHA256.match(sha):
@@ -208,6 +207,13 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
         return _finish(done, settings, set_default, store)
     part = parts / f"{filename}.{sha}.part"
     lock = parts / f"{filename}.lock"
+    have = part.stat().st_size if part.is_file() else 0
+    where = next(d for d in (parts, folder, settings.home, settings.home.parent) if d.exists())
+    free = shutil.disk_usage(where).free
+    if free < size - min(have, size) + SPARE_BYTES:
+        raise PullRefused(f"not enough disk space for {filename}: it needs {_gb(size - min(have, size))} more "
+                          f"(and {_gb(SPARE_BYTES)} to spare), {where} has {_gb(free)} free")
+    parts.mkdir(parents=True, exist_ok=True)  # only now: a refused pull writes nothing
     try:
         lock_fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
@@ -222,11 +228,6 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
         if have > size:
             part.unlink()
             have = 0
-        free = shutil.disk_usage(parts).free
-        need = size - have + SPARE_BYTES
-        if free < need:
-            raise PullRefused(f"not enough disk space for {filename}: it needs {_gb(size - have)} more "
-                              f"(and {_gb(SPARE_BYTES)} to spare), {parts} has {_gb(free)} free")
         url = meta.location or ""
         if progress:
             progress(PullProgress(have, size, 0.0, None))  # the size is known before the first byte
