@@ -147,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_track_parsers(sub, _add_home)  # tracks, notes (upstream v0.3)
 
+    from saiverse.model_cli import add_parsers as add_model_parsers
+
+    add_model_parsers(sub, _add_home)  # model pull / list / catalog / servers
+
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
     _add_bind(p)
@@ -233,6 +237,18 @@ def run(args: argparse.Namespace) -> int:
         from saiverse.login_cli import password_command
 
         return password_command(_settings(args), args, _print_json)
+
+    if cmd == "model":
+        from saiverse.model_cli import model_command
+
+        def personas() -> list[Any]:
+            manager = _manager(args)
+            try:
+                return manager.world.personas()
+            finally:
+                manager.close()
+
+        return model_command(_settings(args), args, _print_json, personas)
     if cmd in ("backup", "restore"):
         from saiverse.backup_cli import backup_command, restore_command
 
@@ -267,6 +283,8 @@ def run(args: argparse.Namespace) -> int:
             if args.persona and manager.world.persona(args.persona).building_id != building:
                 where = manager.world.persona(args.persona).building_id
                 raise UsageError(f"persona {args.persona!r} is not in {building!r} (it is in {where!r})")
+            if manager.server_scan is not None:  # a one-shot chat waits the look's short timeout for `auto`
+                manager.server_scan.join(2.0)
             return _print_events(manager.handle_user_input(building, args.text, persona_id=args.persona))
         if cmd == "memory":
             if args.search:

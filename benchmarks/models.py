@@ -1,11 +1,13 @@
-"""Model benchmark: the default local model (llama.cpp, packaged Gemma 3 270M) on a typical pulse, and
-the deterministic model's `meta_user` pulse (which must stay what benchmarks/pulse.py measures).
+"""Model benchmark: every installed local model (llama.cpp) beside bare llama-cpp-python on the same file and
+prompt, and the deterministic model's `meta_user` pulse (which must stay what benchmarks/pulse.py measures).
 
-    python benchmarks/models.py [--pulses 20] [--offline-pulses 300] [--home DIR]
+    python benchmarks/models.py [--home DIR] [--model NAME ...] [--runs 5] [--pulses 5] [--offline-pulses 300]
 
-Local: time to assemble the packaged model into the home (first use only) and to load it, first token
-and tokens per second of a streamed reply, and whole `meta_user` pulses on it. Offline: pulse p50/p95.
-Prints a table; the last line is one JSON object with the figures.
+Per model in `<home>/models/` (the packaged Gemma 3 270M is assembled first when missing; `--model` picks
+some): load time, first token, tokens per second and a whole reply through the app's `local` model, the
+same through bare `llama_cpp.Llama` on the same file, prompt and sampling settings, their overhead ratio
+(app ms per token / bare ms per token; goal ≤ 1.1), and whole `meta_user` pulses (a persona's reply with
+memory, context and the playbook). Prints a table; the last line is one JSON object with the figures.
 """
 
 from __future__ import annotations
@@ -17,18 +19,27 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from chat import ChatRequest  # noqa: E402
+from chat import ChatRequest, default_max_tokens  # noqa: E402
+from saiverse.llm.installed import installed_models  # noqa: E402
 from saiverse.llm.local_files import ensure_file, model_path  # noqa: E402
+from saiverse.llm.local_prompt import chat_messages, stops, transcript  # noqa: E402
+from saiverse.llm.offline import read_voice  # noqa: E402
 from saiverse.llm.registry import clear_model_cache, resolve_model  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
-from saiverse.settings import load_settings  # noqa: E402
+from saiverse.settings import Settings, load_settings  # noqa: E402
 
-TEXTS = ["こんにちは", "おすすめの本は？", "今日はいい天気ですね", "猫の話をしよう", "ありがとう"]
+TEXTS = ["こんにちは、ミナさん。今日はどんな本がおすすめですか？", "星や宇宙について子どもでも読める本を探しています。",
+         "ありがとう。この図書館には他にどんな部屋がありますか？", "猫の話をしよう", "今日はいい天気ですね"]
 MINA = ("あなたはミナです。\nあなたは図書館の司書ミナです。本と物語を愛し、落ち着いた丁寧な口調で話します。\n"
         "一人称: わたし\n語尾: 〜ですね\n\n現在地: 図書館。")
+
+
+SEED = 1234
+"""Sampling seed of run i (SEED + i), the same for the app and bare llama.cpp."""
 
 
 def pct(values: list[float], q: float) -> float:
@@ -36,9 +47,9 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def pulses(manager: SAIVerseManager, n: int) -> list[float]:
-    """Milliseconds of `n` meta_user pulses (after one warm-up per text)."""
-    for t in TEXTS:
+def pulses(manager: SAIVerseManager, n: int, warm: int = 1) -> list[float]:
+    """Milliseconds of `n` meta_user pulses to ミナ (after `warm` warm-up pulses)."""
+    for t in TEXTS[:warm]:
         list(manager.handle_user_input("library", t, persona_id="mina"))
     out = []
     for i in range(n):
@@ -49,56 +60,133 @@ def pulses(manager: SAIVerseManager, n: int) -> list[float]:
     return out
 
 
-def local_figures(home: Path, n: int) -> dict[str, float]:
-    settings = load_settings(home, default_model="local")
+def _request(text: str) -> ChatRequest:
+    return ChatRequest(messages=[{"role": "user", "content": text}], system=MINA, persona_name="ミナ")
+
+
+def _timed(pieces: Any, count: Any) -> tuple[float, float, int]:
+    """(first piece ms, whole seconds, tokens) of a stream of text pieces."""
     t0 = time.perf_counter()
-    ensure_file(model_path(settings, ""))
-    assemble_s = time.perf_counter() - t0
+    first, text = None, ""
+    for piece in pieces:
+        if first is None:
+            first = (time.perf_counter() - t0) * 1000
+        text += piece
+    total = time.perf_counter() - t0
+    return first or total * 1000, total, max(1, len(count(text))) if text else 1
+
+
+def app_figures(settings: Settings, name: str, runs: int) -> tuple[dict[str, float], Any]:
+    """The app's `local:<name>` model: load, first token, tokens/s, ms per generated token, a whole reply."""
     clear_model_cache()
-    model, notice = resolve_model("local", settings)
-    assert notice is None, notice
+    model, notice = resolve_model(f"local:{name}", settings)
+    assert notice is None and model.provider == "local", notice
     t0 = time.perf_counter()
     model.count_tokens("ロード")  # type: ignore[attr-defined]
     load_s = time.perf_counter() - t0
-    firsts, rates = [], []
-    for text in TEXTS * 2:
-        request = ChatRequest(messages=[{"role": "user", "content": text}], system=MINA, persona_name="ミナ")
+    tokenize = model._load().tokenize  # type: ignore[attr-defined]
+
+    def count(text: str) -> list[int]:
+        return tokenize(text.encode(), add_bos=False, special=False)
+
+    firsts, per_token, rates, replies = [], [], [], []
+    llama = model._load()  # type: ignore[attr-defined]
+    "".join(t for t, _u in model._chunks(_request("ウォームアップ")))  # type: ignore[attr-defined]
+    for i in range(runs):
+        request = _request(TEXTS[i % len(TEXTS)])
+        llama.set_seed(SEED + i)  # the same seed as the bare run: the same tokens, so the times compare
+        # Generation as the app runs it (prompt building, token counting, the run lock), before its line checks.
+        first, total, tokens = _timed((t for t, _u in model._chunks(request)), count)  # type: ignore[attr-defined]
+        firsts.append(first)
+        per_token.append(total * 1000 / tokens)
+        rates.append(tokens / total)
+    for i in range(runs):  # the whole reply as the chat gets it (held, checked), to messages not just asked
         t0 = time.perf_counter()
-        first = None
-        reply = ""
-        for chunk in model.stream(request):
-            first = first if first is not None else time.perf_counter() - t0
-            reply += chunk
-        total = time.perf_counter() - t0
-        firsts.append((first or total) * 1000)
-        rates.append(model.count_tokens(reply) / total if total else 0.0)  # type: ignore[attr-defined]
-    manager = SAIVerseManager(settings)
-    ms = pulses(manager, n)
-    manager.close()
-    return {"assemble_s": round(assemble_s, 2), "load_s": round(load_s, 2),
-            "first_token_p50_ms": round(statistics.median(firsts), 1),
-            "tokens_per_s_p50": round(statistics.median(rates), 1),
-            "local_pulse_p50_ms": round(statistics.median(ms), 1), "local_pulse_p95_ms": round(pct(ms, 0.95), 1)}
+        "".join(model.stream(_request(f"{TEXTS[(i + 2) % len(TEXTS)]}（{i + 1}）")))  # type: ignore[attr-defined]
+        replies.append((time.perf_counter() - t0) * 1000)
+    return {"load_s": round(load_s, 2), "first_token_ms": round(statistics.median(firsts), 1),
+            "tokens_per_s": round(statistics.median(rates), 1), "ms_per_token": round(statistics.median(per_token), 2),
+            "reply_ms": round(statistics.median(replies), 1)}, model
+
+
+def bare_figures(path: Path, model: Any, settings: Settings, runs: int) -> dict[str, float]:
+    """Bare llama_cpp.Llama on the same file, prompt and sampling settings as the app's model."""
+    from llama_cpp import Llama
+
+    t0 = time.perf_counter()
+    llama = Llama(model_path=str(path), n_ctx=settings.local_context, n_threads=settings.local_threads or None,
+                  verbose=False)
+    load_s = time.perf_counter() - t0
+
+    def count(text: str) -> list[int]:
+        return llama.tokenize(text.encode(), add_bos=False, special=False)
+
+    firsts, per_token, rates = [], [], []
+    for i in range(-1, runs):  # -1: the same warm-up the app had
+        request = _request(TEXTS[i % len(TEXTS)] if i >= 0 else "ウォームアップ")
+        llama.set_seed(SEED + i)
+        if model.profile.chat_template:
+            length = min(default_max_tokens(request), settings.local_context // 2)
+            stream = llama.create_chat_completion(messages=chat_messages(request), stream=True, temperature=0.7,
+                                                  max_tokens=length)
+            pieces = ((p["choices"][0].get("delta") or {}).get("content") or "" for p in stream)
+        else:
+            voice = read_voice(request.system, request.persona_name)
+            prompt = transcript(request, voice, lambda s: len(count(s)), settings.local_context - 96 - 8)
+            stream = llama.create_completion(prompt, max_tokens=96, stop=stops(voice), stream=True, temperature=0.7,
+                                             top_p=0.9, repeat_penalty=1.15)
+            pieces = (p["choices"][0].get("text") or "" for p in stream)
+        first, total, tokens = _timed(pieces, count)
+        if i < 0:
+            continue
+        firsts.append(first)
+        per_token.append(total * 1000 / tokens)
+        rates.append(tokens / total)
+    return {"load_s": round(load_s, 2), "first_token_ms": round(statistics.median(firsts), 1),
+            "tokens_per_s": round(statistics.median(rates), 1), "ms_per_token": round(statistics.median(per_token), 2)}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pulses", type=int, default=20, help="meta_user pulses on the local model")
+    ap.add_argument("--home", help="data home whose models to measure (default: a temp dir with the packaged model)")
+    ap.add_argument("--model", action="append", help="only this installed model (local:NAME); repeatable")
+    ap.add_argument("--runs", type=int, default=5, help="replies per model and engine")
+    ap.add_argument("--pulses", type=int, default=5, help="whole meta_user pulses per model")
     ap.add_argument("--offline-pulses", type=int, default=300, help="meta_user pulses on the offline model")
-    ap.add_argument("--home", help="data home to use (default: a temp dir)")
     args = ap.parse_args()
     home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-models-"))
-    figures = local_figures(home, args.pulses)
-    offline = SAIVerseManager(load_settings(home, default_model="offline"))
-    ms = pulses(offline, args.offline_pulses)
+    settings = load_settings(home, environ={})
+    t0 = time.perf_counter()
+    ensure_file(model_path(settings, ""))  # the packaged model, assembled on first use
+    assemble_s = round(time.perf_counter() - t0, 2)
+    figures: dict[str, Any] = {"assemble_s": assemble_s, "models": {}}
+    for m in installed_models(settings):
+        if args.model and m.name not in args.model:
+            continue
+        app, model = app_figures(settings, m.name, args.runs)
+        bare = bare_figures(Path(m.path), model, settings, args.runs)
+        manager = SAIVerseManager(load_settings(home, environ={"SAIVERSE_DEFAULT_MODEL": f"local:{m.name}"}))
+        ms = pulses(manager, args.pulses)
+        manager.close()
+        clear_model_cache()
+        figures["models"][m.name] = {
+            "size": m.size, "profile": m.profile, "app": app, "bare": bare,
+            "overhead": round(app["ms_per_token"] / bare["ms_per_token"], 3),
+            "pulse_p50_ms": round(statistics.median(ms), 1), "pulse_p95_ms": round(pct(ms, 0.95), 1)}
+    offline = SAIVerseManager(load_settings(home, environ={"SAIVERSE_DEFAULT_MODEL": "offline"}))
+    ms = pulses(offline, args.offline_pulses, warm=len(TEXTS))
     offline.close()
     figures |= {"offline_pulse_p50_ms": round(statistics.median(ms), 3),
                 "offline_pulse_p95_ms": round(pct(ms, 0.95), 3)}
-    print(f"local (packaged Gemma 3 270M): assemble {figures['assemble_s']} s (first use), load {figures['load_s']} s")
-    print(f"  streamed reply: first token p50 {figures['first_token_p50_ms']} ms, "
-          f"{figures['tokens_per_s_p50']} tokens/s")
-    print(f"  meta_user pulse: p50 {figures['local_pulse_p50_ms']} ms, "
-          f"p95 {figures['local_pulse_p95_ms']} ms")
+    print(f"packaged model assembled in {assemble_s} s (first use only)")
+    print(f"{'model':<34} {'engine':<6} {'load s':>7} {'1st tok ms':>11} {'tok/s':>7} {'ms/tok':>7} {'reply ms':>9}")
+    for name, f in figures["models"].items():
+        for engine in ("app", "bare"):
+            r = f[engine]
+            print(f"{name:<34} {engine:<6} {r['load_s']:>7} {r['first_token_ms']:>11} {r['tokens_per_s']:>7} "
+                  f"{r['ms_per_token']:>7} {r.get('reply_ms', ''):>9}")
+        print(f"{'':<34} overhead {f['overhead']}× (goal ≤ 1.1); meta_user pulse p50 {f['pulse_p50_ms']} ms, "
+              f"p95 {f['pulse_p95_ms']} ms")
     print(f"offline meta_user pulse: p50 {figures['offline_pulse_p50_ms']} ms, "
           f"p95 {figures['offline_pulse_p95_ms']} ms")
     print(json.dumps(figures))

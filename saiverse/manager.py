@@ -125,6 +125,14 @@ class SAIVerseManager(WorldFacade):
         """What tool calls reach (saiverse/toolctx.py); built once."""
         self.autonomous = False
         """Global autonomous-mode toggle (off by default): `auto` personas take `meta_auto` turns."""
+        from saiverse.llm.pull_jobs import PullJobs
+        from saiverse.llm.servers import start_scan
+
+        self.pulls = PullJobs(self.settings_store)
+        """Model downloads the 設定 tab started (saiverse/llm/pull_jobs.py)."""
+        self.server_scan = start_scan(settings)
+        """The background look for Ollama / LM Studio / llama.cpp servers (saiverse/llm/servers.py); never waited on
+        at start."""
         if seed:
             seed_world(self.db, self.items)
 

@@ -126,6 +126,13 @@ def _local_profile(value: str) -> str:
     return low
 
 
+def _switch(value: str) -> bool:
+    low = value.strip().lower()
+    if low not in ("1", "0", "true", "false", "on", "off", "yes", "no"):
+        raise ValueError("must be on or off (1/0, true/false)")
+    return low in ("1", "true", "on", "yes")
+
+
 def _lang(value: str) -> str:
     return "en" if value.lower().startswith("en") else "ja"
 
@@ -182,6 +189,11 @@ OPTIONS: tuple[Option, ...] = (
     Option("local_context", "SAIVERSE_LOCAL_CONTEXT", _local_context),
     Option("local_threads", "SAIVERSE_LOCAL_THREADS", _threads),
     Option("local_profile", "SAIVERSE_LOCAL_PROFILE", _local_profile),
+    Option("hf_endpoint", "HF_ENDPOINT"),
+    Option("ollama_url", "SAIVERSE_OLLAMA_URL"),
+    Option("lmstudio_url", "SAIVERSE_LMSTUDIO_URL"),
+    Option("llamacpp_url", "SAIVERSE_LLAMACPP_URL"),
+    Option("detect_servers", "SAIVERSE_DETECT_SERVERS", _switch),
     Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", _float),
     Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", _int),
     Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
@@ -247,6 +259,17 @@ class Settings:
     """CPU threads of the local model; 0: one per core."""
     local_profile: str = "auto"
     """How the local model is prompted and whether it may decide (LOCAL_PROFILES)."""
+    hf_endpoint: str | None = None
+    """The Hugging Face hub `model pull` downloads from (HF_ENDPOINT, as huggingface_hub reads it; None:
+    huggingface.co)."""
+    ollama_url: str = "http://127.0.0.1:11434"
+    """Where Ollama is looked for (saiverse/llm/servers.py)."""
+    lmstudio_url: str = "http://127.0.0.1:1234"
+    """Where LM Studio's server is looked for."""
+    llamacpp_url: str = "http://127.0.0.1:8080"
+    """Where llama.cpp's server (llama-server) is looked for."""
+    detect_servers: bool = True
+    """Whether the app looks for those servers at start and `auto` may answer with one."""
     request_timeout: float = 60.0
     """Seconds before a model request is abandoned."""
     max_upload_bytes: int = 20 * 1024 * 1024

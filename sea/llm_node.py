@@ -99,6 +99,10 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
                 updates["tool_args"] = call["args"] if call else {}
         if node.speak and text:
             speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), **line)
+    # A model may have something to say about its own answer (the small local model: "pull a better one").
+    take = getattr(model, "take_notices", None)
+    for note in take() if callable(take) else []:
+        emit(event("notice", text=note.get("text", ""), kind=note.get("kind", "model"), **ctx.base(node)))
     if "text" in targets:
         updates[targets["text"]] = text
     if "function_call" in targets:

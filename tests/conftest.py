@@ -32,6 +32,7 @@ ENV_KEYS = [
     "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "SAIVERSE_LOCAL_MODEL", "SAIVERSE_LOCAL_CONTEXT",
     "SAIVERSE_LOCAL_THREADS", "SAIVERSE_LOCAL_PROFILE", "SAIVERSE_MAX_MESSAGE_CHARS", "SAIVERSE_BACKUP_KEEP",
     "SAIVERSE_ALLOWED_HOSTS",
+    "HF_ENDPOINT", "SAIVERSE_OLLAMA_URL", "SAIVERSE_LMSTUDIO_URL", "SAIVERSE_LLAMACPP_URL", "SAIVERSE_DETECT_SERVERS",
 ]
 
 
@@ -46,6 +47,7 @@ def saiverse_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for key in ENV_KEYS:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("SAIVERSE_DEFAULT_MODEL", "offline")
+    monkeypatch.setenv("SAIVERSE_DETECT_SERVERS", "0")  # no probing of this machine's model servers
     home = tmp_path / "home"
     monkeypatch.setenv("SAIVERSE_HOME", str(home))
     monkeypatch.setenv("SAIVERSE_RAISE_ERRORS", "1")

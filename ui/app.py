@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from html import escape
 from pathlib import Path
@@ -32,6 +33,7 @@ from ui.side_panel import (  # noqa: E402
 )
 from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
 from ui.tabs.memory import build_memory_tab  # noqa: E402
+from ui.tabs.models import build_chat_pull  # noqa: E402
 from ui.tabs.personas import build_personas_tab  # noqa: E402
 from ui.tabs.playbooks import build_playbooks_tab  # noqa: E402
 from ui.tabs.schedules import build_schedules_tab  # noqa: E402
@@ -224,6 +226,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                         )
                         live = gr.HTML("", elem_id="chat-live")
                         notice = gr.HTML(views.notice(), elem_id="model-notice")
+                        build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
                         chat_input = gr.MultimodalTextbox(
                             elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
                             file_types=["image"], file_count="multiple", sources=["upload"], autofocus=True,
@@ -330,6 +333,22 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
     return demo
 
 
+def announce_servers(manager: Any) -> None:
+    """When the background look (saiverse/llm/servers.py) finds a model server, print the model line again."""
+    scan = getattr(manager, "server_scan", None)
+    if scan is None:
+        return
+
+    def wait() -> None:
+        from saiverse.llm.servers import found_servers
+
+        scan.join(10)
+        if found_servers(manager.settings):
+            print(manager.startup_notice(), flush=True)
+
+    threading.Thread(target=wait, name="announce-servers", daemon=True).start()
+
+
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
     from saiverse.login import read_login
@@ -361,6 +380,7 @@ def launch(settings: Any) -> int:
             print(f"From your phone or another device on this network open: {urls}  (log in as {login.user!r})",
                   flush=True)
         print(manager.startup_notice(), flush=True)
+        announce_servers(manager)  # a server found after this line changes what `auto` answers with: say so
         app.block_thread()
     except KeyboardInterrupt:
         pass

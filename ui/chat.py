@@ -17,6 +17,8 @@ Message = dict[str, Any]
 """A Chatbot message in the messages format: {"role", "content", optional "metadata"}."""
 ONCE_PER_SEND = frozenset({"model_fallback"})
 """Notice kinds a pulse may repeat (every model call of it falls back alike) that the chat shows once."""
+ONCE_PER_SESSION = frozenset({"model_suggest_pull"})
+"""Notice kinds the chat shows once per browser session (the small model's "pull a better one")."""
 
 
 def persona_header(name: str, avatar: str | None) -> str:
@@ -75,6 +77,8 @@ class EventRenderer:
     """Notice kinds shown once per send (a model fallback repeats for every model call of a pulse)."""
     muted_notices: set[str] = field(default_factory=set)
     """Notice kinds never shown in the chat (the line under the chat already says it)."""
+    once_shown: set[str] = field(default_factory=set)
+    """ONCE_PER_SESSION kinds already shown (the session's own set, ui/stream.py ChatView)."""
 
     def _append(self, message: Message) -> None:
         """Add an entry in the order things happened: a reply that has not said anything yet moves
@@ -152,6 +156,10 @@ class EventRenderer:
         kind = str(ev.get("kind") or "")
         if kind in self.muted_notices or (kind in ONCE_PER_SEND and kind in self.shown_notices):
             return
+        if kind in ONCE_PER_SESSION:
+            if kind in self.once_shown:
+                return
+            self.once_shown.add(kind)
         self.shown_notices.add(kind)
         self._append(system_message(self.labels("notice", text=ev.get("text", ""))))
 

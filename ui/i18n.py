@@ -422,3 +422,9 @@ from ui.i18n_tracks import TRACKS_EN, TRACKS_JA  # noqa: E402
 
 JA.update(TRACKS_JA)
 EN.update(TRACKS_EN)
+
+# Getting a model (ui/tabs/models.py, the 設定 tab).
+from ui.i18n_models import MODELS_EN, MODELS_JA  # noqa: E402
+
+JA.update(MODELS_JA)
+EN.update(MODELS_EN)

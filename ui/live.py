@@ -34,10 +34,12 @@ class LiveRenderer:
     pending: list[Message] = field(default_factory=list)
     muted_notices: set[str] = field(default_factory=set)
     """Notice kinds not shown in the chat (ui/chat.py EventRenderer)."""
+    once_shown: set[str] = field(default_factory=set)
+    """Once-per-session notice kinds already shown (the session's set)."""
 
     def __post_init__(self) -> None:
         self._inner = EventRenderer(self.pending, self.labels, image_path_of=self.image_path_of,
-                                    muted_notices=self.muted_notices)
+                                    muted_notices=self.muted_notices, once_shown=self.once_shown)
 
     def apply(self, ev: dict[str, Any]) -> tuple[bool, bool]:
         """Render one event; returns (messages changed, side panel should refresh)."""

@@ -51,6 +51,8 @@ class ChatView:
     """How many of `messages` the Chatbot shows; the live strip shows the rest (and what is pending)."""
     live: LiveRenderer | None = None
     """The running send's renderer (its pending entries are the live strip's tail)."""
+    once_shown: set[str] = field(default_factory=set)
+    """Notice kinds shown once per session that this session has shown (ui/chat.py ONCE_PER_SESSION)."""
 
 
 def open_building(view: ChatView, manager: Any, labels: Labels, building_id: str) -> ChatView:
@@ -205,7 +207,7 @@ def stream_events(
     The first update goes out within `flush_sec` of the start even if nothing happened.
     """
     renderer = view.live = LiveRenderer(view.messages, labels, image_path_of=image_path_of,
-                                        muted_notices=set(muted_notices))
+                                        muted_notices=set(muted_notices), once_shown=view.once_shown)
     view.shown = len(view.messages)  # what the Chatbot already displays
     pump = view.pump = _Pump(source)
     started: set[str] = set()

@@ -26,6 +26,7 @@ from chat import ChatRequest, ChatResult, LLMError, Usage, default_max_tokens
 from saiverse.llm.local_files import LocalModelMissing, ensure_file, runtime_available
 from saiverse.llm.local_profile import LocalProfile, known_profile, profile_for
 from saiverse.llm.local_prompt import chat_messages, merged_system, stops, transcript, usable_line
+from saiverse.llm.local_sanity import SUGGEST_PULL, honest_line
 from saiverse.llm.offline import OfflineModel, read_voice
 from saiverse.llm.offline_media import procedural_image
 from saiverse.llm.structured import answer_json, schema_text
@@ -34,8 +35,9 @@ log = logging.getLogger(__name__)
 
 LINE_TOKENS = 96
 """Most tokens of one transcript line (a base model's reply is one line)."""
-HOLD_CHARS = 12
-"""Characters of a base model's line checked before any is shown."""
+SUGGEST_TEXT = ("内蔵の小さなモデルではうまく話せないことがあります。設定タブの「モデルを入手」で日本語の得意なモデル"
+                "（例: qwen2.5-1.5b-instruct, 約 1 GB）を入れると、会話がずっと自然になります。")
+"""The `model_suggest_pull` notice (the chat shows it once per session)."""
 TEMPLATE_SLACK = 48
 """Tokens a chat template or transcript header adds around the fitted prompt."""
 
@@ -59,6 +61,7 @@ class LocalModel:
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()
         self._offline = OfflineModel()
+        self._notes = threading.local()
         self.load_error: str | None = runtime_available()
         """Why the model cannot be used (None while it can); the registry then falls back to offline."""
         self.load_seconds: float | None = None
@@ -148,8 +151,21 @@ class LocalModel:
                 if text:
                     yield text, used
 
+    def take_notices(self) -> list[dict[str, str]]:
+        """Notices about the answers this thread just got (`model_suggest_pull`), cleared as they are taken;
+        the llm node emits them (sea/llm_node.py)."""
+        notes = getattr(self._notes, "items", [])
+        self._notes.items = []
+        return notes
+
+    def _unusable(self, request: ChatRequest) -> str:
+        """The persona's honest words when the model's line was unusable, and the notice to pull a better model."""
+        log.info("local model wrote no usable line; the persona says so")
+        self._notes.items = [*getattr(self._notes, "items", []), {"kind": SUGGEST_PULL, "text": SUGGEST_TEXT}]
+        return honest_line(read_voice(request.system, request.persona_name))
+
     def _line(self, request: ChatRequest) -> tuple[str, int]:
-        """A base model's whole line, checked; the offline model's words when it wrote nothing usable."""
+        """A base model's whole line, checked; the persona's honest words when it wrote nothing usable."""
         parts: list[str] = []
         used = 0
         for text, tokens in self._chunks(request):
@@ -159,8 +175,7 @@ class LocalModel:
         line = usable_line("".join(parts), request, voice)
         told = self._told(request)
         if not line:
-            log.info("local model wrote no usable line; the deterministic reply answers")
-            return self._offline.speech(request), used
+            return told + self._unusable(request), used
         return told + line, used
 
     def _told(self, request: ChatRequest) -> str:
@@ -173,8 +188,9 @@ class LocalModel:
         return "".join(voice.speak(*p) for p in dict.fromkeys(p for p in pairs if p))
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
-        """Answer as text chunks. A base model's first characters are held back until they are known
-        to be speech and not the user's words; a line that fails is replaced by the deterministic reply."""
+        """Answer as text chunks. A base model's line is held back whole until it is known to be the
+        persona's own speech (saiverse/llm/local_sanity.py); a line that fails becomes the persona's
+        honest words and a `model_suggest_pull` notice."""
         if request.response_schema is not None or request.tools:
             yield self.generate(request).text
             return
@@ -182,23 +198,7 @@ class LocalModel:
             for text, _used in self._chunks(request):
                 yield text
             return
-        voice = read_voice(request.system, request.persona_name)
-        held, shown = "", False
-        for text, _used in self._chunks(request):
-            if shown:
-                yield text
-                continue
-            held += text
-            if len(held.strip()) < HOLD_CHARS:
-                continue
-            line = usable_line(held, request, voice)
-            if not line:
-                break
-            shown = True
-            yield self._told(request) + line
-        if not shown:
-            line = usable_line(held, request, voice)
-            yield (self._told(request) + line) if line else self._offline.speech(request)
+        yield self._line(request)[0]
 
     def generate(self, request: ChatRequest) -> ChatResult:
         """Answer once: text by the model; JSON and tool calls by the model only when it decides."""

@@ -74,6 +74,11 @@ def model_path(settings: Settings, spec: str) -> Path:
     for candidate in (models / f"{spec}.gguf", models / spec):
         if candidate.is_file():
             return candidate
+    from saiverse.llm.catalog import entry  # `local:qwen2.5-1.5b-instruct`: the listed model's pulled file
+
+    listed = entry(spec)
+    if listed is not None and (models / listed.filename).is_file():
+        return models / listed.filename
     return models / f"{spec}.gguf"
 
 

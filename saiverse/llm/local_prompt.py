@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from chat import ChatRequest, Message
+from saiverse.llm.local_sanity import claims_other_name, is_bare, recalled
 from saiverse.llm.offline import OFFLINE_NOTE, Voice, last_user_message
 from saiverse.llm.offline_speech import clean, happened, is_instruction, place_of, result_blocks
 
@@ -52,7 +53,9 @@ def transcript_lines(request: ChatRequest, voice: Voice) -> list[str]:
         content = msg.get("content") or ""
         if msg.get("role") == "user" and _SYSTEM_BLOCK.match(content):
             for playbook, body in result_blocks([msg]):
-                told = happened(playbook, body, place)
+                lines = recalled(body, name) if "に関する記憶" in body.split("\n", 1)[0] else []
+                told = None if lines else happened(playbook, body, place)
+                out.extend(lines)  # who said each recalled line, so the model never takes it as its own
                 if told:
                     out.append(f"（{name}は{told[1]}。）")
             continue
@@ -101,6 +104,8 @@ def usable_line(text: str, request: ChatRequest, voice: Voice) -> str:
         return ""
     if said and len(said) >= 4 and (said in line or line in said):
         return ""  # the user's words handed back
+    if claims_other_name(line, voice.name) or is_bare(line, said):
+        return ""  # someone else's name taken as its own, or nothing said (saiverse/llm/local_sanity.py)
     return line
 
 

@@ -11,6 +11,7 @@ Names are written as upstream SAIVerse writes them, so imported personas keep th
 | `claude-…` | Anthropic (official SDK) | `ANTHROPIC_API_KEY` |
 | `gemini-…` | Gemini (google-genai) | `GEMINI_API_KEY` |
 | `openai:<model>` | an OpenAI-compatible server (Ollama, LM Studio, llama.cpp, vLLM) | `SAIVERSE_OPENAI_BASE_URL` |
+| `ollama:<model>`, `lmstudio:<model>`, `llamacpp:<model>` | that server here (saiverse/llm/servers.py) | — |
 | `anthropic:<model>`, `gemini:<model>`, `local:<…>` | that provider, whatever the model is called | as above |
 """
 
@@ -20,8 +21,11 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-ProviderKind = Literal["auto", "offline", "local", "openai", "compatible", "anthropic", "gemini", "unknown"]
-"""Which provider serves a name (`compatible`: an OpenAI-compatible server)."""
+ProviderKind = Literal["auto", "offline", "local", "openai", "compatible", "server", "anthropic", "gemini", "unknown"]
+"""Which provider serves a name (`compatible`: an OpenAI-compatible server; `server`: a local server found
+by saiverse/llm/servers.py, its kind the name's prefix)."""
+SERVER_PREFIXES = ("ollama", "lmstudio", "llamacpp")
+"""Name prefixes of the local servers (`ollama:qwen2.5:3b`)."""
 
 AUTO_CHOICES: tuple[tuple[str, str], ...] = (
     ("gemini_api_key", "gemini-2.5-flash"),
@@ -56,6 +60,8 @@ def parse_name(name: str | None) -> ModelName:
     if low == "local" or low.startswith("local:"):
         return ModelName(raw, "local", raw.split(":", 1)[1].strip() if ":" in raw else "")
     prefix, _, rest = raw.partition(":")
+    if rest.strip() and prefix.lower() in SERVER_PREFIXES:
+        return ModelName(raw, "server", rest.strip())
     if rest and prefix.lower() in ("openai", "anthropic", "gemini"):
         kind: ProviderKind = "compatible" if prefix.lower() == "openai" else prefix.lower()  # type: ignore[assignment]
         return ModelName(raw, kind, rest.strip())
@@ -69,5 +75,6 @@ def parse_name(name: str | None) -> ModelName:
 
 
 NAME_FORMS_JA = ("auto / offline / local / local:<GGUF のパスか名前> / gpt-… / o3… / claude-… / gemini-… / "
-                 "openai:<モデル名> (OpenAI 互換サーバー)")
+                 "openai:<モデル名> (OpenAI 互換サーバー) / ollama:<モデル名> / lmstudio:<モデル名> / "
+                 "llamacpp:<モデル名>")
 """The name forms, for messages that tell the user what may be written."""

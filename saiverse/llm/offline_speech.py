@@ -94,6 +94,13 @@ def happened(playbook: str, body: str, place: str) -> tuple[str, str] | None:
                  if ln.startswith("- ")]
         if found:
             gist = found[0][:40] + ("…" if len(found[0]) > 40 else "")
+            first_hit = next(ln for ln in body.splitlines()[1:] if ln.startswith("- "))
+            who = re.match(r"^- \[[^\]]*\]\s*\(([^)]*)\)", first_hit)
+            if who and who.group(1) == "相手":  # who said it, so nobody takes the user's words as their own
+                return (f"思い出しました。あなたが「{gist}」とおっしゃっていましたね",
+                        f"思い出した。「{gist}」って言ってたね")
+            if who and who.group(1) == "自分":
+                return (f"思い出しました。わたしが「{gist}」とお話ししましたね", f"思い出した。「{gist}」って話したね")
             return (f"思い出しました。「{gist}」ということがありましたね", f"思い出した。「{gist}」ってことがあったね")
         return ("少し思い出せました", "少し思い出せた")
     title = _quoted(first)

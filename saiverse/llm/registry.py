@@ -20,6 +20,7 @@ from saiverse.llm.local_files import LocalModelMissing, model_path, packaged_ava
 from saiverse.llm.names import AUTO_CHOICES, NAME_FORMS_JA, ModelName, parse_name
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.retry import RetryPolicy
+from saiverse.llm.servers import auto_server, found_servers, server_url
 from saiverse.settings import Settings
 
 _OFFLINE = OfflineModel()
@@ -80,6 +81,9 @@ def auto_choice(settings: Settings) -> tuple[str, str]:
     for field, name in AUTO_CHOICES:
         if getattr(settings, field):
             return name, f"{_env_of(field)} が設定されているため {name} で応答します"
+    server = auto_server(settings)  # what the start-up look found (never probes here)
+    if server is not None:
+        return server
     problem = local_problem(settings) or _load_failure(settings)
     if problem is None:
         return "local", "API キーがないため、組み込みのローカルモデル (llama.cpp) で応答します"
@@ -111,12 +115,15 @@ def _build(parsed: ModelName, settings: Settings, retry: RetryPolicy | None) -> 
                timeout, retry)
         return _cached(key, lambda: GeminiModel(parsed.raw, api_key=settings.gemini_api_key or "",
                                                 base_url=settings.gemini_base_url, timeout=timeout, retry=retry))
-    if parsed.kind in ("openai", "compatible"):
+    if parsed.kind in ("openai", "compatible", "server"):
         from saiverse.llm.openai_sdk import OpenAIModel
 
-        compatible = parsed.kind == "compatible"
-        api_key = settings.openai_api_key if compatible else settings.openai_official_api_key
-        base = settings.openai_base_url if compatible else settings.openai_official_base_url
+        compatible = parsed.kind != "openai"
+        api_key = settings.openai_api_key if parsed.kind == "compatible" else (
+            None if parsed.kind == "server" else settings.openai_official_api_key)
+        base = settings.openai_base_url if parsed.kind == "compatible" else settings.openai_official_base_url
+        if parsed.kind == "server":
+            base = f"{server_url(settings, parsed.raw.split(':', 1)[0].lower())}/v1"
         key = (parsed.kind, parsed.raw, base or "", _fingerprint(api_key), timeout, retry)
         return _cached(key, lambda: OpenAIModel(parsed.raw, model_id=parsed.model_id, api_key=api_key,
                                                 base_url=base, compatible=compatible, timeout=timeout, retry=retry))
@@ -222,7 +229,8 @@ class ProviderStatus:
     """Whether one provider can answer now, and why (Japanese)."""
 
     provider: str
-    """`local`, `openai`, `anthropic`, `gemini`, `openai-compatible` or `offline`."""
+    """`local`, `openai`, `anthropic`, `gemini`, `openai-compatible`, a found server (`ollama`, `lmstudio`,
+    `llamacpp`) or `offline`."""
     ready: bool
     detail: str
 
@@ -239,6 +247,10 @@ def provider_status(settings: Settings) -> list[ProviderStatus]:
     url = settings.openai_base_url
     rows.append(ProviderStatus("openai-compatible", bool(url), f"{url} (openai:<モデル名>)" if url
                                else "SAIVERSE_OPENAI_BASE_URL を設定すると openai:<モデル名> で使えます"))
+    for server in found_servers(settings):
+        model = server.chat_model()
+        rows.append(ProviderStatus(server.kind, bool(model), f"{server.label} ({server.url}): "
+                                   + (", ".join(server.models) if server.models else "モデルがありません")))
     rows.append(ProviderStatus("offline", True, "決定的な応答 (テスト用・最後の手段)、常に使えます"))
     return rows
 

@@ -20,6 +20,7 @@ from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 from ui.tabs.backups import build_backup_section
 from ui.tabs.login import build_login_section
+from ui.tabs.models import build_models_section
 
 
 class SettingsOwner(Protocol):
@@ -126,12 +127,14 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     # The key boxes are emptied in every outcome, so the browser never holds a key longer than the request.
     save.click(on_save, [*boxes, *keys, *clears], [status, *keys, *masks, *clears, overridden, providers])
 
+    models = build_models_section(manager, labels)  # type: ignore[arg-type]  # its own section (ui/tabs/models.py)
     backups = build_backup_section(manager, labels)  # type: ignore[arg-type]  # its own section (ui/tabs/backups.py)
     login = build_login_section(manager, labels)  # the password for other devices (ui/tabs/login.py)
 
     def refresh() -> list[Any]:
         now = manager.admin.settings_view()
         return [*[now[k] for k, _ in FIELDS], *masked_all(), overridden_html(manager, labels),
-                providers_html(manager, labels), *backups.fn(), *login.fn()]
+                providers_html(manager, labels), *models.fn(), *backups.fn(), *login.fn()]
 
-    return TabRefresh(refresh, [*boxes, *masks, overridden, providers, *backups.outputs, *login.outputs])
+    return TabRefresh(refresh, [*boxes, *masks, overridden, providers, *models.outputs, *backups.outputs,
+                                *login.outputs])
