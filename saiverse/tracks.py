@@ -86,7 +86,7 @@ def notes(db: Database, persona_id: str) -> list[dict[str, Any]]:
         messages = _rows(db, "SELECT nm.MESSAGE_ID, nm.ADDED_AT, nm.AUTO_ADDED, s.ID, s.ROLE, s.CONTENT "
                              "FROM note_message nm LEFT JOIN saimemory s ON s.PERSONA_ID = :p "
                              "AND s.EXTERNAL_ID = nm.MESSAGE_ID WHERE nm.NOTE_ID = :n "
-                             "ORDER BY nm.ADDED_AT, nm.MESSAGE_ID", p=persona_id, n=n["NOTE_ID"])
+                             "ORDER BY nm.ADDED_AT, s.ID, nm.MESSAGE_ID", p=persona_id, n=n["NOTE_ID"])
         out.append({
             "note_id": n["NOTE_ID"], "title": n["TITLE"], "note_type": n["NOTE_TYPE"],
             "description": n["DESCRIPTION"], "metadata": _json(n["METADATA_JSON"]), "is_active": bool(n["IS_ACTIVE"]),
