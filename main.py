@@ -233,6 +233,10 @@ def run(args: argparse.Namespace) -> int:
         check_message(args.text, _settings(args).max_message_chars)
         if not args.text.strip():
             raise UsageError("the message is empty; say something (TEXT)")
+    if cmd in ("persona", "building"):
+        from saiverse.admin_cli import check_usage
+
+        check_usage(args)  # before the home is opened: a refused command writes nothing
     if cmd == "serve":
         from ui.app import launch
 
@@ -267,9 +271,10 @@ def run(args: argparse.Namespace) -> int:
                 _print_json(rec)
             return 0
         if cmd in ("persona", "building"):
+            from saiverse.admin_cli import create_command
             from saiverse.backup_cli import delete_command
 
-            return delete_command(manager, args, _print_json)
+            return (create_command if args.action == "create" else delete_command)(manager, args, _print_json)
         if cmd in ("chronicle", "memopedia"):
             from saiverse.memory_cli import chronicle_command, memopedia_command
 

@@ -12,15 +12,31 @@ from contextlib import contextmanager
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import QueuePool
 
 BUSY_TIMEOUT_MS = 5000
+SPARE_CONNECTIONS = 8
+"""Connections beyond the pulse workers: the ticker, the Chronicle worker, production runs, the UI."""
+POOL_TIMEOUT_S = 120
 
 
-def make_engine(url: str) -> Engine:
+def pool_options(workers: int) -> dict[str, int]:
+    """QueuePool sizing for `workers` pulse workers: each worker holds at most one session at a time.
+
+    The pool keeps one connection per worker plus spares; the overflow covers bursts of UI threads.
+    With a bounded pulse executor (saiverse/pulse_pool.py) the threads that touch the database are
+    bounded, so the pool never runs dry the way a thread per persona made it (docs/ARCHITECTURE.md,
+    "Storage")."""
+    size = max(1, workers) + SPARE_CONNECTIONS
+    return {"pool_size": size, "max_overflow": size * 2, "pool_timeout": POOL_TIMEOUT_S}
+
+
+def make_engine(url: str, *, workers: int = 8) -> Engine:
     """An engine for a `sqlite:///` URL: WAL, foreign keys and a busy timeout on every connection."""
     if not url.startswith("sqlite:///"):
         raise ValueError(f"only SQLite databases are supported (sqlite:///PATH), got {url.split(':', 1)[0]}:…")
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000})
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+                           poolclass=QueuePool, **pool_options(workers))
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
@@ -37,9 +53,9 @@ def make_engine(url: str) -> Engine:
 class Database:
     """The engine plus a session factory; `session()` commits on success, rolls back on error."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, workers: int = 8) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        self.engine = make_engine(url, workers=workers)
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager

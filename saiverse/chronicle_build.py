@@ -305,4 +305,10 @@ class ChronicleWorker:
             self._wake.clear()
             if self._stop.is_set():
                 return
-            self.run_once()
+            try:
+                self.run_once()
+            except Exception as exc:  # noqa: BLE001 - listing the personas failed (the database busy): next round
+                log.exception("Chronicle round failed; retrying in %s s", self.interval)
+                self.last_error["*"] = f"{type(exc).__name__}: {exc}"
+            else:
+                self.last_error.pop("*", None)

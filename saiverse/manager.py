@@ -8,11 +8,14 @@ seeds the first-run world.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from sqlalchemy.exc import SQLAlchemyError
 
 from chat import ChatModel, LLMError
 from database.engine import Database
@@ -36,7 +39,7 @@ from saiverse.playbooks import PlaybookCatalog
 from saiverse.presence import nobody_answers
 from saiverse.production import ProductionService
 from saiverse.pulse import ModelResolver, PulseServices
-from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
+from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError, default_workers
 from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
@@ -52,6 +55,7 @@ from tools import TOOL_REGISTRY, ToolOutput, call_tool
 
 DEFAULT_META = "meta_user"
 ANSWERING_MODES = ("user", "auto")
+log = logging.getLogger(__name__)
 _MENTION = re.compile(r"@(\S+)")
 
 
@@ -68,7 +72,8 @@ class SAIVerseManager(WorldFacade):
                                    keep=lambda: self.settings.backup_keep, lock_home=False)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
         migrate(settings.db_path, before_change=self.backups.before_migration)
-        self.db = Database(settings.database_url)
+        workers = default_workers()
+        self.db = Database(settings.database_url, workers=workers)  # connections sized to the pulse workers
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
         """What start-up repair finished or set aside (saiverse/repair.py); empty when all was well."""
@@ -102,7 +107,7 @@ class SAIVerseManager(WorldFacade):
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
-        ))
+        ), workers=workers)
         self._last_auto: dict[str, datetime] = {}
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
@@ -136,8 +141,18 @@ class SAIVerseManager(WorldFacade):
 
     def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
         """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
-        return Ticker(lambda: self.fire_due_schedules() + self.autonomous_tick(), self.production.resume_interrupted,
+        return Ticker(self._tick_round, self.production.resume_interrupted,
                       interval=interval, on_events=on_events, chores=[self.backups.daily_if_due])
+
+    def _tick_round(self) -> list[PulseHandle]:
+        """Schedules, then autonomous turns: each part's failure is logged and the other still runs."""
+        handles: list[PulseHandle] = []
+        for part in (self.fire_due_schedules, self.autonomous_tick):
+            try:
+                handles += part()
+            except Exception:  # noqa: BLE001 - the ticker retries next round (saiverse/ticker.py)
+                log.exception("ticker: %s failed", part.__name__)
+        return handles
 
     # ---- models ---------------------------------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
@@ -224,7 +239,21 @@ class SAIVerseManager(WorldFacade):
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
         persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
-        """A user message in a building → events of every answering persona's pulse, in turn."""
+        """A user message in a building → events of every answering persona's pulse, in turn.
+
+        Never raises for a busy database: the caller gets an `error` event (kind `busy`) instead."""
+        try:
+            yield from self._user_input(building_id, text, attachments, persona_id=persona_id,
+                                        meta_playbook=meta_playbook, args=args)
+        except SQLAlchemyError as exc:
+            log.warning("a user message could not be handled: %s", exc)
+            yield event("error", kind="busy", building_id=building_id,
+                        message="データベースが混み合っていて送れませんでした。少し待ってからもう一度送ってください。")
+
+    def _user_input(
+        self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]], *,
+        persona_id: str | None, meta_playbook: str | None, args: dict[str, Any] | None,
+    ) -> Iterator[Event]:
         try:
             self.check_message(text)
             self.world.building(building_id)
@@ -333,10 +362,7 @@ class SAIVerseManager(WorldFacade):
         now = now or datetime.now()
         handles = []
         pb = self.meta_playbook("meta_auto")
-        for persona in self.world.personas():
-            if persona.interaction_mode != "auto" or not persona.building_id:
-                continue
-            interval = self.world.building(persona.building_id).auto_interval_sec
+        for persona, interval in self.world.autonomous_personas():  # the whole city in one query
             last = self._last_auto.get(persona.persona_id)
             if last is not None and (now - last).total_seconds() < interval:
                 continue
