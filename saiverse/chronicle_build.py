@@ -88,7 +88,7 @@ class ChronicleBuilder:
     def _names(self, persona_id: str) -> tuple[str, str]:
         with self.db.engine.connect() as conn:
             persona = conn.execute(text("SELECT AINAME FROM ai WHERE AIID = :p"), {"p": persona_id}).scalar()
-            user = conn.execute(text("SELECT USERNAME FROM user ORDER BY USERID LIMIT 1")).scalar()
+            user = conn.execute(text('SELECT USERNAME FROM "user" ORDER BY USERID LIMIT 1')).scalar()
         return str(persona or persona_id), "ユーザー" if not user or user == "あなた" else str(user)
 
     def _resolve(self, conn: Any, persona_id: str, raw: str | None) -> int | None:

@@ -18,8 +18,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from chat import ChatModel, LLMError
-from database.engine import Database
-from database.migrate import MigrationError, migrate
+from database.migrate import MigrationError
 from saiverse.admin import AdminError, AdminService, DeleteHooks
 from saiverse.backup_auto import BackupStore
 from saiverse.chronicle import ChronicleStore
@@ -27,7 +26,6 @@ from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_
 from saiverse.context_source import ContextSource
 from saiverse.facade import WorldFacade
 from saiverse.importer.files import recover_staged_files
-from saiverse.importer.source import refuse_upstream_home
 from saiverse.inputs import InputError, check_message
 from saiverse.items import ItemStore
 from saiverse.llm.registry import model_for
@@ -44,6 +42,7 @@ from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
 from saiverse.settings import Settings, SettingsStore
+from saiverse.store import backup_hook, daily_backup, open_database
 from saiverse.summaries import Summarizer
 from saiverse.ticker import EventSink, Ticker
 from saiverse.toolctx import ManagerToolContext, ToolServices
@@ -63,7 +62,6 @@ class SAIVerseManager(WorldFacade):
     """One SAIVerse world, opened from a data home (its read and item methods: saiverse/facade.py)."""
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
-        refuse_upstream_home(settings.home, settings.db_path)
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
         for directory in (settings.home, settings.image_dir, settings.documents_dir):
@@ -71,9 +69,8 @@ class SAIVerseManager(WorldFacade):
         self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
                                    keep=lambda: self.settings.backup_keep, lock_home=False)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
-        migrate(settings.db_path, before_change=self.backups.before_migration)
-        workers = default_workers()
-        self.db = Database(settings.database_url, workers=workers)  # connections sized to the pulse workers
+        workers = default_workers()  # the database's connections are sized to the pulse workers
+        self.db = open_database(settings, self.backups.before_migration, workers=workers)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
         """What start-up repair finished or set aside (saiverse/repair.py); empty when all was well."""
@@ -94,7 +91,8 @@ class SAIVerseManager(WorldFacade):
         """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
         a scripted model here."""
         self.admin = AdminService(self.db, self.world, self.settings_store, hooks=DeleteHooks(
-            backup=lambda label: self.backups.create("delete", label).path, stop_persona=self._stop_persona,
+            backup=backup_hook(settings, lambda label: self.backups.create("delete", label).path),
+            stop_persona=self._stop_persona,
             live_runs=lambda: self.production.live_runs()))
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
@@ -142,7 +140,8 @@ class SAIVerseManager(WorldFacade):
     def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
         """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
         return Ticker(self._tick_round, self.production.resume_interrupted,
-                      interval=interval, on_events=on_events, chores=[self.backups.daily_if_due])
+                      interval=interval, on_events=on_events,
+                      chores=daily_backup(self.settings, self.backups.daily_if_due))
 
     def _tick_round(self) -> list[PulseHandle]:
         """Schedules, then autonomous turns: each part's failure is logged and the other still runs."""

@@ -180,8 +180,9 @@ class MemopediaStore:
         now = stamp()
         for cat, (root, title, summary) in CATEGORIES.items():
             s.execute(text(
-                "INSERT OR IGNORE INTO memopedia_page (PERSONA_ID, PAGE_ID, PARENT_ID, TITLE, SUMMARY, CONTENT, "
-                "CATEGORY, CREATED_AT, UPDATED_AT) VALUES (:p, :id, NULL, :t, :s, '', :c, :now, :now)"),
+                "INSERT INTO memopedia_page (PERSONA_ID, PAGE_ID, PARENT_ID, TITLE, SUMMARY, CONTENT, "
+                "CATEGORY, CREATED_AT, UPDATED_AT) VALUES (:p, :id, NULL, :t, :s, '', :c, :now, :now) "
+                "ON CONFLICT DO NOTHING"),  # SQLite and PostgreSQL alike
                 {"p": persona_id, "id": root, "t": title, "s": summary, "c": cat, "now": now})
 
     @staticmethod

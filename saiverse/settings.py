@@ -131,8 +131,10 @@ def _lang(value: str) -> str:
 
 
 def _sqlite_url(value: str) -> str:
+    if value.startswith("postgresql+psycopg://") and len(value) > len("postgresql+psycopg://"):
+        return value  # PostgreSQL through psycopg 3 (database/engine.py)
     if not value.startswith("sqlite:///") or value == "sqlite:///":
-        raise ValueError("must be a sqlite:///PATH URL (SAIVerse stores its data in SQLite only)")
+        raise ValueError("must be a sqlite:///PATH URL or a postgresql+psycopg://USER@HOST:PORT/DB URL")
     return value
 
 
@@ -252,7 +254,9 @@ class Settings:
 
     @property
     def db_path(self) -> Path:
-        """Filesystem path of the SQLite database."""
+        """Filesystem path of the SQLite database (`<home>/saiverse.db`, absent, for a PostgreSQL city)."""
+        if not self.database_url.startswith("sqlite:///"):
+            return self.home / "saiverse.db"
         return Path(self.database_url[len("sqlite:///"):])
 
     @property
