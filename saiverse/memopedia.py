@@ -167,7 +167,9 @@ class MemopediaStore:
             listed = [page_from_row(r) for r in conn.execute(text(
                 f"SELECT {cols} FROM memopedia_page WHERE PERSONA_ID = :p {_LIVE} "
                 "ORDER BY IS_TRUNK DESC, IS_IMPORTANT DESC, "
-                "max(coalesce(LAST_REFERENCED_AT, ''), coalesce(UPDATED_AT, '')) DESC LIMIT :n"),
+                # The later of the two (portable: SQLite's two-argument max() is not PostgreSQL's).
+                "CASE WHEN LAST_REFERENCED_AT IS NULL OR LAST_REFERENCED_AT < UPDATED_AT THEN UPDATED_AT "
+                "ELSE LAST_REFERENCED_AT END DESC NULLS LAST LIMIT :n"),
                 {"p": persona_id, "n": limit})]
             opened = self._rows(conn, persona_id, "AND IS_DELETED = 0 AND PAGE_ID IN (SELECT PAGE_ID FROM "
                                 "memopedia_page_state WHERE PERSONA_ID = :p AND THREAD_ID = :th AND IS_OPEN = 1)",

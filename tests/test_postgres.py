@@ -132,3 +132,39 @@ def _seed_minimal(db: Database) -> None:
 
     with db.session() as s:
         s.add(City(city_id="city", name="町"))
+
+
+def test_a_city_on_postgresql(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app on PostgreSQL: opened (migrated, seeded), a chat answered and remembered, recall,
+    a persona made, an autonomous round, and a second opening of the same city (another process's
+    view) that finds it all and migrates nothing."""
+    from saiverse.manager import SAIVerseManager
+    from saiverse.settings import load_settings
+
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
+    m = SAIVerseManager(load_settings())
+    try:
+        assert {p.persona_id for p in m.world.personas()} == {"mina", "sora"}
+        events = list(m.handle_user_input("library", "猫の本を探しています"))
+        ends = [e for e in events if e["type"] == "pulse_end"]
+        assert [e["status"] for e in ends] == ["ok"], [e["message"] for e in events if e["type"] == "error"]
+        assert any("猫の本" in r["content"] for r in m.memory.search("mina", "猫"))
+        b = m.admin.create_building({"name": "Harbor", "auto_interval_sec": 60})
+        m.admin.create_persona({"persona_id": "kai", "name": "カイ", "building_id": b.building_id,
+                                "interaction_mode": "auto"})
+        m.autonomous = True
+        handles = m.autonomous_tick()
+        assert [h.record.persona_id for h in handles] == ["kai"]
+        assert all(h.done.wait(120) and h.record.status == "ok" for h in handles)
+        assert m.ticker(interval=3600)._chores == ()  # no SQLite archive of a PostgreSQL city
+        with pytest.raises(ValueError, match="pg_dump"):
+            m.admin.delete_persona("kai")
+        assert not (m.settings.home / "saiverse.db").exists()
+    finally:
+        m.close()
+    again = SAIVerseManager(load_settings())
+    try:
+        assert {p.persona_id for p in again.world.personas()} == {"mina", "sora", "kai"}
+        assert again.history("library")[-1].content
+    finally:
+        again.close()
