@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -370,7 +371,7 @@ def _parse(option: Option, raw: str, source: Source) -> Any:
     try:
         return option.parse(raw)
     except ValueError as exc:
-        shown = "****" if option.secret else repr(raw)
+        shown = "****" if option.secret or "@" in raw else repr(raw)
         raise SettingsError(f"{option.env} {exc}, got {shown} (from {source})") from exc
 
 
@@ -439,6 +440,8 @@ def describe(settings: Settings) -> list[dict[str, Any]]:
     for option in OPTIONS:
         value = getattr(settings, option.field)
         shown = mask_key(value) if option.secret else value
+        if option.field == "database_url":
+            shown = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1****@", str(value))  # a PostgreSQL password is a key too
         rows.append({"name": option.field, "env": option.env, "value": shown,
                      **_source_fields(settings.source(option.field))})
     return rows

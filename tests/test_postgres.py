@@ -168,3 +168,11 @@ def test_a_city_on_postgresql(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> N
         assert again.history("library")[-1].content
     finally:
         again.close()
+
+
+def test_config_masks_the_database_password(monkeypatch: pytest.MonkeyPatch, saiverse_home: Path) -> None:
+    from saiverse.settings import describe, load_settings
+
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", "postgresql+psycopg://city:s3cret@db.internal:5432/saiverse")
+    row = next(r for r in describe(load_settings()) if r["name"] == "database_url")
+    assert row["value"] == "postgresql+psycopg://city:****@db.internal:5432/saiverse"
