@@ -7,6 +7,7 @@ pulses run on the bounded pulse pool, the user sends messages to ミナ in the l
 every autonomous pulse ended `ok` (no pool timeout, no failed pulse), every one's events reached the
 ticker's listener (drained, no thread per pulse), the user's pulses were served and ended `ok`, and
 no more threads run than the pool's workers (+ the app's few). How fast is for benchmarks/city.py.
+The same city runs on both stores: SQLite in the home and PostgreSQL (tests/pg.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
+
+import pytest
 
 from saiverse.manager import SAIVerseManager
 
@@ -33,7 +36,12 @@ def _city(m: SAIVerseManager) -> list[str]:
     return ids
 
 
-def test_two_hundred_autonomous_personas_and_a_user(make_manager: Callable[..., SAIVerseManager]) -> None:
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_two_hundred_autonomous_personas_and_a_user(make_manager: Callable[..., SAIVerseManager], store: str,
+                                                    request: pytest.FixtureRequest,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    if store == "postgresql":
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
     m = make_manager()
     ids = _city(m)
     assert len(ids) == BUILDINGS * PER_BUILDING
