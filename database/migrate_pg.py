@@ -38,6 +38,14 @@ CREATE INDEX ix_saimemory_content_trgm ON saimemory USING gin (CONTENT gin_trgm_
 }
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""
 
+PG_ADDITIONS: dict[int, str] = {
+    # SQLite's instr(), which the stores' searches use (saiverse/memopedia.py, saiverse/chronicle.py),
+    # as PostgreSQL's strpos().
+    1: "CREATE OR REPLACE FUNCTION instr(text, text) RETURNS integer LANGUAGE sql IMMUTABLE "
+       "AS 'SELECT strpos($1, $2)';",
+}
+"""PostgreSQL SQL run after a step's own: what SQLite has built in and PostgreSQL lacks."""
+
 SQLITE_ONLY_TABLES = frozenset({"saimemory_fts", "saimemory_gram_pos"})
 """Tables the SQLite steps make that PostgreSQL does without (their job is done by pg_trgm)."""
 
@@ -60,7 +68,7 @@ def translate(sql: str) -> str:
 
 def pg_sql(step: Step) -> str:
     """What runs on PostgreSQL for `step`."""
-    return PG_REPLACEMENTS.get(step.version, translate(step.sql))
+    return PG_REPLACEMENTS.get(step.version, translate(step.sql)) + "\n" + PG_ADDITIONS.get(step.version, "")
 
 
 def statements(sql: str) -> list[str]:

@@ -130,9 +130,9 @@ class MemopediaStore:
         for i, term in enumerate(terms):
             # Upstream stores keywords as ASCII-escaped JSON; look for the escaped form too.
             args[f"t{i}"], args[f"e{i}"] = term, json.dumps(term)[1:-1]
-            where += (f" AND (instr(lower(TITLE), :t{i}) OR instr(lower(SUMMARY), :t{i})"
-                      f" OR instr(lower(CONTENT), :t{i}) OR instr(lower(KEYWORDS), :t{i})"
-                      f" OR instr(lower(KEYWORDS), :e{i}))")
+            where += (f" AND (instr(lower(TITLE), :t{i}) > 0 OR instr(lower(SUMMARY), :t{i}) > 0"
+                      f" OR instr(lower(CONTENT), :t{i}) > 0 OR instr(lower(KEYWORDS), :t{i}) > 0"
+                      f" OR instr(lower(KEYWORDS), :e{i}) > 0)")  # a boolean on PostgreSQL too
         if cat:
             where += " AND CATEGORY = :cat"
             args["cat"] = cat
@@ -340,7 +340,8 @@ class MemopediaStore:
             s.execute(text(
                 "INSERT INTO memopedia_page_state (PERSONA_ID, THREAD_ID, PAGE_ID, IS_OPEN, OPENED_AT) "
                 "VALUES (:p, :th, :id, :o, :now) ON CONFLICT (PERSONA_ID, THREAD_ID, PAGE_ID) "
-                "DO UPDATE SET IS_OPEN = :o, OPENED_AT = CASE WHEN :o = 1 THEN :now ELSE OPENED_AT END"),
+                "DO UPDATE SET IS_OPEN = :o, "
+                "OPENED_AT = CASE WHEN :o = 1 THEN :now ELSE memopedia_page_state.OPENED_AT END"),
                 {"p": persona_id, "th": thread_id or default_thread(persona_id), "id": page.page_id,
                  "o": int(is_open), "now": now})
         self.writes += 1
