@@ -139,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     from saiverse.backup_cli import add_parsers
 
     add_parsers(sub, _add_home)  # backup, restore, persona delete, building delete
+    p = sub.add_parser("move", help="copy this home's SQLite world into an empty PostgreSQL database")
+    _add_home(p)
+    p.add_argument("--to", required=True, metavar="URL", help="postgresql+psycopg://USER@HOST:PORT/DB (empty)")
+    p.add_argument("--json", action="store_true", help="print what was copied as one JSON object")
 
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
@@ -233,6 +237,10 @@ def run(args: argparse.Namespace) -> int:
         check_message(args.text, _settings(args).max_message_chars)
         if not args.text.strip():
             raise UsageError("the message is empty; say something (TEXT)")
+    if cmd == "move":
+        from saiverse.move import move_command
+
+        return move_command(_settings(args), args, _print_json)
     if cmd in ("persona", "building"):
         from saiverse.admin_cli import check_usage
 

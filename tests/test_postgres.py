@@ -176,3 +176,47 @@ def test_config_masks_the_database_password(monkeypatch: pytest.MonkeyPatch, sai
     monkeypatch.setenv("SAIVERSE_DATABASE_URL", "postgresql+psycopg://city:s3cret@db.internal:5432/saiverse")
     row = next(r for r in describe(load_settings()) if r["name"] == "database_url")
     assert row["value"] == "postgresql+psycopg://city:****@db.internal:5432/saiverse"
+
+
+def test_move_a_sqlite_home_into_postgresql(pg_url: str, saiverse_home: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """`main.py move --to URL`: every row of the home's world, counted on both sides; the app then
+    opens the moved city on PostgreSQL and finds its people, lines and memories; a second move into
+    the now non-empty database is refused and writes nothing."""
+    import json
+
+    import main as cli_main
+    from saiverse.manager import SAIVerseManager
+    from saiverse.settings import load_settings
+
+    m = SAIVerseManager(load_settings())
+    try:
+        list(m.handle_user_input("library", "星の話をしよう"))
+        m.admin.create_persona({"persona_id": "kai", "name": "カイ", "building_id": "atelier"})
+        m.memory.add("kai", "user", "NUL\x00を含む記録")
+        said = m.history("library")[-1].content
+    finally:
+        m.close()
+    capsys.readouterr()
+    assert cli_main.main(["move", "--to", pg_url, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["counts"]["ai"] == 3 and report["counts"]["saimemory"] >= 3 and report["total"] > 10
+    sqlite_counts = {}
+    with sqlite3.connect(saiverse_home / "saiverse.db") as conn:
+        for table in report["counts"]:
+            sqlite_counts[table] = conn.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0]
+    assert report["counts"] == sqlite_counts
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
+    moved = SAIVerseManager(load_settings())
+    try:
+        assert {p.persona_id for p in moved.world.personas()} == {"mina", "sora", "kai"}
+        assert moved.history("library")[-1].content == said
+        assert [r["content"] for r in moved.memory.search("mina", "星の話")] == ["星の話をしよう"]
+        new = moved.memory.add("mina", "user", "移った後の記録")  # ids continue after the copied ones
+        assert new["id"] > max(r["id"] for r in moved.memory.list_messages("mina", limit=50) if r["id"] != new["id"])
+    finally:
+        moved.close()
+    monkeypatch.delenv("SAIVERSE_DATABASE_URL")
+    assert cli_main.main(["move", "--to", pg_url]) == 2
+    assert "is not empty" in capsys.readouterr().err
+    assert cli_main.main(["move", "--to", "sqlite:///x.db"]) == 2
