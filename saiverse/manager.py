@@ -37,7 +37,7 @@ from saiverse.playbooks import PlaybookCatalog
 from saiverse.presence import nobody_answers
 from saiverse.production import ProductionService
 from saiverse.pulse import ModelResolver, PulseServices
-from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError, default_workers
+from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
 from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
@@ -69,7 +69,7 @@ class SAIVerseManager(WorldFacade):
         self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
                                    keep=lambda: self.settings.backup_keep, lock_home=False)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
-        workers = default_workers()  # the database's connections are sized to the pulse workers
+        workers = settings.pulse_workers  # the database's connections are sized to the pulse workers
         self.db = open_database(settings, self.backups.before_migration, workers=workers)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()

@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 
 def default_workers() -> int:
-    """Pulse workers of this process: $SAIVERSE_PULSE_WORKERS, else 8 (database/engine.py sizes its pool to it)."""
+    """Pulse workers when none are given: $SAIVERSE_PULSE_WORKERS (read as the settings read it), else 8."""
     raw = os.environ.get("SAIVERSE_PULSE_WORKERS", "").strip()
     if raw.isdigit() and 1 <= int(raw) <= 256:
         return int(raw)

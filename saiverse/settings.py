@@ -81,6 +81,13 @@ def _backup_keep(value: str) -> int:
     return keep
 
 
+def _pulse_workers(value: str) -> int:
+    workers = _int(value)
+    if not 1 <= workers <= 256:
+        raise ValueError(f"must be between 1 and 256 (pulse workers of this process), got {workers}")
+    return workers
+
+
 def _int(value: str) -> int:
     try:
         return int(value)
@@ -182,6 +189,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", _context_tokens),
     Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", _positive),
     Option("backup_keep", "SAIVERSE_BACKUP_KEEP", _backup_keep),
+    Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", _pulse_workers),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -249,6 +257,8 @@ class Settings:
     max_message_chars: int = 20_000
     """Longest chat message a user may send (longer ones are refused before anything is written)."""
     backup_keep: int = 7
+    pulse_workers: int = 8
+    """Threads that run pulses in this process (saiverse/pulse_pool.py); the database pool is sized to them."""
     """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
