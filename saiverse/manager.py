@@ -42,7 +42,7 @@ from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
 from saiverse.settings import Settings, SettingsStore
-from saiverse.store import backup_hook, daily_backup, open_database
+from saiverse.store import backup_hook, checkpoints_of, daily_backup, open_database
 from saiverse.summaries import Summarizer
 from saiverse.ticker import EventSink, Ticker
 from saiverse.toolctx import ManagerToolContext, ToolServices
@@ -110,7 +110,7 @@ class SAIVerseManager(WorldFacade):
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
             models=lambda p, kind: self.models(p, kind), draw_picture=self.draw_picture, home=settings.home,
-            bundles_dir=settings.documents_dir / "bundles", checkpoints_path=settings.checkpoints_path,
+            bundles_dir=settings.documents_dir / "bundles", checkpoints_path=checkpoints_of(settings),
         )
         self.tool_services = ToolServices(
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,

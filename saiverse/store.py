@@ -1,10 +1,12 @@
-"""Opening the world's database: SQLite in the home (the default) or PostgreSQL (docs/ARCHITECTURE.md, "Storage").
+"""Opening the world's database: SQLite in the home (the default) or PostgreSQL (docs/ARCHITECTURE.md,
+"Storage").
 
 SQLite: the file is checked (not upstream's), backed up before a migration changes it, and migrated
-(database/migrate.py). PostgreSQL (`SAIVERSE_DATABASE_URL=postgresql+psycopg://…`): the same steps in
-PostgreSQL's SQL (database/migrate_pg.py), under an advisory lock so several processes opening one
-city migrate it once. Backups of a PostgreSQL city are not taken by this app yet: the operator's own
-`pg_dump` is the backup, and a delete, which this app backs up first, is refused with that advice.
+(database/migrate.py). PostgreSQL (`SAIVERSE_DATABASE_URL=postgresql+psycopg://…`): the same steps
+in PostgreSQL's SQL (database/migrate_pg.py), under an advisory lock so several processes opening
+one city migrate it once; production runs checkpoint there too (PostgresSaver). Backups of a
+PostgreSQL city are not taken by this app yet: the operator's own `pg_dump` is the backup, and a
+delete, which this app backs up first, is refused with that advice.
 """
 
 from __future__ import annotations
@@ -57,3 +59,8 @@ def backup_hook(settings: Settings, take: Callable[[str], Path]) -> Callable[[st
 def daily_backup(settings: Settings, daily: Callable[[], object]) -> list[Callable[[], object]]:
     """The ticker's chores: the daily archive on SQLite, none on PostgreSQL (the operator's pg_dump)."""
     return [] if is_postgres(settings.database_url) else [daily]
+
+
+def checkpoints_of(settings: Settings) -> Path | str:
+    """Where production runs checkpoint: the home's `checkpoints.db`, or the city's PostgreSQL database."""
+    return settings.database_url if is_postgres(settings.database_url) else settings.checkpoints_path

@@ -220,3 +220,26 @@ def test_move_a_sqlite_home_into_postgresql(pg_url: str, saiverse_home: Path, mo
     assert cli_main.main(["move", "--to", pg_url]) == 2
     assert "is not empty" in capsys.readouterr().err
     assert cli_main.main(["move", "--to", "sqlite:///x.db"]) == 2
+
+
+def test_a_production_checkpoints_in_postgresql(pg_url: str, saiverse_home: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A picture book made in a PostgreSQL city: its run checkpoints through PostgresSaver into the
+    city's database (no checkpoints.db in the home), and its summary is read back from there."""
+    from saiverse.manager import SAIVerseManager
+    from saiverse.settings import load_settings
+
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
+    m = SAIVerseManager(load_settings())
+    try:
+        events = list(m.handle_user_input("atelier", "絵本を作って: 猫の冒険"))
+        final = [e for e in events if e["type"] == "data-plan_update"][-1]["plan"]
+        assert [s["status"] for s in final] == ["completed"] * 5
+        run_id = next(e["run_id"] for e in events if e.get("run_id"))
+        assert m.production.engine.summary(run_id).finished
+        with m.db.engine.connect() as conn:
+            saved = conn.execute(text("SELECT count(*) FROM checkpoints WHERE thread_id = :r"), {"r": run_id}).scalar()
+        assert saved and saved > 5
+        assert not (saiverse_home / "checkpoints.db").exists()
+    finally:
+        m.close()
