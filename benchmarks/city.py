@@ -1,8 +1,9 @@
 """City benchmark: many personas on autonomous turns in one process, and a user chatting meanwhile.
 
-    python benchmarks/city.py [--personas 1000] [--interval 60] [--duration 300] [--workers 8] [--home DIR]
+    python benchmarks/city.py [--personas 1000] [--interval 60] [--duration 300] [--workers 8] [--postgres]
 
-Offline model, SQLite in the home, the in-process pulse pool (saiverse/pulse_pool.py). The city is
+Offline model, SQLite in the home (or, with --postgres, a throwaway PostgreSQL cluster started like
+the tests' — tests/pg.py), the in-process pulse pool (saiverse/pulse_pool.py). The city is
 made through the admin service (what `python main.py persona create` does); every persona is `auto`,
 its building's interval is `--interval` seconds, and the personas' first turns are spread evenly over
 one interval, so demand is personas / interval pulses per second from the start. The clock runs the
@@ -46,7 +47,14 @@ def pct(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def db_bytes(path: Path) -> int:
+def db_bytes(m: SAIVerseManager) -> int:
+    """The database's size: the SQLite file with its WAL, or PostgreSQL's pg_database_size."""
+    if m.db.engine.dialect.name == "postgresql":
+        from sqlalchemy import text
+
+        with m.db.engine.connect() as conn:
+            return int(conn.execute(text("SELECT pg_database_size(current_database())")).scalar() or 0)
+    path = m.settings.db_path
     return sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
 
 
@@ -82,7 +90,20 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=8, help="pulse workers ($SAIVERSE_PULSE_WORKERS)")
     ap.add_argument("--user-sends", type=int, default=10, help="user messages idle and again under load")
     ap.add_argument("--home", help="data home (default: a temp dir)")
+    ap.add_argument("--postgres", action="store_true", help="the city in a throwaway PostgreSQL cluster")
     args = ap.parse_args()
+    if args.postgres:
+        from tests.pg import running_cluster
+
+        with running_cluster() as cluster:
+            cluster.admin("CREATE DATABASE city")
+            os.environ["SAIVERSE_DATABASE_URL"] = cluster.url("city")
+            return run(args)
+    return run(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The benchmark itself, on whatever store the environment names."""
     os.environ["SAIVERSE_PULSE_WORKERS"] = str(args.workers)
     os.environ.setdefault("SAIVERSE_DEFAULT_MODEL", "offline")
     home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-city-"))
@@ -122,7 +143,7 @@ def main() -> int:
                 with lock:
                     statuses[f"tick:{type(exc).__name__}"] = statuses.get(f"tick:{type(exc).__name__}", 0) + 1
 
-    size0, rss = db_bytes(m.settings.db_path), [(0.0, rss_mb())]
+    size0, rss = db_bytes(m), [(0.0, rss_mb())]
     start = time.perf_counter()
     threading.Thread(target=clock, daemon=True).start()
     loaded: list[float] = []
@@ -151,7 +172,7 @@ def main() -> int:
         "user_ratio": round(statistics.median(loaded) / statistics.median(idle), 2),
         "user_statuses": user_status,
         "rss_mb": [round(r, 1) for _, r in rss],
-        "db_growth_kb_per_1000_pulses": round((db_bytes(m.settings.db_path) - size0) / 1024 / max(done, 1) * 1000, 1),
+        "db_growth_kb_per_1000_pulses": round((db_bytes(m) - size0) / 1024 / max(done, 1) * 1000, 1),
         "threads": threading.active_count(),
     })
     print(f"demand {figures['demand_per_s']}/s  sustained {figures['sustained_per_s']}/s  "
@@ -161,6 +182,7 @@ def main() -> int:
           f"{figures['user_first_token_loaded_ms']} ms (x{figures['user_ratio']})")
     print(f"RSS MiB over the run: {figures['rss_mb']}; threads {figures['threads']}; "
           f"db growth {figures['db_growth_kb_per_1000_pulses']} KiB per 1,000 pulses")
+    figures["store"] = m.db.engine.dialect.name
     print(json.dumps(figures, ensure_ascii=False))
     m.close()
     return 0

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,15 +69,13 @@ def _as_owner(cmd: list[str], owner: str | None) -> list[str]:
     return ["runuser", "-u", owner, "--", *cmd] if owner else cmd
 
 
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[Cluster]:
-    """One PostgreSQL cluster for the session (skipped only with SAIVERSE_TEST_POSTGRES=0)."""
-    if os.environ.get(SKIP_ENV, "").strip() == "0":
-        pytest.skip(f"PostgreSQL tests are off ({SKIP_ENV}=0)")
+@contextmanager
+def running_cluster() -> Iterator[Cluster]:
+    """Start a throwaway cluster (stopped and removed on exit); benchmarks/city.py --postgres uses it too."""
     bin_dir = _bin_dir()
     if bin_dir is None:
-        pytest.fail("PostgreSQL is not installed (initdb not found): run scripts/test.sh, which apt-installs "
-                    f"`postgresql`, or set {SKIP_ENV}=0 to skip these tests")
+        raise FileNotFoundError("PostgreSQL is not installed (initdb not found): run scripts/test.sh, which "
+                                f"apt-installs `postgresql`, or set {SKIP_ENV}=0 to skip these tests")
     owner = "postgres" if os.geteuid() == 0 else None
     directory = Path(tempfile.mkdtemp(prefix="saiverse-pg-"))
     data, sockets = directory / "data", directory / "run"
@@ -88,18 +87,31 @@ def pg_cluster() -> Iterator[Cluster]:
     user = "saiverse"
     port = _free_port()
     log = directory / "server.log"
-    subprocess.run(_as_owner([str(bin_dir / "initdb"), "-D", str(data), "-U", user, "-A", "trust",
-                              "-E", "UTF8", "--locale", "C.UTF-8"], owner),
-                   check=True, capture_output=True, timeout=120)
-    options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
-    subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w",
-                              "start"], owner), check=True, capture_output=True, timeout=120)
     try:
+        subprocess.run(_as_owner([str(bin_dir / "initdb"), "-D", str(data), "-U", user, "-A", "trust",
+                                  "-E", "UTF8", "--locale", "C.UTF-8"], owner),
+                       check=True, capture_output=True, timeout=120)
+        options = f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200"
+        subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-l", str(log), "-o", options, "-w",
+                                  "start"], owner), check=True, capture_output=True, timeout=120)
         yield Cluster(port, user, directory)
     finally:
-        subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"], owner),
-                       capture_output=True, timeout=120, check=False)
+        if data.exists():
+            subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
+                                     owner), capture_output=True, timeout=120, check=False)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """One PostgreSQL cluster for the session (skipped only with SAIVERSE_TEST_POSTGRES=0)."""
+    if os.environ.get(SKIP_ENV, "").strip() == "0":
+        pytest.skip(f"PostgreSQL tests are off ({SKIP_ENV}=0)")
+    try:
+        with running_cluster() as cluster:
+            yield cluster
+    except FileNotFoundError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture
