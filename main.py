@@ -151,6 +151,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_model_parsers(sub, _add_home)  # model pull / list / catalog / servers
 
+    p = sub.add_parser("move", help="copy this home's SQLite world into an empty PostgreSQL database")
+    _add_home(p)
+    p.add_argument("--to", required=True, metavar="URL", help="postgresql+psycopg://USER@HOST:PORT/DB (empty)")
+    p.add_argument("--json", action="store_true", help="print what was copied as one JSON object")
+
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
     _add_bind(p)
@@ -260,6 +265,14 @@ def run(args: argparse.Namespace) -> int:
         check_message(args.text, _settings(args).max_message_chars)
         if not args.text.strip():
             raise UsageError("the message is empty; say something (TEXT)")
+    if cmd == "move":
+        from saiverse.move import move_command
+
+        return move_command(_settings(args), args, _print_json)
+    if cmd in ("persona", "building"):
+        from saiverse.admin_cli import check_usage
+
+        check_usage(args)  # before the home is opened: a refused command writes nothing
     if cmd == "serve":
         from ui.app import launch
 
@@ -296,9 +309,10 @@ def run(args: argparse.Namespace) -> int:
                 _print_json(rec)
             return 0
         if cmd in ("persona", "building"):
+            from saiverse.admin_cli import create_command
             from saiverse.backup_cli import delete_command
 
-            return delete_command(manager, args, _print_json)
+            return (create_command if args.action == "create" else delete_command)(manager, args, _print_json)
         if cmd in ("tracks", "notes"):
             from saiverse.tracks_cli import notes_command, tracks_command
 

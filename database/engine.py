@@ -1,8 +1,8 @@
-"""Engine and session setup: SQLite in WAL mode with foreign keys and a busy timeout.
+"""Engine and session setup: SQLite in WAL mode with foreign keys and a busy timeout, or PostgreSQL.
 
-SQLite only: the migrations and SAIMemory's full-text recall use SQLite features (FTS5, triggers),
-so another database would open and then fail. A server database is later work
-(docs/ARCHITECTURE.md, "Storage").
+SQLite in the home is the default. A `postgresql+psycopg://` URL opens PostgreSQL (psycopg 3) with
+its schema from database/migrate_pg.py — the same ordered steps in PostgreSQL's SQL. Both engines
+size their connection pool to the pulse workers (docs/ARCHITECTURE.md, "Storage").
 """
 
 from __future__ import annotations
@@ -12,15 +12,44 @@ from contextlib import contextmanager
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import QueuePool
 
 BUSY_TIMEOUT_MS = 5000
+SPARE_CONNECTIONS = 8
+"""Connections beyond the pulse workers: the ticker, the Chronicle worker, production runs, the UI."""
+POOL_TIMEOUT_S = 120
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for a `sqlite:///` URL: WAL, foreign keys and a busy timeout on every connection."""
+def pool_options(workers: int) -> dict[str, int]:
+    """QueuePool sizing for `workers` pulse workers: each worker holds at most one session at a time.
+
+    The pool keeps one connection per worker plus spares; the overflow covers bursts of UI threads.
+    With a bounded pulse executor (saiverse/pulse_pool.py) the threads that touch the database are
+    bounded, so the pool never runs dry the way a thread per persona made it (docs/ARCHITECTURE.md,
+    "Storage")."""
+    size = max(1, workers) + SPARE_CONNECTIONS
+    return {"pool_size": size, "max_overflow": size * 2, "pool_timeout": POOL_TIMEOUT_S}
+
+
+POSTGRES_PREFIX = "postgresql+psycopg://"
+
+
+def is_postgres(url: str) -> bool:
+    """Whether `url` names a PostgreSQL database (psycopg 3)."""
+    return url.startswith(POSTGRES_PREFIX)
+
+
+def make_engine(url: str, *, workers: int = 8) -> Engine:
+    """An engine for a `sqlite:///` URL (WAL, foreign keys, a busy timeout on every connection) or a
+    `postgresql+psycopg://` URL (sessions in UTC, like SQLite's CURRENT_TIMESTAMP)."""
+    if is_postgres(url):
+        return create_engine(url, poolclass=QueuePool, pool_pre_ping=True,
+                             connect_args={"options": "-c timezone=UTC"}, **pool_options(workers))
     if not url.startswith("sqlite:///"):
-        raise ValueError(f"only SQLite databases are supported (sqlite:///PATH), got {url.split(':', 1)[0]}:…")
-    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000})
+        raise ValueError("the database URL must be sqlite:///PATH or postgresql+psycopg://…, "
+                         f"got {url.split(':', 1)[0]}:…")
+    engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+                           poolclass=QueuePool, **pool_options(workers))
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
@@ -37,9 +66,9 @@ def make_engine(url: str) -> Engine:
 class Database:
     """The engine plus a session factory; `session()` commits on success, rolls back on error."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, workers: int = 8) -> None:
         self.url = url
-        self.engine = make_engine(url)
+        self.engine = make_engine(url, workers=workers)
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager

@@ -291,3 +291,17 @@ class MemoryThread(Base):
     overview_updated_at: Mapped[datetime | None] = mapped_column("OVERVIEW_UPDATED_AT", DateTime, nullable=True)
     extra_json: Mapped[str] = mapped_column("EXTRA_JSON", Text, default="{}")
     """Upstream's Stelis record of the thread (parent, depth, status, label, summary…), as JSON."""
+
+
+def _unquoted_names() -> None:
+    """Render every CAPS column name unquoted: SQLite ignores case anyway, and PostgreSQL folds the
+    unquoted names of its schema (database/migrate_pg.py) to lower case — quoted, "CITYID" would be
+    another column there than the raw SQL's CITYID."""
+    from sqlalchemy.sql.elements import quoted_name
+
+    for table in Base.metadata.tables.values():
+        for column in table.columns:
+            column.name = quoted_name(str(column.name), False)
+
+
+_unquoted_names()

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.orm import Session
 
 from saiverse.item_slots import move_numbered
@@ -63,7 +63,7 @@ class DeleteReport:
 
 
 def _tables(s: Session) -> set[str]:
-    return {r[0] for r in s.execute(text("SELECT name FROM sqlite_master WHERE type='table'"))}
+    return set(inspect(s.connection()).get_table_names())  # SQLite or PostgreSQL
 
 
 def move_items(s: Session, owner_kind: str, owner_id: str, building_id: str) -> int:

@@ -23,6 +23,8 @@ PrintJson = Callable[[Any], None]
 
 def add_parsers(sub: Any, add_home: Callable[[argparse.ArgumentParser], None]) -> None:
     """The subcommands of this module, on main.py's subparsers (`add_home` adds its --home flag)."""
+    from saiverse.admin_cli import add_create_options
+
     p = sub.add_parser("backup", help="write the whole world into one .zip (while the app may run)")
     add_home(p)
     p.add_argument("--out", help="the archive to write (default: <home>/backups/saiverse-manual-<time>.zip)")
@@ -34,10 +36,11 @@ def add_parsers(sub: Any, add_home: Callable[[argparse.ArgumentParser], None]) -
     p.add_argument("--json", action="store_true", help="print what was restored as one JSON object")
 
     for noun, what in (("persona", "a persona (a backup keeps its memory)"), ("building", "an empty building")):
-        p = sub.add_parser(noun, help=f"{noun} administration: delete {what}")
+        p = sub.add_parser(noun, help=f"{noun} administration: create one, or delete {what}")
         add_home(p)
-        p.add_argument("action", choices=["delete"])
-        p.add_argument("id", help=f"the {noun} id")
+        p.add_argument("action", choices=["create", "delete"])
+        p.add_argument("id", nargs="?", help=f"the {noun} id (delete; optional for persona create)")
+        add_create_options(p, noun)
         if noun == "building":
             p.add_argument("--move-to", metavar="ID", help="the building that takes the deleted building's items")
         p.add_argument("--json", action="store_true", help="print what was done as one JSON object")
@@ -109,6 +112,8 @@ def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
     """`persona delete ID` / `building delete ID [--move-to ID]` through the admin rules."""
     from saiverse.errors import UsageError
 
+    if not args.id:
+        raise UsageError(f"{args.command} delete needs the {args.command} id")
     with manager.home_lock.alone() as alone:
         if not alone:
             raise UsageError("another SAIVerse process has this home open (is the app running?); delete from its "

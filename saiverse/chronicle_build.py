@@ -88,7 +88,7 @@ class ChronicleBuilder:
     def _names(self, persona_id: str) -> tuple[str, str]:
         with self.db.engine.connect() as conn:
             persona = conn.execute(text("SELECT AINAME FROM ai WHERE AIID = :p"), {"p": persona_id}).scalar()
-            user = conn.execute(text("SELECT USERNAME FROM user ORDER BY USERID LIMIT 1")).scalar()
+            user = conn.execute(text('SELECT USERNAME FROM "user" ORDER BY USERID LIMIT 1')).scalar()
         return str(persona or persona_id), "ユーザー" if not user or user == "あなた" else str(user)
 
     def _resolve(self, conn: Any, persona_id: str, raw: str | None) -> int | None:
@@ -305,4 +305,10 @@ class ChronicleWorker:
             self._wake.clear()
             if self._stop.is_set():
                 return
-            self.run_once()
+            try:
+                self.run_once()
+            except Exception as exc:  # noqa: BLE001 - listing the personas failed (the database busy): next round
+                log.exception("Chronicle round failed; retrying in %s s", self.interval)
+                self.last_error["*"] = f"{type(exc).__name__}: {exc}"
+            else:
+                self.last_error.pop("*", None)

@@ -8,15 +8,18 @@ seeds the first-run world.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from chat import ChatModel, LLMError
-from database.engine import Database
-from database.migrate import MigrationError, migrate
+from database.engine import is_postgres
+from database.migrate import MigrationError
 from saiverse.admin import AdminError, AdminService, DeleteHooks
 from saiverse.backup_auto import BackupStore
 from saiverse.chronicle import ChronicleStore
@@ -43,6 +46,7 @@ from saiverse.repair import RepairReport, repair_home
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.seed import seed_world
 from saiverse.settings import Settings, SettingsStore
+from saiverse.store import backup_hook, checkpoints_of, daily_backup, open_database
 from saiverse.summaries import Summarizer
 from saiverse.ticker import EventSink, Ticker
 from saiverse.toolctx import ManagerToolContext, ToolServices
@@ -54,6 +58,7 @@ from tools import TOOL_REGISTRY, ToolOutput, call_tool
 
 DEFAULT_META = "meta_user"
 ANSWERING_MODES = ("user", "auto")
+log = logging.getLogger(__name__)
 _MENTION = re.compile(r"@(\S+)")
 
 
@@ -61,7 +66,6 @@ class SAIVerseManager(WorldFacade):
     """One SAIVerse world, opened from a data home (its read and item methods: saiverse/facade.py)."""
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
-        refuse_upstream_home(settings.home, settings.db_path)
         check_home(settings.home, settings.db_path)  # nothing is created in a home that cannot be ours
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
@@ -71,9 +75,11 @@ class SAIVerseManager(WorldFacade):
         self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
                                    keep=lambda: self.settings.backup_keep, lock_home=False)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
-        create_private(settings.db_path)  # a new database is 0600 from its first byte (its -wal/-shm follow)
-        migrate(settings.db_path, before_change=self.backups.before_migration)
-        self.db = Database(settings.database_url)
+        if not is_postgres(settings.database_url):
+            refuse_upstream_home(settings.home, settings.db_path)
+            create_private(settings.db_path)  # a new database is 0600 from its first byte (its -wal/-shm follow)
+        workers = settings.pulse_workers  # the database's connections are sized to the pulse workers
+        self.db = open_database(settings, self.backups.before_migration, workers=workers)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
         """What start-up repair finished or set aside (saiverse/repair.py); empty when all was well."""
@@ -95,7 +101,8 @@ class SAIVerseManager(WorldFacade):
         """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
         a scripted model here."""
         self.admin = AdminService(self.db, self.world, self.settings_store, hooks=DeleteHooks(
-            backup=lambda label: self.backups.create("delete", label).path, stop_persona=self._stop_persona,
+            backup=backup_hook(settings, lambda label: self.backups.create("delete", label).path),
+            stop_persona=self._stop_persona,
             live_runs=lambda: self.production.live_runs()))
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
@@ -108,12 +115,12 @@ class SAIVerseManager(WorldFacade):
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
-        ))
+        ), workers=workers)
         self._last_auto: dict[str, datetime] = {}
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
             models=lambda p, kind: self.models(p, kind), draw_picture=self.draw_picture, home=settings.home,
-            bundles_dir=settings.documents_dir / "bundles", checkpoints_path=settings.checkpoints_path,
+            bundles_dir=settings.documents_dir / "bundles", checkpoints_path=checkpoints_of(settings),
         )
         self.tool_services = ToolServices(
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
@@ -150,8 +157,19 @@ class SAIVerseManager(WorldFacade):
 
     def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
         """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
-        return Ticker(lambda: self.fire_due_schedules() + self.autonomous_tick(), self.production.resume_interrupted,
-                      interval=interval, on_events=on_events, chores=[self.backups.daily_if_due])
+        return Ticker(self._tick_round, self.production.resume_interrupted,
+                      interval=interval, on_events=on_events,
+                      chores=daily_backup(self.settings, self.backups.daily_if_due))
+
+    def _tick_round(self) -> list[PulseHandle]:
+        """Schedules, then autonomous turns: each part's failure is logged and the other still runs."""
+        handles: list[PulseHandle] = []
+        for part in (self.fire_due_schedules, self.autonomous_tick):
+            try:
+                handles += part()
+            except Exception:  # noqa: BLE001 - the ticker retries next round (saiverse/ticker.py)
+                log.exception("ticker: %s failed", part.__name__)
+        return handles
 
     # ---- models ---------------------------------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
@@ -238,7 +256,21 @@ class SAIVerseManager(WorldFacade):
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
         persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
-        """A user message in a building → events of every answering persona's pulse, in turn."""
+        """A user message in a building → events of every answering persona's pulse, in turn.
+
+        Never raises for a busy database: the caller gets an `error` event (kind `busy`) instead."""
+        try:
+            yield from self._user_input(building_id, text, attachments, persona_id=persona_id,
+                                        meta_playbook=meta_playbook, args=args)
+        except SQLAlchemyError as exc:
+            log.warning("a user message could not be handled: %s", exc)
+            yield event("error", kind="busy", building_id=building_id,
+                        message="データベースが混み合っていて送れませんでした。少し待ってからもう一度送ってください。")
+
+    def _user_input(
+        self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]], *,
+        persona_id: str | None, meta_playbook: str | None, args: dict[str, Any] | None,
+    ) -> Iterator[Event]:
         try:
             self.check_message(text)
             self.world.building(building_id)
@@ -347,10 +379,7 @@ class SAIVerseManager(WorldFacade):
         now = now or datetime.now()
         handles = []
         pb = self.meta_playbook("meta_auto")
-        for persona in self.world.personas():
-            if persona.interaction_mode != "auto" or not persona.building_id:
-                continue
-            interval = self.world.building(persona.building_id).auto_interval_sec
+        for persona, interval in self.world.autonomous_personas():  # the whole city in one query
             last = self._last_auto.get(persona.persona_id)
             if last is not None and (now - last).total_seconds() < interval:
                 continue

@@ -130,9 +130,9 @@ class MemopediaStore:
         for i, term in enumerate(terms):
             # Upstream stores keywords as ASCII-escaped JSON; look for the escaped form too.
             args[f"t{i}"], args[f"e{i}"] = term, json.dumps(term)[1:-1]
-            where += (f" AND (instr(lower(TITLE), :t{i}) OR instr(lower(SUMMARY), :t{i})"
-                      f" OR instr(lower(CONTENT), :t{i}) OR instr(lower(KEYWORDS), :t{i})"
-                      f" OR instr(lower(KEYWORDS), :e{i}))")
+            where += (f" AND (instr(lower(TITLE), :t{i}) > 0 OR instr(lower(SUMMARY), :t{i}) > 0"
+                      f" OR instr(lower(CONTENT), :t{i}) > 0 OR instr(lower(KEYWORDS), :t{i}) > 0"
+                      f" OR instr(lower(KEYWORDS), :e{i}) > 0)")  # a boolean on PostgreSQL too
         if cat:
             where += " AND CATEGORY = :cat"
             args["cat"] = cat
@@ -167,7 +167,9 @@ class MemopediaStore:
             listed = [page_from_row(r) for r in conn.execute(text(
                 f"SELECT {cols} FROM memopedia_page WHERE PERSONA_ID = :p {_LIVE} "
                 "ORDER BY IS_TRUNK DESC, IS_IMPORTANT DESC, "
-                "max(coalesce(LAST_REFERENCED_AT, ''), coalesce(UPDATED_AT, '')) DESC LIMIT :n"),
+                # The later of the two (portable: SQLite's two-argument max() is not PostgreSQL's).
+                "CASE WHEN LAST_REFERENCED_AT IS NULL OR LAST_REFERENCED_AT < UPDATED_AT THEN UPDATED_AT "
+                "ELSE LAST_REFERENCED_AT END DESC NULLS LAST LIMIT :n"),
                 {"p": persona_id, "n": limit})]
             opened = self._rows(conn, persona_id, "AND IS_DELETED = 0 AND PAGE_ID IN (SELECT PAGE_ID FROM "
                                 "memopedia_page_state WHERE PERSONA_ID = :p AND THREAD_ID = :th AND IS_OPEN = 1)",
@@ -180,8 +182,9 @@ class MemopediaStore:
         now = stamp()
         for cat, (root, title, summary) in CATEGORIES.items():
             s.execute(text(
-                "INSERT OR IGNORE INTO memopedia_page (PERSONA_ID, PAGE_ID, PARENT_ID, TITLE, SUMMARY, CONTENT, "
-                "CATEGORY, CREATED_AT, UPDATED_AT) VALUES (:p, :id, NULL, :t, :s, '', :c, :now, :now)"),
+                "INSERT INTO memopedia_page (PERSONA_ID, PAGE_ID, PARENT_ID, TITLE, SUMMARY, CONTENT, "
+                "CATEGORY, CREATED_AT, UPDATED_AT) VALUES (:p, :id, NULL, :t, :s, '', :c, :now, :now) "
+                "ON CONFLICT DO NOTHING"),  # SQLite and PostgreSQL alike
                 {"p": persona_id, "id": root, "t": title, "s": summary, "c": cat, "now": now})
 
     @staticmethod
@@ -337,7 +340,8 @@ class MemopediaStore:
             s.execute(text(
                 "INSERT INTO memopedia_page_state (PERSONA_ID, THREAD_ID, PAGE_ID, IS_OPEN, OPENED_AT) "
                 "VALUES (:p, :th, :id, :o, :now) ON CONFLICT (PERSONA_ID, THREAD_ID, PAGE_ID) "
-                "DO UPDATE SET IS_OPEN = :o, OPENED_AT = CASE WHEN :o = 1 THEN :now ELSE OPENED_AT END"),
+                "DO UPDATE SET IS_OPEN = :o, "
+                "OPENED_AT = CASE WHEN :o = 1 THEN :now ELSE memopedia_page_state.OPENED_AT END"),
                 {"p": persona_id, "th": thread_id or default_thread(persona_id), "id": page.page_id,
                  "o": int(is_open), "now": now})
         self.writes += 1

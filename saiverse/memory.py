@@ -43,6 +43,7 @@ from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.orm import Session
 
 from database.engine import Database
+from saiverse.recall_pg import candidate_ids
 
 ROLES = frozenset({"user", "assistant", "system"})
 SEARCH_WINDOW = 300
@@ -204,17 +205,19 @@ class SAIMemory:
     ) -> MemoryRecord:
         stamp = when.isoformat(sep=" ", timespec="microseconds")
         line = line or {}
+        if "\x00" in content and s.get_bind().dialect.name == "postgresql":
+            content = content.replace("\x00", "\ufffd")  # PostgreSQL's text cannot hold NUL; SQLite keeps it
         result = s.execute(
             text(
                 "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, LINE_ROLE, LINE_ID, "
                 "SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) VALUES (:p, :r, :c, :t, :pulse, :at, :lr, :li, :sc, "
-                ":ot, :pa)"
+                ":ot, :pa) RETURNING ID"  # lastrowid is SQLite's alone
             ),
             {"p": persona_id, "r": role, "c": content, "t": json.dumps(tags, ensure_ascii=False),
              "pulse": pulse_id or None, "at": stamp, "lr": line.get("line_role"), "li": line.get("line_id"),
              "sc": line.get("scope"), "ot": line.get("origin_track_id"), "pa": line.get("paired_action_text")},
         )
-        new_id = int(result.lastrowid)
+        new_id = int(result.scalar_one())
         indexed = [t for t in tags if t != pulse_tag]
         if indexed:
             s.execute(
@@ -401,9 +404,12 @@ class SAIMemory:
         with self.db.engine.connect() as conn:
             last = 2**63 - 1
             for _ in range(MAX_FTS_ROUNDS):
-                ids = [r[0] for r in conn.execute(text(
-                    "SELECT rowid FROM saimemory_fts WHERE saimemory_fts MATCH :m AND rowid < :last "
-                    "ORDER BY rowid DESC LIMIT :n"), {"m": match, "last": last, "n": FTS_PAGE})]
+                if conn.dialect.name == "postgresql":  # pg_trgm instead of FTS5 (saiverse/recall_pg.py)
+                    ids = candidate_ids(conn, persona_id, terms, last, FTS_PAGE)
+                else:
+                    ids = [r[0] for r in conn.execute(text(
+                        "SELECT rowid FROM saimemory_fts WHERE saimemory_fts MATCH :m AND rowid < :last "
+                        "ORDER BY rowid DESC LIMIT :n"), {"m": match, "last": last, "n": FTS_PAGE})]
                 for row in self._rows(conn, ids):
                     lowered = row[3].lower()
                     if row[1] == persona_id and all(t in lowered for t in terms):

@@ -172,7 +172,7 @@ class ProductionService:
     """Starts and resumes runs; holds the instructions users add while a run works."""
 
     def __init__(self, *, db: Database, world: World, items: ItemStore, memory: SAIMemory, models: ModelResolver,
-                 draw_picture: PictureDrawer, home: Path, bundles_dir: Path, checkpoints_path: Path) -> None:
+                 draw_picture: PictureDrawer, home: Path, bundles_dir: Path, checkpoints_path: Path | str) -> None:
         self.db = db
         self.world = world
         self.items = items

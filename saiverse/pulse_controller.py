@@ -1,14 +1,15 @@
 """The pulse controller: queues pulses per persona and runs them one at a time (docs/ARCHITECTURE.md, "Pulse").
 
-Each persona has a worker thread and a priority queue (user > schedule > auto; FIFO within a
-priority), so pulses of one persona never overlap and a user message overtakes waiting schedule
-and autonomous turns. A full queue is refused with a clear error. Every pulse keeps a record:
-status, token usage and its activity trace.
+Pulses run on a bounded pool of workers (saiverse/pulse_pool.py) with a priority queue per persona
+(user > schedule > auto; FIFO within a priority), so pulses of one persona never overlap and a user
+message overtakes waiting schedule and autonomous turns. A full queue is refused with a clear
+error. Every pulse keeps a record: status, token usage and its activity trace.
 """
 
 from __future__ import annotations
 
-import itertools
+import logging
+import os
 import queue
 import threading
 import time
@@ -20,6 +21,7 @@ from typing import Any, Literal
 
 from chat import LLMError
 from saiverse.pulse import PulseJournal, PulseServices, persona_context
+from saiverse.pulse_pool import PulsePool
 from saiverse.world import PersonaInfo
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
@@ -31,6 +33,15 @@ PulseKind = Literal["user", "schedule", "auto"]
 PRIORITY: dict[str, int] = {"user": 0, "schedule": 1, "auto": 2}
 MAX_QUEUE = 8
 RECORDS_KEPT = 500
+log = logging.getLogger(__name__)
+
+
+def default_workers() -> int:
+    """Pulse workers when none are given: $SAIVERSE_PULSE_WORKERS (read as the settings read it), else 8."""
+    raw = os.environ.get("SAIVERSE_PULSE_WORKERS", "").strip()
+    if raw.isdigit() and 1 <= int(raw) <= 256:
+        return int(raw)
+    return 8
 
 
 class QueueFullError(RuntimeError):
@@ -64,6 +75,9 @@ class PulseHandle:
         self.token = token
         self.done = threading.Event()
         self._events: queue.Queue[Event | None] = queue.Queue()
+        self._sink: Callable[[list[Event]], None] | None = None
+        self._kept: list[Event] = []
+        self._lock = threading.Lock()
 
     @property
     def pulse_id(self) -> str:
@@ -73,7 +87,43 @@ class PulseHandle:
         self.token.cancel()
 
     def _put(self, ev: Event | None) -> None:
-        self._events.put(ev)
+        with self._lock:
+            sink = self._sink
+            if sink is None:
+                self._events.put(ev)
+                return
+            if ev is not None:
+                self._kept.append(ev)
+                return
+            kept, self._kept = self._kept, []
+        self._deliver(sink, kept)
+
+    @staticmethod
+    def _deliver(sink: Callable[[list[Event]], None], events: list[Event]) -> None:
+        try:
+            sink(events)
+        except Exception:  # noqa: BLE001 - a listener's failure must not end the worker that ran the pulse
+            log.exception("a pulse's event listener failed")
+
+    def drain_to(self, sink: Callable[[list[Event]], None]) -> None:
+        """Nobody follows this pulse: its events are kept and handed to `sink` once, when it ends.
+
+        Instead of a thread per pulse (the ticker's autonomous turns), no thread at all: the worker that
+        ends the pulse delivers its events."""
+        with self._lock:
+            pending: list[Event | None] = []
+            while True:
+                try:
+                    pending.append(self._events.get_nowait())
+                except queue.Empty:
+                    break
+            ended = bool(pending) and pending[-1] is None
+            self._kept = [e for e in pending if e is not None]
+            if not ended:
+                self._sink = sink
+                return
+            kept, self._kept = self._kept, []
+        self._deliver(sink, kept)
 
     def events(self) -> Iterator[Event]:
         """The pulse's events as they happen, ending with `pulse_end`."""
@@ -84,27 +134,24 @@ class PulseHandle:
             yield ev
 
 
-@dataclass(order=True)
+@dataclass
 class _Job:
-    priority: int
-    seq: int
-    handle: PulseHandle = field(compare=False)
-    persona: PersonaInfo = field(compare=False)
-    playbook: Playbook = field(compare=False)
-    args: dict[str, Any] = field(compare=False)
-    user_input: str | None = field(compare=False)
+    handle: PulseHandle
+    persona: PersonaInfo
+    playbook: Playbook
+    args: dict[str, Any]
+    user_input: str | None
 
 
 class PulseController:
     """Submits, queues, runs and cancels pulses."""
 
-    def __init__(self, services: PulseServices, *, max_queue: int = MAX_QUEUE) -> None:
+    def __init__(self, services: PulseServices, *, max_queue: int = MAX_QUEUE, workers: int | None = None) -> None:
         self.services = services
         self.max_queue = max_queue
-        self._queues: dict[str, queue.PriorityQueue[_Job]] = {}
-        self._workers: dict[str, threading.Thread] = {}
+        self.workers = workers or default_workers()
+        self._pool = PulsePool(self._work, workers=self.workers)
         self._guard = threading.Lock()
-        self._seq = itertools.count()
         self._running: dict[str, PulseHandle] = {}
         self._queued: dict[str, PulseHandle] = {}
         self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
@@ -121,14 +168,7 @@ class PulseController:
         record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
         handle = PulseHandle(record, CancellationToken())
         with self._guard:
-            q = self._queues.get(persona.persona_id)
-            if q is None:
-                q = self._queues[persona.persona_id] = queue.PriorityQueue()
-                worker = threading.Thread(target=self._work, args=(q,), daemon=True,
-                                          name=f"pulse-{persona.persona_id}")
-                self._workers[persona.persona_id] = worker
-                worker.start()
-            waiting = sum(1 for h in self._queued.values() if h.record.persona_id == persona.persona_id)
+            waiting = self._pool.waiting(persona.persona_id)
             if waiting >= self.max_queue:
                 raise QueueFullError(
                     f"{persona.name} には実行待ちのパルスが {waiting} 件あり、これ以上受け付けられません。"
@@ -136,7 +176,8 @@ class PulseController:
                 )
             self._queued[record.pulse_id] = handle
             self.records.append(record)
-            q.put(_Job(PRIORITY[kind], next(self._seq), handle, persona, playbook, dict(args or {}), user_input))
+            self._pool.put(persona.persona_id, PRIORITY[kind],
+                           _Job(handle, persona, playbook, dict(args or {}), user_input))
         return handle
 
     def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
@@ -176,33 +217,34 @@ class PulseController:
             return bool(self._running or self._queued)
 
     def shutdown(self) -> None:
+        """Cancel everything; waiting pulses end as cancelled on the workers, which then stop."""
         self._closed = True
         self.cancel_all()
-        with self._guard:
-            for q in self._queues.values():
-                q.put(_Job(10**9, next(self._seq), None, None, None, {}, None))  # type: ignore[arg-type]
+        self._pool.shutdown()
 
     def record(self, pulse_id: str) -> PulseRecord | None:
         return next((r for r in self.records if r.pulse_id == pulse_id), None)
 
     # ---- running -----------------------------------------------------------------------------
-    def _work(self, q: queue.PriorityQueue[_Job]) -> None:
-        while True:
-            job = q.get()
-            if job.handle is None:  # shutdown
-                return
-            handle = job.handle
+    def _work(self, job: _Job) -> None:
+        """One pulse on a pool worker; whatever happens, its handle ends (events closed, `done` set)."""
+        handle = job.handle
+        with self._guard:
+            self._queued.pop(handle.pulse_id, None)
+            self._running[handle.pulse_id] = handle
+        try:
+            self._execute(job, handle._put)
+        except Exception as exc:  # noqa: BLE001 - even an event that cannot be built ends the pulse visibly
+            log.exception("pulse %s failed outside its run", handle.pulse_id)
+            handle.record.status = "error"
+            handle._put(event("error", kind=type(exc).__name__, message=str(exc) or repr(exc),
+                              pulse_id=handle.pulse_id, persona_id=handle.record.persona_id))
+        finally:
             with self._guard:
-                self._queued.pop(handle.pulse_id, None)
-                self._running[handle.pulse_id] = handle
-            try:
-                self._execute(job, handle._put)
-            finally:
-                with self._guard:
-                    self._running.pop(handle.pulse_id, None)
-                handle.record.ended_at = time.monotonic()
-                handle._put(None)
-                handle.done.set()
+                self._running.pop(handle.pulse_id, None)
+            handle.record.ended_at = time.monotonic()
+            handle._put(None)
+            handle.done.set()
 
     def _execute(self, job: _Job, emit: Callable[[Event], None]) -> None:
         handle, persona, rec = job.handle, job.persona, job.handle.record

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from database.engine import Database
 from saiverse.home_safety import OWN_TEMP, is_own_name, link_out_of_home, own_files, safe_destination
@@ -83,7 +83,7 @@ def _rows(db: Database) -> tuple[dict[str, tuple[int, str | None]], set[str]]:
             referenced.add(file_path)
             if isinstance(state.get("bundle"), str):
                 referenced.add(state["bundle"])  # a production bundle zip named by its manifest document
-        columns = {r[1] for r in conn.execute(text("PRAGMA table_info(ai)"))}
+        columns = {str(c["name"]).upper() for c in inspect(conn).get_columns("ai")}  # SQLite or PostgreSQL
         if "AVATAR_IMAGE" in columns:
             referenced.update(r[0] for r in conn.execute(text(
                 "SELECT AVATAR_IMAGE FROM ai WHERE AVATAR_IMAGE IS NOT NULL")))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -78,6 +79,13 @@ def _backup_keep(value: str) -> int:
     if keep < 1:
         raise ValueError(f"must be at least 1 (the newest automatic backup is always kept), got {keep}")
     return keep
+
+
+def _pulse_workers(value: str) -> int:
+    workers = _int(value)
+    if not 1 <= workers <= 256:
+        raise ValueError(f"must be between 1 and 256 (pulse workers of this process), got {workers}")
+    return workers
 
 
 def _int(value: str) -> int:
@@ -146,8 +154,10 @@ def _host_names(value: str) -> tuple[str, ...]:
 
 
 def _sqlite_url(value: str) -> str:
+    if value.startswith("postgresql+psycopg://") and len(value) > len("postgresql+psycopg://"):
+        return value  # PostgreSQL through psycopg 3 (database/engine.py)
     if not value.startswith("sqlite:///") or value == "sqlite:///":
-        raise ValueError("must be a sqlite:///PATH URL (SAIVerse stores its data in SQLite only)")
+        raise ValueError("must be a sqlite:///PATH URL or a postgresql+psycopg://USER@HOST:PORT/DB URL")
     return value
 
 
@@ -200,6 +210,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", _context_tokens),
     Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", _positive),
     Option("backup_keep", "SAIVERSE_BACKUP_KEEP", _backup_keep),
+    Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", _pulse_workers),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -281,13 +292,17 @@ class Settings:
     max_message_chars: int = 20_000
     """Longest chat message a user may send (longer ones are refused before anything is written)."""
     backup_keep: int = 7
+    pulse_workers: int = 8
+    """Threads that run pulses in this process (saiverse/pulse_pool.py); the database pool is sized to them."""
     """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
     @property
     def db_path(self) -> Path:
-        """Filesystem path of the SQLite database."""
+        """Filesystem path of the SQLite database (`<home>/saiverse.db`, absent, for a PostgreSQL city)."""
+        if not self.database_url.startswith("sqlite:///"):
+            return self.home / "saiverse.db"
         return Path(self.database_url[len("sqlite:///"):])
 
     @property
@@ -401,7 +416,7 @@ def _parse(option: Option, raw: str, source: Source) -> Any:
     try:
         return option.parse(raw)
     except ValueError as exc:
-        shown = "****" if option.secret else repr(raw)
+        shown = "****" if option.secret or "@" in raw else repr(raw)
         raise SettingsError(f"{option.env} {exc}, got {shown} (from {source})") from exc
 
 
@@ -470,6 +485,8 @@ def describe(settings: Settings) -> list[dict[str, Any]]:
     for option in OPTIONS:
         value = getattr(settings, option.field)
         shown = mask_key(value) if option.secret else value
+        if option.field == "database_url":
+            shown = re.sub(r"(://[^:/@]*:)[^@]*@", r"\1****@", str(value))  # a PostgreSQL password is a key too
         rows.append({"name": option.field, "env": option.env, "value": shown,
                      **_source_fields(settings.source(option.field))})
     return rows

@@ -18,11 +18,13 @@ EventSink = Callable[[list[dict[str, Any]]], None]
 class Ticker:
     """Every `interval` seconds: `tick()` (the manager's due schedules, then autonomous turns).
 
-    The pulses it starts run on the persona workers; their events are drained here so nothing
-    blocks, and `on_events` hears about them. `start()` also resumes, once, the production runs a
-    killed process left behind (`resume`, given an event callback). `chores` (the daily backup) run
-    after every round, and once at start, on their own thread: a slow one never delays a schedule,
-    and a round never starts them again while they still run.
+    The pulses it starts run on the pulse pool; their events are always drained (handed to
+    `on_events`, or dropped, when each pulse ends — no thread per pulse), so nothing piles up.
+    A round that raises is logged and the next round runs as usual: the ticker never dies.
+    `start()` also resumes, once, the production runs a killed process left behind (`resume`, given
+    an event callback). `chores` (the daily backup) run after every round, and once at start, on
+    their own thread: a slow one never delays a schedule, and a round never starts them again
+    while they still run.
     """
 
     def __init__(self, tick: Callable[[], list[PulseHandle]], resume: Callable[[Callable[[dict[str, Any]], None]], Any],
@@ -61,12 +63,11 @@ class Ticker:
         """One round; returns the pulses it started (their events are drained in the background)."""
         handles = self._tick()
         for h in handles:
-            threading.Thread(target=self._drain, args=(h,), daemon=True).start()
+            h.drain_to(self._drained)
         return handles
 
-    def _drain(self, handle: PulseHandle) -> None:
-        events = list(handle.events())
-        if self.on_events:
+    def _drained(self, events: list[Any]) -> None:
+        if self.on_events and events:
             self.on_events(events)
 
     def run_chores(self) -> threading.Thread | None:
@@ -91,6 +92,9 @@ class Ticker:
         while not self._stop.wait(self.interval):
             try:
                 self.tick()
-            except Exception:  # noqa: BLE001 - a bad round must not stop the ticker
-                log.exception("ticker round failed")
-            self.run_chores()
+            except Exception:  # noqa: BLE001 - a bad round (the database busy) must not stop the ticker
+                log.exception("ticker round failed; the next round tries again")
+            try:
+                self.run_chores()
+            except Exception:  # noqa: BLE001 - nor may a chore that cannot even start
+                log.exception("starting the ticker's chores failed")

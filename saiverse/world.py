@@ -128,6 +128,16 @@ class World:
                 q = q.where(Persona.building_id == building_id)
             return [_persona(p) for p in s.scalars(q).all()]
 
+    def autonomous_personas(self) -> list[tuple[PersonaInfo, int]]:
+        """Every `auto` persona that is in a building, with that building's autonomous interval (s).
+
+        One query for the whole city: the ticker reads it every round, however many personas live here."""
+        with self.db.session() as s:
+            rows = s.execute(
+                select(Persona, Building.auto_interval_sec).join(Building, Persona.building_id == Building.building_id)
+                .where(Persona.interaction_mode == "auto").order_by(Persona.created_at, Persona.name)).all()
+            return [(_persona(p), int(interval)) for p, interval in rows]
+
     def persona(self, persona_id: str) -> PersonaInfo:
         with self.db.session() as s:
             p = s.get(Persona, persona_id)

@@ -21,6 +21,14 @@ if ! command -v cmake >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq build-essential cmake >/dev/null
 fi
 
+# PostgreSQL for the tests that run the store on it: tests/pg.py starts a throwaway cluster (initdb +
+# pg_ctl, as the `postgres` user when run as root) under a temp dir. SAIVERSE_TEST_POSTGRES=0 skips them.
+if [ "${SAIVERSE_TEST_POSTGRES:-1}" != "0" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  echo "== installing postgresql (apt-get), for the PostgreSQL store tests"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
+fi
+
 PY="${PYTHON:-python3}"
 echo "== installing Python packages (the first build of llama-cpp-python takes 10-20 minutes)"
 "$PY" -m pip install -q --disable-pip-version-check -r requirements-dev.txt

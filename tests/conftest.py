@@ -19,6 +19,7 @@ import pytest
 
 from chat import ChatModel, ChatRequest, ChatResult, LLMError, ToolCall
 from saiverse.llm.offline import OfflineModel
+from tests.pg import pg_cluster, pg_url  # noqa: F401 - the PostgreSQL fixtures, for every test module
 
 if TYPE_CHECKING:
     from saiverse.manager import SAIVerseManager

@@ -25,8 +25,11 @@ P = "mina"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def manager(request: pytest.FixtureRequest, saiverse_home: Path,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[SAIVerseManager]:
+    if request.param == "postgresql":  # the same Chronicle on the PostgreSQL store (tests/pg.py)
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
     yield from open_manager(saiverse_home)
 
 
@@ -138,6 +141,9 @@ def test_a_second_builder_racing_does_not_duplicate(manager: SAIVerseManager) ->
     assert all(e.content != "重複" for e in _entries(manager))
 
 
+# Imported rows in SQLite's loose types (epoch numbers in time columns, text in integer ones) exist
+# only in SQLite: PostgreSQL's typed columns refuse them on the way in.
+@pytest.mark.parametrize("manager", ["sqlite"], indirect=True)
 def test_imported_entries_and_progress_are_used_as_they_are(manager: SAIVerseManager) -> None:
     base = datetime(2025, 12, 1, 10)
     uuids = [f"00000000-0000-4000-8000-{i:012d}" for i in range(30)]
@@ -161,6 +167,9 @@ def test_imported_entries_and_progress_are_used_as_they_are(manager: SAIVerseMan
     assert [m["content"] for m in sources] == [f"古い話その{i}" for i in range(5)]
 
 
+# Imported rows in SQLite's loose types (epoch numbers in time columns, text in integer ones) exist
+# only in SQLite: PostgreSQL's typed columns refuse them on the way in.
+@pytest.mark.parametrize("manager", ["sqlite"], indirect=True)
 def test_malformed_imported_entries_get_clear_errors_and_change_nothing(manager: SAIVerseManager) -> None:
     insert_entry(manager, P, "broken-ids", content="壊れた", source_ids="not json", end="2026-01-01 00:00:00")
     insert_entry(manager, P, "broken-level", level="x", content="レベルなし", end="2026-01-01 00:00:00")

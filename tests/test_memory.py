@@ -1,4 +1,5 @@
-"""SAIMemory on real SQLite files: writing and tags, pulse-scoped context, recall, export."""
+"""SAIMemory on both stores — real SQLite files and a real PostgreSQL database (tests/pg.py): writing
+and tags, pulse-scoped context, recall (the same results on both), export."""
 
 from __future__ import annotations
 
@@ -13,14 +14,19 @@ import pytest
 
 from database.engine import Database
 from database.migrate import migrate
+from database.migrate_pg import migrate_pg
 from saiverse.memory import SAIMemory, match_expression, query_terms
 
 
-@pytest.fixture
-def db(saiverse_home: Path) -> Iterator[Database]:
-    path = saiverse_home / "saiverse.db"
-    migrate(path)
-    database = Database(f"sqlite:///{path}")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, saiverse_home: Path) -> Iterator[Database]:
+    if request.param == "postgresql":
+        database = Database(request.getfixturevalue("pg_url"), workers=1)
+        migrate_pg(database.engine)
+    else:
+        path = saiverse_home / "saiverse.db"
+        migrate(path)
+        database = Database(f"sqlite:///{path}")
     yield database
     database.dispose()
 
@@ -184,11 +190,15 @@ def test_search_empty_query_and_terms(library: SAIMemory) -> None:
 
 
 def test_index_follows_deletes_and_updates_made_outside_saimemory(library: SAIMemory, db: Database) -> None:
-    path = db.url.removeprefix("sqlite:///")
-    with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE saimemory SET CONTENT = '鳥が鳴いた' WHERE CONTENT = '犬と散歩した'")
-        conn.execute("DELETE FROM saimemory WHERE CONTENT = '美術館で絵を見た'")
-        conn.execute("INSERT INTO saimemory_fts (saimemory_fts) VALUES ('integrity-check')")
+    if db.engine.dialect.name == "postgresql":  # no index of its own to drift: pg_trgm's follows the table
+        with db.engine.begin() as pg:
+            pg.exec_driver_sql("UPDATE saimemory SET CONTENT = '鳥が鳴いた' WHERE CONTENT = '犬と散歩した'")
+            pg.exec_driver_sql("DELETE FROM saimemory WHERE CONTENT = '美術館で絵を見た'")
+    else:
+        with sqlite3.connect(db.url.removeprefix("sqlite:///")) as conn:
+            conn.execute("UPDATE saimemory SET CONTENT = '鳥が鳴いた' WHERE CONTENT = '犬と散歩した'")
+            conn.execute("DELETE FROM saimemory WHERE CONTENT = '美術館で絵を見た'")
+            conn.execute("INSERT INTO saimemory_fts (saimemory_fts) VALUES ('integrity-check')")
     assert library.search("mina", "犬") == [] and library.search("mina", "美術館") == []
     assert _contents(library.search("mina", "鳥")) == ["鳥が鳴いた"]
 

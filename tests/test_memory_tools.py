@@ -1,4 +1,6 @@
-"""Memopedia / Chronicle tools with upstream's shapes, recall across the three memories, the CLI."""
+"""Memopedia / Chronicle tools with upstream's shapes, recall across the three memories, the CLI.
+
+The tools and recall run on both stores: SQLite in the home and PostgreSQL (tests/pg.py)."""
 
 from __future__ import annotations
 
@@ -27,8 +29,11 @@ MEMORY_TOOLS = ("memopedia_search", "memopedia_get_page", "memopedia_get_tree", 
                 "chronicle_read_detail")
 
 
-@pytest.fixture
-def manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
+@pytest.fixture(params=["sqlite", "postgresql"])
+def manager(request: pytest.FixtureRequest, saiverse_home: Path,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[SAIVerseManager]:
+    if request.param == "postgresql":
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
     yield from open_manager(saiverse_home)
 
 

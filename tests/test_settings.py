@@ -84,7 +84,8 @@ def test_env_files_are_read_not_exported(saiverse_home: Path, tmp_path: Path) ->
 @pytest.mark.parametrize(("variable", "value", "message"), [
     ("SAIVERSE_PORT", "eighty", "SAIVERSE_PORT must be an integer, got 'eighty' (from env SAIVERSE_PORT)"),
     ("SAIVERSE_REQUEST_TIMEOUT", "soon", "SAIVERSE_REQUEST_TIMEOUT must be a number"),
-    ("SAIVERSE_DATABASE_URL", "postgresql://db/saiverse", "SQLite only"),
+    ("SAIVERSE_DATABASE_URL", "postgresql://db/saiverse", "postgresql+psycopg://"),
+    ("SAIVERSE_DATABASE_URL", "mysql://db/saiverse", "sqlite:///PATH"),
 ])
 def test_unusable_values_name_the_variable_and_where(variable: str, value: str, message: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
@@ -151,4 +152,4 @@ def test_env_example_lists_exactly_what_is_read() -> None:
     text = (Path(__file__).resolve().parents[1] / ".env.example").read_text(encoding="utf-8")
     listed = set(re.findall(r"^# ([A-Z][A-Z0-9_]+)=", text, flags=re.MULTILINE))
     assert listed == {o.env for o in OPTIONS} | {HOME_ENV, RAISE_ERRORS_ENV}
-    assert "PostgreSQL" not in text and "SQLite only" in text
+    assert "sqlite:///PATH" in text and "postgresql+psycopg://" in text

@@ -1,8 +1,10 @@
-"""Running, resuming and inspecting production runs on a LangGraph SQLite checkpointer.
+"""Running, resuming and inspecting production runs on a LangGraph checkpointer.
 
 The run id is the LangGraph thread id. Every node's result is checkpointed in
-`SAIVERSE_HOME/checkpoints.db`; `resume` continues a run from its last checkpoint, so completed
-steps are never re-run (and a step interrupted half-way finds the item it already made).
+`SAIVERSE_HOME/checkpoints.db` (SqliteSaver), or, for a city in PostgreSQL, in that database's
+checkpoint tables (langgraph-checkpoint-postgres' PostgresSaver); `resume` continues a run from its
+last checkpoint, so completed steps are never re-run (and a step interrupted half-way finds the item
+it already made).
 
 Runs use `durability="sync"`: LangGraph's default ("async") writes checkpoints in the background,
 and a process killed mid-run was seen to leave a last checkpoint with no next node — the run then
@@ -39,11 +41,24 @@ class RunSummary:
 class ProductionEngine:
     """One compiled graph on one checkpoint database."""
 
-    def __init__(self, checkpoints_path: Path) -> None:
-        checkpoints_path.parent.mkdir(parents=True, exist_ok=True)
-        self._conn = sqlite3.connect(str(checkpoints_path), check_same_thread=False)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self.saver = SqliteSaver(self._conn)
+    def __init__(self, checkpoints_path: Path | str) -> None:
+        """`checkpoints_path`: the SQLite file, or a `postgresql+psycopg://` URL of the city's database."""
+        self._conn: Any
+        if isinstance(checkpoints_path, str) and checkpoints_path.startswith("postgresql+psycopg://"):
+            import psycopg
+            from langgraph.checkpoint.postgres import PostgresSaver
+            from psycopg.rows import dict_row
+
+            # PostgresSaver's documented connection: autocommit, dict rows, no server-side prepares.
+            self._conn = psycopg.connect("postgresql://" + checkpoints_path[len("postgresql+psycopg://"):],
+                                         autocommit=True, prepare_threshold=0, row_factory=dict_row)
+            self.saver: Any = PostgresSaver(self._conn)
+        else:
+            path = Path(checkpoints_path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(str(path), check_same_thread=False)
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self.saver = SqliteSaver(self._conn)
         self.saver.setup()
         self.graph = build_graph(self.saver)
 

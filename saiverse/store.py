@@ -1,0 +1,66 @@
+"""Opening the world's database: SQLite in the home (the default) or PostgreSQL (docs/ARCHITECTURE.md,
+"Storage").
+
+SQLite: the file is checked (not upstream's), backed up before a migration changes it, and migrated
+(database/migrate.py). PostgreSQL (`SAIVERSE_DATABASE_URL=postgresql+psycopg://…`): the same steps
+in PostgreSQL's SQL (database/migrate_pg.py), under an advisory lock so several processes opening
+one city migrate it once; production runs checkpoint there too (PostgresSaver). Backups of a
+PostgreSQL city are not taken by this app yet: the operator's own `pg_dump` is the backup, and a
+delete, which this app backs up first, is refused with that advice.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from database.engine import Database, is_postgres
+from database.migrate import migrate
+from database.migrate_pg import migrate_pg
+from saiverse.admin import AdminError
+from saiverse.importer.source import refuse_upstream_home
+from saiverse.settings import Settings
+
+log = logging.getLogger(__name__)
+
+PG_BACKUP_REFUSAL = ("このワールドは PostgreSQL にあり、削除の前のバックアップをこのアプリではまだ取れません。"
+                     "pg_dump でバックアップを取ってから、PostgreSQL の管理ツールで削除してください。")
+
+
+def open_database(settings: Settings, before_migration: Callable[[Path, int], Path], *, workers: int) -> Database:
+    """The migrated database of `settings`, its pool sized to `workers` pulse workers."""
+    if is_postgres(settings.database_url):
+        db = Database(settings.database_url, workers=workers)
+        try:
+            report = migrate_pg(db.engine)
+        except Exception:
+            db.dispose()
+            raise
+        if report.applied:
+            log.info("PostgreSQL schema migrated: %s", ", ".join(report.applied))
+        return db
+    refuse_upstream_home(settings.home, settings.db_path)
+    migrate(settings.db_path, before_change=before_migration)
+    return Database(settings.database_url, workers=workers)
+
+
+def backup_hook(settings: Settings, take: Callable[[str], Path]) -> Callable[[str], Path]:
+    """The delete hook's backup: the home's archive on SQLite; on PostgreSQL a refusal (see module doc)."""
+    if not is_postgres(settings.database_url):
+        return take
+
+    def refuse(_label: str) -> Path:
+        raise AdminError(PG_BACKUP_REFUSAL)
+
+    return refuse
+
+
+def daily_backup(settings: Settings, daily: Callable[[], object]) -> list[Callable[[], object]]:
+    """The ticker's chores: the daily archive on SQLite, none on PostgreSQL (the operator's pg_dump)."""
+    return [] if is_postgres(settings.database_url) else [daily]
+
+
+def checkpoints_of(settings: Settings) -> Path | str:
+    """Where production runs checkpoint: the home's `checkpoints.db`, or the city's PostgreSQL database."""
+    return settings.database_url if is_postgres(settings.database_url) else settings.checkpoints_path

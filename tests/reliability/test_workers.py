@@ -1,0 +1,165 @@
+"""Background workers that survive: the pulse pool's order and exclusivity, and no silent deaths.
+
+The pulse pool (saiverse/pulse_pool.py) runs a user's job before every waiting autonomous one,
+never two jobs of one persona at once, keeps a worker free of autonomous jobs, and outlives a job
+that raises. The ticker, the Chronicle worker and `handle_user_input` survive a database that
+refuses (SQLAlchemy's pool timeout, raised where the real one would be): logged, retried on the
+next round, an `error` event for the user — never a dead thread or an exception in the caller.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+from saiverse.chronicle_build import ChronicleWorker
+from saiverse.pulse_pool import PulsePool
+from saiverse.ticker import Ticker
+
+WAIT = 30.0
+"""How long a test waits for something that should happen at once (a liveness bound, not a timing)."""
+
+
+class Jobs:
+    """Records the order jobs ran in; a job named in `hold` waits for `release`."""
+
+    def __init__(self) -> None:
+        self.order: list[str] = []
+        self.started = {name: threading.Event() for name in ("hold", "hold2")}
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        self.overlap: list[str] = []
+        self._active: set[str] = set()
+
+    def run(self, payload: tuple[str, str]) -> None:
+        persona, name = payload
+        with self.lock:
+            if persona in self._active:
+                self.overlap.append(persona)
+            self._active.add(persona)
+            self.order.append(name)
+        if name in self.started:
+            self.started[name].set()
+            assert self.release.wait(WAIT)
+        if name == "boom":
+            raise RuntimeError("a job that raises")
+        with self.lock:
+            self._active.discard(persona)
+
+
+def _wait_for(cond: Callable[[], bool]) -> None:
+    done = threading.Event()
+    for _ in range(int(WAIT * 20)):
+        if cond():
+            return
+        done.wait(0.05)
+    raise AssertionError("condition never became true")
+
+
+def test_user_job_before_every_waiting_autonomous_job() -> None:
+    jobs = Jobs()
+    pool = PulsePool(jobs.run, workers=1, reserved=0)
+    try:
+        pool.put("x", 1, ("x", "hold"))  # occupies the only worker
+        assert jobs.started["hold"].wait(WAIT)
+        for i in range(5):
+            pool.put(f"a{i}", 2, (f"a{i}", f"auto{i}"))
+        pool.put("s", 1, ("s", "schedule"))
+        pool.put("u", 0, ("u", "user"))
+        jobs.release.set()
+        _wait_for(lambda: len(jobs.order) == 8)
+        assert jobs.order == ["hold", "user", "schedule", "auto0", "auto1", "auto2", "auto3", "auto4"]
+    finally:
+        pool.shutdown(wait=WAIT)
+
+
+def test_autonomous_jobs_leave_a_worker_for_the_user() -> None:
+    jobs = Jobs()
+    pool = PulsePool(jobs.run, workers=2, reserved=1)
+    try:
+        pool.put("a", 2, ("a", "hold"))
+        assert jobs.started["hold"].wait(WAIT)
+        pool.put("b", 2, ("b", "auto-b"))  # must wait: the second worker is kept for users
+        pool.put("u", 0, ("u", "hold2"))
+        assert jobs.started["hold2"].wait(WAIT)  # the user's job runs beside the autonomous one
+        assert jobs.order == ["hold", "hold2"]
+        jobs.release.set()
+        _wait_for(lambda: len(jobs.order) == 3)
+        assert jobs.order[-1] == "auto-b"
+    finally:
+        jobs.release.set()
+        pool.shutdown(wait=WAIT)
+
+
+def test_one_job_per_persona_and_a_raising_job_keeps_the_worker() -> None:
+    jobs = Jobs()
+    jobs.release.set()
+    pool = PulsePool(jobs.run, workers=4, reserved=1)
+    try:
+        pool.put("p", 0, ("p", "boom"))
+        for i in range(30):
+            pool.put(f"p{i % 3}", i % 3, (f"p{i % 3}", f"job{i}"))
+        _wait_for(lambda: len(jobs.order) == 31)
+        assert jobs.overlap == []
+        assert len([t for t in threading.enumerate() if t.name.startswith("pulse-") and t.is_alive()]) >= 4
+        pool.put("p", 0, ("p", "after"))  # the worker that ran "boom" still takes jobs
+        _wait_for(lambda: "after" in jobs.order)
+    finally:
+        pool.shutdown(wait=WAIT)
+
+
+def test_ticker_survives_a_failing_round(caplog: pytest.LogCaptureFixture) -> None:
+    rounds: list[int] = []
+    second = threading.Event()
+
+    def tick() -> list[Any]:
+        rounds.append(1)
+        if len(rounds) == 1:
+            raise PoolTimeout("QueuePool limit of size 5 overflow 10 reached")
+        second.set()
+        return []
+
+    ticker = Ticker(tick, lambda emit: None, interval=0.05)
+    ticker.start()
+    try:
+        assert second.wait(WAIT), "the ticker died after a failing round"
+    finally:
+        ticker.stop()
+    assert "ticker round failed" in caplog.text
+
+
+def test_chronicle_worker_survives_a_failing_round() -> None:
+    calls: list[int] = []
+    later = threading.Event()
+
+    def personas() -> list[str]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise PoolTimeout("QueuePool limit of size 5 overflow 10 reached")
+        later.set()
+        return []
+
+    worker = ChronicleWorker(builder=None, personas=personas, interval=0.05)  # type: ignore[arg-type]
+    worker.start()
+    try:
+        assert later.wait(WAIT), "the Chronicle worker died after a failing round"
+        assert worker._thread is not None and worker._thread.is_alive()
+    finally:
+        worker.stop()
+
+
+def test_user_input_never_raises_on_a_busy_database(manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def busy(*_a: Any, **_k: Any) -> Any:
+        raise PoolTimeout("QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30.00")
+
+    monkeypatch.setattr(manager.world, "add_history", busy)
+    events = list(manager.handle_user_input("library", "こんにちは"))
+    assert [e["type"] for e in events] == ["error"]
+    assert events[0]["kind"] == "busy"
+    monkeypatch.undo()
+    ends = [e for e in manager.handle_user_input("library", "もう一度") if e["type"] == "pulse_end"]
+    assert ends and all(e["status"] == "ok" for e in ends)
