@@ -133,7 +133,7 @@ def test_world(run: Callable[..., Run], saiverse_home: Path) -> None:
     assert {"building_id", "name", "items"} <= set(snap["buildings"][0])
     assert set(snap["personas"][0]) == {"persona_id", "name", "building_id", "interaction_mode", "default_model",
                                         "lightweight_model", "vision_model", "lightweight_vision_model",
-                                        "private_room_id", "avatar_image"}
+                                        "private_room_id", "avatar_image", "activity_state"}
     text = run("world")
     assert text.code == 0 and "図書館" in text.out
     (saiverse_home.parent / "bad").mkdir()
