@@ -284,3 +284,12 @@ class MemoryThread(Base):
     overview_updated_at: Mapped[datetime | None] = mapped_column("OVERVIEW_UPDATED_AT", DateTime, nullable=True)
     extra_json: Mapped[str] = mapped_column("EXTRA_JSON", Text, default="{}")
     """Upstream's Stelis record of the thread (parent, depth, status, label, summary…), as JSON."""
+
+
+class WorldSetting(Base):
+    """A setting that belongs to the world (saved with it, kept across restarts): key → text value."""
+
+    __tablename__ = "world_setting"
+    key: Mapped[str] = mapped_column("KEY", String, primary_key=True)
+    value: Mapped[str] = mapped_column("VALUE", Text)
+    updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())

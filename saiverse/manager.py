@@ -45,6 +45,7 @@ from saiverse.summaries import Summarizer
 from saiverse.ticker import EventSink, Ticker
 from saiverse.toolctx import ManagerToolContext, ToolServices
 from saiverse.world import PersonaInfo, UnknownIdError, World
+from saiverse.world_settings import AUTONOMOUS, WorldSettings
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
 from sea.ports import PersonaContext
@@ -117,10 +118,27 @@ class SAIVerseManager(WorldFacade):
             pulse_kind=self._pulse_kind, recall=self.recall, memopedia=self.memopedia, chronicle=self.chronicle,
         )
         """What tool calls reach (saiverse/toolctx.py); built once."""
-        self.autonomous = False
-        """Global autonomous-mode toggle (off by default): `auto` personas take `meta_auto` turns."""
+        self.world_settings = WorldSettings(self.db)
+        """Settings kept in the world's database (the 自律 switch)."""
         if seed:
             seed_world(self.db, self.items)
+
+    @property
+    def autonomous(self) -> bool:
+        """Global autonomous-mode switch (off in a new world): `auto` personas take `meta_auto` turns.
+        Kept in the world (`world_setting`), so it is as it was left after a restart."""
+        return self.world_settings.flag(AUTONOMOUS)  # read each time: another window or process may switch it
+
+    @autonomous.setter
+    def autonomous(self, on: bool) -> None:
+        self.world_settings.set_flag(AUTONOMOUS, bool(on))
+
+    def autonomy_status(self) -> dict[str, Any]:
+        """The 自律 switch as the chat view shows it: on/off, which personas act, and how often."""
+        actors = [p for p in self.world.personas() if p.interaction_mode == "auto" and p.building_id]
+        intervals = {p.building_id: self.world.building(p.building_id).auto_interval_sec for p in actors}
+        return {"on": self.autonomous, "personas": [p.name for p in actors],
+                "minutes": max(1, round(min(intervals.values(), default=600) / 60))}
 
     @property
     def settings(self) -> Settings:

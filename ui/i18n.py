@@ -410,3 +410,7 @@ from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
 
 JA.update(CARE_JA)
 EN.update(CARE_EN)
+from ui.i18n_hands import HANDS_EN, HANDS_JA  # noqa: E402
+
+JA.update(HANDS_JA)
+EN.update(HANDS_EN)

@@ -11,6 +11,7 @@ from html import escape
 from typing import Any
 
 from ui.i18n import Labels, item_icon
+from ui.model_lines import model_badge, persona_model_title
 
 ITEM_LIST_JS = """
 // One delegated listener on the component root: it survives every re-render of the list
@@ -32,16 +33,21 @@ def _attr(value: Any, name: str, default: Any = "") -> Any:
     return getattr(value, name, default)
 
 
-def persona_chips(personas: list[Any], labels: Labels) -> str:
-    """Avatar + name chips of the personas present, or a quiet 'nobody' line."""
+def persona_chips(personas: list[Any], labels: Labels, models: dict[str, Any] | None = None) -> str:
+    """Avatar + name chips of the personas present, or a quiet 'nobody' line; with `models`
+    (building_view's), each chip says which model answers for it (ui/model_lines.py)."""
     if not personas:
         return f'<span class="sv-muted">{escape(labels("nobody"))}</span>'
-    chips = "".join(
-        f'<span class="sv-persona" title="{escape(_attr(p, "description"))}">'
-        f'<span class="sv-avatar">{escape(_attr(p, "avatar") or "👤")}</span>'
-        f'<span class="sv-name">{escape(_attr(p, "name"))}</span></span>'
-        for p in personas
-    )
+    models = models or {}
+
+    def chip(p: Any) -> str:
+        model = models.get(_attr(p, "persona_id"))
+        title = " / ".join(t for t in (_attr(p, "description"), persona_model_title(model)) if t)
+        return (f'<span class="sv-persona" data-persona-id="{escape(_attr(p, "persona_id"))}" title="{escape(title)}">'
+                f'<span class="sv-avatar">{escape(_attr(p, "avatar") or "👤")}</span>'
+                f'<span class="sv-name">{escape(_attr(p, "name"))}</span>{model_badge(model, labels)}</span>')
+
+    chips = "".join(chip(p) for p in personas)
     return f'<span class="sv-personas">{chips}</span>'
 
 
@@ -51,7 +57,7 @@ def header_html(view: dict[str, Any], labels: Labels) -> str:
     return (
         '<div class="sv-header">'
         f'<span class="sv-header-title">{escape(building.name)}</span>'
-        f'<span class="sv-header-sep">—</span>{persona_chips(view["personas"], labels)}'
+        f'<span class="sv-header-sep">—</span>{persona_chips(view["personas"], labels, view.get("models"))}'
         "</div>"
     )
 
@@ -66,7 +72,7 @@ def building_panel_html(view: dict[str, Any], labels: Labels) -> str:
         f'<div class="sv-building-title">🏢 {escape(building.name)}</div>'
         f'<p class="sv-building-desc">{description}</p>'
         f'<div class="sv-section">{escape(labels("present"))}</div>'
-        f"{persona_chips(view['personas'], labels)}"
+        f"{persona_chips(view['personas'], labels, view.get('models'))}"
         f"{plan_html(view.get('production'), labels)}"
         "</div>"
     )

@@ -32,6 +32,8 @@ class TargetScope(TypedDict, total=False):
     """The subject of the request (e.g. 猫の冒険)."""
     kind: str
     """The kind of product (e.g. 絵本, 資料)."""
+    pages: int
+    """How many pages (scenes, chapters) the request asked for; absent when it named no count."""
 
 
 class TaskStep(TypedDict, total=False):
