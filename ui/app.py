@@ -20,6 +20,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
+from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
@@ -99,7 +100,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None) -> dict[str, Any]:
         "quiet": True,
         "footer_links": [],
         "css": app_css(),
-        "js": GLOBAL_JS,
+        "js": with_guard(GLOBAL_JS, settings.max_upload_bytes, Labels(getattr(settings, "lang", "ja"))),
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir.
         # Backups too: the 設定 tab offers a new one for download (the server binds loopback by default).
@@ -210,7 +211,8 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                         notice = gr.HTML(views.notice(), elem_id="model-notice", js_on_load=SETTINGS_LINK_JS)
                         chat_input = gr.MultimodalTextbox(
                             elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
-                            file_types=["image"], file_count="multiple", sources=["upload"], autofocus=True,
+                            # Any file: ui/attachments.py judges it and refuses in Japanese, keeping the message.
+                            file_types=None, file_count="multiple", sources=["upload"], autofocus=True,
                         )
                     with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
                         panel = gr.HTML(panel0, elem_id="building-panel")

@@ -13,7 +13,7 @@ HANDS_JA: dict[str, str] = {
     "autonomy_on_nobody": "自律を ON にしました。いまは自律モードのペルソナがいません (ペルソナ タブで "
                           "「自律」にすると動き出します)。",
     "autonomy_off": "自律を OFF にしました。ペルソナは話しかけられたときだけ応えます。",
-    "attach_bad_type": "「{name}」は添付できません。添付できるのは画像 (PNG・JPEG・GIF・WebP) と PDF です。"
+    "attach_bad_type": "「{name}」は添付できません。添付できるのは画像 (PNG・JPEG・GIF・WebP) です。"
                        "メッセージは入力欄に残しました。",
     "attach_too_big": "「{name}」は大きすぎます ({size}、上限 {limit})。メッセージは入力欄に残しました。",
     "attach_missing": "添付ファイルを読めませんでした。もう一度添付してください。メッセージは入力欄に残しました。",
@@ -29,7 +29,7 @@ HANDS_EN: dict[str, str] = {
     "autonomy_on_nobody": "Autonomy is ON. No persona is in autonomous mode yet (set one to 自律 in the "
                           "Personas tab).",
     "autonomy_off": "Autonomy is OFF. Personas only answer when spoken to.",
-    "attach_bad_type": "“{name}” cannot be attached: images (PNG, JPEG, GIF, WebP) and PDFs only. "
+    "attach_bad_type": "“{name}” cannot be attached: images (PNG, JPEG, GIF, WebP) only. "
                        "Your message is still in the box.",
     "attach_too_big": "“{name}” is too large ({size}; the limit is {limit}). Your message is still in the box.",
     "attach_missing": "The attachment could not be read; attach it again. Your message is still in the box.",
