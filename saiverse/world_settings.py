@@ -31,7 +31,7 @@ class WorldSettings:
         stmt = insert(WorldSetting).values(key=key, value=value, updated_at=now)
         with self.db.session() as s:
             s.execute(stmt.on_conflict_do_update(index_elements=[WorldSetting.key],
-                                                 set_={"value": value, "updated_at": now}))
+                                                 set_={WorldSetting.value: value, WorldSetting.updated_at: now}))
 
     def flag(self, key: str, default: bool = False) -> bool:
         """A yes/no setting ("1" is yes)."""
