@@ -16,6 +16,9 @@ HANDS_JA: dict[str, str] = {
     "attach_bad_type": "「{name}」は添付できません。添付できるのは画像 (PNG・JPEG・GIF・WebP) です。"
                        "メッセージは入力欄に残しました。",
     "attach_too_big": "「{name}」は大きすぎます ({size}、上限 {limit})。メッセージは入力欄に残しました。",
+    "st_follows_persona": "(空欄: 各ペルソナの通常のモデルが担当します。Gemini キーを入れると Gemini の既定モデル)",
+    "step_took": "{clock} 開始・{seconds} 秒",
+    "step_running": "{clock} から作業中…",
     "attach_missing": "添付ファイルを読めませんでした。もう一度添付してください。メッセージは入力欄に残しました。",
 }
 
@@ -32,5 +35,8 @@ HANDS_EN: dict[str, str] = {
     "attach_bad_type": "“{name}” cannot be attached: images (PNG, JPEG, GIF, WebP) only. "
                        "Your message is still in the box.",
     "attach_too_big": "“{name}” is too large ({size}; the limit is {limit}). Your message is still in the box.",
+    "st_follows_persona": "(empty: each persona's own model does this; with a Gemini key, Gemini's default)",
+    "step_took": "started {clock}, {seconds} s",
+    "step_running": "at work since {clock}…",
     "attach_missing": "The attachment could not be read; attach it again. Your message is still in the box.",
 }

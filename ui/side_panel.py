@@ -7,6 +7,7 @@ escaped here — the HTML component inserts the value verbatim (`${value}`), it 
 
 from __future__ import annotations
 
+from datetime import datetime
 from html import escape
 from typing import Any
 
@@ -92,11 +93,26 @@ def plan_html(production: dict[str, Any] | None, labels: Labels) -> str:
             f'<li class="sv-step sv-step-{escape(status)}" data-step-status="{escape(status)}">'
             f'<span class="sv-step-icon">{_STEP_ICON.get(status, "○")}</span>'
             f'<span class="sv-step-title">{escape(str(step.get("title") or ""))}</span>'
-            f'<span class="sv-step-cap">{escape(str(step.get("capability") or ""))}</span></li>'
+            f'<span class="sv-step-cap">{escape(str(step.get("capability") or ""))}</span>'
+            f"{step_time_html(step, labels)}</li>"
         )
     note = escape(str(production.get("note") or ""))
     return (f'<div id="plan-panel" class="sv-plan"><div class="sv-section">{escape(labels("plan"))}</div>'
             f'<div class="sv-plan-note">{note}</div><ol class="sv-steps">{"".join(rows)}</ol></div>')
+
+
+def step_time_html(step: dict[str, Any], labels: Labels) -> str:
+    """When a step started (HH:MM:SS) and how long it took, or that it is at work: a run that takes a
+    second still shows its steps going one after another."""
+    started, finished = step.get("started_at"), step.get("finished_at")
+    if not isinstance(started, int | float):
+        return ""
+    clock = datetime.fromtimestamp(started).strftime("%H:%M:%S")
+    if isinstance(finished, int | float) and step.get("status") in ("completed", "blocked"):
+        text = labels("step_took", clock=clock, seconds=f"{max(finished - started, 0):.1f}")
+    else:
+        text = labels("step_running", clock=clock)
+    return f'<span class="sv-step-time">{escape(text)}</span>'
 
 
 def item_list_html(items: list[Any], labels: Labels) -> str:

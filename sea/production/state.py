@@ -55,6 +55,10 @@ class TaskStep(TypedDict, total=False):
     """`step:<id>` of the alternative step that replaced this one after its retries ran out."""
     attempts: int
     """How many times a worker tried it (retry bound)."""
+    started_at: float
+    """When a worker last took it up (epoch seconds): the plan panel shows when and how long."""
+    finished_at: float
+    """When it was completed or blocked (epoch seconds)."""
 
 
 class PlanPatchOp(TypedDict, total=False):

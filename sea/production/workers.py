@@ -16,6 +16,14 @@ from sea.production.state import ProductionState, TaskStep
 EXCERPT = 160
 
 
+def plan_event(ports: ProductionPorts, plan: list[TaskStep], note: str = "") -> None:
+    """Report the plan as it stands (`data-plan_update`): each step's status, and when it started and ended."""
+    ports.emit({"type": "data-plan_update", "run_id": ports.run_id, "note": note, "plan": [
+        {k: s.get(k) for k in ("id", "capability", "title", "instruction", "status", "depends_on", "result_summary",
+                               "fallback", "started_at", "finished_at")}
+        for s in plan]})
+
+
 def step_by_id(state: ProductionState, step_id: int | None) -> TaskStep:
     for step in state.get("plan", []):
         if step["id"] == step_id:
