@@ -74,3 +74,29 @@ def test_a_refused_attachment_says_why_in_japanese_and_keeps_the_message(
     assert box.input_value() == "この資料を見て"  # the message stays in the box, nothing was sent
     assert page.locator("#chat-input img, #chat-input .thumbnail-item").count() == 0
     assert len(running.manager.history("library")) == before
+
+
+def _dup_ids(page: Any) -> list[str]:
+    return page.evaluate("() => { const c = {}; document.querySelectorAll('[id]').forEach(e => {"
+                         " if (e.id) c[e.id] = (c[e.id] || 0) + 1; }); return Object.keys(c).filter(k => c[k] > 1); }")
+
+
+def test_delete_confirmations_have_one_element_each(running: RunningApp, page: Any) -> None:
+    page.locator("button[role='tab']", has_text="ワールド").click()
+    page.locator("#world-pick input").click()
+    page.locator("[role='option']", has_text="アトリエ").first.click()
+    page.locator("#world-name input, #world-name textarea").first.wait_for()
+    page.wait_for_function("() => (document.querySelector('#world-name textarea, #world-name input') || {}).value"
+                           " === 'アトリエ'")
+    page.locator("#world-delete").click()
+    page.locator("#world-delete-confirm").get_by_text("アトリエ を削除します").wait_for()
+    assert page.locator("#world-delete-confirm").count() == 1 and _dup_ids(page) == []
+    page.locator("#world-delete-no").click()
+    page.locator("button[role='tab']", has_text="ペルソナ").click()
+    page.locator("#persona-pick input").click()
+    page.locator("[role='option']", has_text="ソラ").first.click()
+    page.wait_for_function("() => (document.querySelector('#persona-name textarea, #persona-name input') || {})"
+                           ".value === 'ソラ'")
+    page.locator("#persona-delete").click()
+    page.locator("#persona-delete-confirm").get_by_text("ソラ を削除します").wait_for()
+    assert page.locator("#persona-delete-confirm").count() == 1 and _dup_ids(page) == []
