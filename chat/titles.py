@@ -29,6 +29,8 @@ _ADDRESS = re.compile(r"^[@＠]\S+\s*")
 _SPLIT = re.compile(r"[。、！？!?\n,，]+")
 _KIND_TAIL = re.compile(r"の?(絵|画像|イラスト|写真|ピクチャー)$")
 _GENERIC_TAIL = re.compile(r"の?(景色|風景|様子|雰囲気|感じ|場面|光景|絵|画像|イラスト|文章|文|もの)$")
+_PREDICATE = re.compile(r"(ます|ました|です|でした|だ|だった|ない|たい|て)$")
+"""How a clause that says something (not describes something) ends."""
 _PARTS_WORDS = ("表紙", "ページ", "頁", "章", "挿絵", "場面", "枚", "見開き", "あとがき", "目次")
 GENERIC_NOUNS = ("文章", "文書", "ドキュメント", "テキスト", "ファイル", "絵", "画像", "イラスト", "もの", "作品")
 """Words that name only what kind of thing is wanted: as a title or a hero they say nothing."""
@@ -86,7 +88,11 @@ def _core(clause: str) -> str:
 def _qualifier(clause: str) -> str:
     """A describing clause as a modifier of the core noun: `波と灯台のある夕方の景色で` → 灯台のある夕方の.
     A list (`波と灯台`) keeps its last member, so a title names one thing."""
+    if not (re.search(r"(で|に|にして|にしてね)$", clause) or _GENERIC_TAIL.search(clause)):
+        return ""  # a sentence of its own (`京都で抹茶を飲みました`), not a description of the thing
     q = re.sub(r"(で|に|が|を|です|にして|にしてね)$", "", clause).strip()
+    if _PREDICATE.search(q):
+        return ""
     q = _GENERIC_TAIL.sub("", q).strip()
     q = re.sub(r"^[^、と]+と(?=[^と]+(のある|がある|のいる|がいる))", "", q)
     if not q:
