@@ -129,3 +129,19 @@ def test_a_capable_models_title_is_used_and_a_long_one_falls_back_to_the_rule(ma
     events = list(manager.handle_user_input("atelier", "海の絵を描いて、波と灯台のある夕方の景色で",
                                             meta_playbook="meta_user_manual", args=MANUAL_IMAGE))
     assert [e["item"]["name"] for e in events if e["type"] == "item_created"] == ["灯台のある夕方の海"]
+
+
+def test_a_capable_models_plan_title_names_the_items(make_manager: Any) -> None:
+    steps = [{"capability": "writer", "title": "本文", "instruction": "3ページの文章を書く"},
+             {"capability": "visualizer", "title": "表紙", "instruction": "表紙を描く", "depends_on": [1]}]
+    model = ScriptedModel()
+    model.enqueue(when="次の作業者で実行する計画", data={"title": "こぐまの小さな旅", "steps": steps})
+    manager = make_manager(model=model)
+    manager.world.move_persona("sora", "atelier")
+    summary = manager.production.start("sora", "atelier", BOOK, lambda ev: None)
+    assert summary.finished
+    assert sorted(i.name for i in _made(manager, "atelier")) == ["こぐまの小さな旅 — 本文", "こぐまの小さな旅 — 表紙"]
+    # A title longer than 20 characters is not taken: the rule's topic names the items.
+    model.enqueue(when="次の作業者で実行する計画", data={"title": "あ" * 21, "steps": steps[:1]})
+    manager.production.start("sora", "atelier", BOOK, lambda ev: None)
+    assert "短い絵本 — 本文" in {i.name for i in _made(manager, "atelier")}

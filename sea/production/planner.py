@@ -11,12 +11,14 @@ import re
 from typing import Any
 
 from chat import ChatModel, ChatRequest, LLMError, Message
-from chat.titles import GENERIC_NOUNS, RequestParts, request_clause, request_parts, request_title
+from chat.titles import GENERIC_NOUNS, TITLE_LIMIT, RequestParts, request_clause, request_parts, request_title
 from sea.production.state import CAPABILITIES, TargetScope, TaskStep
 
 PLAN_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"steps": {"type": "array", "minItems": 1, "maxItems": 8, "items": {
+    "properties": {"title": {"type": "string", "maxLength": 20,
+                             "description": "作るものの短い題名 (20 字以内、依頼文を繰り返さない)"},
+                   "steps": {"type": "array", "minItems": 1, "maxItems": 8, "items": {
         "type": "object",
         "properties": {
             "capability": {"type": "string", "enum": list(CAPABILITIES)},
@@ -148,7 +150,8 @@ def model_plan(model: ChatModel, system: str, request: str, scope: TargetScope) 
     prompt = (f"依頼: {request}\n\n次の作業者で実行する計画を立ててください: writer (文章), "
               "researcher (記憶と街の資料の調査), visualizer (絵), data_analyst (まとめ・統計)。"
               "depends_on は先に終わるべきステップ番号 (1 始まり)。依頼がページ数や表紙などの部分を"
-              "指定していれば、その数と部分のとおりにしてください。title は短い作業名 (依頼文を繰り返さない)。")
+              "指定していれば、その数と部分のとおりにしてください。全体の title は作るものの題名 (20 字以内)、"
+              "各ステップの title は短い作業名 (どちらも依頼文を繰り返さない)。")
     try:
         result = model.generate(ChatRequest(messages=[Message(role="user", content=prompt)], system=system,
                                              response_schema=PLAN_SCHEMA))
@@ -158,6 +161,9 @@ def model_plan(model: ChatModel, system: str, request: str, scope: TargetScope) 
     if not steps:
         return None
     scope = _scope(request, scope)
+    title = " ".join(str(result.data.get("title") or "").split())  # type: ignore[union-attr]
+    if 0 < len(title) <= TITLE_LIMIT and title != request.strip():
+        scope = TargetScope(**{**scope, "topic": title})  # the model's title names the items; else the rule's
     plan = []
     for i, s in enumerate(steps, start=1):
         deps = [d for d in s.get("depends_on", []) if isinstance(d, int) and 0 < d < i]
