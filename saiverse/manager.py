@@ -166,7 +166,9 @@ class SAIVerseManager(WorldFacade):
         from saiverse.llm.registry import describe_default
 
         model, why = describe_default(self.settings)
-        return f"model: {model} — {why}"
+        # A persona whose own model cannot answer says so too (an imported `gemini-…` with no key).
+        own = [f"\n  {a.line()}" for a in self.persona_models() if a.fallback and a.own]
+        return f"model: {model} — {why}" + "".join(own)
 
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on an embedded model (local or offline), saying why."""

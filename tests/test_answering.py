@@ -66,3 +66,11 @@ def test_the_chat_notice_and_the_chips_say_each_personas_model(manager: SAIVerse
     header = header_html(view, labels)
     assert "sv-model-badge sv-model-fallback" in header and "⚠ オフライン" in header
     assert "ミナ: gemini-2.5-flash — キーがないため オフライン" in header  # the chip's tooltip
+
+
+def test_the_console_line_names_personas_that_fell_back(manager: SAIVerseManager) -> None:
+    assert "\n" not in manager.startup_notice()
+    manager.admin.update_persona("sora", {"default_model": "claude-sonnet-4-5"})
+    first, *rest = manager.startup_notice().splitlines()
+    assert first.startswith("model: offline — ")
+    assert rest == ["  ソラ: claude-sonnet-4-5 — キーがないため オフライン"]
