@@ -30,8 +30,8 @@ def test_the_autonomy_switch_is_in_the_chat_and_remembered(running: RunningApp, 
         assert not switch.is_checked()
         switch.check()
         page.get_by_text("自律を ON にしました。自律モードのペルソナ (ソラ)").first.wait_for()
+        page.wait_for_function("() => document.querySelector('#chat-autonomy input').checked")
         shot(page, "21b_autonomy_on")
-        page.wait_for_function("() => true")
         assert running.manager.autonomous  # the world's switch, in the database
     with new_page(browser, running.url) as page:  # a new window shows the world's state
         page.wait_for_function("() => document.querySelector('#chat-autonomy input').checked")

@@ -35,13 +35,15 @@ def autonomy_message(manager: Any, labels: Labels) -> str:
 def wire_autonomy(manager: Any, labels: Labels, switch: gr.Checkbox, demo: gr.Blocks, chat_tab: gr.Tab) -> None:
     """Flip the world's switch on input; show the world's state on load and when the chat tab opens."""
 
-    def on_switch(on: bool) -> None:
+    def on_switch(on: bool) -> gr.Checkbox:
         manager.autonomous = bool(on)
         gr.Info(autonomy_message(manager, labels))
+        # Sent back so the box ends as the world is, even if the page's load answer came in after the click.
+        return gr.Checkbox(value=bool(manager.autonomous))
 
     def current() -> gr.Checkbox:
         return gr.Checkbox(value=bool(manager.autonomous))
 
-    switch.input(on_switch, switch, None, show_progress="hidden")
+    switch.input(on_switch, switch, switch, show_progress="hidden")
     demo.load(current, None, switch, show_progress="hidden")
     chat_tab.select(current, None, switch, show_progress="hidden")
