@@ -145,3 +145,12 @@ def test_a_capable_models_plan_title_names_the_items(make_manager: Any) -> None:
     model.enqueue(when="次の作業者で実行する計画", data={"title": "あ" * 21, "steps": steps[:1]})
     manager.production.start("sora", "atelier", BOOK, lambda ev: None)
     assert "短い絵本 — 本文" in {i.name for i in _made(manager, "atelier")}
+
+
+def test_a_document_asked_for_in_chat_gets_a_short_title(manager: SAIVerseManager) -> None:
+    request = "港の灯台についての詩を書いて、夕方の静かな雰囲気で"
+    events = list(manager.handle_user_input("library", request, meta_playbook="meta_user_manual",
+                                            args={"selected_playbook": "document_create_playbook"}))
+    (created,) = [e for e in events if e["type"] == "item_created"]
+    name = created["item"]["name"]
+    assert name == "夕方の静かな港の灯台についての詩" and len(name) <= TITLE_LIMIT
