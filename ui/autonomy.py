@@ -18,8 +18,7 @@ def autonomy_switch(manager: Any, labels: Labels) -> gr.Checkbox:
     """The switch itself (call inside the chat head row)."""
     status = manager.autonomy_status()
     return gr.Checkbox(value=bool(status["on"]), label=labels("autonomy_switch"), elem_id="chat-autonomy",
-                       container=False, scale=0, min_width=80,
-                       info=None, elem_classes=["sv-autonomy"])
+                       container=False, scale=0, min_width=80, elem_classes=["sv-autonomy"])
 
 
 def autonomy_message(manager: Any, labels: Labels) -> str:

@@ -8,7 +8,6 @@ HANDS_JA: dict[str, str] = {
     "model_offline_short": "オフライン",
     "model_settings_link": "⚙ 設定タブで API キーを入れる",
     "autonomy_switch": "自律",
-    "autonomy_info": "ON: 自律モードのペルソナが、話しかけなくても {minutes} 分ごとに自分から動きます",
     "autonomy_on": "自律を ON にしました。自律モードのペルソナ ({names}) が {minutes} 分ごとに自分から動きます。",
     "autonomy_on_nobody": "自律を ON にしました。いまは自律モードのペルソナがいません (ペルソナ タブで "
                           "「自律」にすると動き出します)。",
@@ -27,7 +26,6 @@ HANDS_EN: dict[str, str] = {
     "model_offline_short": "offline",
     "model_settings_link": "⚙ Add an API key in the Settings tab",
     "autonomy_switch": "Autonomy",
-    "autonomy_info": "ON: personas in autonomous mode act on their own every {minutes} min",
     "autonomy_on": "Autonomy is ON. Autonomous personas ({names}) act on their own every {minutes} min.",
     "autonomy_on_nobody": "Autonomy is ON. No persona is in autonomous mode yet (set one to 自律 in the "
                           "Personas tab).",
