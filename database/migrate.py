@@ -421,24 +421,45 @@ def _apply(conn: sqlite3.Connection, path: Path, pending: list[Step], before: in
         report.version_after = step.version
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """`python database/migrate.py`'s own arguments (the same as `python main.py migrate`'s), so its
+    help and its errors name this script, not main.py."""
+    parser = argparse.ArgumentParser(
+        prog="database/migrate.py",
+        description="Bring a SAIVerse database to the current schema (the same as `python main.py migrate`). "
+                    "Without --db the data home's database is migrated, after a backup of the world.")
+    parser.add_argument("--home", help="data home (default: $SAIVERSE_HOME or ~/.saiverse)")
+    parser.add_argument("--db", help="path of one SQLite file to migrate instead of the home's")
+    parser.add_argument("--json", action="store_true", help="print what was done as one JSON object")
+    return parser
+
+
 def main(argv: list[str] | None = None) -> int:
     """`python database/migrate.py --db PATH`: migrate one file (the data home is main.py's business)."""
-    parser = argparse.ArgumentParser(description="Bring a SAIVerse database to the current schema.")
-    parser.add_argument("--db", required=True, help="path of the SQLite file")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
+    if not args.db:
+        build_parser().error("--db is required here (without it the data home is migrated by main.py)")
     try:
         report = migrate(Path(args.db))
     except MigrationError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2  # the user's to fix, as in main.py (saiverse/errors.py)
-    print(report.describe())
+    if args.json:
+        import json
+        from dataclasses import asdict
+
+        print(json.dumps(asdict(report), ensure_ascii=False, default=str))  # paths as text, as main.py prints them
+    else:
+        print(report.describe())
     return 0
 
 
 if __name__ == "__main__":
-    # With --db the file is migrated here; without it the data home is found the way the app finds it
-    # (flags, env, .env, settings), which is main.py's job: `python database/migrate.py` = `python main.py migrate`.
-    if "--db" in sys.argv[1:] or any(a.startswith("--db=") for a in sys.argv[1:]):
+    # Arguments are read here first (help and errors name this script); with --db the file is migrated
+    # here, without it the data home is found the way the app finds it (flags, env, .env, settings),
+    # which is main.py's job: `python database/migrate.py` = `python main.py migrate`.
+    given = build_parser().parse_args()
+    if given.db:
         sys.exit(main())
     from main import main as cli
 

@@ -293,6 +293,15 @@ class MemoryThread(Base):
     """Upstream's Stelis record of the thread (parent, depth, status, label, summary…), as JSON."""
 
 
+class WorldSetting(Base):
+    """A setting that belongs to the world (saved with it, kept across restarts): key → text value."""
+
+    __tablename__ = "world_setting"
+    key: Mapped[str] = mapped_column("KEY", String, primary_key=True)
+    value: Mapped[str] = mapped_column("VALUE", Text)
+    updated_at: Mapped[datetime] = mapped_column("UPDATED_AT", DateTime, server_default=func.now())
+
+
 def _unquoted_names() -> None:
     """Render every CAPS column name unquoted: SQLite ignores case anyway, and PostgreSQL folds the
     unquoted names of its schema (database/migrate_pg.py) to lower case — quoted, "CITYID" would be

@@ -421,6 +421,16 @@ CREATE TABLE memory_note (
 );
 """
 
+# Settings that belong to the world, not to the install (settings.json): they travel with a backup
+# and survive a restart, like the 自律 switch of the chat view (`autonomous`, "1" or "0").
+WORLD_SETTING_SQL = """
+CREATE TABLE world_setting (
+    KEY TEXT PRIMARY KEY,
+    VALUE TEXT NOT NULL,
+    UPDATED_AT DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
 STEPS: list[Step] = [
     Step(1, "baseline", BASELINE_SQL),
     Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
@@ -429,5 +439,6 @@ STEPS: list[Step] = [
     Step(5, "upstream_world_and_long_term_memory", UPSTREAM_AND_LONG_TERM_MEMORY_SQL),
     Step(6, "upstream_message_metadata_and_threads", UPSTREAM_MESSAGE_METADATA_SQL),
     Step(7, "upstream_v03_lines_tracks_notes", UPSTREAM_V03_SQL),
+    Step(8, "world_setting", WORLD_SETTING_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version

@@ -14,6 +14,7 @@ from saiverse.aspect import crop_to_ratio
 from saiverse.chronicle import ChronicleStore
 from saiverse.chronicle_build import ChronicleBuilder
 from saiverse.items import ItemInfo, ItemStore
+from saiverse.llm.answering import Answering, answering_all
 from saiverse.media import CheckedImage, check_image
 from saiverse.memopedia import MemopediaStore
 from saiverse.memory import MemoryRecord, SAIMemory
@@ -43,14 +44,20 @@ class WorldFacade:
         return self.world.buildings()
 
     def building_view(self, building_id: str) -> dict[str, Any]:
-        """A building with the personas in it and its items."""
+        """A building with the personas in it (and the model each answers with) and its items."""
         b = self.world.building(building_id)
+        personas = self.world.personas(building_id)
         return {
             "building": b,
-            "personas": self.world.personas(building_id),
+            "personas": personas,
             "items": self.items.list_owned("building", building_id),
             "production": self.production.current_plan(building_id),
+            "models": {a.persona_id: a.to_dict() for a in answering_all(self.settings, personas)},
         }
+
+    def persona_models(self) -> list[Answering]:
+        """Every persona's chat model: what is configured, what really answers, and why."""
+        return answering_all(self.settings, self.world.personas())
 
     def personas(self) -> list[PersonaInfo]:
         return self.world.personas()

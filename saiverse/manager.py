@@ -51,6 +51,7 @@ from saiverse.summaries import Summarizer
 from saiverse.ticker import EventSink, Ticker
 from saiverse.toolctx import ManagerToolContext, ToolServices
 from saiverse.world import PersonaInfo, UnknownIdError, World
+from saiverse.world_settings import AUTONOMOUS, WorldSettings
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
 from sea.ports import PersonaContext
@@ -130,8 +131,8 @@ class SAIVerseManager(WorldFacade):
             pulse_kind=self._pulse_kind, recall=self.recall, memopedia=self.memopedia, chronicle=self.chronicle,
         )
         """What tool calls reach (saiverse/toolctx.py); built once."""
-        self.autonomous = False
-        """Global autonomous-mode toggle (off by default): `auto` personas take `meta_auto` turns."""
+        self.world_settings = WorldSettings(self.db)
+        """Settings kept in the world's database (the 自律 switch)."""
         from saiverse.llm.pull_jobs import PullJobs
         from saiverse.llm.servers import start_scan
 
@@ -142,6 +143,23 @@ class SAIVerseManager(WorldFacade):
         at start."""
         if seed:
             seed_world(self.db, self.items)
+
+    @property
+    def autonomous(self) -> bool:
+        """Global autonomous-mode switch (off in a new world): `auto` personas take `meta_auto` turns.
+        Kept in the world (`world_setting`), so it is as it was left after a restart."""
+        return self.world_settings.flag(AUTONOMOUS)  # read each time: another window or process may switch it
+
+    @autonomous.setter
+    def autonomous(self, on: bool) -> None:
+        self.world_settings.set_flag(AUTONOMOUS, bool(on))
+
+    def autonomy_status(self) -> dict[str, Any]:
+        """The 自律 switch as the chat view shows it: on/off, which personas act, and how often."""
+        actors = [p for p in self.world.personas() if p.interaction_mode == "auto" and p.building_id]
+        intervals = {p.building_id: self.world.building(p.building_id).auto_interval_sec for p in actors}
+        return {"on": self.autonomous, "personas": [p.name for p in actors],
+                "minutes": max(1, round(min(intervals.values(), default=600) / 60))}
 
     @property
     def settings(self) -> Settings:
@@ -180,7 +198,9 @@ class SAIVerseManager(WorldFacade):
         from saiverse.llm.registry import describe_default
 
         model, why = describe_default(self.settings)
-        return f"model: {model} — {why}"
+        # A persona whose own model cannot answer says so too (an imported `gemini-…` with no key).
+        own = [f"\n  {a.line()}" for a in self.persona_models() if a.fallback and a.own]
+        return f"model: {model} — {why}" + "".join(own)
 
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on an embedded model (local or offline), saying why."""

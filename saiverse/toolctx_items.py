@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from chat.titles import TITLE_LIMIT, request_title
 from saiverse.inputs import InputError
 from saiverse.item_names import rename_item
 from saiverse.items import ItemInfo, ItemNotFoundError
@@ -128,7 +129,9 @@ class ItemAccess:
 
     def generate_picture(self, prompt: str, name: str | None = None, aspect_ratio: str | None = None,
                          state: dict[str, Any] | None = None) -> dict[str, Any]:
-        title = (name or "").strip() or prompt.strip().splitlines()[0][:24] or "無題"
+        title = " ".join((name or "").split())
+        if not title or len(title) > TITLE_LIMIT:  # the model gave no usable title: the rule names it
+            title = request_title(prompt) or prompt.strip().splitlines()[0][:TITLE_LIMIT] or "無題"
         try:
             info = self.services.draw_picture(self.persona_id, self.building_id, prompt, title,
                                               {"created_by": self.persona_id, **(state or {})},

@@ -10,8 +10,10 @@ import pytest
 
 import main as cli_main
 from database.migrate import migrate
+from saiverse.llm.registry import auto_choice
 from saiverse.manager import SAIVerseManager
 from saiverse.seed import PERSONAS
+from saiverse.settings import load_settings
 
 
 def test_startup_notice_says_which_model_and_why(make_manager: Callable[..., SAIVerseManager],
@@ -19,8 +21,9 @@ def test_startup_notice_says_which_model_and_why(make_manager: Callable[..., SAI
     line = make_manager().startup_notice()  # tests/conftest.py sets SAIVERSE_DEFAULT_MODEL=offline
     assert line.startswith("model: offline — ") and "env (SAIVERSE_DEFAULT_MODEL)" in line
     monkeypatch.setenv("SAIVERSE_DEFAULT_MODEL", "gemini-2.5-flash")
-    line = make_manager().startup_notice()
-    assert line.startswith("model: offline — ") and "GEMINI_API_KEY" in line
+    line = make_manager().startup_notice()  # no key: what `auto` answers with (local where llama.cpp runs)
+    chosen = auto_choice(load_settings())[0]
+    assert line.startswith(f"model: {chosen} — ") and "GEMINI_API_KEY" in line and "\n" not in line
 
 
 def test_a_message_nobody_answers_gets_who_is_where(manager: SAIVerseManager) -> None:

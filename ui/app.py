@@ -21,8 +21,11 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
+from ui.attachments import with_guard  # noqa: E402
+from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
+from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
 from ui.side_panel import (  # noqa: E402
     ITEM_LIST_JS,
@@ -119,7 +122,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         "quiet": True,
         "footer_links": [],
         "css": app_css(),
-        "js": GLOBAL_JS,
+        "js": with_guard(GLOBAL_JS, settings.max_upload_bytes, Labels(getattr(settings, "lang", "ja"))),
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir. Backups are
         # not listed: the 設定 tab hands the one just made to its own session (ui/tabs/backups.py).
@@ -149,7 +152,7 @@ class _Views:
             text = self.manager.model_notice()
         except Exception as exc:  # noqa: BLE001 - a broken model config must not stop the window
             text = str(exc)
-        return f'<div class="sv-notice">ℹ️ {escape(text)}</div>' if text else ""
+        return models_notice_html(self.manager, self.labels, text)  # each persona's model, and why
 
     def muted_notices(self) -> frozenset[str]:
         """Notice kinds the chat leaves out because the line under it already says them: when the
@@ -159,6 +162,7 @@ class _Views:
             fallback = configured not in ("", "offline") and bool(self.manager.model_notice())
         except Exception:  # noqa: BLE001 - same as notice()
             fallback = False
+        fallback = fallback or any_fallback(self.manager)  # the per-persona line says it already
         return frozenset({"model_fallback"}) if fallback else frozenset()
 
     def image_path(self, item_id: str) -> str | None:
@@ -216,6 +220,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                                 views.sub_choices(), value="", label=labels("sub_playbook"), show_label=False,
                                 container=False, elem_id="sub-select", scale=0, min_width=230, visible=False,
                             )
+                            autonomy = autonomy_switch(manager, labels)
                             stop = gr.Button(labels("stop"), elem_id="chat-stop", size="sm", scale=0, min_width=80)
                         earlier = gr.Button(labels("load_earlier"), elem_id="chat-load-earlier", size="sm",
                                             visible=first.has_more)
@@ -225,11 +230,12 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                             buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[],
                         )
                         live = gr.HTML("", elem_id="chat-live")
-                        notice = gr.HTML(views.notice(), elem_id="model-notice")
+                        notice = gr.HTML(views.notice(), elem_id="model-notice", js_on_load=SETTINGS_LINK_JS)
                         build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
                         chat_input = gr.MultimodalTextbox(
                             elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
-                            file_types=["image"], file_count="multiple", sources=["upload"], autofocus=True,
+                            # Any file: ui/attachments.py judges it and refuses in Japanese, keeping the message.
+                            file_types=None, file_count="multiple", sources=["upload"], autofocus=True,
                         )
                     with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
                         panel = gr.HTML(panel0, elem_id="building-panel")
@@ -330,6 +336,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
         ).then(finish_send, view_state, [chatbot, live], show_progress="hidden")
         stop.click(on_stop, [building, view_state], None, show_progress="hidden")
         timer.tick(on_tick, [building, view_state], [chatbot, live, *panel_outputs], show_progress="hidden")
+        wire_autonomy(manager, labels, autonomy, demo, chat_tab)
     return demo
 
 

@@ -428,3 +428,8 @@ from ui.i18n_models import MODELS_EN, MODELS_JA  # noqa: E402
 
 JA.update(MODELS_JA)
 EN.update(MODELS_EN)
+
+from ui.i18n_hands import HANDS_EN, HANDS_JA  # noqa: E402
+
+JA.update(HANDS_JA)
+EN.update(HANDS_EN)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
+from ui.attachments import refusal
 from ui.i18n import Labels
 from ui.stream import ChatView, catch_up, join_running, open_building, stream_events
 
@@ -56,6 +57,11 @@ def send(
     skip = gr.skip
     message = message or {}
     text = str(message.get("text") or "")
+    why = refusal(list(message.get("files") or []), int(manager.settings.max_upload_bytes), labels)
+    if why:  # nothing is sent: the text and the files stay in the box
+        gr.Warning(why)
+        yield [skip()] * 5
+        return
     attachments = read_attachments(list(message.get("files") or []), labels)
     if not text.strip() and not attachments:
         yield [skip()] * 5

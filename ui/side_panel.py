@@ -7,10 +7,12 @@ escaped here — the HTML component inserts the value verbatim (`${value}`), it 
 
 from __future__ import annotations
 
+from datetime import datetime
 from html import escape
 from typing import Any
 
 from ui.i18n import Labels, item_icon
+from ui.model_lines import model_badge, persona_model_title
 
 ITEM_LIST_JS = """
 // One delegated listener on the component root: it survives every re-render of the list
@@ -32,16 +34,21 @@ def _attr(value: Any, name: str, default: Any = "") -> Any:
     return getattr(value, name, default)
 
 
-def persona_chips(personas: list[Any], labels: Labels) -> str:
-    """Avatar + name chips of the personas present, or a quiet 'nobody' line."""
+def persona_chips(personas: list[Any], labels: Labels, models: dict[str, Any] | None = None) -> str:
+    """Avatar + name chips of the personas present, or a quiet 'nobody' line; with `models`
+    (building_view's), each chip says which model answers for it (ui/model_lines.py)."""
     if not personas:
         return f'<span class="sv-muted">{escape(labels("nobody"))}</span>'
-    chips = "".join(
-        f'<span class="sv-persona" title="{escape(_attr(p, "description"))}">'
-        f'<span class="sv-avatar">{escape(_attr(p, "avatar") or "👤")}</span>'
-        f'<span class="sv-name">{escape(_attr(p, "name"))}</span></span>'
-        for p in personas
-    )
+    models = models or {}
+
+    def chip(p: Any) -> str:
+        model = models.get(_attr(p, "persona_id"))
+        title = " / ".join(t for t in (_attr(p, "description"), persona_model_title(model)) if t)
+        return (f'<span class="sv-persona" data-persona-id="{escape(_attr(p, "persona_id"))}" title="{escape(title)}">'
+                f'<span class="sv-avatar">{escape(_attr(p, "avatar") or "👤")}</span>'
+                f'<span class="sv-name">{escape(_attr(p, "name"))}</span>{model_badge(model, labels)}</span>')
+
+    chips = "".join(chip(p) for p in personas)
     return f'<span class="sv-personas">{chips}</span>'
 
 
@@ -51,7 +58,7 @@ def header_html(view: dict[str, Any], labels: Labels) -> str:
     return (
         '<div class="sv-header">'
         f'<span class="sv-header-title">{escape(building.name)}</span>'
-        f'<span class="sv-header-sep">—</span>{persona_chips(view["personas"], labels)}'
+        f'<span class="sv-header-sep">—</span>{persona_chips(view["personas"], labels, view.get("models"))}'
         "</div>"
     )
 
@@ -66,7 +73,7 @@ def building_panel_html(view: dict[str, Any], labels: Labels) -> str:
         f'<div class="sv-building-title">🏢 {escape(building.name)}</div>'
         f'<p class="sv-building-desc">{description}</p>'
         f'<div class="sv-section">{escape(labels("present"))}</div>'
-        f"{persona_chips(view['personas'], labels)}"
+        f"{persona_chips(view['personas'], labels, view.get('models'))}"
         f"{plan_html(view.get('production'), labels)}"
         "</div>"
     )
@@ -86,11 +93,26 @@ def plan_html(production: dict[str, Any] | None, labels: Labels) -> str:
             f'<li class="sv-step sv-step-{escape(status)}" data-step-status="{escape(status)}">'
             f'<span class="sv-step-icon">{_STEP_ICON.get(status, "○")}</span>'
             f'<span class="sv-step-title">{escape(str(step.get("title") or ""))}</span>'
-            f'<span class="sv-step-cap">{escape(str(step.get("capability") or ""))}</span></li>'
+            f'<span class="sv-step-cap">{escape(str(step.get("capability") or ""))}</span>'
+            f"{step_time_html(step, labels)}</li>"
         )
     note = escape(str(production.get("note") or ""))
     return (f'<div id="plan-panel" class="sv-plan"><div class="sv-section">{escape(labels("plan"))}</div>'
             f'<div class="sv-plan-note">{note}</div><ol class="sv-steps">{"".join(rows)}</ol></div>')
+
+
+def step_time_html(step: dict[str, Any], labels: Labels) -> str:
+    """When a step started (HH:MM:SS) and how long it took, or that it is at work: a run that takes a
+    second still shows its steps going one after another."""
+    started, finished = step.get("started_at"), step.get("finished_at")
+    if not isinstance(started, int | float):
+        return ""
+    clock = datetime.fromtimestamp(started).strftime("%H:%M:%S")
+    if isinstance(finished, int | float) and step.get("status") in ("completed", "blocked"):
+        text = labels("step_took", clock=clock, seconds=f"{max(finished - started, 0):.1f}")
+    else:
+        text = labels("step_running", clock=clock)
+    return f'<span class="sv-step-time">{escape(text)}</span>'
 
 
 def item_list_html(items: list[Any], labels: Labels) -> str:

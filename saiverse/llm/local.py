@@ -85,6 +85,10 @@ class LocalModel:
                 path = ensure_file(self._path())
                 from llama_cpp import Llama  # imported on first use: start-up never pays for it
 
+                from saiverse.llm.local_log import quiet_llama_logs
+
+                quiet_llama_logs()  # llama.cpp's own lines stay out of the console
+
                 llama = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False)
             except (LocalModelMissing, ValueError, OSError, RuntimeError) as exc:
                 self.load_error = str(exc) or type(exc).__name__

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from chat.titles import asks_to_make, request_subject, request_title
 from saiverse.llm.schema import listed_playbooks, pick_option, resolve, schema_type, words
 
 _TEXT_NAMES = ("content", "text", "query", "input", "prompt", "request", "body", "question",
@@ -89,6 +90,8 @@ def short_title(text: str, limit: int = 20) -> str:
     kind = _KIND.search(text)
     if kind and kind.group(1) not in title:
         return kind.group(1)  # `昨日のことを思い出して、日記にまとめて`: the document is a 日記
+    if asks_to_make(text) and (made := request_title(text, limit)):
+        return made  # `ソラ、海の絵を描いて、夕方の景色で`: the thing asked for, described (chat/titles.py)
     if title.lower() in _GENERIC_TITLES or not title:
         body = payload(text)
         if body != text:
@@ -166,7 +169,7 @@ def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
     elif _name_has(prop, _REASON_NAMES):
         value = "オフラインモデルがキーワード照合で判断しました。"
     elif prop.lower() == "prompt":
-        value = subject(payload(hints.user_text))
+        value = request_subject(hints.user_text) if asks_to_make(hints.user_text) else subject(payload(hints.user_text))
     elif _name_has(prop, _PAYLOAD_NAMES):
         value = payload(hints.user_text)
     elif _name_has(prop, _TEXT_NAMES):

@@ -148,10 +148,27 @@ def unavailable(parsed: ModelName, settings: Settings) -> str | None:
     return None
 
 
-def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat",
-                  retry: RetryPolicy | None = None) -> tuple[ChatModel, str | None]:
-    """The model for `name` and a user-visible notice (Japanese) when it fell back to offline.
+def fallback_name(settings: Settings, instead_of: str = "") -> str:
+    """What a persona whose own model cannot answer answers with: what a persona without a model of
+    its own answers with (the default setting; `auto`: a cloud model with a key, else `local`), else
+    `offline`. A user who set no key expects the same model everyone else talks with, not a weaker one."""
+    default = parse_name(settings.default_model)
+    if default.kind == "auto" or default.raw == instead_of or default.kind == "unknown" \
+            or (default.kind != "offline" and unavailable(default, settings) is not None):
+        return auto_choice(settings)[0]
+    return default.raw
 
+
+def model_label(name: str) -> str:
+    """How a notice names a model: `local` → 組み込みのローカルモデル (llama.cpp), `offline` → オフラインモデル."""
+    return {"local": "組み込みのローカルモデル (llama.cpp)", "offline": "オフラインモデル"}.get(name, name)
+
+
+def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat",
+                  retry: RetryPolicy | None = None, _fallback: bool = True) -> tuple[ChatModel, str | None]:
+    """The model for `name` and a user-visible notice (Japanese) when it fell back.
+
+    A name that cannot be served falls back to `fallback_name` (the default model; offline last).
     `purpose` (`chat`, `lightweight`, `vision`, `image`) only words the notice; `retry` overrides
     the backoff policy (tests). `auto` falls back without a notice: `describe_default` says why.
     """
@@ -163,8 +180,9 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
     if parsed.kind == "offline":
         return _OFFLINE, None
     if parsed.kind == "unknown":
-        return _OFFLINE, (f"モデル「{parsed.raw}」{what}には対応していないため、オフラインモデルで応答します"
-                          f"（書けるのは {NAME_FORMS_JA}）。")
+        model = _fallback_model(parsed, settings, retry) if _fallback else _OFFLINE
+        return model, (f"モデル「{parsed.raw}」{what}には対応していないため、{model_label(model.name)}で応答します"
+                       f"（書けるのは {NAME_FORMS_JA}）。")
     problem = unavailable(parsed, settings)
     if problem is None and parsed.kind == "local":
         try:
@@ -176,9 +194,19 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
             if problem is None:
                 return model, None
     if problem is not None:
-        return _OFFLINE, None if automatic else (
-            f"{problem}ため、「{parsed.raw}」{what}の代わりにオフラインモデルで応答します。")
+        if automatic:
+            return _OFFLINE, None
+        model = _fallback_model(parsed, settings, retry) if _fallback else _OFFLINE
+        return model, f"{problem}ため、「{parsed.raw}」{what}の代わりに{model_label(model.name)}で応答します。"
     return _build(parsed, settings, retry), None
+
+
+def _fallback_model(parsed: ModelName, settings: Settings, retry: RetryPolicy | None) -> ChatModel:
+    name = fallback_name(settings, parsed.raw)
+    if name in ("offline", parsed.raw):
+        return _OFFLINE
+    model, notice = resolve_model(name, settings, retry=retry, _fallback=False)
+    return _OFFLINE if notice else model
 
 
 MODEL_KINDS: dict[str, tuple[str, str, str]] = {

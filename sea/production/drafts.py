@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from chat.titles import GENERIC_NOUNS
 from sea.production.state import ProductionState, TaskStep
 
 OUTLINE_WORDS = ("あらすじ", "構成", "登場人物", "章立て", "目次")
@@ -108,22 +109,48 @@ STORY_NOUNS = ("冒険", "大冒険", "ぼうけん", "旅", "たび", "物語",
 """Nouns that name what happens, not who: in `猫の冒険` the hero is 猫."""
 
 
+DEFAULT_HERO = "こぐまのポン"
+"""The hero of a story whose request names nobody (`短い絵本を作って`): a made-up character, never
+the name of a kind of thing (絵本, 文章)."""
+_KIND_WORDS = ("絵本", "物語", "童話", "お話", "おはなし", "小説", "作品", "文章", "本", "話")
+
+
 def hero_of(topic: str) -> str:
-    """Who a story about `topic` follows: `猫の冒険` → 猫, `月のうさぎ` → うさぎ, `星を探す少年` → itself."""
+    """Who a story about `topic` follows: `猫の冒険` → 猫, `月のうさぎ` → うさぎ, `星を探す少年` → itself;
+    a topic that names only a kind of thing (`短い絵本`, `文章`) gets DEFAULT_HERO."""
     parts = [p for p in topic.split("の") if p]
-    if len(parts) < 2:
-        return topic
-    return parts[-2] if parts[-1] in STORY_NOUNS else parts[-1]
+    hero = topic if len(parts) < 2 else parts[-2] if parts[-1] in STORY_NOUNS else parts[-1]
+    if not hero or hero.endswith(_KIND_WORDS) or hero in GENERIC_NOUNS:
+        return DEFAULT_HERO
+    return hero
 
 
-def _story_outline(topic: str) -> list[str]:
+_BEATS = [("出会い", "{hero}は旅の仲間と出会い、困りごとを知る。"),
+          ("試練", "{hero}と仲間は力を合わせて困難を乗り越える。"),
+          ("発見", "{hero}は思いがけないものを見つける。"),
+          ("寄り道", "{hero}は回り道をして、知らない景色を見る。"),
+          ("手がかり", "{hero}は探しものの手がかりをつかむ。"),
+          ("嵐", "{hero}たちは嵐の夜を越える。"),
+          ("助け合い", "{hero}は困っている誰かを助ける。"),
+          ("ひみつ", "{hero}は仲間のひみつを知る。"),
+          ("決心", "{hero}はもう一度歩き出す決心をする。"),
+          ("帰り道", "{hero}は帰り道で旅をふりかえる。")]
+"""The middle scenes of a story, in order: a story of N scenes takes the first N - 2."""
+
+
+def story_beats(hero: str, count: int) -> list[tuple[str, str]]:
+    """(head, what happens) of each of `count` scenes: a beginning, middle beats, an end."""
+    if count <= 1:
+        return [("おはなし", f"{hero}は、いつもの場所を出て旅に出て、家に帰ってそのことを思い出す。")]
+    middle = [(h, t.format(hero=hero)) for h, t in _BEATS[:max(count - 2, 0)]]
+    return [("はじまり", f"{hero}は、いつもの場所を出て旅に出る。"), *middle,
+            ("おわり", f"{hero}は家に帰り、旅のことを思い出す。")]
+
+
+def _story_outline(topic: str, count: int = 4) -> list[str]:
     hero = hero_of(topic)
     return ["登場人物:", f"- {hero}: この物語の主人公。好奇心が強い。", "- 旅の仲間: 道で出会う友だち。", "",
-            "あらすじ:",
-            f"1. はじまり — {hero}は、いつもの場所を出て旅に出る。",
-            f"2. 出会い — {hero}は旅の仲間と出会い、困りごとを知る。",
-            f"3. 試練 — {hero}と仲間は力を合わせて困難を乗り越える。",
-            f"4. おわり — {hero}は家に帰り、旅のことを思い出す。"]
+            "あらすじ:", *[f"{n}. {head} — {text}" for n, (head, text) in enumerate(story_beats(hero, count), 1)]]
 
 
 def _story(kind: str, topic: str, outline_text: str) -> list[str]:
@@ -151,23 +178,34 @@ def _piece(topic: str, found: list[dict[str, Any]], outline: bool) -> list[str]:
     return lines
 
 
-def draft(step: TaskStep, state: ProductionState, sources: list[str]) -> str:
-    """The rule-based text of a writer step: on the request's kind and topic, from the research."""
+def made_by_note(model_name: str) -> str:
+    """The closing line of a rule-based draft: which model the run used, and that rules wrote it."""
+    if model_name in ("offline", ""):
+        return "（オフラインモデルで作成しました）"
+    shown = "組み込みのローカルモデル (llama.cpp)" if model_name == "local" else model_name
+    return f"（{shown} で作成しました。このモデルは指示に従った長い文章を書けないため、決まった手順で組み立てています）"
+
+
+def draft(step: TaskStep, state: ProductionState, sources: list[str], model_name: str = "offline") -> str:
+    """The rule-based text of a writer step: on the request's kind and topic, from the research;
+    `model_name` is the model the run used (named at the end, see `made_by_note`)."""
     scope = state.get("target_scope", {})
     topic, kind = scope.get("topic", ""), scope.get("kind", "作品")
     title = step.get("title", "")
     outline = any(w in title for w in OUTLINE_WORDS)
     found = facts(state)
     if kind in STORY_KINDS:
-        body = _story_outline(topic) if outline else _story(kind, topic, "\n".join(sources))
+        count = int(scope.get("pages") or 4)
+        body = _story_outline(topic, count) if outline else _story(kind, topic, "\n".join(sources))
     elif kind == "資料":
         body = _report(topic, found, outline)
     elif kind == "リスト":
         body = _list(topic, found)
     else:
         body = _piece(topic, found, outline)
-    lines = [f"「{topic}」{kind} — {title}", "", *body]
+    named = f"「{topic}」" if topic.endswith(kind) else f"「{topic}」{kind}"  # not 「短い絵本」絵本
+    lines = [f"{named} — {title}", "", *body]
     if kind in STORY_KINDS and found:
         lines += ["", "参考にした記録:", *[f"- {f['text']}" for f in found[:3]]]
-    lines += ["", f"指示: {step.get('instruction', '')}", "（オフラインモデルで作成しました）"]
+    lines += ["", f"指示: {step.get('instruction', '')}", made_by_note(model_name)]
     return "\n".join(lines)

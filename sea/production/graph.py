@@ -6,6 +6,7 @@ planner | patch_planner → patch_gate → supervisor → writer / researcher / 
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -19,6 +20,7 @@ from sea.production.planner import model_plan, request_kind, template_plan
 from sea.production.ports import ProductionPorts
 from sea.production.research import build_research_graph
 from sea.production.state import CAPABILITIES, ProductionState, TaskStep
+from sea.production.workers import plan_event
 
 MAX_ATTEMPTS = 2
 """A blocked step is retried until it has been tried this often; then an alternative is added."""
@@ -33,13 +35,6 @@ _ALTERNATIVES = {
 
 def _ports(config: RunnableConfig) -> ProductionPorts:
     return config["configurable"]["production"]
-
-
-def plan_event(ports: ProductionPorts, plan: list[TaskStep], note: str = "") -> None:
-    ports.emit({"type": "data-plan_update", "run_id": ports.run_id, "note": note, "plan": [
-        {k: s.get(k) for k in ("id", "capability", "title", "instruction", "status", "depends_on", "result_summary",
-                               "fallback")}
-        for s in plan]})
 
 
 def coordinator(state: ProductionState, config: RunnableConfig) -> dict[str, Any]:
@@ -126,6 +121,7 @@ def supervisor(state: ProductionState, config: RunnableConfig) -> dict[str, Any]
         plan_event(ports, plan, "すべての作業が終わりました")  # type: ignore[arg-type]
         return {"route": END, "current_step": None}
     step["status"] = "in_progress"
+    step["started_at"] = time.time()
     plan_event(ports, plan, f"{step['title']} に取りかかります")  # type: ignore[arg-type]
     return {"plan": plan, "current_step": step["id"], "route": step["capability"]}
 
@@ -142,10 +138,13 @@ def _run_worker(kind: str) -> Any:
             artifact = work(ports, state, step)
         except (LLMError, OSError, ValueError, LookupError, RuntimeError) as exc:
             step["status"], step["result_summary"] = "blocked", f"失敗: {exc}"
+            step["finished_at"] = time.time()
             ports.emit({"type": "notice", "kind": "step_blocked", "text": f"{step['title']}: {exc}"})
             return {"plan": plan}
         step["status"] = "completed"
         step["result_summary"] = artifact.get("summary") or artifact.get("name")
+        step["finished_at"] = time.time()
+        # Its ✓ is reported by the supervisor, right after this node's checkpoint: a step shown done never runs again.
         return {"plan": plan, "artifacts": {**state.get("artifacts", {}), f"step{step['id']}": artifact}}
 
     return node

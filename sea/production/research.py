@@ -6,6 +6,7 @@ and `research_report` files the findings as a document item with image candidate
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -90,15 +91,15 @@ def research_report(state: ProductionState, config: RunnableConfig) -> dict[str,
     artifacts[f"step{step['id']}"] = {"kind": "document", "item_id": item["item_id"], "name": item["name"],
                                      "summary": item.get("description", ""), "file_path": item.get("file_path"),
                                      "text": text, "images": images, "findings": findings}
-    return {"artifacts": artifacts, "selected_image_inputs": images,
-            "plan": _complete(state, step["id"], f"{len(findings)} 件の記録と {len(images)} 枚の画像候補")}
+    plan = _complete(state, step["id"], f"{len(findings)} 件の記録と {len(images)} 枚の画像候補")
+    return {"artifacts": artifacts, "selected_image_inputs": images, "plan": plan}
 
 
 def _complete(state: ProductionState, step_id: int, summary: str) -> list[dict[str, Any]]:
     plan = [dict(s) for s in state.get("plan", [])]
     for s in plan:
         if s["id"] == step_id:
-            s["status"], s["result_summary"] = "completed", summary
+            s["status"], s["result_summary"], s["finished_at"] = "completed", summary, time.time()
     return plan
 
 

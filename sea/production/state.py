@@ -32,6 +32,8 @@ class TargetScope(TypedDict, total=False):
     """The subject of the request (e.g. 猫の冒険)."""
     kind: str
     """The kind of product (e.g. 絵本, 資料)."""
+    pages: int
+    """How many pages (scenes, chapters) the request asked for; absent when it named no count."""
 
 
 class TaskStep(TypedDict, total=False):
@@ -53,6 +55,10 @@ class TaskStep(TypedDict, total=False):
     """`step:<id>` of the alternative step that replaced this one after its retries ran out."""
     attempts: int
     """How many times a worker tried it (retry bound)."""
+    started_at: float
+    """When a worker last took it up (epoch seconds): the plan panel shows when and how long."""
+    finished_at: float
+    """When it was completed or blocked (epoch seconds)."""
 
 
 class PlanPatchOp(TypedDict, total=False):

@@ -16,6 +16,14 @@ from sea.production.state import ProductionState, TaskStep
 EXCERPT = 160
 
 
+def plan_event(ports: ProductionPorts, plan: list[TaskStep], note: str = "") -> None:
+    """Report the plan as it stands (`data-plan_update`): each step's status, and when it started and ended."""
+    ports.emit({"type": "data-plan_update", "run_id": ports.run_id, "note": note, "plan": [
+        {k: s.get(k) for k in ("id", "capability", "title", "instruction", "status", "depends_on", "result_summary",
+                               "fallback", "started_at", "finished_at")}
+        for s in plan]})
+
+
 def step_by_id(state: ProductionState, step_id: int | None) -> TaskStep:
     for step in state.get("plan", []):
         if step["id"] == step_id:
@@ -35,7 +43,7 @@ def compose(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> s
     sources = dependency_texts(state, step)
     model = ports.model("normal")
     if not model.follows_instructions:
-        return draft(step, state, sources)
+        return draft(step, state, sources, model.name)
     prompt = (f"依頼: {state.get('request', '')}\n作業: {step.get('title')} — {step.get('instruction')}\n\n"
               + ("これまでの成果:\n" + "\n---\n".join(sources) if sources else "")
               + "\n\nこの作業の成果物の本文だけを書いてください。")
@@ -63,7 +71,7 @@ def writer(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> di
 
 
 MAX_PICTURES = 4
-"""A picture book gets one picture per scene of its outline, up to this many."""
+"""A picture book gets one picture per scene of its outline, up to this many (or the pages it asked for)."""
 
 
 def visualizer(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> dict[str, Any]:
@@ -71,8 +79,12 @@ def visualizer(ports: ProductionPorts, state: ProductionState, step: TaskStep) -
     scope = state.get("target_scope", {})
     topic = scope.get("topic", "")
     outline = next((t for t in dependency_texts(state, step) if t), "")
-    parts = scenes(outline)[:MAX_PICTURES] if scope.get("kind") in STORY_KINDS else []
-    if parts:
+    cover = "表紙" in step.get("title", "")
+    most = int(scope.get("pages") or MAX_PICTURES)
+    parts = scenes(outline)[:most] if scope.get("kind") in STORY_KINDS and not cover else []
+    if cover:  # one picture: the cover of the whole work
+        wanted = [("image", f"{topic}の表紙。{step.get('instruction', '')}", f"{topic} — 表紙")]
+    elif parts:
         wanted = [(f"image-{n}", f"{topic}。{head}: {rest}".rstrip(": "), f"{topic} — {step.get('title', '')} {n}")
                   for n, (head, rest) in enumerate(parts, start=1)]
     else:
@@ -109,7 +121,7 @@ def data_analyst(ports: ProductionPorts, state: ProductionState, step: TaskStep)
     ports.emit({"type": "data-analyst-stats", "run_id": ports.run_id, "step_id": step["id"], "stats": stats})
     topic = state.get("target_scope", {}).get("topic", "")
     manifest = "\n".join(
-        [f"「{topic}」制作物一覧", f"依頼: {state.get('request', '')}", "",
+        [f"「{topic}」制作物一覧", "",
          f"文書 {stats['documents']} 点 / 絵 {stats['pictures']} 点 / 本文 {stats['characters']} 文字", ""]
         + [f"- [{a['kind']}] {a['name']} ({a.get('file_path')})" for a in arts])
     item = ports.find_item(step["id"], "bundle") or ports.package(

@@ -66,7 +66,7 @@ def build_personas_tab(manager: Any, labels: Labels) -> TabRefresh:
                                    min_width=120, size="sm")
                 save = gr.Button(labels("save_button"), variant="primary", elem_id="persona-save", scale=0,
                                  min_width=120)
-            with gr.Group(visible=False, elem_id="persona-delete-confirm", elem_classes=["sv-confirm"]) as confirm:
+            with gr.Column(visible=False, elem_id="persona-delete-confirm", elem_classes=["sv-confirm"]) as confirm:
                 confirm_text = gr.HTML(elem_id="persona-delete-text")
                 with gr.Row():
                     no = gr.Button(labels("delete_no"), elem_id="persona-delete-no", size="sm")
@@ -99,28 +99,28 @@ def build_personas_tab(manager: Any, labels: Labels) -> TabRefresh:
     def ask_delete(persona_id: str) -> list[Any]:
         """The confirmation: what is removed, and that a backup keeps the persona's memory."""
         if not persona_id or persona_id == NEW:
-            return [error_html(labels("persona_pick_first")), gr.Group(visible=False), ""]
+            return [error_html(labels("persona_pick_first")), gr.Column(visible=False), ""]
         try:
             p = manager.world.persona(persona_id)
             where = manager.world.building(p.building_id).name if p.building_id else "—"
         except LookupError as exc:
-            return [error_html(str(exc)), gr.Group(visible=False), ""]
+            return [error_html(str(exc)), gr.Column(visible=False), ""]
         text = labels("persona_delete_confirm", name=p.name, building=where)
-        return ["", gr.Group(visible=True), f'<p class="sv-warn">{escape(text)}</p>']
+        return ["", gr.Column(visible=True), f'<p class="sv-warn">{escape(text)}</p>']
 
     def on_delete(persona_id: str) -> list[Any]:
         try:
             report = manager.admin.delete_persona(persona_id)
         except (ValueError, LookupError) as exc:
-            return [gr.skip(), gr.skip(), error_html(labels("delete_failed", error=str(exc))), gr.Group(visible=False)]
+            return [gr.skip(), gr.skip(), error_html(labels("delete_failed", error=str(exc))), gr.Column(visible=False)]
         done = labels("persona_deleted", name=report.name, backup=report.backup.name if report.backup else "—")
         return [persona_table(manager, labels), gr.Dropdown(choices=_pick_choices(manager, labels), value=NEW),
-                ok_html(done), gr.Group(visible=False)]
+                ok_html(done), gr.Column(visible=False)]
 
     pick.input(fill, pick, [*form, status], show_progress="hidden")
     save.click(on_save, [pick, *form], [table, pick, status])
     delete.click(ask_delete, pick, [status, confirm, confirm_text], show_progress="hidden")
-    no.click(lambda: gr.Group(visible=False), None, confirm, show_progress="hidden")
+    no.click(lambda: gr.Column(visible=False), None, confirm, show_progress="hidden")
     yes.click(on_delete, pick, [table, pick, status, confirm]).then(
         lambda pid: fill(pid)[:-1], pick, form, show_progress="hidden")  # an empty form; the status stays
 

@@ -44,6 +44,27 @@ KEYS = (
 )
 
 
+FOLLOWING = ("default_lightweight_model", "lightweight_vision_model", "vision_model")
+"""Model fields whose built-in default is a Gemini model: without a Gemini key, and while nobody chose
+another, each persona's own model does that work (saiverse/llm/registry.py `model_name_for`)."""
+
+
+def follows_persona(settings: Settings, key: str) -> bool:
+    """Whether `key` shows no model name: its default Gemini model is not in force (no key)."""
+    return key in FOLLOWING and settings.source(key).kind == "default" and not settings.gemini_api_key
+
+
+def model_box_values(settings: Settings, view: dict[str, str]) -> list[str]:
+    """What each model box shows: the name in force, or '' (and the placeholder says why)."""
+    return ["" if follows_persona(settings, key) else view[key] for key, _ in FIELDS]
+
+
+def model_changes(settings: Settings, values: dict[str, Any]) -> dict[str, Any]:
+    """The model fields to save: a box left empty where it followed the persona's model stays as it was
+    (saving the form must not pin the Gemini defaults, which would stop the following)."""
+    return {k: v for k, v in values.items() if not (follows_persona(settings, k) and not str(v or "").strip())}
+
+
 def _masked_id(stem: str) -> str:
     return "settings-key-masked" if stem == "settings-gemini-key" else f"{stem}-masked"
 
@@ -84,8 +105,10 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     with gr.Row(equal_height=False):
         with gr.Column(scale=1, min_width=420, elem_classes=["sv-form"]):
             gr.Markdown(f"### {labels('st_models')}")
-            boxes = [gr.Textbox(value=view[key], label=labels(label), elem_id=f"settings-{key.replace('_', '-')}")
-                     for key, label in FIELDS]
+            shown = model_box_values(manager.settings, view)
+            boxes = [gr.Textbox(value=value, label=labels(label), elem_id=f"settings-{key.replace('_', '-')}",
+                                placeholder=labels("st_follows_persona") if key in FOLLOWING else None)
+                     for (key, label), value in zip(FIELDS, shown, strict=True)]
             gr.Markdown(f"### {labels('st_providers')}")
             providers = gr.HTML(providers_html(manager, labels), elem_id="settings-providers")
         with gr.Column(scale=1, min_width=380, elem_classes=["sv-form"]):
@@ -111,7 +134,7 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     def on_save(*values: Any) -> list[Any]:
         n = len(FIELDS)
         models, secrets, clear_flags = values[:n], values[n:n + len(KEYS)], values[n + len(KEYS):]
-        data: dict[str, Any] = dict(zip([k for k, _ in FIELDS], models, strict=True))
+        data: dict[str, Any] = model_changes(manager.settings, dict(zip([k for k, _ in FIELDS], models, strict=True)))
         for (field, _label, _stem), secret, clear in zip(KEYS, secrets, clear_flags, strict=True):
             data[field] = secret or ""
             data[f"clear_{field}"] = bool(clear)
@@ -133,7 +156,7 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
 
     def refresh() -> list[Any]:
         now = manager.admin.settings_view()
-        return [*[now[k] for k, _ in FIELDS], *masked_all(), overridden_html(manager, labels),
+        return [*model_box_values(manager.settings, now), *masked_all(), overridden_html(manager, labels),
                 providers_html(manager, labels), *models.fn(), *backups.fn(), *login.fn()]
 
     return TabRefresh(refresh, [*boxes, *masks, overridden, providers, *models.outputs, *backups.outputs,

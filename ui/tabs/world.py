@@ -56,7 +56,7 @@ def build_world_tab(manager: Any, labels: Labels) -> TabRefresh:
                                    min_width=120, size="sm")
                 save = gr.Button(labels("save_button"), variant="primary", elem_id="world-save", scale=0,
                                  min_width=120)
-            with gr.Group(visible=False, elem_id="world-delete-confirm", elem_classes=["sv-confirm"]) as confirm:
+            with gr.Column(visible=False, elem_id="world-delete-confirm", elem_classes=["sv-confirm"]) as confirm:
                 confirm_text = gr.HTML(elem_id="world-delete-text")
                 move_to = gr.Dropdown([], label=labels("wb_move_to"), elem_id="world-move-to")
                 with gr.Row():
@@ -98,31 +98,31 @@ def build_world_tab(manager: Any, labels: Labels) -> TabRefresh:
 
     def ask_delete(building_id: str) -> list[Any]:
         if not building_id or building_id == NEW:
-            return [error_html(labels("wb_pick_first")), gr.Group(visible=False), "", gr.skip()]
+            return [error_html(labels("wb_pick_first")), gr.Column(visible=False), "", gr.skip()]
         others = [(b.name, b.building_id) for b in manager.buildings() if b.building_id != building_id]
         target = manager.user_building() if manager.user_building() != building_id else \
             (others[0][1] if others else None)
         try:
             text = _confirm_text(building_id, target)
         except LookupError as exc:
-            return [error_html(str(exc)), gr.Group(visible=False), "", gr.skip()]
-        return ["", gr.Group(visible=True), text, gr.Dropdown(choices=others, value=target)]
+            return [error_html(str(exc)), gr.Column(visible=False), "", gr.skip()]
+        return ["", gr.Column(visible=True), text, gr.Dropdown(choices=others, value=target)]
 
     def on_delete(building_id: str, target: str | None) -> list[Any]:
         try:
             report = manager.admin.delete_building(building_id, move_to=target or None)
         except (ValueError, LookupError) as exc:
-            return [gr.skip(), gr.skip(), error_html(labels("delete_failed", error=str(exc))), gr.Group(visible=False)]
+            return [gr.skip(), gr.skip(), error_html(labels("delete_failed", error=str(exc))), gr.Column(visible=False)]
         return [building_table(manager, labels), gr.Dropdown(choices=_choices(manager, labels), value=NEW),
                 ok_html(labels("wb_deleted", name=report.name, backup=report.backup.name if report.backup else "—")),
-                gr.Group(visible=False)]
+                gr.Column(visible=False)]
 
     pick.input(fill, pick, [*form, status], show_progress="hidden")
     save.click(on_save, [pick, *form], [table, pick, status])
     delete.click(ask_delete, pick, [status, confirm, confirm_text, move_to], show_progress="hidden")
     move_to.input(lambda bid, target: _confirm_text(bid, target), [pick, move_to], confirm_text,
                   show_progress="hidden")
-    no.click(lambda: gr.Group(visible=False), None, confirm, show_progress="hidden")
+    no.click(lambda: gr.Column(visible=False), None, confirm, show_progress="hidden")
     yes.click(on_delete, [pick, move_to], [table, pick, status, confirm]).then(
         lambda bid: fill(bid)[:-1], pick, form, show_progress="hidden")  # an empty form; the status stays
     autonomous.input(on_autonomous, autonomous, None)
