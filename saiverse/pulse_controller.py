@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from chat import LLMError
-from saiverse.pulse import PulseJournal, PulseServices, persona_context
+from saiverse.pulse import EventChannel, PulseJournal, PulseServices, persona_context
 from saiverse.world import PersonaInfo
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
@@ -63,7 +63,7 @@ class PulseHandle:
         self.record = record
         self.token = token
         self.done = threading.Event()
-        self._events: queue.Queue[Event | None] = queue.Queue()
+        self._events = EventChannel()  # batched hand-over (saiverse/pulse.py); None ends the stream
 
     @property
     def pulse_id(self) -> str:
@@ -78,10 +78,10 @@ class PulseHandle:
     def events(self) -> Iterator[Event]:
         """The pulse's events as they happen, ending with `pulse_end`."""
         while True:
-            ev = self._events.get()
-            if ev is None:
-                return
-            yield ev
+            for ev in self._events.take():
+                if ev is None:
+                    return
+                yield ev
 
 
 @dataclass(order=True)

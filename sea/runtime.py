@@ -10,6 +10,7 @@ run config as a `RunContext`, never in the playbook's own variables, so nodes ca
 from __future__ import annotations
 
 import hashlib
+import threading
 from typing import Any, TypedDict
 
 from langchain_core.runnables import RunnableConfig
@@ -118,10 +119,32 @@ def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
 
 
 _GRAPH_CACHE: dict[str, Any] = {}
+_BY_IDENTITY: dict[int, tuple[Playbook, Any]] = {}
+"""id(playbook) → (that playbook, its graph): a pulse finds its graph without serialising the
+playbook. The playbook is held so its id cannot be reused by another object while cached."""
+IDENTITY_CACHE_SIZE = 512
+_CACHE_LOCK = threading.Lock()
 
 
 def compile_playbook(pb: Playbook) -> Any:
-    """LangGraph compilation of a playbook, cached per playbook version (content hash)."""
+    """LangGraph compilation of a playbook, cached per playbook version.
+
+    Looked up by identity first: a loaded playbook is never changed in place (the catalogue and
+    editors make a new object, e.g. `model_copy(update=...)`), so the same object is the same
+    version. A new object falls back to its content hash, so equal playbooks share one graph.
+    """
+    hit = _BY_IDENTITY.get(id(pb))
+    if hit is not None and hit[0] is pb:
+        return hit[1]
+    compiled = _compile_by_content(pb)
+    with _CACHE_LOCK:  # pulses of several personas compile at once
+        if len(_BY_IDENTITY) >= IDENTITY_CACHE_SIZE:
+            _BY_IDENTITY.pop(next(iter(_BY_IDENTITY)))  # the oldest entry; a miss only costs a hash again
+        _BY_IDENTITY[id(pb)] = (pb, compiled)
+    return compiled
+
+
+def _compile_by_content(pb: Playbook) -> Any:
     key = hashlib.sha256(pb.model_dump_json().encode()).hexdigest()
     cached = _GRAPH_CACHE.get(key)
     if cached is not None:
