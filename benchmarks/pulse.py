@@ -5,7 +5,9 @@ against a bare LangGraph `StateGraph` of as many trivial nodes as the pulse runs
 
 Each pulse is followed by one bare-graph run, so load from other processes on the machine falls on
 both alike; the ratio of the medians is the figure that matters. Prints min / median / p95 of both
-and the ratio; the last line is one JSON object with the figures. Also reports resident memory
+and the ratio, and the CPU time of each (process time, all threads: a loaded machine stretches a
+pulse's two threads' wall time more than the one-thread bare graph, but not their CPU time); the
+last line is one JSON object with the figures. Also reports resident memory
 after 100 and after all pulses (a leak shows as growth between the two).
 """
 
@@ -79,13 +81,17 @@ def main() -> int:
     bare_ms: list[float] = []
     node_counts: list[int] = []
     rss_100 = 0.0
+    pulse_cpu: list[float] = []
+    bare_cpu: list[float] = []
     for i in range(args.pulses):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         events = list(manager.handle_user_input("library", texts[i % len(texts)], persona_id="mina"))
-        t1 = time.perf_counter()
+        c1, t1 = time.process_time(), time.perf_counter()
         graph.invoke({"n": 0})
         bare_ms.append((time.perf_counter() - t1) * 1000)
+        bare_cpu.append((time.process_time() - c1) * 1000)
         pulse_ms.append((t1 - t0) * 1000)
+        pulse_cpu.append((c1 - c0) * 1000)
         assert events[-1]["status"] == "ok", events
         record = manager.pulses.record(events[-1]["pulse_id"])
         node_counts.append(len(record.trace) if record else 0)
@@ -107,6 +113,9 @@ def main() -> int:
         "bare_graph_p95_ms": round(pct(bare_ms, 0.95), 3),
         "ratio_min": round(min(pulse_ms) / min(bare_ms), 2),
         "ratio_p50": round(statistics.median(pulse_ms) / statistics.median(bare_ms), 2),
+        "pulse_cpu_p50_ms": round(statistics.median(pulse_cpu), 3),
+        "bare_graph_cpu_p50_ms": round(statistics.median(bare_cpu), 3),
+        "ratio_cpu_p50": round(statistics.median(pulse_cpu) / max(statistics.median(bare_cpu), 1e-6), 2),
         "rss_after_100_mb": round(rss_100, 1),
         "rss_after_all_mb": round(rss_end, 1),
         "rss_growth_pct": round((rss_end - rss_100) / rss_100 * 100, 1) if rss_100 else None,
@@ -117,8 +126,10 @@ def main() -> int:
           f"p95 {f['pulse_p95_ms']} ms")
     print(f"bare StateGraph, {nodes} trivial nodes:  min {f['bare_graph_min_ms']} ms, p50 {f['bare_graph_p50_ms']} ms, "
           f"p95 {f['bare_graph_p95_ms']} ms")
-    print(f"ratio (interleaved): min {f['ratio_min']}x, p50 {f['ratio_p50']}x   RSS after 100: {f['rss_after_100_mb']} "
-          f"MiB, after {args.pulses}: {f['rss_after_all_mb']} MiB ({f['rss_growth_pct']}%)")
+    print(f"ratio (interleaved): min {f['ratio_min']}x, p50 {f['ratio_p50']}x; CPU time p50 {f['pulse_cpu_p50_ms']} vs "
+          f"{f['bare_graph_cpu_p50_ms']} ms = {f['ratio_cpu_p50']}x (all threads)")
+    print(f"RSS after 100: {f['rss_after_100_mb']} MiB, after {args.pulses}: {f['rss_after_all_mb']} MiB "
+          f"({f['rss_growth_pct']}%)")
     print(json.dumps(figures))
     return 0
 

@@ -352,6 +352,16 @@ def _linear_grams(r: str, last: int = GRAM_CAP) -> str:
     )
 
 
+SHORT_GRAMS = 128
+"""Up to this many characters step 3's `substr` form is cheaper than the walk (its quadratic term is
+still small, and it has no recursive query to set up): messages this short keep it."""
+
+
+def _gram_text(r: str) -> str:
+    return (f"CASE WHEN length({r}.CONTENT) <= {SHORT_GRAMS} THEN {_GRAMS.format(r=r)} "
+            f"ELSE {_linear_grams(r)} END")
+
+
 _STEP3_LONG = _linear_grams("old", GRAM_CAP - 2) + "".join(
     f" || ' ' || substr(old.CONTENT, {at}, {n})" for at in (GRAM_CAP - 1, GRAM_CAP) for n in (1, 2, 3))
 MEMORY_LINEAR_GRAMS_SQL = f"""
@@ -365,18 +375,17 @@ CREATE TRIGGER saimemory_gram_reindex AFTER UPDATE OF CONTENT ON saimemory BEGIN
 END;
 UPDATE saimemory SET CONTENT = CONTENT WHERE length(CONTENT) > {GRAM_CAP};
 DROP TRIGGER saimemory_gram_reindex;
-DROP TABLE IF EXISTS saimemory_gram_pos;
 CREATE TRIGGER saimemory_gram_ai AFTER INSERT ON saimemory BEGIN
-    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_linear_grams("new")});
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_gram_text("new")});
 END;
 CREATE TRIGGER saimemory_gram_ad AFTER DELETE ON saimemory BEGIN
     INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
-        VALUES ('delete', old.ID, {_linear_grams("old")});
+        VALUES ('delete', old.ID, {_gram_text("old")});
 END;
 CREATE TRIGGER saimemory_gram_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory BEGIN
     INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
-        VALUES ('delete', old.ID, {_linear_grams("old")});
-    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_linear_grams("new")});
+        VALUES ('delete', old.ID, {_gram_text("old")});
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_gram_text("new")});
 END;
 """
 
