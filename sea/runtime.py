@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from typing import Any, TypedDict
-
-from langchain_core.runnables import RunnableConfig
-from langgraph.errors import GraphRecursionError
-from langgraph.graph import END, START, StateGraph
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from chat import LLMError
 from sea.bounds import MAX_GRAPH_STEPS, TooManySteps, check_state, check_steps
@@ -25,6 +21,9 @@ from sea.llm_node import run_llm
 from sea.nodes import Emit, PulseCancelled, RunContext, branch_value, close_stelis, run_simple
 from sea.playbook import ConditionalNext, Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
+
+if TYPE_CHECKING:  # LangGraph itself is imported on the first compile: start-up does not wait for it
+    from langchain_core.runnables import RunnableConfig
 
 __all__ = [
     "MAX_DEPTH", "PulseCancelled", "RunContext", "bind_args", "compile_playbook", "run_meta_user", "run_playbook",
@@ -100,6 +99,8 @@ def _compare(value: Any, operator: str, case: str) -> bool:
 
 
 def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
+    from langgraph.graph import END
+
     cond: ConditionalNext | None = node.conditional_next
 
     def route(state: PlaybookState) -> str:
@@ -149,6 +150,8 @@ def _compile_by_content(pb: Playbook) -> Any:
     cached = _GRAPH_CACHE.get(key)
     if cached is not None:
         return cached
+    from langgraph.graph import END, START, StateGraph
+
     graph = StateGraph(PlaybookState)
     for node in pb.nodes:
         graph.add_node(node.id, _make_node_fn(pb, node))
@@ -170,6 +173,8 @@ def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
     `invoke` runs the nodes inline; LangGraph's streaming modes would move every node to a worker
     thread and cost ~3x the time per node, while our events already flow through `emit`.
     """
+    from langgraph.errors import GraphRecursionError
+
     graph = compile_playbook(pb)
     config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit}, "recursion_limit": MAX_GRAPH_STEPS}
     try:
