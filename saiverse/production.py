@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 import threading
 import uuid
 import zipfile
@@ -188,6 +189,14 @@ class ProductionService:
         self._checkpoints_path = checkpoints_path
         self._engine: ProductionEngine | None = None
         self._engine_lock = threading.Lock()
+        if not checkpoints_path.exists():
+            # The file is there from the start (backups carry it) though the engine is built on first use.
+            checkpoints_path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(checkpoints_path))
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+            finally:
+                conn.close()
         self._instructions: dict[str, list[str]] = {}
         self._plans: dict[str, dict[str, Any]] = {}
         self._live: set[str] = set()
