@@ -304,7 +304,11 @@ class ProductionService:
 
     def summary(self, run_id: str) -> RunSummary:
         """Where a run stands, from its last checkpoint."""
+        with self.db.session() as s:  # an unknown id is refused without building the engine
+            known = s.get(ProductionRun, run_id) is not None
         try:
+            if not known:
+                raise LookupError(run_id)
             return self.engine.summary(run_id)
         except LookupError as exc:
             raise UnknownRunError(f"制作 {run_id!r} の記録がありません (python main.py production list で一覧)。") \
