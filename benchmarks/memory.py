@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.recall import texts, vocabulary  # noqa: E402
 from chat import Message  # noqa: E402
-from database.migrate import MEMORY_GRAM_INDEX_SQL  # noqa: E402
+from database.migrate import MEMORY_LINEAR_GRAMS_SQL  # noqa: E402
 from saiverse.context import fit, token_counter  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.memory_common import stamp  # noqa: E402
@@ -61,8 +61,8 @@ def _triggers(conn: sqlite3.Connection, on: bool) -> None:
         for name in names:
             conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         return
-    # The frozen step-3 SQL holds the trigger definitions; only its CREATE TRIGGER statements are replayed.
-    for body in re.findall(r"CREATE TRIGGER .*?\nEND;", MEMORY_GRAM_INDEX_SQL, re.S):
+    # The frozen linear-grams step holds the trigger definitions; only its CREATE TRIGGER statements are replayed.
+    for body in re.findall(r"CREATE TRIGGER .*?\nEND;", MEMORY_LINEAR_GRAMS_SQL, re.S):
         conn.executescript(body)
 
 

@@ -36,6 +36,7 @@ from database.steps import (  # noqa: E402 - re-exported: importers and benchmar
     ITEM_EXTENSION_SQL,
     LATEST_VERSION,
     MEMORY_GRAM_INDEX_SQL,
+    MEMORY_LINEAR_GRAMS_SQL,
     PRODUCTION_RUN_SQL,
     STEPS,
     UPSTREAM_AND_LONG_TERM_MEMORY_SQL,
@@ -44,8 +45,9 @@ from database.steps import (  # noqa: E402 - re-exported: importers and benchmar
 )
 
 __all__ = [
-    "BASELINE_SQL", "ITEM_EXTENSION_SQL", "LATEST_VERSION", "MEMORY_GRAM_INDEX_SQL", "PRODUCTION_RUN_SQL", "STEPS",
-    "UPSTREAM_AND_LONG_TERM_MEMORY_SQL", "UPSTREAM_MESSAGE_METADATA_SQL", "MigrationError", "MigrationReport", "Step",
+    "BASELINE_SQL", "ITEM_EXTENSION_SQL", "LATEST_VERSION", "MEMORY_GRAM_INDEX_SQL", "MEMORY_LINEAR_GRAMS_SQL",
+    "PRODUCTION_RUN_SQL", "STEPS", "UPSTREAM_AND_LONG_TERM_MEMORY_SQL", "UPSTREAM_MESSAGE_METADATA_SQL",
+    "MigrationError", "MigrationReport", "Step",
     "UpstreamDatabaseError", "current_version", "import_command", "is_upstream_database", "migrate",
     "split_statements", "upstream_home_of", "upstream_refusal",
 ]

@@ -35,6 +35,9 @@ PG_REPLACEMENTS: dict[int, str] = {
 CREATE EXTENSION IF NOT EXISTS pg_trgm;
 CREATE INDEX ix_saimemory_content_trgm ON saimemory USING gin (CONTENT gin_trgm_ops);
 """,
+    # Step 9 rewrites SQLite's gram triggers to be linear in a message's length; pg_trgm (step 3 here)
+    # indexes the content itself, so PostgreSQL has nothing to change.
+    9: "",
 }
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""
 

@@ -431,6 +431,82 @@ CREATE TABLE world_setting (
 );
 """
 
+# SAIMemory grams in linear time. Step 3's `substr(CONTENT, I, n)` walks the text from its start for
+# every position I (SQLite counts characters in UTF-8 that way), so adding a message cost time
+# quadratic in its length: tens of seconds at 131,072 characters. These triggers walk the message
+# once as a BLOB instead, carrying the byte offsets of the next three characters (a UTF-8 lead byte
+# gives its character's length) and cutting each 1-, 2- and 3-gram by bytes, O(1) each. The GRAMS
+# text is the one `saiverse/importer/grams.py::grams` makes: the first 131,072 characters up to any
+# NUL, windows cut at that cap. Step 3's windows ran up to two characters past the cap, so the few
+# messages longer than the cap are re-indexed here. FTS5 keeps a running token total that a delete
+# subtracts from, so each old entry is deleted with step 3's exact GRAMS text (the same grams up to
+# two characters before the cap, then its last two positions' uncut windows); every other message's
+# entry is already identical. The re-index runs as a trigger of a no-op UPDATE because inside a
+# trigger `old.CONTENT` is read once, where `m.CONTENT` in a SELECT is re-read from the row at every
+# use (quadratic once more).
+GRAM_CAP = 131_072
+_LEAD_LEN = (  # the first hex digit of the lead byte: C/D start 2 bytes, E 3, F 4, anything else 1
+    "CASE substr(hex(substr(CAST({r}.CONTENT AS BLOB), w.b3, 1)), 1, 1)"
+    " WHEN 'C' THEN 2 WHEN 'D' THEN 2 WHEN 'E' THEN 3 WHEN 'F' THEN 4 ELSE 1 END"
+)
+
+
+def _linear_grams(r: str, last: int = GRAM_CAP) -> str:
+    """SQL for the GRAMS text of row `r` (new / old): the grams at positions 1..`last`.
+
+    w: character i (1-based; rows -2..0 prime the window) starts at byte b0; b1, b2, b3 are where
+    characters i, i+1, i+2 end; e is one past the last indexed byte (the first NUL or the end).
+    """
+    blob = f"CAST({r}.CONTENT AS BLOB)"
+    return (
+        f"'p:' || hex({r}.PERSONA_ID) || ' ' || coalesce((WITH RECURSIVE w(i, b0, b1, b2, b3, e) AS ("
+        f"SELECT -2, 1, 1, 1, 1, coalesce(nullif(instr({blob}, x'00'), 0), length({blob}) + 1)"
+        " UNION ALL SELECT i + 1, b1, b2, b3,"
+        f" CASE WHEN i + 3 <= {GRAM_CAP} AND b3 < e THEN min(b3 + {_LEAD_LEN.format(r=r)}, e) ELSE b3 END, e"
+        f" FROM w WHERE i < 1 OR (i < {last} AND b1 < e))"
+        f" SELECT group_concat(CAST(substr({blob}, b0, b1 - b0) AS TEXT) || ' ' ||"
+        f" CAST(substr({blob}, b0, b2 - b0) AS TEXT) || ' ' || CAST(substr({blob}, b0, b3 - b0) AS TEXT), ' ')"
+        " FROM w WHERE i >= 1 AND b0 < e), '')"
+    )
+
+
+SHORT_GRAMS = 128
+"""Up to this many characters step 3's `substr` form is cheaper than the walk (its quadratic term is
+still small, and it has no recursive query to set up): messages this short keep it."""
+
+
+def _gram_text(r: str) -> str:
+    return (f"CASE WHEN length({r}.CONTENT) <= {SHORT_GRAMS} THEN {_GRAMS.format(r=r)} "
+            f"ELSE {_linear_grams(r)} END")
+
+
+_STEP3_LONG = _linear_grams("old", GRAM_CAP - 2) + "".join(
+    f" || ' ' || substr(old.CONTENT, {at}, {n})" for at in (GRAM_CAP - 1, GRAM_CAP) for n in (1, 2, 3))
+MEMORY_LINEAR_GRAMS_SQL = f"""
+DROP TRIGGER IF EXISTS saimemory_gram_ai;
+DROP TRIGGER IF EXISTS saimemory_gram_ad;
+DROP TRIGGER IF EXISTS saimemory_gram_au;
+CREATE TRIGGER saimemory_gram_reindex AFTER UPDATE OF CONTENT ON saimemory BEGIN
+    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
+        VALUES ('delete', old.ID, {_STEP3_LONG});
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_linear_grams("new")});
+END;
+UPDATE saimemory SET CONTENT = CONTENT WHERE length(CONTENT) > {GRAM_CAP};
+DROP TRIGGER saimemory_gram_reindex;
+CREATE TRIGGER saimemory_gram_ai AFTER INSERT ON saimemory BEGIN
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_gram_text("new")});
+END;
+CREATE TRIGGER saimemory_gram_ad AFTER DELETE ON saimemory BEGIN
+    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
+        VALUES ('delete', old.ID, {_gram_text("old")});
+END;
+CREATE TRIGGER saimemory_gram_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory BEGIN
+    INSERT INTO saimemory_fts (saimemory_fts, rowid, GRAMS)
+        VALUES ('delete', old.ID, {_gram_text("old")});
+    INSERT INTO saimemory_fts (rowid, GRAMS) VALUES (new.ID, {_gram_text("new")});
+END;
+"""
+
 STEPS: list[Step] = [
     Step(1, "baseline", BASELINE_SQL),
     Step(2, "item_file_path_and_vision_models", ITEM_EXTENSION_SQL),
@@ -440,5 +516,6 @@ STEPS: list[Step] = [
     Step(6, "upstream_message_metadata_and_threads", UPSTREAM_MESSAGE_METADATA_SQL),
     Step(7, "upstream_v03_lines_tracks_notes", UPSTREAM_V03_SQL),
     Step(8, "world_setting", WORLD_SETTING_SQL),
+    Step(9, "saimemory_linear_grams", MEMORY_LINEAR_GRAMS_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version

@@ -12,6 +12,7 @@ CLI) show up. A pulse's own messages are never part of its snapshot.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -32,6 +33,11 @@ OPEN_PAGE_CHARS = 2_000
 CACHE_SECONDS = 60.0
 MAX_APPEND = 50
 """More new messages than this since the last snapshot: read again in full."""
+OWN_LIMIT = 200
+"""Most of a pulse's own stored messages its prompts see."""
+# The pulse tag is never in saimemory_tag (saiverse/memory.py): a pulse's messages are its PULSE_ID.
+_OWN_SQL = text("SELECT ROLE, CONTENT, TAGS FROM saimemory WHERE PERSONA_ID = :p AND PULSE_ID = :pulse "
+                "ORDER BY ID DESC LIMIT :n")
 _HISTORY_SQL = ("SELECT t.MESSAGE_ID, m.ROLE, m.CONTENT, m.CREATED_AT, m.PULSE_ID FROM saimemory_tag t "
                 "JOIN saimemory m ON m.ID = t.MESSAGE_ID WHERE t.PERSONA_ID = :p AND t.TAG = 'conversation' "
                 # upstream v0.3 (sea/lines.py): only committed main-line (or meta-judgment) lines are history
@@ -98,19 +104,38 @@ class ContextSource:
 
     def snapshot(self, persona_id: str, pulse_id: str | None = None) -> Snapshot:
         """Everything stored that a prompt of this pulse may use (the pulse's own messages excluded)."""
-        version = (self.chronicle.writes, self.memopedia.writes)
         with self.db.engine.connect() as conn:
-            newest = conn.execute(text("SELECT max(MESSAGE_ID) FROM saimemory_tag WHERE PERSONA_ID = :p "
-                                       "AND TAG = 'conversation'"), {"p": persona_id}).scalar() or 0
-            with self._lock:
-                kept = self._kept.get(persona_id)
-            if (kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS
-                    or not kept.newest_id <= newest <= kept.newest_id + MAX_APPEND):
-                kept = self._read(conn, persona_id, newest, version)
-            elif newest > kept.newest_id:
-                self._append(conn, persona_id, kept, newest)
-            with self._lock:
-                self._kept[persona_id] = kept
+            return self._snapshot(conn, persona_id, pulse_id)
+
+    def pulse_view(self, persona_id: str, pulse_id: str, *, limit: int = OWN_LIMIT) -> \
+            tuple[Snapshot, list[tuple[str, str, list[str]]]]:
+        """`snapshot` plus the pulse's own stored messages as (role, content, tags), oldest first
+        (the newest `limit`), read on one connection: what a pulse's first prompt needs."""
+        with self.db.engine.connect() as conn:
+            snap = self._snapshot(conn, persona_id, pulse_id)
+            rows = list(conn.execute(_OWN_SQL, {"p": persona_id, "pulse": pulse_id, "n": limit}))
+        own = []
+        for role, content, raw_tags in reversed(rows):
+            try:
+                tags = json.loads(raw_tags or "[]")
+            except ValueError:
+                tags = []
+            own.append((role, content, [str(t) for t in tags] if isinstance(tags, list) else []))
+        return snap, own
+
+    def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
+        version = (self.chronicle.writes, self.memopedia.writes)
+        newest = conn.execute(text("SELECT max(MESSAGE_ID) FROM saimemory_tag WHERE PERSONA_ID = :p "
+                                   "AND TAG = 'conversation'"), {"p": persona_id}).scalar() or 0
+        with self._lock:
+            kept = self._kept.get(persona_id)
+        if (kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS
+                or not kept.newest_id <= newest <= kept.newest_id + MAX_APPEND):
+            kept = self._read(conn, persona_id, newest, version)
+        elif newest > kept.newest_id:
+            self._append(conn, persona_id, kept, newest)
+        with self._lock:
+            self._kept[persona_id] = kept
         snap = kept.snap
         history = [h for h in snap.history if not (pulse_id and h.pulse_id == pulse_id)]
         return replace(snap, history=history)

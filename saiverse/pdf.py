@@ -9,9 +9,10 @@ from __future__ import annotations
 import io
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pypdf import PdfReader
-from pypdf.errors import PdfReadError
+if TYPE_CHECKING:  # pypdf loads with the first PDF, not at start-up
+    from pypdf import PdfReader
 
 PDF_MAGIC = b"%PDF-"
 MIME = "application/pdf"
@@ -34,6 +35,9 @@ def is_pdf_path(file_path: str | None) -> bool:
 
 
 def _reader(source: bytes | Path) -> PdfReader:
+    from pypdf import PdfReader
+    from pypdf.errors import PdfReadError
+
     try:
         reader = PdfReader(io.BytesIO(source) if isinstance(source, bytes) else source)
         if reader.is_encrypted and not reader.decrypt(""):

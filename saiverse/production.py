@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 import threading
 import uuid
 import zipfile
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 
@@ -31,8 +32,9 @@ from saiverse.media import atomic_write, new_file_name
 from saiverse.memory import SAIMemory
 from saiverse.pulse import ModelResolver, persona_context, system_prompt_for
 from saiverse.world import World
-from sea.production import ProductionEngine, RunSummary
-from sea.production.state import TargetScope
+
+if TYPE_CHECKING:  # LangGraph and the production graph load on a production's first use, not at start-up
+    from sea.production import ProductionEngine, RunSummary
 
 RESEARCH_BYPRODUCTS = ("notes", "bundle")
 """Item keys of production runs that are not sources for another run's research."""
@@ -184,15 +186,36 @@ class ProductionService:
         """The data home: bundle paths are stored relative to it."""
         self.bundles_dir = bundles_dir
         """Where the zip bundles go (under the home)."""
-        self.engine = ProductionEngine(checkpoints_path)
+        self._checkpoints_path = checkpoints_path
+        self._engine: ProductionEngine | None = None
+        self._engine_lock = threading.Lock()
+        if not checkpoints_path.exists():
+            # The file is there from the start (backups carry it) though the engine is built on first use.
+            checkpoints_path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(str(checkpoints_path))
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+            finally:
+                conn.close()
         self._instructions: dict[str, list[str]] = {}
         self._plans: dict[str, dict[str, Any]] = {}
         self._live: set[str] = set()
         """Runs executing in this process right now (a 'running' row from a killed process is not live)."""
         self._lock = threading.Lock()
 
+    @property
+    def engine(self) -> ProductionEngine:
+        """The checkpointed production graph, built on first use (LangGraph is a heavy import)."""
+        if self._engine is None:
+            with self._engine_lock:
+                if self._engine is None:
+                    from sea.production import ProductionEngine
+                    self._engine = ProductionEngine(self._checkpoints_path)
+        return self._engine
+
     def close(self) -> None:
-        self.engine.close()
+        if self._engine is not None:
+            self._engine.close()
 
     def _set_status(self, run_id: str, status: str) -> None:
         with self.db.session() as s:
@@ -262,6 +285,8 @@ class ProductionService:
                                 status="running", created_at=datetime.now(), updated_at=datetime.now()))
         emit({"type": "notice", "kind": "production_started", "run_id": run_id,
               "text": f"制作を始めました (run {run_id[:8]})。途中で指示を送ると計画に反映します。"})
+        from sea.production.state import TargetScope
+
         return self._finish(run_id, lambda: self.engine.start(
             self._ports(run_id, persona_id, building_id, emit, pulse_id), request,
             TargetScope(building_id=building_id, persona_id=persona_id)))
@@ -279,7 +304,11 @@ class ProductionService:
 
     def summary(self, run_id: str) -> RunSummary:
         """Where a run stands, from its last checkpoint."""
+        with self.db.session() as s:  # an unknown id is refused without building the engine
+            known = s.get(ProductionRun, run_id) is not None
         try:
+            if not known:
+                raise LookupError(run_id)
             return self.engine.summary(run_id)
         except LookupError as exc:
             raise UnknownRunError(f"制作 {run_id!r} の記録がありません (python main.py production list で一覧)。") \

@@ -13,9 +13,14 @@ tool changed anything commits nothing; one that stops after commits its journal 
 
 from __future__ import annotations
 
+import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
+
+from sqlalchemy import text
 
 from chat import ChatModel, ContextWindow, Message
 from database.engine import Database
@@ -110,12 +115,13 @@ class PulseJournal:
     ) -> PromptContext:
         persona_id = persona["persona_id"]
         if persona_id not in self._snapshots:
-            # Stored memory does not change during the pulse (its own writes wait in the journal).
-            own = self.services.memory.list_messages(persona_id, tag=f"pulse:{self.pulse_id}", limit=200)
+            # Stored memory does not change during the pulse (its own writes wait in the journal):
+            # it is read once, the snapshot and the pulse's stored messages on one connection.
+            snapshot, own = self.services.context.pulse_view(persona_id, self.pulse_id)
             self._snapshots[persona_id] = (
-                self.services.context.snapshot(persona_id, self.pulse_id),
-                [MemoryLine(role=m["role"], content=m["content"], tags=m["tags"], pulse_id=self.pulse_id)
-                 for m in reversed(own) if m["role"] in ("user", "assistant")],
+                snapshot,
+                [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
+                 for role, content, tags in own if role in ("user", "assistant")],
             )
         snapshot, stored_own = self._snapshots[persona_id]
         lines = stored_own + [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
@@ -193,18 +199,71 @@ class PulseJournal:
         return len(self.effects)
 
     def _write(self, memory: list[tuple[str, str, str, list[str]]]) -> None:
+        """One transaction: the messages, then the building lines in one statement (rows as
+        `World.add_history` writes them, without an ORM flush per line)."""
         svc = self.services
+        if not memory and not self.pending_history:
+            return
         with svc.db.session() as s:
             for n, (persona_id, role, content, tags) in enumerate(memory):
                 line = self.pending_lines.get(n)
                 if line and line.get("scope") == "volatile":
                     continue  # pulse scratch: seen by the rest of the pulse, never kept (sea/lines.py)
                 svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s, line=line)
-            for building_id, persona, text in self.pending_history:
-                svc.world.add_history(
-                    building_id, speaker_kind="persona", speaker_id=persona["persona_id"],
-                    speaker_name=persona.get("name", ""), content=text, pulse_id=self.pulse_id, session=s,
-                )
+            if self.pending_history:
+                now = datetime.now().isoformat(sep=" ", timespec="microseconds")
+                s.execute(_HISTORY_INSERT, [
+                    {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
+                     "c": line, "pulse": self.pulse_id, "at": now}
+                    for building_id, persona, line in self.pending_history])
         self.pending_memory.clear()
         self.pending_lines.clear()
         self.pending_history.clear()
+
+
+_HISTORY_INSERT = text(
+    "INSERT INTO building_history (BUILDINGID, SPEAKER_KIND, SPEAKER_ID, SPEAKER_NAME, CONTENT, PULSE_ID, CREATED_AT) "
+    "VALUES (:b, 'persona', :sid, :name, :c, :pulse, :at)")
+
+
+class EventChannel:
+    """A pulse's events from its worker to its one reader, handed over in batches.
+
+    A put is a deque append, with a lock and a notify only while the reader sleeps; the reader
+    takes everything waiting at once. (A `queue.Queue` took the lock and notified on every event;
+    under load each of those woke the reader separately.)
+    """
+
+    def __init__(self) -> None:
+        self._items: deque[Any] = deque()
+        self._cond = threading.Condition(threading.Lock())
+        self._sleeping = False
+
+    def put(self, item: Any) -> None:
+        self._items.append(item)
+        # Read after the append: a reader that set `_sleeping` later re-checks `_items` under the lock.
+        if self._sleeping:
+            with self._cond:
+                self._cond.notify()
+
+    def take_nowait(self) -> list[Any]:
+        """Everything put so far and not yet taken (perhaps nothing); never waits."""
+        batch = []
+        while self._items:
+            batch.append(self._items.popleft())
+        return batch
+
+    def take(self) -> list[Any]:
+        """Everything put so far and not yet taken, oldest first; waits while there is nothing."""
+        while not self._items:
+            with self._cond:
+                self._sleeping = True
+                try:
+                    while not self._items:
+                        self._cond.wait()
+                finally:
+                    self._sleeping = False
+        batch = []
+        while self._items:
+            batch.append(self._items.popleft())
+        return batch

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import queue
 import threading
 import time
 import uuid
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from chat import LLMError
-from saiverse.pulse import PulseJournal, PulseServices, persona_context
+from saiverse.pulse import EventChannel, PulseJournal, PulseServices, persona_context
 from saiverse.pulse_pool import PulsePool
 from saiverse.world import PersonaInfo
 from sea.events import Event, event
@@ -74,7 +73,7 @@ class PulseHandle:
         self.record = record
         self.token = token
         self.done = threading.Event()
-        self._events: queue.Queue[Event | None] = queue.Queue()
+        self._events = EventChannel()  # batched hand-over (saiverse/pulse.py); None ends the stream
         self._sink: Callable[[list[Event]], None] | None = None
         self._kept: list[Event] = []
         self._lock = threading.Lock()
@@ -111,12 +110,7 @@ class PulseHandle:
         Instead of a thread per pulse (the ticker's autonomous turns), no thread at all: the worker that
         ends the pulse delivers its events."""
         with self._lock:
-            pending: list[Event | None] = []
-            while True:
-                try:
-                    pending.append(self._events.get_nowait())
-                except queue.Empty:
-                    break
+            pending: list[Event | None] = self._events.take_nowait()
             ended = bool(pending) and pending[-1] is None
             self._kept = [e for e in pending if e is not None]
             if not ended:
@@ -128,10 +122,10 @@ class PulseHandle:
     def events(self) -> Iterator[Event]:
         """The pulse's events as they happen, ending with `pulse_end`."""
         while True:
-            ev = self._events.get()
-            if ev is None:
-                return
-            yield ev
+            for ev in self._events.take():
+                if ev is None:
+                    return
+                yield ev
 
 
 @dataclass

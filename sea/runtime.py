@@ -10,11 +10,8 @@ run config as a `RunContext`, never in the playbook's own variables, so nodes ca
 from __future__ import annotations
 
 import hashlib
-from typing import Any, TypedDict
-
-from langchain_core.runnables import RunnableConfig
-from langgraph.errors import GraphRecursionError
-from langgraph.graph import END, START, StateGraph
+import threading
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from chat import LLMError
 from sea.bounds import MAX_GRAPH_STEPS, TooManySteps, check_state, check_steps
@@ -24,6 +21,9 @@ from sea.llm_node import run_llm
 from sea.nodes import Emit, PulseCancelled, RunContext, branch_value, close_stelis, run_simple
 from sea.playbook import ConditionalNext, Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
+
+if TYPE_CHECKING:  # LangGraph itself is imported on the first compile: start-up does not wait for it
+    from langchain_core.runnables import RunnableConfig
 
 __all__ = [
     "MAX_DEPTH", "PulseCancelled", "RunContext", "bind_args", "compile_playbook", "run_meta_user", "run_playbook",
@@ -99,6 +99,8 @@ def _compare(value: Any, operator: str, case: str) -> bool:
 
 
 def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
+    from langgraph.graph import END
+
     cond: ConditionalNext | None = node.conditional_next
 
     def route(state: PlaybookState) -> str:
@@ -118,14 +120,38 @@ def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
 
 
 _GRAPH_CACHE: dict[str, Any] = {}
+_BY_IDENTITY: dict[int, tuple[Playbook, Any]] = {}
+"""id(playbook) → (that playbook, its graph): a pulse finds its graph without serialising the
+playbook. The playbook is held so its id cannot be reused by another object while cached."""
+IDENTITY_CACHE_SIZE = 512
+_CACHE_LOCK = threading.Lock()
 
 
 def compile_playbook(pb: Playbook) -> Any:
-    """LangGraph compilation of a playbook, cached per playbook version (content hash)."""
+    """LangGraph compilation of a playbook, cached per playbook version.
+
+    Looked up by identity first: a loaded playbook is never changed in place (the catalogue and
+    editors make a new object, e.g. `model_copy(update=...)`), so the same object is the same
+    version. A new object falls back to its content hash, so equal playbooks share one graph.
+    """
+    hit = _BY_IDENTITY.get(id(pb))
+    if hit is not None and hit[0] is pb:
+        return hit[1]
+    compiled = _compile_by_content(pb)
+    with _CACHE_LOCK:  # pulses of several personas compile at once
+        if len(_BY_IDENTITY) >= IDENTITY_CACHE_SIZE:
+            _BY_IDENTITY.pop(next(iter(_BY_IDENTITY)))  # the oldest entry; a miss only costs a hash again
+        _BY_IDENTITY[id(pb)] = (pb, compiled)
+    return compiled
+
+
+def _compile_by_content(pb: Playbook) -> Any:
     key = hashlib.sha256(pb.model_dump_json().encode()).hexdigest()
     cached = _GRAPH_CACHE.get(key)
     if cached is not None:
         return cached
+    from langgraph.graph import END, START, StateGraph
+
     graph = StateGraph(PlaybookState)
     for node in pb.nodes:
         graph.add_node(node.id, _make_node_fn(pb, node))
@@ -147,6 +173,8 @@ def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
     `invoke` runs the nodes inline; LangGraph's streaming modes would move every node to a worker
     thread and cost ~3x the time per node, while our events already flow through `emit`.
     """
+    from langgraph.errors import GraphRecursionError
+
     graph = compile_playbook(pb)
     config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit}, "recursion_limit": MAX_GRAPH_STEPS}
     try:

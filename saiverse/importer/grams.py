@@ -1,7 +1,8 @@
-"""The recall index for bulk-imported messages, built the way migration step 3's trigger builds it, but fast.
+"""The recall index for bulk-imported messages, built the way the insert trigger builds it, but fast.
 
-`saimemory_gram_ai` computes every 1-, 2- and 3-character gram of a message in SQL (`substr` over
-a number table), ~0.35 ms a message here: 100,000 imported messages would spend 35 s on it alone.
+`saimemory_gram_ai` (database/steps.py, MEMORY_LINEAR_GRAMS_SQL) computes every 1-, 2- and
+3-character gram of a message in SQL, one walk over it per message: cheap for one message, but per
+row it is a recursive query, so 100,000 imported messages would spend tens of seconds on it.
 During an import the trigger is dropped inside the import transaction, the messages are inserted,
 and the same tokens are computed in Python and inserted into `saimemory_fts`; then the trigger is
 created again from its own stored SQL, all before the commit. The index ends up exactly what the
@@ -20,12 +21,12 @@ import sqlite3
 from collections.abc import Iterator
 from itertools import islice
 
-from database.migrate import MEMORY_GRAM_INDEX_SQL, split_statements
+from database.migrate import MEMORY_LINEAR_GRAMS_SQL, split_statements
 from saiverse.importer.progress import Phase
 
 TRIGGER = "saimemory_gram_ai"
 MAX_INDEXED_CHARS = 131_072
-"""Rows of `saimemory_gram_pos`: the trigger indexes a message's first 131,072 characters."""
+"""The trigger indexes a message's first 131,072 characters (database/steps.py, GRAM_CAP)."""
 HASH_BYTES = 16 * 1024 * 1024
 """FTS5 pending-data buffer during the import (default 1 MB): fewer segments to merge (benchmarks/RESULTS-import.md)."""
 DEFAULT_HASH_BYTES = 1024 * 1024
@@ -37,7 +38,7 @@ def _normal(sql: str) -> str:
 
 
 def _expected_trigger() -> str:
-    return next(s for s in split_statements(MEMORY_GRAM_INDEX_SQL) if s.startswith(f"CREATE TRIGGER {TRIGGER} "))
+    return next(s for s in split_statements(MEMORY_LINEAR_GRAMS_SQL) if s.startswith(f"CREATE TRIGGER {TRIGGER} "))
 
 
 def grams(persona_id: str, content: str) -> str:
