@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.dialects import postgresql, sqlite
 
 from database.engine import Database
 from database.models import WorldSetting
@@ -28,8 +28,10 @@ class WorldSettings:
     def set(self, key: str, value: str) -> None:
         """Insert or replace in one statement, so two writers at once never collide on the key."""
         now = datetime.now()
-        stmt = insert(WorldSetting).values(key=key, value=value, updated_at=now)
         with self.db.session() as s:
+            # Both dialects speak `INSERT … ON CONFLICT DO UPDATE`; each builds its own statement.
+            insert = postgresql.insert if s.get_bind().dialect.name == "postgresql" else sqlite.insert
+            stmt = insert(WorldSetting).values(key=key, value=value, updated_at=now)
             s.execute(stmt.on_conflict_do_update(index_elements=[WorldSetting.key],
                                                  set_={WorldSetting.value: value, WorldSetting.updated_at: now}))
 
