@@ -410,3 +410,9 @@ from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
 
 JA.update(CARE_JA)
 EN.update(CARE_EN)
+
+# Phone layout, one building per window, chat basics (ui/fit.py, ui/session.py).
+from ui.i18n_hands import HANDS_EN, HANDS_JA  # noqa: E402
+
+JA.update(HANDS_JA)
+EN.update(HANDS_EN)

@@ -51,6 +51,8 @@ class ChatView:
     """How many of `messages` the Chatbot shows; the live strip shows the rest (and what is pending)."""
     live: LiveRenderer | None = None
     """The running send's renderer (its pending entries are the live strip's tail)."""
+    buildings: list[tuple[str, str]] | None = None
+    """The building list last sent to this window's selector, so the timer only sends a change."""
 
 
 def open_building(view: ChatView, manager: Any, labels: Labels, building_id: str) -> ChatView:
