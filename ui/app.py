@@ -255,6 +255,10 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             """Back from another tab: buildings, personas and playbooks may have changed there (the
             window's own building may even be gone)."""
             with session_lock(view):
+                if view.building_id is None:
+                    # Gradio selects the first tab as the page opens: the load event gives this
+                    # window its building (it may come back to the one this tab showed before).
+                    return [gr.skip()] * 10  # building, the 6 of chat_view, notice, meta, sub
                 moved = still_there(manager, view)
                 bid = moved or str(view.building_id)
                 if moved:
@@ -275,7 +279,17 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                 except (LookupError, ValueError) as exc:
                     gr.Warning(str(exc))
                     return [gr.Radio(value=view.building_id), *[gr.skip()] * 6]
-                return [gr.skip(), *show(view, building_id)]
+                # The list is set too: a click made while the page loaded may have been drawn over by the load.
+                return [gr.Radio(value=building_id), *show(view, building_id)]
+
+        def resync(view: ChatView, shown_bid: str | None) -> list[Any]:
+            """After a load or a move has been drawn: when the page shows another building than the
+            session holds (two answers arrived out of order), draw the session's building again."""
+            with session_lock(view):
+                bid = view.building_id
+                if not bid or shown_bid == bid or view.busy or sending(view):
+                    return [gr.skip()] * 7
+                return [radio(view, bid), *show(view, bid)]
 
         def on_earlier(view: ChatView) -> list[Any]:
             load_earlier(view, manager, labels)
@@ -320,7 +334,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                 view.pump.stop()  # personas still to answer this message are not started
             gr.Info(labels("stopped", n=n) if n else labels("nothing_to_stop"))
 
-        def on_tick(view: ChatView) -> list[Any]:
+        def on_tick(view: ChatView, shown_bid: str | None) -> list[Any]:
             """Background pulses: new history lines and panel changes, sent only when there are any.
             While a long send streams (a production), what it finished moves into the Chatbot, so
             the live strip keeps only what is in progress. Buildings made, renamed or deleted
@@ -332,8 +346,8 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                 return [skip()] * 8
             with session_lock(view):
                 choices = building_choices(manager.buildings())
-                moved = still_there(manager, view)
-                if moved:  # this window's building was deleted elsewhere
+                moved = still_there(manager, view) or (view.building_id if shown_bid != view.building_id else None)
+                if moved:  # this window's building was deleted elsewhere, or the page drew another one
                     header_, panel_, items_, chat, more, bid = show(view, moved)
                     return [chat, skip(), header_, panel_, items_, radio(view, bid), more, bid]
                 listing = radio(view, view.building_id) if choices != view.buildings else skip()
@@ -348,9 +362,11 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
 
         chat_view = [*panel_outputs, chatbot, earlier, shown]
         demo.load(on_load, [view_state, shown], [building, *chat_view, notice, meta, sub], show_progress="hidden",
-                  js=f"(view, shown) => [view, ({STORED_BUILDING_JS.strip()})(shown)]")
+                  js=f"(view, shown) => [view, ({STORED_BUILDING_JS.strip()})(shown)]",
+                  ).then(resync, [view_state, shown], [building, *chat_view], show_progress="hidden")
         chat_tab.select(on_chat_tab, view_state, [building, *chat_view, notice, meta, sub], show_progress="hidden")
-        building.input(on_move, [view_state, building], [building, *chat_view], show_progress="minimal")
+        building.input(on_move, [view_state, building], [building, *chat_view], show_progress="minimal").then(
+            resync, [view_state, shown], [building, *chat_view], show_progress="hidden")
         earlier.click(on_earlier, view_state, [chatbot, earlier], show_progress="hidden")
         meta.change(on_meta, meta, sub, show_progress="hidden")
         # A message sent while a long pulse works (e.g. an instruction for a production's plan) must
@@ -360,7 +376,7 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             show_progress="hidden", concurrency_limit=8, trigger_mode="multiple",
         ).then(finish_send, view_state, [chatbot, live], show_progress="hidden")
         stop.click(on_stop, view_state, None, show_progress="hidden")
-        timer.tick(on_tick, view_state, [chatbot, live, *panel_outputs, building, earlier, shown],
+        timer.tick(on_tick, [view_state, shown], [chatbot, live, *panel_outputs, building, earlier, shown],
                    show_progress="hidden")
     return demo
 
