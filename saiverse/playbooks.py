@@ -43,24 +43,49 @@ class PlaybookCatalog:
         self._all: dict[str, Playbook] = dict(self._builtin)
         self.broken: dict[str, str] = {}
         """Stored playbooks that no longer load or validate, by name, with the reason (never run)."""
-        with db.session() as s:
+        self._seen: tuple[tuple[str, str], ...] | None = None
+        self.reload()
+
+    def _stamp(self) -> tuple[tuple[str, str], ...]:
+        with self.db.session() as s:
+            return tuple((n, str(u)) for n, u in s.query(PlaybookRow.name, PlaybookRow.updated_at).order_by(
+                PlaybookRow.name))
+
+    def reload(self) -> bool:
+        """Read the stored playbooks again when the table changed (an import by the CLI or another
+        window); True when it did. The UI's lists call this, so they show what is stored now."""
+        stamp = self._stamp()
+        if stamp == self._seen:
+            return False
+        self._load()
+        self._seen = stamp
+        return True
+
+    def _load(self) -> None:
+        """Builtins plus the stored rows, validated; built aside and swapped in, so a reader never
+        sees a half-loaded catalog."""
+        catalog: dict[str, Playbook] = dict(self._builtin)
+        broken: dict[str, str] = {}
+        with self.db.session() as s:
             rows = s.query(PlaybookRow).all()
             for row in rows:
                 try:
-                    self._all[row.name] = parse_playbook(row.playbook_json, source=row.name)
+                    catalog[row.name] = parse_playbook(row.playbook_json, source=row.name)
                 except PlaybookError as exc:
-                    self.broken[row.name] = str(exc)  # a stored playbook broken by a format change
-        for name, pb in list(self._all.items()):
+                    broken[row.name] = str(exc)  # a stored playbook broken by a format change
+        for name, pb in list(catalog.items()):
             try:
-                self.validate(pb)
+                self.validate(pb, among=catalog)
             except PlaybookError as exc:
                 if pb is self._builtin.get(name):
                     raise  # a builtin that does not validate is a bug in this checkout
-                self.broken[name] = str(exc)
+                broken[name] = str(exc)
                 if name in self._builtin:
-                    self._all[name] = self._builtin[name]
+                    catalog[name] = self._builtin[name]
                 else:
-                    del self._all[name]
+                    del catalog[name]
+        with self._lock:
+            self._all, self.broken = catalog, broken
 
     def get(self, name: str) -> Playbook | None:
         return self._all.get(name)

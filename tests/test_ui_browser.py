@@ -18,6 +18,7 @@ import pytest
 
 from tests.browser import RunningApp, new_page, served, shot, start_app
 from ui.chat import EventRenderer
+from ui.chat_time import strip_time
 from ui.i18n import Labels
 
 # Gradio's queue trips pandas 3 deprecation warnings that are not ours to fix.
@@ -223,7 +224,8 @@ def test_renderer_streams_chunks_then_final_text_for_each_persona() -> None:
     r.apply({"type": "pulse_end", "pulse_id": "p2", "status": "error"})
     # A reply may also come as one speak event with no pulse_start or chunks.
     r.apply({"type": "speak", "pulse_id": "p3", "persona_name": "ソラ", "avatar": "🎨", "text": "描けたよ"})
-    contents = [m["content"] for m in messages]
+    contents = [strip_time(m["content"]) for m in messages]  # each line's time (ui/chat_time.py) aside
+    assert "sv-time" in messages[0]["content"] and "sv-time" in messages[1]["content"]
     assert contents[0] == "やあ"
     assert contents[1] == "📚 **ミナ**\n\nこんにちは！"
     assert contents[2] == "⚠️ ソラ のエラー: モデルが応答しません"

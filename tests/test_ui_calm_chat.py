@@ -44,8 +44,10 @@ def _open(browser: Any, running: RunningApp, building: str) -> Any:
 
 
 def _texts(page: Any) -> list[str]:
-    """Every entry in the chat and the live strip, top to bottom."""
-    return page.locator("#chat .message, #chat-live .sv-live-row").all_inner_texts()
+    """Every entry in the chat and the live strip, top to bottom (each line's time left out)."""
+    return page.locator("#chat .message, #chat-live .sv-live-row").evaluate_all(
+        "els => els.map(e => { const c = e.cloneNode(true); c.querySelectorAll('.sv-time').forEach(t => t.remove());"
+        " document.body.appendChild(c); const t = c.innerText; c.remove(); return t; })")
 
 
 def _assert_live_area_is_calm(page: Any) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ui.chat import EventRenderer
+from ui.chat_time import strip_time
 from ui.i18n import Labels
 from ui.stream import ChatView, join_running, stream_events
 
@@ -14,7 +15,7 @@ FALLBACK = {"type": "notice", "kind": "model_fallback", "text": "GEMINI_API_KEY 
 
 
 def _contents(messages: list[dict[str, Any]]) -> list[str]:
-    return [str(m["content"]) for m in messages]
+    return [strip_time(str(m["content"])) for m in messages]  # each line's time (ui/chat_time.py) aside
 
 
 def test_a_reply_that_has_not_spoken_yet_moves_below_what_happens_meanwhile() -> None:

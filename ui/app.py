@@ -23,10 +23,12 @@ import gradio as gr  # noqa: E402
 
 from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
+from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
+from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
 from ui.side_panel import (  # noqa: E402
     ITEM_LIST_JS,
     building_choices,
@@ -44,6 +46,8 @@ from ui.tabs.settings import build_settings_tab  # noqa: E402
 from ui.tabs.world import build_world_tab  # noqa: E402
 
 CSS_PATH = Path(__file__).with_name("style.css")
+FIT_CSS_PATH = Path(__file__).with_name("style_fit.css")
+"""Phone layout and dark mode, after the base stylesheet (ui/fit.py)."""
 DEFAULT_META = "meta_user"
 REFRESH_SEC = 5.0
 """How often an open window looks for what background pulses (schedules, autonomy) changed."""
@@ -80,7 +84,7 @@ GLOBAL_JS = """
 
 def app_css() -> str:
     """The stylesheet passed to `launch(css=...)` (Gradio 6 takes CSS at launch, not in Blocks)."""
-    return CSS_PATH.read_text(encoding="utf-8")
+    return CSS_PATH.read_text(encoding="utf-8") + "\n" + FIT_CSS_PATH.read_text(encoding="utf-8")
 
 
 def app_theme() -> gr.themes.Base:
@@ -122,7 +126,9 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         "quiet": True,
         "footer_links": [],
         "css": app_css(),
-        "js": with_guard(GLOBAL_JS, settings.max_upload_bytes, Labels(getattr(settings, "lang", "ja"))),
+        "js": with_guard(with_js(GLOBAL_JS, FIT_JS), settings.max_upload_bytes,
+                         Labels(getattr(settings, "lang", "ja"))),
+        "head": PHONE_HEAD,
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir. Backups are
         # not listed: the 設定 tab hands the one just made to its own session (ui/tabs/backups.py).
@@ -189,9 +195,9 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
     """
     labels = Labels(getattr(manager.settings, "lang", "ja"))
     views = _Views(manager, labels)
-    start = manager.user_building()
-    header0, panel0, items0 = views.panels(start)
-    first = open_building(ChatView(), manager, labels, start)
+    # Nothing of a building is drawn before the page's load event has given this window its own
+    # (ui/session.py): a page never names one building while holding another.
+    loading = f'<div class="sv-header"><span class="sv-header-title">{escape(labels("loading"))}</span></div>'
 
     with gr.Blocks(title="SAIVerse", analytics_enabled=False, fill_width=True) as demo:
         view_state = gr.State(ChatView())  # per session; Gradio hands handlers the same object
@@ -205,12 +211,13 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                             '</div></div>'
                         )
                         building = gr.Radio(
-                            building_choices(manager.buildings()), value=start, label=labels("buildings"),
+                            building_choices(manager.buildings()), value=None, label=labels("buildings"),
                             elem_id="building-select", container=True,
                         )
                     with gr.Column(scale=3, min_width=420, elem_id="sv-center"):
                         with gr.Row(elem_id="sv-chat-head", equal_height=True):
-                            header = gr.HTML(header0, elem_id="chat-header")
+                            gr.HTML(drawer_button("left", labels), elem_id="sv-menu-left", container=False)
+                            header = gr.HTML(loading, elem_id="chat-header")
                             # Compact choosers (no label box): the choice names say what they are.
                             meta = gr.Dropdown(
                                 views.meta_choices(), value=DEFAULT_META, label=labels("meta_playbook"),
@@ -222,10 +229,14 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                             )
                             autonomy = autonomy_switch(manager, labels)
                             stop = gr.Button(labels("stop"), elem_id="chat-stop", size="sm", scale=0, min_width=80)
+                            gr.HTML(drawer_button("right", labels), elem_id="sv-menu-right", container=False)
+                        # The building this page shows (updated in the same render as the header):
+                        # a message is sent only when it is the session's building (ui/session.py).
+                        shown = gr.Textbox("", visible=False, elem_id="sv-shown-building")
                         earlier = gr.Button(labels("load_earlier"), elem_id="chat-load-earlier", size="sm",
-                                            visible=first.has_more)
+                                            visible=False)
                         chatbot = gr.Chatbot(
-                            first.messages, elem_id="chat", show_label=False, height="calc(100vh - 330px)",
+                            [], elem_id="chat", show_label=False, height="calc(100vh - 330px)",
                             min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
                             buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[],
                         )
@@ -238,8 +249,8 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
                             file_types=None, file_count="multiple", sources=["upload"], autofocus=True,
                         )
                     with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
-                        panel = gr.HTML(panel0, elem_id="building-panel")
-                        item_list = gr.HTML(items0, elem_id="item-list", js_on_load=ITEM_LIST_JS)
+                        panel = gr.HTML("", elem_id="building-panel")
+                        item_list = gr.HTML("", elem_id="item-list", js_on_load=ITEM_LIST_JS)
             for key, tab_id, builder in TABS:
                 with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
                     refresh = builder(manager, labels)
@@ -251,32 +262,64 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
         panel_outputs = [header, panel, item_list]
 
         def show(view: ChatView, building_id: str) -> list[Any]:
+            """Everything the window shows of `building_id`, all from one session value: header,
+            panel, items, chat, "load earlier", and the hidden `shown` the send checks."""
             open_building(view, manager, labels, building_id)
             view.panels = views.panels(building_id)
-            return [*view.panels, list(view.messages), gr.Button(visible=view.has_more)]
+            return [*view.panels, list(view.messages), gr.Button(visible=view.has_more), building_id]
 
         def choosers() -> list[Any]:
+            manager.playbooks.reload()  # imported by the CLI or another window meanwhile
             return [gr.Dropdown(choices=views.meta_choices()), gr.Dropdown(choices=views.sub_choices())]
 
-        def on_load(view: ChatView) -> list[Any]:
-            bid = manager.user_building()
-            radio = gr.Radio(choices=building_choices(manager.buildings()), value=bid)
-            return [radio, *show(view, bid), views.notice(), *choosers()]
+        def radio(view: ChatView, bid: str) -> Any:
+            view.buildings = building_choices(manager.buildings())
+            return gr.Radio(choices=view.buildings, value=bid)
 
-        def on_chat_tab(view: ChatView, building_id: str | None) -> list[Any]:
-            """Back from another tab: buildings, personas and playbooks may have changed there."""
-            bid = building_id or manager.user_building()
-            view.panels = views.panels(bid)
-            radio = gr.Radio(choices=building_choices(manager.buildings()), value=bid)
-            return [radio, *view.panels, views.notice(), *choosers()]
+        def on_load(view: ChatView, stored: str | None) -> list[Any]:
+            with session_lock(view):
+                bid = first_building(manager, view, stored)
+                return [radio(view, bid), *show(view, bid), views.notice(), *choosers()]
+
+        def on_chat_tab(view: ChatView) -> list[Any]:
+            """Back from another tab: buildings, personas and playbooks may have changed there (the
+            window's own building may even be gone)."""
+            with session_lock(view):
+                if view.building_id is None:
+                    # Gradio selects the first tab as the page opens: the load event gives this
+                    # window its building (it may come back to the one this tab showed before).
+                    return [gr.skip()] * 10  # building, the 6 of chat_view, notice, meta, sub
+                moved = still_there(manager, view)
+                bid = moved or str(view.building_id)
+                if moved:
+                    chat = show(view, bid)
+                else:
+                    view.panels = views.panels(bid)
+                    chat = [*view.panels, gr.skip(), gr.skip(), gr.skip()]
+                return [radio(view, bid), *chat, views.notice(), *choosers()]
 
         def on_move(view: ChatView, building_id: str) -> list[Any]:
-            try:
-                manager.move_user(building_id)
-            except (LookupError, ValueError) as exc:
-                gr.Warning(str(exc))
-                return [gr.Radio(value=manager.user_building()), *[gr.skip()] * 5]
-            return [gr.skip(), *show(view, building_id)]
+            with session_lock(view):
+                if view.busy or sending(view):
+                    # The reply streaming here belongs to this building; it finishes (or ■ stops it) first.
+                    gr.Warning(labels("move_while_busy"))
+                    return [gr.Radio(value=view.building_id), *[gr.skip()] * 6]
+                try:
+                    manager.move_user(building_id)
+                except (LookupError, ValueError) as exc:
+                    gr.Warning(str(exc))
+                    return [gr.Radio(value=view.building_id), *[gr.skip()] * 6]
+                # The list is set too: a click made while the page loaded may have been drawn over by the load.
+                return [gr.Radio(value=building_id), *show(view, building_id)]
+
+        def resync(view: ChatView, shown_bid: str | None) -> list[Any]:
+            """After a load or a move has been drawn: when the page shows another building than the
+            session holds (two answers arrived out of order), draw the session's building again."""
+            with session_lock(view):
+                bid = view.building_id
+                if not bid or shown_bid == bid or view.busy or sending(view):
+                    return [gr.skip()] * 7
+                return [radio(view, bid), *show(view, bid)]
 
         def on_earlier(view: ChatView) -> list[Any]:
             load_earlier(view, manager, labels)
@@ -285,9 +328,27 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
         def on_meta(name: str | None) -> Any:
             return gr.Dropdown(visible=name == MANUAL_META)
 
-        def on_submit(message: dict[str, Any] | None, building_id: str | None, meta_name: str | None,
+        def on_submit(message: dict[str, Any] | None, shown_bid: str | None, meta_name: str | None,
                       sub_name: str | None, view: ChatView) -> Iterator[list[Any]]:
-            yield from send(manager, labels, views, view, message, building_id, meta_name, sub_name)
+            with session_lock(view):
+                bid = view.building_id
+                ok = bool(bid) and shown_bid == bid
+                if ok:
+                    begin_send(view)  # no move of this window until the send is over
+                    try:
+                        manager.move_user(str(bid))  # the person is where they speak
+                    except (LookupError, ValueError):
+                        pass  # the building is gone: handle_user_input says so in the chat
+            if not ok:
+                # The page still draws another building (or none yet): nothing is sent, the
+                # message stays in the box.
+                gr.Warning(labels("send_not_shown"))
+                yield [gr.skip()] * 5
+                return
+            try:
+                yield from send(manager, labels, views, view, message, bid, meta_name, sub_name)
+            finally:
+                end_send(view)
 
         def finish_send(view: ChatView) -> list[Any]:
             """The send is over: the exchange leaves the live strip for the Chatbot, in one update.
@@ -297,45 +358,56 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
             view.shown = len(view.messages)
             return [list(view.messages), ""]
 
-        def on_stop(building_id: str | None, view: ChatView) -> None:
-            n = manager.cancel_pulses(building_id or None)
+        def on_stop(view: ChatView) -> None:
+            n = manager.cancel_pulses(view.building_id or None)
             if view.pump is not None:
                 view.pump.stop()  # personas still to answer this message are not started
             gr.Info(labels("stopped", n=n) if n else labels("nothing_to_stop"))
 
-        def on_tick(building_id: str | None, view: ChatView) -> list[Any]:
+        def on_tick(view: ChatView, shown_bid: str | None) -> list[Any]:
             """Background pulses: new history lines and panel changes, sent only when there are any.
             While a long send streams (a production), what it finished moves into the Chatbot, so
-            the live strip keeps only what is in progress."""
-            bid = building_id or view.building_id
+            the live strip keeps only what is in progress. Buildings made, renamed or deleted
+            elsewhere (another tab, the CLI) reach the building list."""
+            skip = gr.skip
             if view.busy and show_finished(view):
-                return [list(view.messages), live_html(view), *[gr.skip()] * 3]
-            if not bid or view.busy or view.building_id != bid:
-                return [gr.skip()] * 5
-            caught = catch_up(view, manager, labels)
-            view.shown = len(view.messages)
-            chat = list(view.messages) if caught else gr.skip()
-            panels = views.panels(bid)
-            if panels == view.panels:
-                return [chat, gr.skip(), *[gr.skip()] * 3]
-            view.panels = panels
-            return [chat, gr.skip(), *panels]
+                return [list(view.messages), live_html(view), *[skip()] * 3, skip(), skip(), skip()]
+            if view.busy or not view.building_id:
+                return [skip()] * 8
+            with session_lock(view):
+                choices = building_choices(manager.buildings())
+                moved = still_there(manager, view) or (view.building_id if shown_bid != view.building_id else None)
+                if moved:  # this window's building was deleted elsewhere, or the page drew another one
+                    header_, panel_, items_, chat, more, bid = show(view, moved)
+                    return [chat, skip(), header_, panel_, items_, radio(view, bid), more, bid]
+                listing = radio(view, view.building_id) if choices != view.buildings else skip()
+                caught = catch_up(view, manager, labels)
+                view.shown = len(view.messages)
+                chat = list(view.messages) if caught else skip()
+                panels = views.panels(view.building_id)
+                if panels == view.panels:
+                    return [chat, skip(), *[skip()] * 3, listing, skip(), skip()]
+                view.panels = panels
+                return [chat, skip(), *panels, listing, skip(), skip()]
 
-        chat_view = [*panel_outputs, chatbot, earlier]
-        demo.load(on_load, view_state, [building, *chat_view, notice, meta, sub], show_progress="hidden")
-        chat_tab.select(on_chat_tab, [view_state, building], [building, *panel_outputs, notice, meta, sub],
-                        show_progress="hidden")
-        building.input(on_move, [view_state, building], [building, *chat_view], show_progress="minimal")
+        chat_view = [*panel_outputs, chatbot, earlier, shown]
+        demo.load(on_load, [view_state, shown], [building, *chat_view, notice, meta, sub], show_progress="hidden",
+                  js=f"(view, shown) => [view, ({STORED_BUILDING_JS.strip()})(shown)]",
+                  ).then(resync, [view_state, shown], [building, *chat_view], show_progress="hidden")
+        chat_tab.select(on_chat_tab, view_state, [building, *chat_view, notice, meta, sub], show_progress="hidden")
+        building.input(on_move, [view_state, building], [building, *chat_view], show_progress="minimal").then(
+            resync, [view_state, shown], [building, *chat_view], show_progress="hidden")
         earlier.click(on_earlier, view_state, [chatbot, earlier], show_progress="hidden")
         meta.change(on_meta, meta, sub, show_progress="hidden")
         # A message sent while a long pulse works (e.g. an instruction for a production's plan) must
         # not wait in Gradio's queue behind it: sends run side by side; the manager orders pulses.
         chat_input.submit(
-            on_submit, [chat_input, building, meta, sub, view_state], [live, chat_input, *panel_outputs],
+            on_submit, [chat_input, shown, meta, sub, view_state], [live, chat_input, *panel_outputs],
             show_progress="hidden", concurrency_limit=8, trigger_mode="multiple",
         ).then(finish_send, view_state, [chatbot, live], show_progress="hidden")
-        stop.click(on_stop, [building, view_state], None, show_progress="hidden")
-        timer.tick(on_tick, [building, view_state], [chatbot, live, *panel_outputs], show_progress="hidden")
+        stop.click(on_stop, view_state, None, show_progress="hidden")
+        timer.tick(on_tick, [view_state, shown], [chatbot, live, *panel_outputs, building, earlier, shown],
+                   show_progress="hidden")
         wire_autonomy(manager, labels, autonomy, demo, chat_tab)
     return demo
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
+from ui.chat_time import with_time
 from ui.i18n import Labels
 
 Message = dict[str, Any]
@@ -26,9 +28,10 @@ def persona_header(name: str, avatar: str | None) -> str:
     return f"{avatar or '👤'} **{name}**"
 
 
-def persona_message(name: str, avatar: str | None, text: str) -> Message:
-    """A persona's bubble; the name is shown in the text because the Chatbot has no per-message name."""
-    return {"role": "assistant", "content": f"{persona_header(name, avatar)}\n\n{text}"}
+def persona_message(name: str, avatar: str | None, text: str, when: Any = None) -> Message:
+    """A persona's bubble; the name is shown in the text because the Chatbot has no per-message name.
+    `when` (the stored time, or the moment it was said) is its last line."""
+    return {"role": "assistant", "content": with_time(f"{persona_header(name, avatar)}\n\n{text}", when)}
 
 
 def system_message(text: str) -> Message:
@@ -40,13 +43,14 @@ def history_messages(entries: list[Any], avatars: dict[str, str], labels: Labels
     """Stored building history (oldest first) → Chatbot messages."""
     messages: list[Message] = []
     for entry in entries:
+        when = getattr(entry, "created_at", None)
         if entry.speaker_kind == "user":
-            messages.append({"role": "user", "content": entry.content})
+            messages.append({"role": "user", "content": with_time(entry.content, when)})
         elif entry.speaker_kind == "persona":
             avatar = avatars.get(entry.speaker_id or "", "👤")
-            messages.append(persona_message(entry.speaker_name, avatar, entry.content))
+            messages.append(persona_message(entry.speaker_name, avatar, entry.content, when))
         else:
-            messages.append(system_message(labels("notice", text=entry.content)))
+            messages.append(system_message(with_time(labels("notice", text=entry.content), when)))
     return messages
 
 
@@ -100,7 +104,9 @@ class EventRenderer:
 
     def _render(self, reply: _Reply) -> None:
         text = reply.text if reply.text else self.labels("thinking")
-        self.messages[reply.index] = persona_message(reply.name, reply.avatar, text)
+        # A finished reply shows when it was said, like the stored line it now is.
+        self.messages[reply.index] = persona_message(reply.name, reply.avatar, text,
+                                                     datetime.now() if reply.final else None)
 
     def _open(self, ev: dict[str, Any]) -> _Reply:
         """The bubble of this pulse, creating it when the pulse speaks without a pulse_start."""
@@ -118,7 +124,7 @@ class EventRenderer:
         """Render one event; True when the side panel should refresh."""
         kind = ev.get("type")
         if kind == "user_message":
-            self._append({"role": "user", "content": ev.get("text", "")})
+            self._append({"role": "user", "content": with_time(str(ev.get("text", "")), datetime.now())})
         elif kind == "pulse_start":
             self._render(self._open(ev))
         elif kind == "speak_chunk":

@@ -429,6 +429,13 @@ from ui.i18n_models import MODELS_EN, MODELS_JA  # noqa: E402
 JA.update(MODELS_JA)
 EN.update(MODELS_EN)
 
+# Phone layout, one building per window, chat basics (ui/fit.py, ui/session.py).
+from ui.i18n_fit import FIT_EN, FIT_JA  # noqa: E402
+
+JA.update(FIT_JA)
+EN.update(FIT_EN)
+
+# The per-persona model line, the 自律 switch, attachment refusals (ui/model_lines.py, ui/autonomy.py).
 from ui.i18n_hands import HANDS_EN, HANDS_JA  # noqa: E402
 
 JA.update(HANDS_JA)

@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from ui.chat import EventRenderer, Message
+from ui.chat_time import strip_time
 from ui.i18n import Labels
 
 _HEADER = re.compile(r"^(.*?)\*\*(.+?)\*\*\n\n", re.S)
@@ -76,7 +77,7 @@ def live_bubble(message: Message) -> str:
     if isinstance(content, dict):  # an uploaded picture
         text, name = f"🖼 {content.get('alt_text') or ''}", ""
     else:
-        text, name = str(content or ""), ""
+        text, name = strip_time(str(content or "")), ""
         match = _HEADER.match(text)
         if match:
             name, text = f"{match.group(1)}{match.group(2)}", text[match.end():]

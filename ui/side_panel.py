@@ -55,8 +55,9 @@ def persona_chips(personas: list[Any], labels: Labels, models: dict[str, Any] | 
 def header_html(view: dict[str, Any], labels: Labels) -> str:
     """The chat header: the building's name and who is present."""
     building = view["building"]
+    # data-building-id: what this window shows; ui/fit.py keeps it for a reload of this tab.
     return (
-        '<div class="sv-header">'
+        f'<div class="sv-header" data-building-id="{escape(building.building_id)}">'
         f'<span class="sv-header-title">{escape(building.name)}</span>'
         f'<span class="sv-header-sep">—</span>{persona_chips(view["personas"], labels, view.get("models"))}'
         "</div>"

@@ -54,6 +54,9 @@ class ChatView:
     once_shown: set[str] = field(default_factory=set)
     """Notice kinds shown once per session that this session has shown (ui/chat.py ONCE_PER_SESSION)."""
 
+    buildings: list[tuple[str, str]] | None = None
+    """The building list last sent to this window's selector, so the timer only sends a change."""
+
 
 def open_building(view: ChatView, manager: Any, labels: Labels, building_id: str) -> ChatView:
     """Reset `view` to the latest PAGE lines of `building_id`."""

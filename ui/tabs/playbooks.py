@@ -94,6 +94,11 @@ def build_playbooks_tab(manager: Any, labels: Labels) -> TabRefresh:
     pick.change(lambda name: graph_markdown(manager, name), pick, graph, show_progress="hidden")
 
     def refresh(name: str | None) -> list[Any]:
-        return [playbook_table(manager, labels), graph_markdown(manager, name)]
+        """Playbooks imported elsewhere (another tab, the CLI) appear in the graph chooser too."""
+        manager.playbooks.reload()  # an import by the CLI is in the database, not yet in this catalog
+        choices = [p.name for p in manager.playbooks.all()]
+        keep = name if name in choices else ("meta_user" if "meta_user" in choices else None)
+        return [playbook_table(manager, labels), graph_markdown(manager, keep),
+                gr.Dropdown(choices=choices, value=keep)]
 
-    return TabRefresh(refresh, [table, graph], [pick])
+    return TabRefresh(refresh, [table, graph, pick], [pick])

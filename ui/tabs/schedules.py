@@ -104,6 +104,7 @@ def build_schedules_tab(manager: Any, labels: Labels) -> TabRefresh:
     delete.click(on_delete, victim, [status, table, victim])
 
     def refresh() -> list[Any]:
+        manager.playbooks.reload()  # meta playbooks imported by the CLI
         return [schedule_table(manager, labels), gr.Dropdown(choices=_delete_choices(manager)),
                 gr.Dropdown(choices=[(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]),
                 gr.Dropdown(choices=[pb.name for pb in manager.playbooks.all() if pb.name.startswith("meta_")])]

@@ -127,7 +127,11 @@ def build_world_tab(manager: Any, labels: Labels) -> TabRefresh:
         lambda bid: fill(bid)[:-1], pick, form, show_progress="hidden")  # an empty form; the status stays
     autonomous.input(on_autonomous, autonomous, None)
 
-    def refresh() -> list[Any]:
-        return [building_table(manager, labels), gr.Checkbox(value=bool(manager.autonomous))]
+    def refresh(building_id: str | None) -> list[Any]:
+        """Buildings made, renamed or deleted elsewhere (another tab, the CLI) appear in the chooser too."""
+        choices = _choices(manager, labels)
+        keep = building_id if building_id in {c[1] for c in choices} else NEW
+        return [building_table(manager, labels), gr.Checkbox(value=bool(manager.autonomous)),
+                gr.Dropdown(choices=choices, value=keep)]
 
-    return TabRefresh(refresh, [table, autonomous])
+    return TabRefresh(refresh, [table, autonomous, pick], [pick])
