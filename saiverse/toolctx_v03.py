@@ -15,6 +15,7 @@ from saiverse.memopedia_manage import delete_page, health
 from saiverse.memory_around import messages_around, thread_ids
 from saiverse.memory_common import LongTermMemoryError
 from saiverse.pdf import is_pdf_path
+from sea.tool_playbook import ToolPlaybookError, run_named
 from tools.registry import ToolError
 
 if TYPE_CHECKING:
@@ -102,3 +103,10 @@ class V03Access:
 
     def set_recalled(self, entries: list[dict[str, Any]]) -> None:
         self.set_working_memory(RECALLED, entries or None)
+
+    # ---- playbooks ----------------------------------------------------------------------------
+    def run_playbook(self, name: str) -> str:
+        try:
+            return run_named(name)
+        except ToolPlaybookError as exc:
+            raise ToolError(str(exc)) from exc

@@ -281,3 +281,8 @@ class ToolContext(Protocol):
     def set_recalled(self, entries: list[dict[str, Any]]) -> None:
         """Replace the recalled memories kept in working memory ([] clears them)."""
         ...
+
+    def run_playbook(self, name: str) -> str:
+        """Run a router-callable playbook as a sub-line of the playbook calling this tool; its report.
+        ToolError outside a pulse, for an unknown or not callable playbook, or past the nesting limit."""
+        ...

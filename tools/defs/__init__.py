@@ -45,6 +45,7 @@ from tools.defs.network import NETWORK_TOOLS
 from tools.defs.pdf_read import pdf_read
 from tools.defs.production import production_run
 from tools.defs.record_wait import record_wait
+from tools.defs.run_playbook import run_playbook
 from tools.defs.schedule import schedule_add, schedule_delete, schedule_list
 from tools.defs.tracks import TRACK_TOOLS
 from tools.defs.update_working_memory import update_working_memory
@@ -67,6 +68,6 @@ BUILTIN_TOOLS = (
     # upstream v0.3: tracks and notes
     *TRACK_TOOLS, item_change_name, item_write_description, chronicle_context_up, chronicle_context_down,
     document_edit, item_move, messagelog_get_around, memory_recall_unified, forget_recalled, memopedia_health,
-    memopedia_manage,
+    memopedia_manage, run_playbook,
 )
 """Every builtin tool function (decorated with `@tool`), in a stable order."""
