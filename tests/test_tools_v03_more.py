@@ -220,3 +220,16 @@ def test_cli_runs_the_new_tools(manager: SAIVerseManager, saiverse_home: Path) -
     assert json.loads(json.loads(moved.stdout)["result"])["moved"][0]["slot_number"] == 1
     bad = cli("memopedia_manage", {"action": "set_vividness", "page_id": "x"})
     assert bad.returncode == 2 and "vividness" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+# ---- upstream's v0.3 playbooks that call these tools ---------------------------------------------
+
+def test_meta_autonomy_decision_reads_the_memopedia_health_report(manager: SAIVerseManager) -> None:
+    path = compat_v03_path("playbooks") / "meta_autonomy_decision.json"
+    manager.playbooks.store(manager.playbooks.check_file(path), replace=True)
+    manager.tool_services.memopedia.create("mina", "長い話", content="あ" * 3100, category="terms")
+    events = list(manager.run_playbook(manager.playbooks.get("meta_autonomy_decision"), "mina", "library",
+                                       args={"input": ""}))
+    assert [e["status"] for e in events if e["type"] == "pulse_end"] == ["ok"]
+    [health] = [e for e in events if e["type"] == "tool_result" and e["tool"] == "memopedia_health"]
+    assert "総ページ数: 1" in health["result"] and "長い話 (3100字)" in health["result"]
