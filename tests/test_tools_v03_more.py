@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import text
 
 from saiverse.manager import SAIVerseManager
+from saiverse.settings import load_settings
 from saiverse.toolctx import ManagerToolContext
 from tests.compat import compat_v03_path
 from tools import TOOL_REGISTRY, ToolError, call_tool
@@ -204,7 +205,9 @@ def test_memopedia_health_and_manage(manager: SAIVerseManager) -> None:
 
 def test_cli_runs_the_new_tools(manager: SAIVerseManager, saiverse_home: Path) -> None:
     manager.tool_services.memopedia.create("mina", "灯台", content="岬の灯台", category="terms")
+    manager.tool_services.memory.add("mina", "user", "灯台の話をしよう", created_at="2026-03-01T10:00:00+00:00")
     item_id = manager.items.list_owned("building", "library")[0].item_id
+    doc = manager.items.create_document("日記", "一\n二\n", owner_kind="building", owner_id="library")
     manager.close()
 
     def cli(name: str, args: dict[str, Any]) -> subprocess.CompletedProcess[str]:
@@ -218,6 +221,18 @@ def test_cli_runs_the_new_tools(manager: SAIVerseManager, saiverse_home: Path) -
     moved = cli("item_move", {"item_ids": item_id, "destination_type": "persona"})
     assert moved.returncode == 0, moved.stderr
     assert json.loads(json.loads(moved.stdout)["result"])["moved"][0]["slot_number"] == 1
+    edited = cli("document_edit", {"item_id": doc.item_id, "start_line": 2, "replacement": "ニ"})
+    assert edited.returncode == 0, edited.stderr
+    recalled = cli("memory_recall_unified", {"query": "灯台"})
+    assert recalled.returncode == 0 and "記憶検索結果: 2件" in json.loads(recalled.stdout)["result"]
+    around = cli("messagelog_get_around", {"timestamp": "2026-03-01T10:00:00+00:00", "count": 1})
+    assert around.returncode == 0 and "灯台の話をしよう" in json.loads(around.stdout)["result"]
+    reopened = SAIVerseManager(load_settings(saiverse_home))
+    try:
+        assert reopened.items.read_document(doc.item_id) == "一\nニ\n"
+        assert reopened.items.get(item_id).slot_number == 1
+    finally:
+        reopened.close()
     bad = cli("memopedia_manage", {"action": "set_vividness", "page_id": "x"})
     assert bad.returncode == 2 and "vividness" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
