@@ -248,3 +248,24 @@ def test_meta_autonomy_decision_reads_the_memopedia_health_report(manager: SAIVe
     assert [e["status"] for e in events if e["type"] == "pulse_end"] == ["ok"]
     [health] = [e for e in events if e["type"] == "tool_result" and e["tool"] == "memopedia_health"]
     assert "総ページ数: 1" in health["result"] and "長い話 (3100字)" in health["result"]
+
+
+# ---- the pulse journal: a change made before a failure stays and is remembered -------------------
+
+def test_a_memopedia_delete_before_a_failure_is_kept_and_remembered(manager: SAIVerseManager) -> None:
+    from saiverse.pulse import EFFECT_TAGS, STOPPED_TAGS
+    from sea.playbook import parse_playbook
+
+    page = manager.tool_services.memopedia.create("mina", "古いメモ", content="もう要らない", category="terms")
+    pb = parse_playbook({"name": "tidy_then_fail", "nodes": [
+        {"id": "del", "type": "tool", "action": "memopedia_manage",
+         "args_input": {"action": {"$literal": "delete"}, "page_id": {"$literal": page.page_id}}, "next": "break"},
+        {"id": "break", "type": "tool", "action": "item_view", "args_input": {"item_id": {"$literal": "no-such"}},
+         "next": None}]})
+    events = list(manager.run_playbook(pb, "mina", "library"))
+    assert events[-1]["type"] == "pulse_end" and events[-1]["status"] == "error"
+    assert [p.title for p in manager.tool_services.memopedia.pages("mina") if not p.is_root] == []
+    memory = list(reversed(manager.memory.list_messages("mina", limit=20)))
+    effect = next(m for m in memory if set(EFFECT_TAGS) <= set(m["tags"]))
+    assert "「古いメモ」を削除しました" in effect["content"]
+    assert set(STOPPED_TAGS) <= set(memory[-1]["tags"])
