@@ -121,8 +121,7 @@ class ItemInfo:
     owner_id: str | None
     created_at: str
     updated_at: str
-    slot_number: int | None = None
-    """The item's numbered place in its container (upstream v0.3; None: not numbered)."""
+    slot_number: int | None = None  # its numbered place in its container (upstream v0.3); None: not numbered
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -387,8 +386,7 @@ class ItemStore:
         return result
 
     def move(self, item_id: str, owner_kind: str, owner_id: str, *, take_slot: bool = False) -> ItemInfo:
-        """Put an item in a building or in a persona's hands; `take_slot` numbers it in its new container
-        even if it had no slot (upstream v0.3's `item_move`)."""
+        """Put an item in a building or in a persona's hands; `take_slot`: numbered there even if it was not."""
         if owner_kind not in ("building", "persona"):
             raise ValueError(f"owner_kind must be building or persona, got {owner_kind!r}")
         with self.db.session() as s:

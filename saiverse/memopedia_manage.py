@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import text
 
 from saiverse.memopedia import MemopediaStore
-from saiverse.memopedia_page import CATEGORIES, ROOT_IDS, Page
+from saiverse.memopedia_page import Page
 from saiverse.memory_common import LongTermMemoryError, stamp
 
 VIVIDNESS = ("vivid", "rough", "faint", "buried")
@@ -68,6 +68,4 @@ def health(store: MemopediaStore, persona_id: str) -> dict[str, Any]:
         "oversized": [row(p) for p in pages if len(p.content) > OVERSIZED],
         "large": [row(p) for p in pages if LARGE < len(p.content) <= OVERSIZED],
         "no_summary": [row(p) for p in pages if not p.summary.strip()],
-        "categories": {cat: label for cat, (_root, label, _s) in CATEGORIES.items()},
-        "roots": sorted(ROOT_IDS),
     }
