@@ -121,6 +121,7 @@ class ItemInfo:
     owner_id: str | None
     created_at: str
     updated_at: str
+    slot_number: int | None = None  # its numbered place in its container (upstream v0.3); None: not numbered
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -146,6 +147,7 @@ def _info(item: Item, loc: ItemLocation | None) -> ItemInfo:
         owner_id=loc.owner_id if loc else None,
         created_at=_iso(item.created_at),
         updated_at=_iso(item.updated_at),
+        slot_number=loc.slot_number if loc else None,
     )
 
 
@@ -383,8 +385,8 @@ class ItemStore:
                 atomic_write(summary_path(path), text)
         return result
 
-    def move(self, item_id: str, owner_kind: str, owner_id: str) -> ItemInfo:
-        """Put an item in a building or in a persona's hands."""
+    def move(self, item_id: str, owner_kind: str, owner_id: str, *, take_slot: bool = False) -> ItemInfo:
+        """Put an item in a building or in a persona's hands; `take_slot`: numbered there even if it was not."""
         if owner_kind not in ("building", "persona"):
             raise ValueError(f"owner_kind must be building or persona, got {owner_kind!r}")
         with self.db.session() as s:
@@ -395,7 +397,8 @@ class ItemStore:
             if loc is None:
                 loc = ItemLocation(item_id=item_id, owner_kind=owner_kind, owner_id=owner_id)
                 s.add(loc)
-            if loc.slot_number is not None and (loc.owner_kind, loc.owner_id) != (owner_kind, owner_id):
+            moving = (loc.owner_kind, loc.owner_id) != (owner_kind, owner_id)
+            if (loc.slot_number is not None and moving) or (take_slot and (moving or loc.slot_number is None)):
                 loc.slot_number = free_slot(s, owner_kind, owner_id)  # upstream v0.3 (saiverse/item_slots.py)
             loc.owner_kind, loc.owner_id, loc.updated_at = owner_kind, owner_id, datetime.now()
             s.flush()

@@ -21,6 +21,7 @@ from saiverse.memory_common import LongTermMemoryError
 from saiverse.pulse import persona_context, system_prompt_for
 from saiverse.schedules import ScheduleInfo, ScheduleStore
 from saiverse.toolctx_items import ItemAccess
+from saiverse.toolctx_v03 import V03Access
 from saiverse.track_book import TrackBook
 from saiverse.world import BuildingInfo, PersonaInfo, UnknownIdError, World
 from tools.registry import ToolError
@@ -75,7 +76,7 @@ class ToolServices:
 
 
 @dataclass
-class ManagerToolContext(ItemAccess):
+class ManagerToolContext(ItemAccess, V03Access):
     """Binds a tool call to a persona, a building and (optionally) a pulse."""
 
     services: ToolServices

@@ -26,6 +26,7 @@ from sea.expr import ExpressionError, ExpressionTooLarge, evaluate
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
 from sea.templates import as_text, render
+from sea.tool_playbook import calling_tool
 from sea.validate import DEFAULT_CALL_SOURCE, literal_arg, needs_tool
 from tools.registry import ToolOutput
 
@@ -211,8 +212,9 @@ def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit:
     emit(event("tool_call", tool=name, args=args, **ctx.base(node)))
     ids = {"pulse_id": ctx.pulse_id, "persona_id": ctx.persona["persona_id"]}
     # Events a tool produces (items made, a production run's data-* parts) stream out as they happen.
-    result = ctx.ports.call_tool(name, args, ctx.persona, ctx.building_id, ctx.pulse_id,
-                                 lambda ev: emit({**ev, **ids}))
+    with calling_tool(ctx, emit):  # a tool may run a playbook as this run's child (sea/tool_playbook.py)
+        result = ctx.ports.call_tool(name, args, ctx.persona, ctx.building_id, ctx.pulse_id,
+                                     lambda ev: emit({**ev, **ids}))
     if isinstance(result, ToolOutput):
         # Pictures a tool showed are given to the next model call as images (vision).
         if result.images:

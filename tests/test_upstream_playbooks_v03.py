@@ -211,7 +211,8 @@ def test_a_field_that_may_change_meaning_is_refused_by_name(manager: SAIVerseMan
 # ---- conformance: upstream's own v0.3 files -------------------------------------------------------
 
 OFFLINE_RUNS = ("basic_chat", "document_create", "memopedia_note", "meta_simple_speak", "meta_user", "sub_speak",
-                "sub_think_meta", "track_autonomous", "track_external", "track_user_conversation")
+                "sub_think_meta", "track_autonomous", "track_external", "track_user_conversation",
+                "autonomy_memory_organization", "meta_autonomy_decision")
 """v0.3 playbooks whose tools are all here and which the offline model carries to the end."""
 
 

@@ -8,6 +8,7 @@ Times are ISO strings; memory messages carry `created_at` in UTC (`+00:00`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -243,4 +244,45 @@ class ToolContext(Protocol):
 
     def track_book(self) -> Any:
         """The persona's tracks and notes (saiverse/track_book.py `TrackBook`): the track_* / note_* tools."""
+        ...
+
+    # ---- upstream v0.3 tools (saiverse/toolctx_v03.py) ------------------------------------------
+    def edit_document(self, item_id: str, edit: Callable[[str], str]) -> dict[str, Any]:
+        """Rewrite a reachable document with `edit(text) -> new text`, run under the document's lock on
+        its newest text (a ToolError from `edit` writes nothing); the item as it now is."""
+        ...
+
+    def move_item_to(self, item_id: str, owner_kind: str, owner_id: str) -> dict[str, Any]:
+        """Move a reachable item to `building`/`persona` `owner_id`, into the smallest free slot there."""
+        ...
+
+    def messages_around_time(self, when: datetime, count: int, thread_id: str | None) -> list[dict[str, Any]]:
+        """The persona's `count` messages closest to an aware datetime, oldest first, within one thread
+        when `thread_id` is given (ToolError naming an unknown thread); each has `thread_id`."""
+        ...
+
+    def memopedia_health(self) -> dict[str, Any]:
+        """Page counts: total, by_category, oversized / large / no_summary rows (page_id, title, category, chars)."""
+        ...
+
+    def memopedia_delete(self, page_id: str) -> list[dict[str, Any]]:
+        """Delete a page and the pages under it (kept in history); the deleted pages, the page first."""
+        ...
+
+    def memopedia_update(self, page_id: str, *, parent_id: str | None = None, vividness: str | None = None,
+                         is_important: bool | None = None) -> dict[str, Any]:
+        """Move a page under another parent, or set its vividness or important flag; the page."""
+        ...
+
+    def recalled(self) -> list[dict[str, Any]]:
+        """Memories recalled into working memory (source_id, kind, title, content), oldest first."""
+        ...
+
+    def set_recalled(self, entries: list[dict[str, Any]]) -> None:
+        """Replace the recalled memories kept in working memory ([] clears them)."""
+        ...
+
+    def run_playbook(self, name: str) -> str:
+        """Run a router-callable playbook as a sub-line of the playbook calling this tool; its report.
+        ToolError outside a pulse, for an unknown or not callable playbook, or past the nesting limit."""
         ...

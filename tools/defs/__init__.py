@@ -9,6 +9,7 @@ from tools.defs.control_body import control_body
 from tools.defs.create_building import create_building
 from tools.defs.detail_recall import detail_recall
 from tools.defs.document_create import document_create
+from tools.defs.document_edit import document_edit
 from tools.defs.document_read import document_read
 from tools.defs.document_search import document_search
 from tools.defs.get_building_messages import get_building_messages
@@ -20,6 +21,7 @@ from tools.defs.image_generator import generate_image
 from tools.defs.item_edit import item_change_name, item_write_description
 from tools.defs.item_list import item_list
 from tools.defs.item_move import item_pickup, item_place
+from tools.defs.item_move_slots import item_move
 from tools.defs.item_use import item_use
 from tools.defs.item_view import item_view
 from tools.defs.list_available_playbooks import list_available_playbooks
@@ -33,13 +35,17 @@ from tools.defs.memopedia import (
     memopedia_save_page,
     memopedia_search,
 )
+from tools.defs.memopedia_manage import memopedia_health, memopedia_manage
 from tools.defs.memory_read_around import memory_read_around
 from tools.defs.memory_recall import memory_recall
+from tools.defs.memory_recall_unified import forget_recalled, memory_recall_unified
 from tools.defs.memory_search_brief import memory_search_brief
+from tools.defs.messagelog import messagelog_get_around
 from tools.defs.network import NETWORK_TOOLS
 from tools.defs.pdf_read import pdf_read
 from tools.defs.production import production_run
 from tools.defs.record_wait import record_wait
+from tools.defs.run_playbook import run_playbook
 from tools.defs.schedule import schedule_add, schedule_delete, schedule_list
 from tools.defs.tracks import TRACK_TOOLS
 from tools.defs.update_working_memory import update_working_memory
@@ -61,5 +67,7 @@ BUILTIN_TOOLS = (
     memopedia_note, memopedia_save_page, chronicle_search, chronicle_read_detail,
     # upstream v0.3: tracks and notes
     *TRACK_TOOLS, item_change_name, item_write_description, chronicle_context_up, chronicle_context_down,
+    document_edit, item_move, messagelog_get_around, memory_recall_unified, forget_recalled, memopedia_health,
+    memopedia_manage, run_playbook,
 )
 """Every builtin tool function (decorated with `@tool`), in a stable order."""

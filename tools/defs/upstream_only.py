@@ -14,8 +14,8 @@ from tools.context import ToolContext
 from tools.defs.network import unavailable
 from tools.registry import tool
 
-CALL_PLAYBOOK = ("ツールの中からプレイブックを呼ぶ仕組みはありません。"
-                 "プレイブックの subplay / exec ノードで呼んでください。")
+CALL_PLAYBOOK = ("旧い call_playbook の代わりに v0.3 の run_playbook (引数 name) を使ってください。"
+                 "プレイブックの subplay / exec ノードでも呼べます。")
 TASKS = "アップストリームのタスク管理 (task_*) はこのアプリにはありません。予定は schedule_add で立てられます。"
 VISUAL = "建物の内装画像やアバター画像の仕組みがないため使えません。絵は item_view で見られます。"
 PHENOMENON = "アップストリームの「現象」(phenomenon) の仕組みはこのアプリにはありません。"
