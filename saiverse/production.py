@@ -189,8 +189,9 @@ class ProductionService:
         self._checkpoints_path = checkpoints_path
         self._engine: ProductionEngine | None = None
         self._engine_lock = threading.Lock()
-        if not checkpoints_path.exists():
-            # The file is there from the start (backups carry it) though the engine is built on first use.
+        if isinstance(checkpoints_path, Path) and not checkpoints_path.exists():
+            # The file is there from the start (backups carry it) though the engine is built on first use
+            # (a PostgreSQL city checkpoints into its database: a URL, no file).
             checkpoints_path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(str(checkpoints_path))
             try:
