@@ -3,7 +3,7 @@
     python benchmarks/city.py [--personas 1000] [--interval 60] [--duration 300] [--workers 8] [--postgres]
 
 Offline model, SQLite in the home (or, with --postgres, a throwaway PostgreSQL cluster started like
-the tests' — tests/pg.py), the in-process pulse pool (saiverse/pulse_pool.py). The city is
+the tests' — tests/pg.py), the in-process pulse pool (saiverse/pulse/_pool.py). The city is
 made through the admin service (what `python main.py persona create` does); every persona is `auto`,
 its building's interval is `--interval` seconds, and the personas' first turns are spread evenly over
 one interval, so demand is personas / interval pulses per second from the start. The clock runs the
@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from saiverse.manager import SAIVerseManager  # noqa: E402
-from saiverse.pulse_controller import PulseHandle  # noqa: E402
+from saiverse.pulse import PulseHandle  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
 
 

@@ -38,10 +38,9 @@ sys.path.insert(0, str(ROOT))
 from benchmarks.recall import texts, vocabulary  # noqa: E402
 from chat import Message  # noqa: E402
 from database.migrate import MEMORY_LINEAR_GRAMS_SQL  # noqa: E402
-from saiverse.context import fit, token_counter  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
-from saiverse.memory_common import stamp  # noqa: E402
-from saiverse.pulse import persona_context, system_prompt_for  # noqa: E402
+from saiverse.memory import stamp  # noqa: E402
+from saiverse.pulse import fit, persona_context, system_prompt_for, token_counter  # noqa: E402  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
 
 PERSONA = "mina"

@@ -24,9 +24,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from chat import ChatRequest, default_max_tokens  # noqa: E402
-from saiverse.llm.installed import installed_models  # noqa: E402
-from saiverse.llm.local_files import ensure_file, model_path  # noqa: E402
-from saiverse.llm.local_prompt import chat_messages, stops, transcript  # noqa: E402
+from saiverse.llm.local import (  # noqa: E402  # noqa: E402
+    chat_messages,
+    ensure_file,
+    installed_models,  # noqa: E402
+    model_path,
+    stops,
+    transcript,
+)
 from saiverse.llm.offline import read_voice  # noqa: E402
 from saiverse.llm.registry import clear_model_cache, resolve_model  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402

@@ -24,7 +24,7 @@ def pool_options(workers: int) -> dict[str, int]:
     """QueuePool sizing for `workers` pulse workers: each worker holds at most one session at a time.
 
     The pool keeps one connection per worker plus spares; the overflow covers bursts of UI threads.
-    With a bounded pulse executor (saiverse/pulse_pool.py) the threads that touch the database are
+    With a bounded pulse executor (saiverse/pulse/_pool.py) the threads that touch the database are
     bounded, so the pool never runs dry the way a thread per persona made it (docs/ARCHITECTURE.md,
     "Storage")."""
     size = max(1, workers) + SPARE_CONNECTIONS

@@ -308,7 +308,7 @@ def _migration_lock(path: Path) -> Iterator[None]:
 
 BeforeChange = Callable[[Path, int], Path]
 """(database path, its version) → the backup written before a step changes the database. The app
-passes one that archives the whole world (saiverse/backup_auto.py); this script knows nothing of it."""
+passes one that archives the whole world (saiverse/care/_backup_auto.py); this script knows nothing of it."""
 
 
 def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool = True,

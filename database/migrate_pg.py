@@ -42,7 +42,7 @@ CREATE INDEX ix_saimemory_content_trgm ON saimemory USING gin (CONTENT gin_trgm_
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""
 
 PG_ADDITIONS: dict[int, str] = {
-    # SQLite's instr(), which the stores' searches use (saiverse/memopedia.py, saiverse/chronicle.py),
+    # SQLite's instr(), which the stores' searches use (saiverse/memory/_memopedia.py, saiverse/memory/_chronicle.py),
     # as PostgreSQL's strpos().
     1: "CREATE OR REPLACE FUNCTION instr(text, text) RETURNS integer LANGUAGE sql IMMUTABLE "
        "AS 'SELECT strpos($1, $2)';",

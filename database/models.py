@@ -80,7 +80,7 @@ class Persona(Base):
     """Upstream columns we keep but do not use (EMOTION, APPEARANCE_IMAGE_PATH…), as JSON."""
     created_at: Mapped[datetime] = mapped_column("CREATED_AT", DateTime, server_default=func.now())
     activity_state: Mapped[str | None] = mapped_column("ACTIVITY_STATE", String, nullable=True)
-    """Upstream v0.3's state (Active/Idle/Sleep/Stop) beside the interaction mode (saiverse/activity.py)."""
+    """Upstream v0.3's state (Active/Idle/Sleep/Stop) beside the interaction mode (saiverse/world/_activity.py)."""
 
 
 class User(Base):

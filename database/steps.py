@@ -146,7 +146,7 @@ ALTER TABLE ai ADD COLUMN LIGHTWEIGHT_VISION_MODEL TEXT;
 ALTER TABLE ai ADD COLUMN VISION_MODEL TEXT;
 """
 
-# SAIMemory recall index (saiverse/memory.py explains the design). The step-1 trigram index found
+# SAIMemory recall index (saiverse/memory/_store.py explains the design). The step-1 trigram index found
 # nothing for 1-2 character terms, which Japanese queries are full of. It is replaced by one
 # contentless FTS5 table of every 1-, 2- and 3-character gram of CONTENT plus a persona token,
 # fed by triggers in plain SQL (so any writer keeps it current) with positions from a fixed

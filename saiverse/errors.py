@@ -32,12 +32,15 @@ def is_user_error(exc: BaseException) -> bool:
     """Whether `exc` is the user's to fix (printed plainly) rather than a bug."""
     from database.migrate import MigrationError
     from saiverse.importer.source import ImportRefused
-    from saiverse.items import ItemNotFoundError
-    from saiverse.media import InvalidImageError, UnsafePathError
-    from saiverse.patching import PatchError
-    from saiverse.pdf import InvalidPdfError
-    from saiverse.pulse_controller import QueueFullError
-    from saiverse.schedules import ScheduleError
+    from saiverse.pulse import QueueFullError
+    from saiverse.world import (
+        InvalidImageError,
+        InvalidPdfError,
+        ItemNotFoundError,
+        PatchError,
+        ScheduleError,
+        UnsafePathError,
+    )
     from sea.playbook import PlaybookError
     from tools import ToolError
 

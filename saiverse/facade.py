@@ -10,20 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from chat import ChatModel
-from saiverse.aspect import crop_to_ratio
-from saiverse.chronicle import ChronicleStore
-from saiverse.chronicle_build import ChronicleBuilder
-from saiverse.items import ItemInfo, ItemStore
 from saiverse.llm.answering import Answering, answering_all
-from saiverse.media import CheckedImage, check_image
-from saiverse.memopedia import MemopediaStore
-from saiverse.memory import MemoryRecord, SAIMemory
-from saiverse.pdf import check_pdf, is_pdf
-from saiverse.production import ProductionService
-from saiverse.pulse import ModelResolver, persona_context
-from saiverse.recall import recall
+from saiverse.memory import ChronicleBuilder, ChronicleStore, MemopediaStore, MemoryRecord, SAIMemory, recall
+from saiverse.pulse import ModelResolver, ProductionService, persona_context
 from saiverse.settings import Settings
-from saiverse.world import BuildingInfo, HistoryEntry, PersonaInfo, World
+from saiverse.world import (
+    BuildingInfo,
+    CheckedImage,
+    HistoryEntry,
+    ItemInfo,
+    ItemStore,
+    PersonaInfo,
+    World,
+    check_image,
+    check_pdf,
+    crop_to_ratio,
+    is_pdf,
+)
 
 
 class WorldFacade:
@@ -65,7 +68,7 @@ class WorldFacade:
     def world_snapshot(self) -> dict[str, Any]:
         """Buildings with their items and map position, personas with their building and activity
         state (CLI `world --json`)."""
-        from saiverse.tracks import activity_states, map_positions
+        from saiverse.memory import activity_states, map_positions
 
         states, positions = activity_states(self.db), map_positions(self.db)  # type: ignore[attr-defined]
         return {

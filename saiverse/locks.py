@@ -6,7 +6,7 @@ process) plus an exclusive `flock` on `home/.locks/<key>.lock` (other processes)
 a flock when its process dies, so a kill -9 never leaves a document locked.
 
 `HomeLock` is held *shared* by every process that has the home open. Start-up repair
-(saiverse/repair.py) only runs when it can take it *exclusively*, i.e. when no other process is
+(saiverse/care/_repair.py) only runs when it can take it *exclusively*, i.e. when no other process is
 in the middle of a write whose temp files repair would otherwise mistake for debris.
 """
 

@@ -20,38 +20,62 @@ from sqlalchemy.exc import SQLAlchemyError
 from chat import ChatModel, LLMError
 from database.engine import is_postgres
 from database.migrate import MigrationError
-from saiverse.admin import AdminError, AdminService, DeleteHooks
-from saiverse.backup_auto import BackupStore
-from saiverse.chronicle import ChronicleStore
-from saiverse.chronicle_build import ChronicleBuilder, ChronicleWorker, enabled_personas
-from saiverse.context_source import ContextSource
-from saiverse.debris import remove_home_debris
+from saiverse.care import (
+    AdminError,
+    AdminService,
+    BackupStore,
+    DeleteHooks,
+    RepairReport,
+    check_home,
+    create_private,
+    make_home,
+    remove_home_debris,
+    repair_home,
+    tighten,
+)
 from saiverse.facade import WorldFacade
-from saiverse.home_safety import check_home, create_private, make_home, tighten
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
 from saiverse.inputs import InputError, check_message
-from saiverse.items import ItemStore
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
-from saiverse.media import InvalidImageError
-from saiverse.memopedia import MemopediaStore
-from saiverse.memory import SAIMemory
-from saiverse.playbooks import PlaybookCatalog
-from saiverse.presence import nobody_answers
-from saiverse.production import ProductionService
-from saiverse.pulse import ModelResolver, PulseServices
-from saiverse.pulse_controller import PulseController, PulseHandle, QueueFullError
-from saiverse.repair import RepairReport, repair_home
-from saiverse.schedules import ScheduleInfo, ScheduleStore
+from saiverse.memory import (
+    ChronicleBuilder,
+    ChronicleStore,
+    ChronicleWorker,
+    ContextSource,
+    MemopediaStore,
+    SAIMemory,
+    enabled_personas,
+)
+from saiverse.pulse import (
+    ManagerToolContext,
+    ModelResolver,
+    PlaybookCatalog,
+    ProductionService,
+    PulseController,
+    PulseHandle,
+    PulseServices,
+    QueueFullError,
+    ToolServices,
+)
 from saiverse.seed import seed_world
 from saiverse.settings import Settings, SettingsStore
 from saiverse.store import backup_hook, checkpoints_of, daily_backup, open_database
-from saiverse.summaries import Summarizer
 from saiverse.ticker import EventSink, Ticker
-from saiverse.toolctx import ManagerToolContext, ToolServices
-from saiverse.world import PersonaInfo, UnknownIdError, World
-from saiverse.world_settings import AUTONOMOUS, WorldSettings
+from saiverse.world import (
+    AUTONOMOUS,
+    InvalidImageError,
+    ItemStore,
+    PersonaInfo,
+    ScheduleInfo,
+    ScheduleStore,
+    Summarizer,
+    UnknownIdError,
+    World,
+    WorldSettings,
+    nobody_answers,
+)
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
 from sea.ports import PersonaContext
@@ -83,7 +107,7 @@ class SAIVerseManager(WorldFacade):
         self.db = open_database(settings, self.backups.before_migration, workers=workers)
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
-        """What start-up repair finished or set aside (saiverse/repair.py); empty when all was well."""
+        """What start-up repair finished or set aside (saiverse/care/_repair.py); empty when all was well."""
         with self.home_lock.alone() as alone:
             if alone:
                 recover_staged_files(settings.home, self.db)  # an import-saiverse killed between commit and renames
@@ -130,14 +154,14 @@ class SAIVerseManager(WorldFacade):
             router_listing=self.playbooks.router_listing,
             pulse_kind=self._pulse_kind, recall=self.recall, memopedia=self.memopedia, chronicle=self.chronicle,
         )
-        """What tool calls reach (saiverse/toolctx.py); built once."""
+        """What tool calls reach (saiverse/pulse/_toolctx.py); built once."""
         self.world_settings = WorldSettings(self.db)
         """Settings kept in the world's database (the 自律 switch)."""
-        from saiverse.llm.pull_jobs import PullJobs
+        from saiverse.llm.local import PullJobs
         from saiverse.llm.servers import start_scan
 
         self.pulls = PullJobs(self.settings_store)
-        """Model downloads the 設定 tab started (saiverse/llm/pull_jobs.py)."""
+        """Model downloads the 設定 tab started (saiverse/llm/local/_pull_jobs.py)."""
         self.server_scan = start_scan(settings)
         """The background look for Ollama / LM Studio / llama.cpp servers (saiverse/llm/servers.py); never waited on
         at start."""
@@ -219,7 +243,7 @@ class SAIVerseManager(WorldFacade):
     ) -> Any:
         ctx = ManagerToolContext(self.tool_services, persona["persona_id"], building_id, pulse_id, notify)
         if on_effect is not None:
-            ctx.on_effect = on_effect  # the pulse journal keeps every change (saiverse/pulse.py)
+            ctx.on_effect = on_effect  # the pulse journal keeps every change (saiverse/pulse/_journal.py)
         return call_tool(name, args, ctx)
 
     def _pulse_kind(self, pulse_id: str) -> str | None:

@@ -5,7 +5,7 @@ user already has (deleted seed items stay deleted). It is all or nothing: the it
 summaries are made first (the summaries may call a model, which may fail), then the city, buildings,
 personas, user and items are inserted in ONE transaction. A failure removes the files and leaves no
 row, so the next start seeds again from the beginning; a kill before the commit leaves only files
-of ours that no row names, which start-up repair sets aside (saiverse/repair.py).
+of ours that no row names, which start-up repair sets aside (saiverse/care/_repair.py).
 """
 
 from __future__ import annotations
@@ -21,9 +21,18 @@ from PIL import Image, ImageDraw
 
 from database.engine import Database
 from database.models import Building, City, Item, ItemLocation, Persona, User
-from saiverse.items import ItemStore, clip_summary, text_sha256
 from saiverse.locks import item_lock
-from saiverse.media import atomic_write, check_image, new_file_name, relative_to_home, remove_quietly, summary_path
+from saiverse.world import (
+    ItemStore,
+    atomic_write,
+    check_image,
+    clip_summary,
+    new_file_name,
+    relative_to_home,
+    remove_quietly,
+    summary_path,
+    text_sha256,
+)
 
 CITY_ID = "city_main"
 

@@ -124,7 +124,7 @@ def _threads(value: str) -> int:
 
 
 LOCAL_PROFILES = ("auto", "base", "instruct", "instruct+json")
-"""How the local model is prompted (saiverse/llm/local_profile.py): `auto` reads the GGUF."""
+"""How the local model is prompted (saiverse/llm/local/_profile.py): `auto` reads the GGUF."""
 
 
 def _local_profile(value: str) -> str:
@@ -293,7 +293,7 @@ class Settings:
     """Longest chat message a user may send (longer ones are refused before anything is written)."""
     backup_keep: int = 7
     pulse_workers: int = 8
-    """Threads that run pulses in this process (saiverse/pulse_pool.py); the database pool is sized to them."""
+    """Threads that run pulses in this process (saiverse/pulse/_pool.py); the database pool is sized to them."""
     """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""

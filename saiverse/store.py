@@ -18,7 +18,7 @@ from pathlib import Path
 from database.engine import Database, is_postgres
 from database.migrate import migrate
 from database.migrate_pg import migrate_pg
-from saiverse.admin import AdminError
+from saiverse.care import AdminError
 from saiverse.importer.source import refuse_upstream_home
 from saiverse.settings import Settings
 

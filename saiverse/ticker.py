@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from saiverse.pulse_controller import PulseHandle
+from saiverse.pulse import PulseHandle
 
 log = logging.getLogger(__name__)
 

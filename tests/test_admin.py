@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from saiverse.admin import AdminError
+from saiverse.care import AdminError
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings, mask_key
 

@@ -1,6 +1,6 @@
 """`python main.py building create` / `persona create`: a city made from the command line.
 
-Through the admin service's rules (saiverse/admin.py): a refused spec prints one line, exits 2 and
+Through the admin service's rules (saiverse/care/_admin.py): a refused spec prints one line, exits 2 and
 writes nothing — not even a first-run world when the refusal needs no world to decide.
 """
 

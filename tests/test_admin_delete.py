@@ -1,4 +1,4 @@
-"""Deleting personas and buildings: one set of rules (saiverse/admin.py) for the UI and the CLI."""
+"""Deleting personas and buildings: one set of rules (saiverse/care/_admin.py) for the UI and the CLI."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import main as cli_main
-from saiverse.admin import AdminError
+from saiverse.care import AdminError
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from tests.conftest import ScriptedModel

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
-import saiverse.chronicle_build as cb
+import saiverse.memory._chronicle_build as cb
 from chat import ChatRequest, ChatResult
 from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
-from saiverse.memory_common import LongTermMemoryError, utc_now
+from saiverse.memory._common import LongTermMemoryError, utc_now
 from tests.ltm_helpers import converse, insert_entry, insert_external_message, open_manager
 from tools import ToolError, call_tool
 
@@ -187,13 +187,13 @@ def test_malformed_imported_entries_get_clear_errors_and_change_nothing(manager:
     manager.build_chronicle(P)  # broken rows never stop a build nor get consolidated
     assert {e.entry_id for e in manager.chronicle.entries(P) if e.problem} == {"broken-ids", "broken-level", "empty"}
     with pytest.raises(LongTermMemoryError, match="2026/01/01"):
-        from saiverse.chronicle import parse_day
+        from saiverse.memory import parse_day
 
         parse_day("2026/01/01", "start_date")
 
 
 def manager_ctx(m: SAIVerseManager):  # type: ignore[no-untyped-def]
-    from saiverse.toolctx import ManagerToolContext
+    from saiverse.pulse import ManagerToolContext
 
     return ManagerToolContext(m, P, "library")
 

@@ -11,8 +11,10 @@ import pytest
 from sqlalchemy import text
 
 from chat import Message
-from saiverse.chronicle import Entry
-from saiverse.context import (
+from saiverse.llm.offline import OfflineModel, estimate_tokens
+from saiverse.manager import SAIVerseManager
+from saiverse.memory import Entry
+from saiverse.pulse._context import (
     DEFAULT_CONTEXT_TOKENS,
     Line,
     Snapshot,
@@ -20,8 +22,6 @@ from saiverse.context import (
     shorten,
     token_counter,
 )
-from saiverse.llm.offline import OfflineModel, estimate_tokens
-from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from tests.ltm_helpers import RecordingModel, converse, open_manager
 

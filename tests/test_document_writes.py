@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from saiverse.items import MAX_DOCUMENT_CHARS, StaleDocumentError, document_version
 from saiverse.locks import HomeLock
 from saiverse.manager import SAIVerseManager
-from saiverse.media import stage_versioned, summary_path
-from saiverse.production import bundle_entry_name
+from saiverse.pulse._production import bundle_entry_name
 from saiverse.settings import load_settings
+from saiverse.world._items import MAX_DOCUMENT_CHARS, StaleDocumentError, document_version
+from saiverse.world._media import stage_versioned, summary_path
 
 ROOT = Path(__file__).resolve().parents[1]
 

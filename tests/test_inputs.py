@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from saiverse.admin import AdminError
+from saiverse.care import AdminError
 from saiverse.inputs import InputError, check_json_value, check_name, check_text
 from saiverse.manager import SAIVerseManager
 

@@ -16,10 +16,9 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from saiverse.items import ItemStore
 from saiverse.manager import SAIVerseManager
-from saiverse.media import SUMMARY_SUFFIX, InvalidImageError, UnsafePathError
 from saiverse.settings import load_settings
+from saiverse.world import SUMMARY_SUFFIX, InvalidImageError, ItemStore, UnsafePathError
 from tests.fakes_llm import FakeServer, gemini_text
 from tools import ToolArgumentError, ToolError
 

@@ -20,9 +20,9 @@ import pytest
 
 import main as cli_main
 from saiverse.errors import USER_ERROR_EXIT
-from saiverse.items import MAX_DOCUMENT_CHARS
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import Settings, load_settings
+from saiverse.world._items import MAX_DOCUMENT_CHARS
 from sea.bounds import MAX_GRAPH_STEPS, MAX_PULSE_STEPS, MAX_STATE_CHARS, MAX_VALUE_CHARS
 from sea.playbook import parse_playbook
 from tests.browser import free_port

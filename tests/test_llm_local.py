@@ -13,8 +13,8 @@ import pytest
 
 from chat import ChatRequest, ContextWindow, TokenCounter
 from saiverse.llm import registry
-from saiverse.llm.local_files import LocalModelMissing, model_path
-from saiverse.llm.local_profile import PACKAGED_NAME, profile_for
+from saiverse.llm.local import LocalModelMissing, model_path
+from saiverse.llm.local._profile import PACKAGED_NAME, profile_for
 from saiverse.llm.offline import OFFLINE_NOTE
 from saiverse.llm.registry import clear_model_cache, describe_default, provider_status, resolve_model
 from saiverse.settings import load_settings

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from chat import ChatRequest
-from saiverse.llm.local_prompt import transcript_lines, usable_line
-from saiverse.llm.local_sanity import HONEST, SUGGEST_PULL, claims_other_name, honest_line, is_bare, recalled
+from saiverse.llm.local._prompt import transcript_lines, usable_line
+from saiverse.llm.local._sanity import HONEST, SUGGEST_PULL, claims_other_name, honest_line, is_bare, recalled
 from saiverse.llm.offline import read_voice
 
 MINA = ("あなたはミナです。\nあなたは図書館の司書ミナです。本と物語を愛し、落ち着いた丁寧な口調で話します。\n"
@@ -59,7 +59,7 @@ def test_recalled_lines_reach_it_labelled_with_who_said_them() -> None:
 
 
 def test_the_offline_telling_of_a_recall_says_who_said_it() -> None:
-    from saiverse.llm.offline_speech import happened, result_blocks
+    from saiverse.llm.offline import happened, result_blocks
 
     (playbook, body), = result_blocks([{"role": "user", "content": RECALL}])  # type: ignore[list-item]
     polite, _plain = happened(playbook, body, "図書館") or ("", "")
@@ -83,7 +83,7 @@ class _Line:
 
 def _local(line: str) -> object:
     from saiverse.llm.local import LocalModel
-    from saiverse.llm.local_profile import PACKAGED_NAME
+    from saiverse.llm.local._profile import PACKAGED_NAME
 
     model = LocalModel("local", path=lambda: Path("unused.gguf"), file_name=PACKAGED_NAME)
     model.load_error = None

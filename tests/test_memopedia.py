@@ -11,9 +11,8 @@ import pytest
 from sqlalchemy import text
 
 from saiverse.manager import SAIVerseManager
-from saiverse.memopedia import MemopediaStore
-from saiverse.memopedia_page import MAX_CONTENT
-from saiverse.memory_common import LongTermMemoryError
+from saiverse.memory import LongTermMemoryError, MemopediaStore
+from saiverse.memory._memopedia_page import MAX_CONTENT
 from tests.compat import compat_path
 from tests.ltm_helpers import open_manager
 

@@ -15,7 +15,7 @@ import pytest
 from database.engine import Database
 from database.migrate import migrate
 from database.migrate_pg import migrate_pg
-from saiverse.memory import SAIMemory, match_expression, query_terms
+from saiverse.memory._store import SAIMemory, match_expression, query_terms
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

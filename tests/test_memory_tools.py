@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.memory_common import utc_now
+from saiverse.memory._common import utc_now
+from saiverse.pulse import ManagerToolContext
 from saiverse.settings import load_settings
-from saiverse.toolctx import ManagerToolContext
 from tests.compat import compat_path
 from tests.ltm_helpers import converse, open_manager
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError, call_tool

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from saiverse.llm import pull as pull_module
-from saiverse.llm.catalog import CATALOG, resolve
-from saiverse.llm.pull import PullRefused, pull
+from saiverse.llm.local import CATALOG, resolve
+from saiverse.llm.local._pull import PullRefused, pull
 from saiverse.settings import load_settings
 from tests.fakes_hub import COMMIT, FakeHub, file_sha256
 
@@ -202,7 +202,7 @@ def test_a_listed_name_finds_its_pulled_file_and_a_recordless_whole_file_is_kept
         hub: FakeHub, gguf: Path, saiverse_home: Path) -> None:
     import shutil
 
-    from saiverse.llm.local_files import model_path
+    from saiverse.llm.local import model_path
 
     first = CATALOG[0]
     models = saiverse_home / "models"
@@ -218,7 +218,7 @@ def test_a_listed_name_finds_its_pulled_file_and_a_recordless_whole_file_is_kept
 def test_a_hub_gone_midway_keeps_what_arrived_for_the_next_pull(gguf: Path, saiverse_home: Path) -> None:
     import threading
 
-    from saiverse.llm.pull import PullInterrupted
+    from saiverse.llm.local import PullInterrupted
 
     errors: list[BaseException] = []
     with FakeHub() as first:

@@ -93,10 +93,9 @@ def test_same_tables_and_columns_as_sqlite(pg_url: str, tmp_path: Path) -> None:
 
 
 def test_the_models_write_and_read_on_both_backends(pg_url: str, tmp_path: Path) -> None:
-    from saiverse.admin import AdminService
-    from saiverse.schedules import ScheduleStore
+    from saiverse.care import AdminService
     from saiverse.settings import SettingsStore, load_settings
-    from saiverse.world import World
+    from saiverse.world import ScheduleStore, World
 
     sqlite_url = f"sqlite:///{tmp_path / 'w.db'}"
     migrate(tmp_path / "w.db", backup=False)

@@ -16,7 +16,7 @@ import pytest
 
 from chat import LLMError
 from saiverse.manager import SAIVerseManager
-from saiverse.production import RunPorts
+from saiverse.pulse._production import RunPorts
 from saiverse.seed import draw_starry_night
 from saiverse.settings import load_settings
 from sea.production.graph import patch_planner, supervisor

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.production import RunPorts
+from saiverse.pulse._production import RunPorts
 from sea.production.graph import patch_planner
 from sea.production.patches import apply_ops, propose_ops
 from sea.production.placement import step_title

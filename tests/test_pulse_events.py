@@ -1,4 +1,4 @@
-"""The batched event hand-over of a pulse (saiverse/pulse.py, EventChannel): every event arrives, in
+"""The batched event hand-over of a pulse (saiverse/pulse/_journal.py, EventChannel): every event arrives, in
 order, whether the reader is asleep or busy when it is put; nothing is lost between the check and the wait."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import random
 import threading
 import time
 
-from saiverse.pulse import EventChannel
+from saiverse.pulse._journal import EventChannel
 
 
 def _read_all(channel: EventChannel) -> list[object]:

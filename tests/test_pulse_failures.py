@@ -1,4 +1,4 @@
-"""A pulse that fails or is cancelled after a tool changed the world (saiverse/pulse.py, the rule).
+"""A pulse that fails or is cancelled after a tool changed the world (saiverse/pulse/_journal.py, the rule).
 
 The change stays and the persona remembers it: the journal is committed with an `internal` note per
 change and one saying the pulse stopped. A pulse that stops before any change commits nothing.
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.pulse import EFFECT_TAGS, STOPPED_TAGS
+from saiverse.pulse._journal import EFFECT_TAGS, STOPPED_TAGS
 from sea.playbook import Playbook, parse_playbook
 from tests.conftest import ScriptedModel
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.pulse_controller import QueueFullError
-from saiverse.schedules import ScheduleError
+from saiverse.pulse import QueueFullError
+from saiverse.world import ScheduleError
 from sea.playbook import parse_playbook
 from tests.conftest import ScriptedModel
 

@@ -21,7 +21,7 @@ from pypdf import PdfWriter
 from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from saiverse.manager import SAIVerseManager
-from saiverse.pdf import InvalidPdfError
+from saiverse.world import InvalidPdfError
 from tests.compat import compat_path
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError, ToolUnavailableError
 
@@ -76,7 +76,7 @@ def test_upstream_tools_have_upstreams_argument_names() -> None:
 
 
 def test_toolctx_receives_services_not_the_manager() -> None:
-    for module in ("saiverse/toolctx.py", "saiverse/toolctx_items.py"):
+    for module in ("saiverse/pulse/_toolctx.py", "saiverse/pulse/_toolctx_items.py"):
         tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}

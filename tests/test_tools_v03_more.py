@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import text
 
 from saiverse.manager import SAIVerseManager
+from saiverse.pulse import ManagerToolContext
 from saiverse.settings import load_settings
-from saiverse.toolctx import ManagerToolContext
 from tests.compat import compat_v03_path
 from tools import TOOL_REGISTRY, ToolError, call_tool
 
@@ -253,7 +253,7 @@ def test_meta_autonomy_decision_reads_the_memopedia_health_report(manager: SAIVe
 # ---- the pulse journal: a change made before a failure stays and is remembered -------------------
 
 def test_a_memopedia_delete_before_a_failure_is_kept_and_remembered(manager: SAIVerseManager) -> None:
-    from saiverse.pulse import EFFECT_TAGS, STOPPED_TAGS
+    from saiverse.pulse._journal import EFFECT_TAGS, STOPPED_TAGS
     from sea.playbook import parse_playbook
 
     page = manager.tool_services.memopedia.create("mina", "古いメモ", content="もう要らない", category="terms")

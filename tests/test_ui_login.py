@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from saiverse.login import Gate, read_login
+from saiverse.care import Gate, read_login
 from tests.browser import RunningApp, served, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]

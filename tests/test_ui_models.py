@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from saiverse.llm.catalog import CATALOG
+from saiverse.llm.local import CATALOG
 from tests.browser import RunningApp, free_port, new_page, require_chromium, shot
 from tests.fakes_hub import FakeHub, FakeModelServer
 
@@ -92,7 +92,7 @@ def test_get_a_model_with_progress_and_make_it_the_default(running: RunningApp, 
 
 
 def test_the_chat_suggests_pulling_once_per_session(running: RunningApp, browser: Any) -> None:
-    from saiverse.llm.local_sanity import SUGGEST_PULL
+    from saiverse.llm.local._sanity import SUGGEST_PULL
     from tests.test_local_sanity import _local
 
     small = _local("あります。")

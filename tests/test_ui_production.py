@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from saiverse.production import RunPorts
+from saiverse.pulse._production import RunPorts
 from tests.browser import RunningApp, chromium, new_page, served, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.media import SUMMARY_SUFFIX, InvalidImageError
 from saiverse.settings import load_settings
+from saiverse.world import SUMMARY_SUFFIX, InvalidImageError
 from sea.playbook import parse_playbook
 from tests.conftest import ScriptedModel
 

@@ -243,10 +243,10 @@ class ToolContext(Protocol):
         ...
 
     def track_book(self) -> Any:
-        """The persona's tracks and notes (saiverse/track_book.py `TrackBook`): the track_* / note_* tools."""
+        """The persona's tracks and notes (saiverse/memory/_track_book.py `TrackBook`): the track_* / note_* tools."""
         ...
 
-    # ---- upstream v0.3 tools (saiverse/toolctx_v03.py) ------------------------------------------
+    # ---- upstream v0.3 tools (saiverse/pulse/_toolctx_v03.py) ------------------------------------------
     def edit_document(self, item_id: str, edit: Callable[[str], str]) -> dict[str, Any]:
         """Rewrite a reachable document with `edit(text) -> new text`, run under the document's lock on
         its newest text (a ToolError from `edit` writes nothing); the item as it now is."""

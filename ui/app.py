@@ -103,10 +103,10 @@ LOGIN_MESSAGE = "SAIVerse — パスワードを入力してください (Enter 
 def launch_kwargs(settings: Any, *, port: int | None = None, login_required: bool = False) -> dict[str, Any]:
     """Keyword arguments for `Blocks.launch`: loopback by default, no sharing, errors shown, every
     request's Host checked (ui/guard.py) and, when `login_required`, Gradio's login page over the
-    login stored in the home (saiverse/login.py)."""
+    login stored in the home (saiverse/care/_login.py)."""
     from starlette.middleware import Middleware
 
-    from saiverse.login import Gate, read_login
+    from saiverse.care import Gate, read_login
     from ui.guard import HostGuard, allowed_names
 
     names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
@@ -430,9 +430,8 @@ def announce_servers(manager: Any) -> None:
 
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
-    from saiverse.login import read_login
+    from saiverse.care import ServerLock, read_login
     from saiverse.manager import SAIVerseManager
-    from saiverse.serverlock import ServerLock
     from ui.guard import addresses_to_open, is_loopback, require_login_for
 
     login = read_login(settings.home)

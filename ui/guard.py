@@ -7,7 +7,7 @@
   address bound, the names in SAIVERSE_ALLOWED_HOSTS, and — when bound to every interface — any IP
   address (a name is what rebinding needs; an address cannot be rebound) plus this machine's name.
 - **Login.** Bound to anything but loopback the app is reachable by other devices, so it starts only
-  with a password set (saiverse/login.py) and asks for it on Gradio's login page.
+  with a password set (saiverse/care/_login.py) and asks for it on Gradio's login page.
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def addresses_to_open(host: str, port: int) -> list[str]:
 
 
 def require_login_for(host: str, login: Any) -> None:
-    """Refuse to bind a non-loopback `host` without a stored login (saiverse/login.py)."""
+    """Refuse to bind a non-loopback `host` without a stored login (saiverse/care/_login.py)."""
     if login is None and not is_loopback(host):
         raise LoginRequiredError(
             f"--host {host} would let other devices open SAIVerse, which needs a login: set a password first "

@@ -21,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from sqlalchemy import text
 
 from database.engine import Database
-from saiverse.media import SUMMARY_SUFFIX, UnsafePathError, relative_to_home, resolve_in_home
+from saiverse.world import SUMMARY_SUFFIX, UnsafePathError, relative_to_home, resolve_in_home
 
 MANIFEST_PREFIX = ".import-saiverse-"
 SCRATCH_PREFIX = ".import-scratch-"

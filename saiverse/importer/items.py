@@ -14,8 +14,7 @@ from saiverse.importer.convert import dumps, json_value, naive_text, stamp
 from saiverse.importer.files import item_source
 from saiverse.importer.report import Text
 from saiverse.importer.v03 import free_slot
-from saiverse.items import ITEM_TYPES
-from saiverse.media import SUMMARY_SUFFIX, relative_to_home
+from saiverse.world import ITEM_TYPES, SUMMARY_SUFFIX, relative_to_home
 
 
 def _state(raw: Any, item_type: str) -> str:

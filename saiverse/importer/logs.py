@@ -22,7 +22,7 @@ from saiverse.importer.context import BATCH, Context
 from saiverse.importer.convert import dumps, naive_text, readable_note, stamp
 from saiverse.importer.jsonarray import JSONArrayError, iter_json_array
 from saiverse.importer.report import Text
-from saiverse.media import UnsafePathError, resolve_in_home
+from saiverse.world import UnsafePathError, resolve_in_home
 
 _KEPT_OUT = ("content", "timestamp", "message_id", "persona_id")
 

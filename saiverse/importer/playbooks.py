@@ -24,7 +24,7 @@ from saiverse.importer.context import Context, rows
 from saiverse.importer.convert import json_value
 from saiverse.importer.report import Text
 from saiverse.importer.target import JoinedDatabase
-from saiverse.playbooks import PlaybookCatalog
+from saiverse.pulse import PlaybookCatalog
 from sea.playbook import PlaybookError, builtin_playbooks, parse_playbook
 
 _UPSTREAM_FILES = """

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from database.engine import Database
 from database.migrate import migrate
-from saiverse.home_safety import check_home, create_private
+from saiverse.care import check_home, create_private
 from saiverse.importer.context import Context
 from saiverse.importer.files import FileStager, recover_staged_files, scratch_folder
 from saiverse.importer.items import import_items

@@ -13,7 +13,7 @@ from database.models import Schedule
 from saiverse.importer.context import Context, rows
 from saiverse.importer.convert import dumps, json_value, naive_text, stamp
 from saiverse.importer.report import Text
-from saiverse.schedules import DAYS, KINDS, ScheduleError, next_run, parse_time
+from saiverse.world import DAYS, KINDS, ScheduleError, next_run, parse_time
 
 
 def _days(raw: object) -> str:

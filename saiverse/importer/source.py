@@ -27,7 +27,7 @@ from database.migrate import (
     upstream_home_of,
     upstream_refusal,
 )
-from saiverse.media import UnsafePathError, resolve_in_home
+from saiverse.world import UnsafePathError, resolve_in_home
 
 DB_RELATIVE = Path("user_data") / "database" / "saiverse.db"
 

@@ -14,11 +14,11 @@ import sqlite3
 from collections import Counter
 from typing import Any
 
-from saiverse.activity import from_interaction_mode, to_interaction_mode
 from saiverse.importer.context import Context, rows
 from saiverse.importer.convert import dumps, naive_text
 from saiverse.importer.report import Text
 from saiverse.importer.source import has_table, table_columns
+from saiverse.world import from_interaction_mode, to_interaction_mode
 
 
 def persona_activity(ctx: Context, persona_id: str, row: dict[str, Any]) -> tuple[str, str]:

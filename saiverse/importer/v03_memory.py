@@ -3,7 +3,7 @@
 `memory_notes` (one short remembered fact each, with the organiser's later proposal) come over row for
 row into `memory_note`, keyed by persona and upstream id, so importing again adds nothing. The
 embedding tables are left out and named in the summary when they hold rows: there is no embedding
-model here, and recall uses the text index (saiverse/memory.py).
+model here, and recall uses the text index (saiverse/memory/_store.py).
 """
 
 from __future__ import annotations

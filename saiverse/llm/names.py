@@ -5,8 +5,8 @@ Names are written as upstream SAIVerse writes them, so imported personas keep th
 | name | provider | needs |
 |---|---|---|
 | `auto` (default) | a cloud model whose key is set, else `local`, else `offline` | — |
-| `offline` (or empty) | the deterministic model (saiverse/llm/offline.py) | — |
-| `local`, `local:<path or name>` | llama.cpp in process (saiverse/llm/local.py) | llama-cpp-python |
+| `offline` (or empty) | the deterministic model (saiverse/llm/offline/_model.py) | — |
+| `local`, `local:<path or name>` | llama.cpp in process (saiverse/llm/local/_model.py) | llama-cpp-python |
 | `gpt-…`, `o1…`/`o3…`/`o4…`, `chatgpt-…` | OpenAI (official SDK) | `OPENAI_API_KEY` |
 | `claude-…` | Anthropic (official SDK) | `ANTHROPIC_API_KEY` |
 | `gemini-…` | Gemini (google-genai) | `GEMINI_API_KEY` |

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat import ChatModel
-from saiverse.llm.local_files import LocalModelMissing, model_path, packaged_available, runtime_available
+from saiverse.llm.local import LocalModelMissing, model_path, packaged_available, runtime_available
 from saiverse.llm.names import AUTO_CHOICES, NAME_FORMS_JA, ModelName, parse_name
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.retry import RetryPolicy

@@ -91,7 +91,7 @@ def test_backups_are_not_served_by_their_path(saiverse_home: Path) -> None:
 
 
 def test_the_login_guards_every_route(saiverse_home: Path) -> None:
-    from saiverse.login import clear_login, set_login
+    from saiverse.care import clear_login, set_login
 
     set_login(saiverse_home, PASSWORD, "mika")
     with _served(saiverse_home, login_required=True) as (url, manager):
@@ -121,7 +121,7 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
 
 
 def test_repeated_wrong_passwords_lock_the_login_for_a_while() -> None:
-    from saiverse.login import LOCKOUT_SECONDS, MAX_FAILURES, Gate, Login, _hash
+    from saiverse.care._login import LOCKOUT_SECONDS, MAX_FAILURES, Gate, Login, _hash
 
     now = [1000.0]
     login = Login("mika", b"salt" * 4, _hash(PASSWORD, b"salt" * 4))

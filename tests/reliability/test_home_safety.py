@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 import main as cli_main
+from saiverse.care._home_safety import HomeRefused
 from saiverse.errors import USER_ERROR_EXIT
-from saiverse.home_safety import HomeRefused
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 

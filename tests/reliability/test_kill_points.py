@@ -23,10 +23,10 @@ import pytest
 
 import main as cli_main
 from database.migrate import LATEST_VERSION, migrate
-from saiverse.backup_auto import BackupStore
+from saiverse.care import BackupStore
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from saiverse.summaries import Summarizer
+from saiverse.world import Summarizer
 
 KILLAT = Path(__file__).with_name("killat.py")
 
@@ -55,7 +55,7 @@ def test_a_committed_edit_is_never_lost_while_another_process_holds_the_home(
         path = holder.items.file_of(holder.items.get(doc))
         v1 = path.read_text(encoding="utf-8")
         args = json.dumps({"item_id": doc, "action_json": {"action_type": "patch_content", "patch": "追記 v2"}})
-        _killed("before", "saiverse.items:commit_staged", "tool", "item_use", "--home", str(saiverse_home),
+        _killed("before", "saiverse.world._items:commit_staged", "tool", "item_use", "--home", str(saiverse_home),
                 "--persona", "mina", "--building", "library", "--args", args)
         row = holder.items.get(doc).state
         assert row["version"] == 2 and path.read_text(encoding="utf-8") == v1  # committed, not renamed
@@ -126,8 +126,8 @@ def test_a_first_start_killed_before_the_seed_commits_seeds_whole_next_time(saiv
         m.close()
 
 
-@pytest.mark.parametrize("when,hook", [("after", "saiverse.backup:snapshot_sqlite"),
-                                       ("before", "saiverse.backup:_Writer.add_file#2")])
+@pytest.mark.parametrize("when,hook", [("after", "saiverse.care._backup:snapshot_sqlite"),
+                                       ("before", "saiverse.care._backup:_Writer.add_file#2")])
 def test_a_killed_backup_leaves_nothing_named_a_backup_and_the_next_one_tidies(
         saiverse_home: Path, tmp_path: Path, when: str, hook: str, capsys: pytest.CaptureFixture[str]) -> None:
     SAIVerseManager(load_settings(saiverse_home)).close()
@@ -141,7 +141,7 @@ def test_a_killed_backup_leaves_nothing_named_a_backup_and_the_next_one_tidies(
 
 def test_a_killed_automatic_backup_is_tidied_at_start(saiverse_home: Path) -> None:
     SAIVerseManager(load_settings(saiverse_home)).close()
-    _killed("after", "saiverse.backup:snapshot_sqlite", "backup", "--home", str(saiverse_home))
+    _killed("after", "saiverse.care._backup:snapshot_sqlite", "backup", "--home", str(saiverse_home))
     backups = saiverse_home / "backups"
     assert [p.name for p in backups.iterdir() if p.name.startswith(".backup-")]
     assert BackupStore(saiverse_home, saiverse_home / "saiverse.db").list() == []
@@ -159,14 +159,14 @@ def test_a_killed_restore_is_tidied_by_the_next_restore_and_by_start(
     archive = tmp_path / "world.zip"
     _ok(["backup", "--home", str(saiverse_home), "--out", str(archive)], capsys)
     target = tmp_path / "restored"
-    _killed("before", "saiverse.backup_restore:_prepare_database", "restore", str(archive), "--home", str(target))
+    _killed("before", "saiverse.care._restore:_prepare_database", "restore", str(archive), "--home", str(target))
     staged = list(tmp_path.glob(".restored.restore-*"))
     assert len(staged) == 1 and (staged[0] / "saiverse.db").is_file() and not target.exists()
     _ok(["restore", str(archive), "--home", str(target)], capsys)
     assert not list(tmp_path.glob(".restored.restore-*")) and (target / "saiverse.db").is_file()
 
     other = tmp_path / "second"
-    _killed("before", "saiverse.backup_restore:_prepare_database", "restore", str(archive), "--home", str(other))
+    _killed("before", "saiverse.care._restore:_prepare_database", "restore", str(archive), "--home", str(other))
     assert list(tmp_path.glob(".second.restore-*"))
     _ok(["world", "--home", str(other)], capsys)  # the app's start on that home
     assert not list(tmp_path.glob(".second.restore-*"))

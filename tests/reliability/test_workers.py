@@ -1,6 +1,6 @@
 """Background workers that survive: the pulse pool's order and exclusivity, and no silent deaths.
 
-The pulse pool (saiverse/pulse_pool.py) runs a user's job before every waiting autonomous one,
+The pulse pool (saiverse/pulse/_pool.py) runs a user's job before every waiting autonomous one,
 never two jobs of one persona at once, keeps a worker free of autonomous jobs, and outlives a job
 that raises. The ticker, the Chronicle worker and `handle_user_input` survive a database that
 refuses (SQLAlchemy's pool timeout, raised where the real one would be): logged, retried on the
@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from saiverse.chronicle_build import ChronicleWorker
-from saiverse.pulse_pool import PulsePool
+from saiverse.memory import ChronicleWorker
+from saiverse.pulse._pool import PulsePool
 from saiverse.ticker import Ticker
 
 WAIT = 30.0

@@ -3,7 +3,7 @@
 Line numbers are those `document_read` shows (from 1). `start_line`..`end_line` (inclusive; `end_line`
 defaults to `start_line`) are replaced by `replacement`'s lines — an empty replacement deletes them;
 `start_line` one past the last line appends. The edit runs on the document's newest text under its
-lock (saiverse/items.py `edit_document`), so two edits never lose one another.
+lock (saiverse/world/_items.py `edit_document`), so two edits never lose one another.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """item_move (upstream v0.3): move items (comma-separated ids) to this building or into a persona's hands.
 
 Each moved item takes the smallest free slot number of its new container, as upstream numbers them
-(saiverse/item_slots.py). All ids are checked before anything moves. Upstream's bags (items that hold
+(saiverse/world/_item_slots.py). All ids are checked before anything moves. Upstream's bags (items that hold
 items) do not exist in this app, so `destination_type: bag` is refused by name.
 """
 

@@ -2,7 +2,7 @@
 
 The health report has upstream's sections (total, per category, pages to split over 3000 characters,
 pages over 2000, pages with no summary); `meta_autonomy_decision` feeds it to the model as text.
-Deleting takes the page's subtree with it, kept in the page history (saiverse/memopedia_manage.py).
+Deleting takes the page's subtree with it, kept in the page history (saiverse/memory/_memopedia_manage.py).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """messagelog_get_around (upstream v0.3): the persona's messages around a moment, optionally in one thread.
 
 `timestamp` is a Unix epoch or an ISO 8601 time; a time without an offset is local time, as upstream
-reads it. Threads exist in homes imported from upstream (saiverse/memory_around.py).
+reads it. Threads exist in homes imported from upstream (saiverse/memory/_around.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Upstream v0.3's track_* and note_* tools, with upstream's argument names (saiverse/track_book.py holds the rules).
+"""Upstream v0.3's track_* and note_* tools, with upstream's argument names (the rules:
+saiverse/memory/_track_book.py).
 
 A track is a unit of the persona's ongoing activity (at most one running); a note a lasting bundle of
 interest (a person, a project, a vocation) opened on tracks. Each tool returns the track or note as

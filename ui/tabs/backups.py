@@ -1,7 +1,7 @@
 """設定 tab, バックアップ section: make a backup (and download it), see the backups, restore one into a new folder.
 
-Everything goes through `manager.backups` (saiverse/backup_auto.py) and `restore_backup`
-(saiverse/backup_restore.py); a big world shows its progress in bytes. A restore never touches the
+Everything goes through `manager.backups` (saiverse/care/_backup_auto.py) and `restore_backup`
+(saiverse/care/_restore.py); a big world shows its progress in bytes. A restore never touches the
 world that is open: it writes only into an empty or new folder, and the page says how to start it.
 """
 
@@ -17,8 +17,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.backup_auto import BackupStore, human_size
-from saiverse.backup_restore import restore_backup
+from saiverse.care import BackupStore, human_size, restore_backup
 from saiverse.errors import UserError
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html

@@ -1,4 +1,4 @@
-"""設定 tab, ログイン section: the password other devices log in with (saiverse/login.py).
+"""設定 tab, ログイン section: the password other devices log in with (saiverse/care/_login.py).
 
 Setting or removing it here does the same as `python main.py password set|clear`; a running server
 that is open to the network checks every login against the stored hash as it is now (ui/app.py
@@ -13,8 +13,8 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.care import DEFAULT_USER, clear_login, read_login, set_login
 from saiverse.errors import UserError
-from saiverse.login import DEFAULT_USER, clear_login, read_login, set_login
 from ui.guard import addresses_to_open, is_loopback
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html

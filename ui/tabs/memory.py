@@ -10,7 +10,7 @@ from typing import Any
 
 import gradio as gr
 
-from saiverse.memory_export import export_memory
+from saiverse.memory import export_memory
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 from ui.tabs.memopedia import build_memopedia_panel

@@ -1,6 +1,6 @@
 """The memory tab's tracks-and-notes panel: a persona's activity state, tracks (the running one first,
 with their open notes), notes (with how many pages and messages they bundle), SAIMemory notes and meta
-judgments — upstream v0.3's, read by saiverse/tracks.py. Read-only: personas change them with their tools."""
+judgments — upstream v0.3's, read by saiverse/memory/_tracks.py. Read-only: personas change them with their tools."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 import gradio as gr
 
-from saiverse.tracks import activity_states, judgments, memory_notes, notes, tracks
+from saiverse.memory import activity_states, judgments, memory_notes, notes, tracks
 from ui.i18n import Labels
 from ui.tabs import table_html
 

@@ -2,7 +2,7 @@
 download button with progress (bytes, speed, time left), what is installed, making one the default in
 one click, and the model servers (Ollama, LM Studio, llama.cpp) found on this machine.
 
-Downloads run in `manager.pulls` (saiverse/llm/pull_jobs.py), so they go on when the page is left;
+Downloads run in `manager.pulls` (saiverse/llm/local/_pull_jobs.py), so they go on when the page is left;
 the button's handler only watches one until it ends.
 """
 
@@ -15,11 +15,8 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.backup_auto import human_size
-from saiverse.llm.catalog import CATALOG, local_name, resolve
-from saiverse.llm.installed import installed_models
-from saiverse.llm.pull import make_default
-from saiverse.llm.pull_jobs import PullJobs, describe
+from saiverse.care import human_size
+from saiverse.llm.local import CATALOG, PullJobs, describe, installed_models, local_name, make_default, resolve
 from saiverse.llm.servers import found_servers, probe
 from saiverse.settings import Settings, SettingsStore
 from ui.i18n import Labels

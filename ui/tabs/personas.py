@@ -1,7 +1,7 @@
 """ペルソナ tab: the persona list and a form to create, edit or delete one (via `manager.admin`).
 
 Deleting asks first, and the question says what happens: a backup is taken just before, so the
-persona's memory stays in it; what it carries stays in its building (saiverse/admin.py).
+persona's memory stays in it; what it carries stays in its building (saiverse/care/_admin.py).
 """
 
 from __future__ import annotations

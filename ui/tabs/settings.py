@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.admin import AdminService
+from saiverse.care import AdminService
 from saiverse.llm.registry import describe_default, provider_status
 from saiverse.settings import Settings
 from ui.i18n import Labels

@@ -2,7 +2,7 @@
 
 Deleting a building asks first (its history goes; a backup taken just before keeps it) and needs a
 building to take its items; the rules — nobody inside, not the user's building — are
-saiverse/admin.py's, and a refusal names who is there.
+saiverse/care/_admin.py's, and a refusal names who is there.
 """
 
 from __future__ import annotations

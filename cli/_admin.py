@@ -1,0 +1,125 @@
+"""`persona create|delete` and `building create|delete`: make (and unmake) a city from the command line.
+
+Both go through the admin service (saiverse/care/_admin.py), so the rules are the ones of the ペルソナ and
+ワールド tabs: a name, a building that exists and has room, a slug id or a generated one. A refused
+spec prints one line and exits 2 with nothing written. Deleting happens only while no other process
+has the home open — a running app's pulses could otherwise still write for a persona being deleted.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from cli._frame import add_json, command, print_json, world
+
+PrintJson = Callable[[Any], None]
+
+
+def add_create_options(p: argparse.ArgumentParser, noun: str) -> None:
+    """The options of `<noun> create` on the persona / building subparser (ignored by delete)."""
+    p.add_argument("--name", help=f"the new {noun}'s name (create)")
+    p.add_argument("--description", help="a description (create)")
+    if noun == "persona":
+        p.add_argument("--building", metavar="ID", help="the building it lives in (create; default: where the user is)")
+        p.add_argument("--mode", choices=["user", "auto", "sleep"], help="interaction mode (create; default user)")
+        p.add_argument("--avatar", help="an emoji or short text (create)")
+        p.add_argument("--system-prompt", help="its system prompt (create)")
+    else:
+        p.add_argument("--capacity", type=int, help="how many personas fit (create; default 10)")
+        p.add_argument("--auto-interval", type=int, metavar="SECONDS",
+                       help="seconds between autonomous turns of personas inside (create; default 600, at least 60)")
+
+
+def _spec(args: argparse.Namespace, keys: dict[str, str]) -> dict[str, Any]:
+    return {spec_key: getattr(args, arg) for arg, spec_key in keys.items() if getattr(args, arg, None) is not None}
+
+
+def check_usage(args: argparse.Namespace) -> None:
+    """What can be refused from the arguments alone (UsageError, exit 2), before the world opens."""
+    from saiverse.errors import UsageError
+
+    if args.action == "delete":
+        if not args.id:
+            raise UsageError(f"{args.command} delete needs the {args.command} id")
+        return
+    if not (args.name or "").strip():
+        raise UsageError(f"{args.command} create needs --name NAME")
+    if args.command == "building" and args.id:
+        raise UsageError("building create makes its id from --name; give no ID")
+
+
+def create_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+    """`persona create --name N [--building ID] [--mode auto]` / `building create --name N [--capacity N]`."""
+    check_usage(args)
+    if args.command == "persona":
+        spec = _spec(args, {"name": "name", "description": "description", "building": "building_id",
+                            "mode": "interaction_mode", "avatar": "avatar", "system_prompt": "system_prompt"})
+        if args.id:
+            spec["persona_id"] = args.id
+        spec.setdefault("building_id", manager.user_building() or "")
+        info: Any = manager.admin.create_persona(spec)
+    else:
+        spec = _spec(args, {"name": "name", "description": "description", "capacity": "capacity",
+                            "auto_interval": "auto_interval_sec"})
+        info = manager.admin.create_building(spec)
+    if args.json:
+        print_json(info.to_dict())
+        return 0
+    ident = info.persona_id if args.command == "persona" else info.building_id
+    print(f"created {args.command} {info.name} ({ident})")
+    return 0
+
+
+def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+    """`persona delete ID` / `building delete ID [--move-to ID]` through the admin rules."""
+    from saiverse.errors import UsageError
+
+    with manager.home_lock.alone() as alone:
+        if not alone:
+            raise UsageError("another SAIVerse process has this home open (is the app running?); delete from its "
+                             "ペルソナ / ワールド tab, or close it and run this again")
+        if args.command == "persona":
+            report = manager.admin.delete_persona(args.id)
+        else:
+            report = manager.admin.delete_building(args.id, move_to=args.move_to)
+    if args.json:
+        print_json(report.to_dict())
+        return 0
+    print(f"deleted {report.kind} {report.name} ({report.id})")
+    if report.items_moved:
+        print(f"  {report.items_moved} items moved to {report.moved_to}")
+    if report.removed:
+        print("  removed: " + ", ".join(f"{table} {n}" for table, n in report.removed.items()))
+    print(f"  backup taken before the delete: {report.backup}")
+    return 0
+
+
+def _administer(args: argparse.Namespace) -> int:
+    check_usage(args)  # before the home is opened: a refused command writes nothing
+    with world(args) as manager:
+        return (create_command if args.action == "create" else delete_command)(manager, args, print_json)
+
+
+def persona(args: argparse.Namespace) -> int:
+    """persona administration: create one, or delete a persona (a backup keeps its memory)"""
+    return _administer(args)
+
+
+def building(args: argparse.Namespace) -> int:
+    """building administration: create one, or delete an empty building"""
+    return _administer(args)
+
+
+def register(sub: Any) -> None:
+    """This module's commands on the main parser."""
+    for func in (persona, building):
+        noun = func.__name__
+        p = command(sub, func)
+        p.add_argument("action", choices=["create", "delete"])
+        p.add_argument("id", nargs="?", help=f"the {noun} id (delete; optional for persona create)")
+        add_create_options(p, noun)
+        if noun == "building":
+            p.add_argument("--move-to", metavar="ID", help="the building that takes the deleted building's items")
+        add_json(p, "print what was done as one JSON object")

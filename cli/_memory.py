@@ -1,0 +1,112 @@
+"""Memory on the command line: `memory`, `chronicle`, `memopedia`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from typing import Any
+
+from cli._frame import add_json, command, print_json, world
+
+
+def memory(args: argparse.Namespace) -> int:
+    """a persona's SAIMemory messages as JSON lines"""
+    with world(args) as manager:
+        if args.search:
+            records: Iterable[Any] = manager.memory_messages(args.persona, search=args.search, limit=args.limit)
+        else:
+            manager.world.persona(args.persona)
+            records = manager.memory.iter_messages(args.persona, limit=args.limit)  # streamed: any --limit
+        for rec in records:
+            print_json(rec)
+    return 0
+
+
+def chronicle(args: argparse.Namespace) -> int:
+    """a persona's Chronicle entries, newest first (--build writes what is due)"""
+    with world(args) as manager:
+        return _chronicle(manager, args)
+
+
+def memopedia(args: argparse.Namespace) -> int:
+    """a persona's Memopedia pages, or one page with its history"""
+    with world(args) as manager:
+        return _memopedia(manager, args)
+
+
+def _chronicle(manager: Any, args: argparse.Namespace) -> int:
+    manager.world.persona(args.persona)
+    built = manager.build_chronicle(args.persona) if args.build else None
+    entries = manager.chronicle.entries(args.persona, level=args.level, limit=args.limit)
+    levels = manager.chronicle.levels(args.persona)
+    if args.json:
+        print_json({"persona_id": args.persona, "built": built, "levels": levels,
+                    "entries": [e.to_dict() for e in entries]})
+        return 0
+    if built is not None:
+        print(f"書いたエントリ: {len(built['created'])} 件 (要約したメッセージ {built['messages']} 件)")
+    print("レベル別: " + (", ".join(f"Lv.{lv} {n}件" for lv, n in sorted(levels.items())) or "まだありません"))
+    for e in entries:
+        period = f"{e.start:%Y-%m-%d %H:%M}" if e.start else "?"
+        flag = f"  ⚠ {e.problem}" if e.problem else ("  (まとめ済み)" if e.is_consolidated else "")
+        print(f"{e.entry_id}  Lv.{e.level} {period}〜 {e.message_count}件{flag}\n    {e.content}")
+    return 0
+
+
+def _flat(nodes: list[dict[str, Any]], depth: int = 0) -> list[dict[str, Any]]:
+    out = []
+    for n in nodes:
+        out.append({**n["page"].to_dict(), "depth": depth, "problem": n["problem"]})
+        out += _flat(n["children"], depth + 1)
+    return out
+
+
+def _memopedia(manager: Any, args: argparse.Namespace) -> int:
+    manager.world.persona(args.persona)
+    from saiverse.memory import LongTermMemoryError
+
+    store = manager.memopedia
+    if args.page:
+        try:
+            page = store.find(args.persona, title=args.page)
+        except LongTermMemoryError:
+            page = store.get(args.persona, args.page)  # an id works too; an unknown one names it
+        history = store.history(args.persona, page.page_id)
+        if args.json:
+            print_json({"persona_id": args.persona, "page": page.to_dict(), "history": history})
+        else:
+            print(f"# {page.title}  ({page.page_id}, {page.category})\n{page.summary}\n\n{page.content}")
+            for h in history:
+                print(f"\n--- {h['edited_at']} {h['edit_type']} ({h['edit_source'] or '-'})\n{h['diff']}")
+        return 0
+    pages = _flat(store.tree(args.persona))
+    if args.json:
+        print_json({"persona_id": args.persona, "pages": pages})
+    else:
+        for p in pages:
+            note = f"  ⚠ {p['problem']}" if p["problem"] else ""
+            print(f"{'  ' * p['depth']}- {p['title']} ({p['page_id']}){note}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    """This module's commands on the main parser."""
+    from cli._args import LIMIT, whole
+
+    p = command(sub, memory)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--search", help="recall search query")
+    p.add_argument("--limit", type=LIMIT, default=200)
+    add_json(p, "print JSON lines (the default)")
+
+    p = command(sub, chronicle)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--build", action="store_true", help="first write the entries that are due")
+    p.add_argument("--level", type=whole(1, 100), help="only this level")
+    p.add_argument("--limit", type=LIMIT, default=200)
+    add_json(p, "print one JSON object")
+
+    p = command(sub, memopedia)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--page", help="title (or id) of the page to print")
+    add_json(p, "print one JSON object")

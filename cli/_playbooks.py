@@ -1,0 +1,133 @@
+"""Playbooks and tools on the command line: `run-playbook`, `validate-playbook`, `import-playbook`,
+`playbooks`, `tool`, `production`."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from cli._frame import add_json, command, print_events, print_json, world
+
+
+def run_playbook(args: argparse.Namespace) -> int:
+    """run one playbook (name or JSON file) as a persona; JSON-line events"""
+    from cli._args import json_object
+
+    call_args = json_object(args.args, "--args")
+    with world(args) as manager:
+        pb = manager.playbooks.resolve(args.playbook)
+        return print_events(manager.run_playbook(pb, args.persona, args.building, args=call_args))
+
+
+def _check_or_store(args: argparse.Namespace, *, store: bool) -> int:
+    from saiverse.errors import UsageError
+
+    if not args.file:
+        raise UsageError(f"{args.command} needs a playbook JSON file")
+    with world(args) as manager:
+        pb = manager.playbooks.check_file(args.file)
+        report = manager.playbooks.validate(pb)
+        if store:
+            manager.playbooks.store(pb, replace=args.replace)
+    print_json({"ok": True, "name": pb.name, "display_name": pb.display_name, "stored": store,
+                "nodes": len(pb.nodes), "router_callable": pb.router_callable,
+                "user_selectable": pb.user_selectable, **report.to_dict()})
+    return 0
+
+
+def validate_playbook(args: argparse.Namespace) -> int:
+    """validate a playbook JSON file without storing it"""
+    return _check_or_store(args, store=False)
+
+
+def import_playbook(args: argparse.Namespace) -> int:
+    """validate a playbook JSON file and store it"""
+    if not args.restore:
+        return _check_or_store(args, store=True)
+    from saiverse.errors import UsageError
+
+    if args.file or args.replace:
+        raise UsageError("--restore NAME takes no file and no --replace")
+    with world(args) as manager:
+        pb = manager.playbooks.restore(args.restore)
+    print_json({"ok": True, "name": pb.name, "restored": True})
+    return 0
+
+
+def playbooks(args: argparse.Namespace) -> int:
+    """list playbooks"""
+    with world(args) as manager:
+        catalog = manager.playbooks
+        for pb in catalog.all():
+            row = {"name": pb.name, "display_name": pb.display_name, "description": pb.description,
+                   "router_callable": pb.router_callable, "user_selectable": pb.user_selectable,
+                   "builtin": catalog.is_builtin(pb.name), "overridden": catalog.is_overridden(pb.name)}
+            mark = " (overrides the builtin)" if row["overridden"] else ""
+            print_json(row) if args.json else print(f"{pb.name:<22} {pb.display_name}{mark}  {pb.description}")
+        for name, reason in sorted(catalog.broken.items()):
+            print_json({"name": name, "broken": reason}) if args.json else print(f"{name:<22} (broken) {reason}")
+    return 0
+
+
+def tool(args: argparse.Namespace) -> int:
+    """run one tool as a persona; prints its result as JSON"""
+    from cli._args import json_object
+
+    call_args = json_object(args.args, "--args")
+    with world(args) as manager:
+        result = manager.run_tool(args.name, args.persona, args.building, call_args)
+    print_json({"ok": True, "tool": args.name, "result": result})
+    return 0
+
+
+def production(args: argparse.Namespace) -> int:
+    """production runs: list, resume, show"""
+    from saiverse.errors import UsageError
+
+    with world(args) as manager:
+        if args.action == "list":
+            for run in manager.production.runs():
+                where = f"{run['persona_id']}@{run['building_id']}"
+                print_json(run) if args.json else print(f"{run['run_id']}  [{run['status']}] {where}: {run['request']}")
+            return 0
+        if not args.run_id:
+            raise UsageError(f"production {args.action} needs a run id (see `main.py production list`)")
+        if args.action == "show":
+            summary = manager.production.summary(args.run_id)
+            print_json({"run_id": summary.run_id, "finished": summary.finished, "plan": summary.plan,
+                        "next": summary.next_nodes})
+            return 0
+        summary = manager.production.resume(args.run_id, print_json)
+    print_json({"type": "production_resumed", "run_id": summary.run_id, "finished": summary.finished,
+                "steps": [(s["id"], s["status"]) for s in summary.plan]})
+    return 0 if summary.finished else 1
+
+
+def register(sub: Any) -> None:
+    """This module's commands on the main parser."""
+    p = command(sub, run_playbook)
+    p.add_argument("playbook", help="playbook name or path of a JSON file")
+    p.add_argument("--persona", required=True)
+    p.add_argument("--building", help="building id (default: where the persona is)")
+    p.add_argument("--args", default="{}", help="arguments as a JSON object")
+
+    p = command(sub, import_playbook)
+    p.add_argument("file", nargs="?")
+    p.add_argument("--replace", action="store_true", help="allow the import to override a builtin of the same name")
+    p.add_argument("--restore", metavar="NAME", help="remove the import that overrides builtin NAME")
+
+    p = command(sub, validate_playbook)
+    p.add_argument("file")
+
+    add_json(command(sub, playbooks))
+
+    p = command(sub, tool)
+    p.add_argument("name")
+    p.add_argument("--persona", required=True)
+    p.add_argument("--building")
+    p.add_argument("--args", default="{}", help="arguments as a JSON object")
+
+    p = command(sub, production)
+    p.add_argument("action", choices=["list", "resume", "show"])
+    p.add_argument("run_id", nargs="?", help="run id (resume, show)")
+    add_json(p)

@@ -1,0 +1,87 @@
+"""Keeping a person's world safe: admin changes, deletion, backup, restore, repair.
+
+Parts (private modules; import from here):
+- `_admin`
+- `_backup`
+- `_backup_auto`
+- `_debris`
+- `_delete`
+- `_home_safety`
+- `_login`
+- `_move`
+- `_repair`
+- `_restore`
+- `_serverlock`
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from saiverse.care._admin import AdminError as AdminError
+    from saiverse.care._admin import AdminService as AdminService
+    from saiverse.care._admin import DeleteHooks as DeleteHooks
+    from saiverse.care._backup import ProgressFn as ProgressFn
+    from saiverse.care._backup import create_backup as create_backup
+    from saiverse.care._backup_auto import BackupStore as BackupStore
+    from saiverse.care._backup_auto import human_size as human_size
+    from saiverse.care._debris import remove_home_debris as remove_home_debris
+    from saiverse.care._home_safety import check_home as check_home
+    from saiverse.care._home_safety import create_private as create_private
+    from saiverse.care._home_safety import make_home as make_home
+    from saiverse.care._home_safety import tighten as tighten
+    from saiverse.care._login import DEFAULT_USER as DEFAULT_USER
+    from saiverse.care._login import Gate as Gate
+    from saiverse.care._login import check_password as check_password
+    from saiverse.care._login import clear_login as clear_login
+    from saiverse.care._login import login_path as login_path
+    from saiverse.care._login import read_login as read_login
+    from saiverse.care._login import set_login as set_login
+    from saiverse.care._move import move_home as move_home
+    from saiverse.care._repair import RepairReport as RepairReport
+    from saiverse.care._repair import repair_home as repair_home
+    from saiverse.care._restore import restore_backup as restore_backup
+    from saiverse.care._serverlock import ServerLock as ServerLock
+
+_EXPORTS: dict[str, str] = {
+    "AdminError": "_admin",
+    "AdminService": "_admin",
+    "BackupStore": "_backup_auto",
+    "DEFAULT_USER": "_login",
+    "DeleteHooks": "_admin",
+    "Gate": "_login",
+    "ProgressFn": "_backup",
+    "RepairReport": "_repair",
+    "ServerLock": "_serverlock",
+    "check_home": "_home_safety",
+    "check_password": "_login",
+    "clear_login": "_login",
+    "create_backup": "_backup",
+    "create_private": "_home_safety",
+    "human_size": "_backup_auto",
+    "login_path": "_login",
+    "make_home": "_home_safety",
+    "move_home": "_move",
+    "read_login": "_login",
+    "remove_home_debris": "_debris",
+    "repair_home": "_repair",
+    "restore_backup": "_restore",
+    "set_login": "_login",
+    "tighten": "_home_safety",
+}
+"""Public name → the private module that defines it (imported on first use)."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, as textual's widgets: importing the package costs nothing until a part is used,
+    # and the parts may import each other without a cycle through this file.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

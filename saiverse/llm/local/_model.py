@@ -1,0 +1,245 @@
+"""The `local` model: any GGUF run in process by llama.cpp (`llama-cpp-python`), no key, no network.
+
+- Loaded once, lazily: `llama_cpp` is imported and the file opened on the first call that needs the
+  model (start-up does not pay for it); the packaged default is assembled into the data home then.
+- One context, one generation at a time: a lock is held for the whole of a generation (a stream
+  holds it until it ends or is closed), so two pulses never share the context.
+- The prompt always fits the context window: the context builder's budget is capped to
+  `prompt_budget()` (`chat.ContextWindow`), tokens are counted with the model's own tokenizer
+  (`chat.TokenCounter`), and a transcript still too long loses its oldest lines.
+- The profile (saiverse/llm/local/_profile.py) says how it is prompted and whether it decides: a model
+  that does not decide leaves structured output, routing and tool choice to the offline model's
+  deterministic logic and only writes what the persona says.
+- Streaming stops when the consumer stops reading (the stop button closes the stream).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from chat import ChatRequest, ChatResult, LLMError, Usage, default_max_tokens
+from saiverse.llm.local._files import LocalModelMissing, ensure_file, runtime_available
+from saiverse.llm.local._profile import LocalProfile, known_profile, profile_for
+from saiverse.llm.local._prompt import chat_messages, merged_system, stops, transcript, usable_line
+from saiverse.llm.local._sanity import SUGGEST_PULL, honest_line
+from saiverse.llm.offline import OfflineModel, procedural_image, read_voice
+from saiverse.llm.structured import answer_json, schema_text
+
+log = logging.getLogger(__name__)
+
+LINE_TOKENS = 96
+"""Most tokens of one transcript line (a base model's reply is one line)."""
+SUGGEST_TEXT = ("内蔵の小さなモデルではうまく話せないことがあります。設定タブの「モデルを入手」で日本語の得意なモデル"
+                "（例: qwen2.5-1.5b-instruct, 約 1 GB）を入れると、会話がずっと自然になります。")
+"""The `model_suggest_pull` notice (the chat shows it once per session)."""
+TEMPLATE_SLACK = 48
+"""Tokens a chat template or transcript header adds around the fitted prompt."""
+
+
+class LocalModel:
+    """A GGUF model in this process (provider `local`)."""
+
+    provider = "local"
+    supports_vision = False
+    draws_images = False
+
+    def __init__(self, name: str, *, path: Callable[[], Path], n_ctx: int = 2048, n_threads: int = 0,
+                 profile_setting: str = "auto", file_name: str = "") -> None:
+        self.name = name
+        self.n_ctx = n_ctx
+        self.n_threads = n_threads or None
+        self._path = path
+        self._setting = profile_setting
+        self._profile: LocalProfile | None = known_profile(file_name, profile_setting)
+        self._llama: Any = None
+        self._load_lock = threading.Lock()
+        self._run_lock = threading.Lock()
+        self._offline = OfflineModel()
+        self._notes = threading.local()
+        self.load_error: str | None = runtime_available()
+        """Why the model cannot be used (None while it can); the registry then falls back to offline."""
+        self.load_seconds: float | None = None
+        """How long loading took (benchmarks, the settings tab)."""
+
+    def __repr__(self) -> str:
+        return f"LocalModel(name={self.name!r}, n_ctx={self.n_ctx})"
+
+    # -- loading ----------------------------------------------------------------------------
+
+    def _load(self) -> Any:
+        if self._llama is not None:
+            return self._llama
+        with self._load_lock:
+            if self._llama is not None:
+                return self._llama
+            if self.load_error:
+                raise LLMError(f"ローカルモデルを使えません: {self.load_error}", kind="local_unavailable")
+            started = time.monotonic()
+            try:
+                path = ensure_file(self._path())
+                from llama_cpp import Llama  # imported on first use: start-up never pays for it
+
+                from saiverse.llm.local._log import quiet_llama_logs
+
+                quiet_llama_logs()  # llama.cpp's own lines stay out of the console
+
+                llama = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False)
+            except (LocalModelMissing, ValueError, OSError, RuntimeError) as exc:
+                self.load_error = str(exc) or type(exc).__name__
+                raise LLMError(f"ローカルモデルを読み込めませんでした: {self.load_error}",
+                               kind="local_unavailable") from exc
+            self.load_seconds = time.monotonic() - started
+            if self._profile is None:
+                self._profile = profile_for({k: str(v) for k, v in llama.metadata.items()}, self._setting, path.name)
+            log.info("local model %s loaded from %s in %.2fs (%s)", self.name, path, self.load_seconds,
+                     self._profile.reason)
+            self._llama = llama
+            return llama
+
+    @property
+    def profile(self) -> LocalProfile:
+        """How this model is prompted (reading the GGUF once when the file is not a known one)."""
+        if self._profile is None:
+            self._load()
+        assert self._profile is not None
+        return self._profile
+
+    @property
+    def follows_instructions(self) -> bool:  # type: ignore[override]
+        """Only a model trusted with decisions is asked for plans, patches and summaries."""
+        return self.profile.decides
+
+    # -- the optional parts of ChatModel ------------------------------------------------------
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` by the model's own tokenizer (`chat.TokenCounter`)."""
+        return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def prompt_budget(self) -> int:
+        """The context window less the answer and the template's own tokens (`chat.ContextWindow`)."""
+        answer = LINE_TOKENS if not self.profile.chat_template else min(512, self.n_ctx // 4)
+        return max(256, self.n_ctx - answer - TEMPLATE_SLACK)
+
+    # -- generation ---------------------------------------------------------------------------
+
+    def _chunks(self, request: ChatRequest) -> Iterator[tuple[str, int]]:
+        """(text, prompt tokens) pieces of a free-text answer, generated under the run lock."""
+        llama = self._load()
+        voice = read_voice(request.system, request.persona_name)
+        with self._run_lock:
+            if self.profile.chat_template:
+                length = min(default_max_tokens(request), self.n_ctx // 2)
+                messages = chat_messages(request)
+                try:
+                    stream = llama.create_chat_completion(messages=messages, max_tokens=length, stream=True,
+                                                          temperature=0.7)
+                except ValueError:
+                    stream = llama.create_chat_completion(messages=merged_system(messages), max_tokens=length,
+                                                          stream=True, temperature=0.7)
+                for part in stream:
+                    text = (part["choices"][0].get("delta") or {}).get("content")
+                    if text:
+                        yield text, 0
+                return
+            prompt = transcript(request, voice, self.count_tokens, self.n_ctx - LINE_TOKENS - 8)
+            used = self.count_tokens(prompt)
+            for part in llama.create_completion(prompt, max_tokens=LINE_TOKENS, stop=stops(voice), stream=True,
+                                                temperature=0.7, top_p=0.9, repeat_penalty=1.15):
+                text = part["choices"][0].get("text") or ""
+                if text:
+                    yield text, used
+
+    def take_notices(self) -> list[dict[str, str]]:
+        """Notices about the answers this thread just got (`model_suggest_pull`), cleared as they are taken;
+        the llm node emits them (sea/llm_node.py)."""
+        notes = getattr(self._notes, "items", [])
+        self._notes.items = []
+        return notes
+
+    def _unusable(self, request: ChatRequest) -> str:
+        """The persona's honest words when the model's line was unusable, and the notice to pull a better model."""
+        log.info("local model wrote no usable line; the persona says so")
+        self._notes.items = [*getattr(self._notes, "items", []), {"kind": SUGGEST_PULL, "text": SUGGEST_TEXT}]
+        return honest_line(read_voice(request.system, request.persona_name))
+
+    def _line(self, request: ChatRequest) -> tuple[str, int]:
+        """A base model's whole line, checked; the persona's honest words when it wrote nothing usable."""
+        parts: list[str] = []
+        used = 0
+        for text, tokens in self._chunks(request):
+            parts.append(text)
+            used = tokens
+        voice = read_voice(request.system, request.persona_name)
+        line = usable_line("".join(parts), request, voice)
+        told = self._told(request)
+        if not line:
+            return told + self._unusable(request), used
+        return told + line, used
+
+    def _told(self, request: ChatRequest) -> str:
+        """What the persona did this pulse, in words (the model itself rarely says it)."""
+        from saiverse.llm.offline import happened, place_of, result_blocks
+
+        voice = read_voice(request.system, request.persona_name)
+        place = place_of(request.system)
+        pairs = [happened(pb, body, place) for pb, body in result_blocks(request.messages)]
+        return "".join(voice.speak(*p) for p in dict.fromkeys(p for p in pairs if p))
+
+    def stream(self, request: ChatRequest) -> Iterator[str]:
+        """Answer as text chunks. A base model's line is held back whole until it is known to be the
+        persona's own speech (saiverse/llm/local/_sanity.py); a line that fails becomes the persona's
+        honest words and a `model_suggest_pull` notice."""
+        if request.response_schema is not None or request.tools:
+            yield self.generate(request).text
+            return
+        if self.profile.chat_template:
+            for text, _used in self._chunks(request):
+                yield text
+            return
+        yield self._line(request)[0]
+
+    def generate(self, request: ChatRequest) -> ChatResult:
+        """Answer once: text by the model; JSON and tool calls by the model only when it decides."""
+        if request.tools or (request.response_schema is not None and not self.profile.decides):
+            result = self._offline.generate(request)  # decisions by the deterministic logic
+            if request.response_schema is None and not result.tool_calls:
+                result = self._text_result(request)
+            result.model = self.name
+            return result
+        if request.response_schema is not None:
+            return answer_json(self._json, request)
+        return self._text_result(request)
+
+    def _text_result(self, request: ChatRequest) -> ChatResult:
+        if self.profile.chat_template:
+            text = "".join(t for t, _u in self._chunks(request))
+            used = 0
+        else:
+            text, used = self._line(request)
+        return ChatResult(text=text, model=self.name,
+                          usage=Usage(input_tokens=used, output_tokens=self.count_tokens(text) if text else 0))
+
+    def _json(self, request: ChatRequest) -> ChatResult:
+        """One JSON answer under llama.cpp's JSON-schema grammar."""
+        import json
+
+        assert request.response_schema is not None
+        llama = self._load()
+        with self._run_lock:
+            out = llama.create_chat_completion(
+                messages=chat_messages(request), max_tokens=min(default_max_tokens(request), self.n_ctx // 2),
+                response_format={"type": "json_object", "schema": json.loads(schema_text(request.response_schema))},
+                temperature=0.2)
+        usage = out.get("usage") or {}
+        return ChatResult(text=out["choices"][0]["message"].get("content") or "", model=self.name,
+                          usage=Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
+                                      output_tokens=int(usage.get("completion_tokens") or 0)))
+
+    def generate_image(self, prompt: str) -> tuple[bytes, str]:
+        """llama.cpp does not draw: a picture drawn procedurally from the prompt (as offline)."""
+        return procedural_image(prompt), "image/png"

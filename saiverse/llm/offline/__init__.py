@@ -1,0 +1,60 @@
+"""The deterministic offline model: instant, no network; what the tests drive.
+
+Parts (private modules; import from here):
+- `_fill`
+- `_media`
+- `_model`
+- `_speech`
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from saiverse.llm.offline._media import procedural_image as procedural_image
+    from saiverse.llm.offline._model import OFFLINE_NOTE as OFFLINE_NOTE
+    from saiverse.llm.offline._model import OfflineModel as OfflineModel
+    from saiverse.llm.offline._model import Voice as Voice
+    from saiverse.llm.offline._model import describe_image as describe_image
+    from saiverse.llm.offline._model import estimate_tokens as estimate_tokens
+    from saiverse.llm.offline._model import last_user_message as last_user_message
+    from saiverse.llm.offline._model import read_voice as read_voice
+    from saiverse.llm.offline._model import summarize_text as summarize_text
+    from saiverse.llm.offline._speech import clean as clean
+    from saiverse.llm.offline._speech import happened as happened
+    from saiverse.llm.offline._speech import is_instruction as is_instruction
+    from saiverse.llm.offline._speech import place_of as place_of
+    from saiverse.llm.offline._speech import result_blocks as result_blocks
+
+_EXPORTS: dict[str, str] = {
+    "OFFLINE_NOTE": "_model",
+    "OfflineModel": "_model",
+    "Voice": "_model",
+    "clean": "_speech",
+    "describe_image": "_model",
+    "estimate_tokens": "_model",
+    "happened": "_speech",
+    "is_instruction": "_speech",
+    "last_user_message": "_model",
+    "place_of": "_speech",
+    "procedural_image": "_media",
+    "read_voice": "_model",
+    "result_blocks": "_speech",
+    "summarize_text": "_model",
+}
+"""Public name → the private module that defines it (imported on first use)."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, as textual's widgets: importing the package costs nothing until a part is used,
+    # and the parts may import each other without a cycle through this file.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

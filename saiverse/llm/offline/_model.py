@@ -1,0 +1,335 @@
+"""The offline model: the embedded default that answers with no key and no network (docs/ARCHITECTURE.md, "Models").
+
+It is deterministic (a function of the request only: no clock, no unseeded randomness) and
+instant. It speaks in the persona's voice — name, first person (`一人称: ボク`) and sentence
+ending (`語尾: 〜だよ`, `口調: ...`) read from the system prompt — quotes what the user said, says it
+is offline, mentions the first lines of `<system>` result blocks of the current pulse (so a
+playbook author sees offline that sub-playbook results reach the speak step), describes attached
+images from their pixels, fills JSON schemas validly (see `offline_fill`), calls a tool the user
+names, and draws images procedurally (see `offline_media`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from chat import ChatRequest, ChatResult, Message, ToolCall, Usage
+from saiverse.llm.offline._fill import FillHints, fill, payload
+from saiverse.llm.offline._media import describe_image, image_stats, procedural_image
+from saiverse.llm.offline._speech import (
+    FOLLOWS,
+    GREETING,
+    OPENERS,
+    choose,
+    happened,
+    intent,
+    is_instruction,
+    likes_of,
+    place_of,
+    result_blocks,
+    scene_line,
+)
+from saiverse.llm.schema import strip_catalogue
+
+__all__ = ["OfflineModel", "Voice", "describe_image", "estimate_tokens", "read_voice", "summarize_text"]
+
+OFFLINE_NOTE = "（オフラインモデルで応答しています）"
+"""Appended to every offline reply, so nobody mistakes it for a real model."""
+
+_SYSTEM_BLOCK = re.compile(r"^\s*<system>(.*?)</system>\s*$", re.S)
+_CASUAL_TONE = {  # 口調 word → the ending it implies
+    "関西": "やで", "タメ口": "だよ", "フランク": "だよ", "カジュアル": "だよ", "フレンドリー": "だよ",
+    "くだけた": "だよ", "元気": "だよ！", "お嬢様": "ですわ", "古風": "じゃ", "武士": "でござる",
+}
+_CHUNK = 4
+_PLAIN_TAILS = {"じゃ": "のじゃ", "でござる": "でござる", "にゃ": "にゃ", "だ": ""}
+
+
+@dataclass(frozen=True)
+class Voice:
+    """How a persona talks: name, first person and the ending put after a noun phrase."""
+
+    name: str = ""
+    first_person: str = "私"
+    ending: str = "です"
+
+    @property
+    def polite(self) -> bool:
+        """Whether the voice is the default polite style."""
+        return self.ending.startswith("です")
+
+    def say(self, phrase: str) -> str:
+        """`phrase` (a noun phrase) finished in this voice: `…だよ。` / `…です。`."""
+        end = self.ending
+        return f"{phrase}{end}" if end.endswith(("。", "！", "!", "？", "?")) else f"{phrase}{end}。"
+
+    def speak(self, polite: str, plain: str) -> str:
+        """A sentence in this voice from its polite and plain forms: `置きました。` / `置いたよ。` / `置いたにゃ。`."""
+        if polite.endswith(("？", "?", "！", "!")):
+            return polite if self.polite else plain
+        if self.polite:
+            return f"{polite}{'わ' if self.ending.startswith('ですわ') else ''}。"
+        tail = _PLAIN_TAILS.get(self.ending)
+        if tail is None:
+            tail = self.ending.lstrip("だや") if self.ending[:1] in "だや" else self.ending
+        return f"{plain}{tail}" if tail.endswith(("。", "！", "!")) else f"{plain}{tail}。"
+
+
+def _field(system: str, *keys: str) -> str:
+    for key in keys:
+        match = re.search(rf"^\s*[-・*]?\s*{key}\s*[:：]\s*(.+?)\s*$", system, re.M)
+        if match:
+            return match.group(1).strip()
+        match = re.search(rf"{key}は「([^」]+)」", system)  # prose style: 一人称は「ボク」
+        if match:
+            return match.group(1).strip()
+    return ""
+
+
+def read_voice(system: str | None, persona_name: str | None = None) -> Voice:
+    """The persona's voice from its system prompt (`あなたは{name}です。`, `一人称:`, `語尾:`, `口調:`)."""
+    system = system or ""
+    name = persona_name or ""
+    if not name:
+        match = re.search(r"あなたは「?([^「」。\n、]{1,30}?)」?です", system)
+        name = match.group(1).strip() if match else ""
+    first = _field(system, "一人称") or "私"
+    first = re.split(r"[、,/／（(\s]", first)[0].strip("「」『』") or "私"
+    ending = _field(system, "語尾")
+    ending = re.split(r"[、,/／・（(\s]", ending)[0].strip("「」『』〜~ー") if ending else ""
+    if not ending:
+        tone = _field(system, "口調", "話し方")
+        ending = next((e for word, e in _CASUAL_TONE.items() if word in tone), "")
+    return Voice(name=name, first_person=first, ending=ending or "です")
+
+
+def estimate_tokens(text: str) -> int:
+    """A rough token count: one per non-ASCII character, one per four ASCII characters."""
+    # Encoding once counts ASCII in C: UTF-8 bytes = ascii + 3·(non-ASCII, nearly all 3-byte here).
+    non_ascii = (len(text.encode("utf-8")) - len(text)) // 2
+    ascii_count = len(text) - non_ascii
+    return non_ascii + (ascii_count + 3) // 4
+
+
+def summarize_text(text: str, limit: int = 300) -> str:
+    """An extractive summary: the first sentences of `text` (split on 。！？!?\\n), ≤ `limit` chars."""
+    sentences = [s.strip() for s in re.findall(r"[^。！？!?\n]+[。！？!?]*", text or "")]
+    sentences = [re.sub(r"^#+\s*", "", re.sub(r"\s+", " ", s)) for s in sentences if s.strip()]
+    out = ""
+    for sentence in sentences:
+        if not out and len(sentence) > limit:
+            return sentence[: max(0, limit - 1)] + "…"
+        joined = f"{out} {sentence}" if out and not out.endswith(("。", "！", "？")) else out + sentence
+        if len(joined) > limit:
+            break
+        out = joined
+    return out
+
+
+def system_blocks(messages: list[Message]) -> list[str]:
+    """Bodies of user-role `<system>…</system>` messages (sub-playbook results), oldest first."""
+    out = []
+    for msg in messages:
+        match = _SYSTEM_BLOCK.match(msg.get("content") or "")
+        if msg.get("role") == "user" and match:
+            out.append(match.group(1))
+    return out
+
+
+def first_meaningful_line(block: str) -> str:
+    """The first line of a result block that says something: not the header, not the ※ note, and
+    not a lead-in ending with a colon when content follows it."""
+    lines = [ln.strip() for ln in block.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith("※") and not re.match(r"^(サブプレイブック)?実行結果", ln)]
+    for i, line in enumerate(lines):
+        if line.endswith((":", "：")) and i + 1 < len(lines):
+            continue
+        return line.lstrip("-・* ").strip()
+    return ""
+
+
+_REQUEST_LINE = re.compile(r"^\s*(?:依頼|ユーザーの発言|発言|request)\s*[:：]\s*(.+)$", re.M | re.I)
+
+
+def request_line(text: str) -> str:
+    """The request inside a playbook prompt: a line `依頼: …` (or `発言: …`) names it, so the rest
+    of the prompt (item lists, current contents) is context, not what the user asked."""
+    match = _REQUEST_LINE.search(text)
+    return match.group(1).strip() if match else text
+
+
+def last_user_message(messages: list[Message]) -> Message | None:
+    """The last genuine user message (not a `<system>` block)."""
+    for msg in reversed(messages):
+        if msg.get("role") == "user" and not _SYSTEM_BLOCK.match(msg.get("content") or ""):
+            return msg
+    return None
+
+
+# Words of a prompt addressed to the model (its tools, arguments, JSON), not of a person talking.
+_INSTRUCTION = re.compile(r"ツール|引数|パラメータ|スキーマ|JSON|json|schema|Respond|You are|\b[a-z]+_[a-z_]+\b")
+
+
+def request_message(messages: list[Message]) -> Message | None:
+    """What the user asked: the last genuine user message, unless it is a playbook's instruction to
+    the model (upstream prompts such as `document_createツールの引数を決定します` carry no request;
+    the request is in the conversation before it). A `依頼: …` line, or the user's own words
+    repeated as the prompt, keep the last message."""
+    users = [m for m in messages if m.get("role") == "user" and not _SYSTEM_BLOCK.match(m.get("content") or "")]
+    if not users:
+        return None
+    last = users[-1]
+    text = last.get("content") or ""
+    if _REQUEST_LINE.search(text) or any((u.get("content") or "") == text for u in users[:-1]):
+        return last
+    for msg in reversed(users):
+        if not _INSTRUCTION.search(msg.get("content") or ""):
+            return msg
+    return last
+
+
+def _clip(text: str, limit: int) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pick(text: str, n: int) -> int:
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:8], 16) % n
+
+
+def _strip_mention(text: str) -> str:
+    return re.sub(r"^\s*[@＠]\S+\s*", "", text or "").strip()
+
+
+class OfflineModel:
+    """The embedded model: deterministic, instant, no network (provider `offline`)."""
+
+    name = "offline"
+    provider = "offline"
+    supports_vision = True
+    follows_instructions = False  # mechanical answers: production and summaries use their own rules
+
+    def __repr__(self) -> str:
+        return "OfflineModel()"
+
+    def reply_text(self, request: ChatRequest) -> str:
+        """The chat reply for `request` (what `generate` returns as text without schema or tools)."""
+        return self.speech(request) + OFFLINE_NOTE
+
+    def speech(self, request: ChatRequest) -> str:
+        """What the persona says, without the offline note (saiverse/llm/offline/_speech.py has the rules)."""
+        voice = read_voice(request.system, request.persona_name)
+        place, likes = place_of(request.system), likes_of(request.system)
+        last = last_user_message(request.messages)
+        said = _strip_mention(last.get("content", "")) if last else ""
+        key = f"{voice.name}|{said}|{len(request.messages)}"
+        values = {"me": voice.first_person, "name": voice.name, "place": place, "likes": likes}
+        pairs: list[tuple[str, str]] = []
+        if said and is_instruction(said):
+            pairs.append(scene_line(said, key))  # the app's own prompt (an autonomous turn): never quoted
+        else:
+            kind = intent(said)
+            told = [happened(pb, body, place) for pb, body in result_blocks(request.messages)]
+            told = list(dict.fromkeys(t for t in told if t))[-2:]
+            if told:
+                pairs += told
+                follow = choose(FOLLOWS, "done", key, **values)
+            else:
+                hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
+                opener = choose(OPENERS, kind if kind != "empty" else "statement", key, hello=hello, **values)
+                pairs += [opener] if opener else []
+                follow = choose(FOLLOWS, kind, key + "+", **values)
+            if follow and len(pairs) < 3:
+                pairs.append(follow)
+        sentences = [voice.speak(*p) for p in pairs]
+        images = next((m.get("images") for m in reversed(request.messages) if m.get("images")), None)
+        if images:
+            sentences.append(self._image_sentence(images[0], voice))
+        return "".join(sentences[:3])
+
+    @staticmethod
+    def _image_sentence(path: str, voice: Voice) -> str:
+        try:
+            st = image_stats(path)
+        except ValueError:
+            return voice.say("添付の画像は読み込めなかったところ")
+        colours = "と".join(name for name, _ in st.colours[:2])
+        return voice.say(f"画像は{st.width}×{st.height}で、{colours}が目立つ{st.brightness_word}絵")
+
+    def _hints(self, request: ChatRequest) -> FillHints:
+        last = request_message(request.messages)
+        said = request_line(_strip_mention(last.get("content", "")) if last else "")
+        name = read_voice(request.system, request.persona_name).name
+        if name:  # `ソラ、海の絵を描いて`: the persona addressed is not part of the request
+            said = re.sub(rf"^{re.escape(name)}(さん|ちゃん|くん)?[、,，\s]+", "", said).strip() or said
+        context = "\n".join([request.system or ""] + [m.get("content") or "" for m in request.messages])
+        done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
+        return FillHints(user_text=said, reply=self.reply_text(request), context=context,
+                         summary=summarize_text(payload(said), 100), done=done)
+
+    def _tool_call(self, request: ChatRequest) -> ToolCall | None:
+        last = last_user_message(request.messages)
+        text = (last.get("content") or "") if last else ""
+        for tool in request.tools:
+            name = tool.get("name", "")
+            if name and name.lower() in text.lower():
+                rest = re.sub(re.escape(name), " ", text, flags=re.I)
+                rest = re.sub(r"^[\s:：、。をでは]+", "", re.sub(r"\s+", " ", rest)).strip()
+                base = self._hints(request)
+                hints = FillHints(user_text=rest or text, reply=base.reply, context=base.context,
+                                  summary=summarize_text(rest, 100), done=base.done)
+                params = tool.get("parameters") or {"type": "object", "properties": {}}
+                args = fill(params, hints)
+                return ToolCall(name=name, arguments=args if isinstance(args, dict) else {},
+                                id=f"offline-{name}-{_pick(text, 10_000):04d}")
+        return None
+
+    def generate(self, request: ChatRequest) -> ChatResult:
+        """Answer once: a tool call, JSON for `response_schema`, or the persona's offline reply."""
+        prompt_tokens = estimate_tokens(
+            (request.system or "") + "".join(m.get("content") or "" for m in request.messages))
+        call = self._tool_call(request) if request.tools else None
+        if call is not None:
+            return ChatResult(text="", tool_calls=[call], model=self.name,
+                              usage=Usage(input_tokens=prompt_tokens, output_tokens=8))
+        if request.response_schema is not None:
+            hints = self._hints(request)
+            context = hints.context
+            hints.user_text = strip_catalogue(_enum_options(request.response_schema), hints.user_text)
+            hints.context = context
+            data = fill(request.response_schema, hints)
+            text = json.dumps(data, ensure_ascii=False)
+            return ChatResult(text=text, data=data, model=self.name,
+                              usage=Usage(input_tokens=prompt_tokens, output_tokens=estimate_tokens(text)))
+        text = self.reply_text(request)
+        return ChatResult(text=text, model=self.name,
+                          usage=Usage(input_tokens=prompt_tokens, output_tokens=estimate_tokens(text)))
+
+    def stream(self, request: ChatRequest) -> Iterator[str]:
+        """The text of `generate`, in chunks of a few characters."""
+        text = self.generate(request).text
+        for i in range(0, len(text), _CHUNK):
+            yield text[i: i + _CHUNK]
+
+    def generate_image(self, prompt: str) -> tuple[bytes, str]:
+        """A 512×512 PNG drawn procedurally from `prompt` (same prompt, same bytes)."""
+        return procedural_image(prompt), "image/png"
+
+
+def _enum_options(schema: object) -> list[str]:
+    """Every string enum option anywhere in a schema (to strip catalogue lines that list them)."""
+    found: list[str] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            if key == "enum" and isinstance(value, list):
+                found += [v for v in value if isinstance(v, str)]
+            else:
+                found += _enum_options(value)
+    elif isinstance(schema, list):
+        for value in schema:
+            found += _enum_options(value)
+    return found

@@ -1,0 +1,97 @@
+"""What a persona remembers: SAIMemory, recall, Chronicle and Memopedia.
+
+Parts (private modules; import from here):
+- `_around`
+- `_chronicle`
+- `_chronicle_build`
+- `_chronicle_summary`
+- `_common`
+- `_context_source`
+- `_export`
+- `_memopedia`
+- `_memopedia_manage`
+- `_memopedia_page`
+- `_recall`
+- `_recall_pg`
+- `_store`
+- `_track_book`
+- `_tracks`
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from saiverse.memory._around import messages_around as messages_around
+    from saiverse.memory._around import thread_ids as thread_ids
+    from saiverse.memory._chronicle import ChronicleStore as ChronicleStore
+    from saiverse.memory._chronicle import Entry as Entry
+    from saiverse.memory._chronicle import parse_day as parse_day
+    from saiverse.memory._chronicle_build import ChronicleBuilder as ChronicleBuilder
+    from saiverse.memory._chronicle_build import ChronicleWorker as ChronicleWorker
+    from saiverse.memory._chronicle_build import enabled_personas as enabled_personas
+    from saiverse.memory._chronicle_summary import span as span
+    from saiverse.memory._common import LongTermMemoryError as LongTermMemoryError
+    from saiverse.memory._common import stamp as stamp
+    from saiverse.memory._context_source import ContextSource as ContextSource
+    from saiverse.memory._export import export_memory as export_memory
+    from saiverse.memory._memopedia import MemopediaStore as MemopediaStore
+    from saiverse.memory._memopedia_manage import delete_page as delete_page
+    from saiverse.memory._memopedia_manage import health as health
+    from saiverse.memory._recall import recall as recall
+    from saiverse.memory._store import ROLES as ROLES
+    from saiverse.memory._store import MemoryRecord as MemoryRecord
+    from saiverse.memory._store import SAIMemory as SAIMemory
+    from saiverse.memory._track_book import TrackBook as TrackBook
+    from saiverse.memory._tracks import activity_states as activity_states
+    from saiverse.memory._tracks import judgments as judgments
+    from saiverse.memory._tracks import map_positions as map_positions
+    from saiverse.memory._tracks import memory_notes as memory_notes
+    from saiverse.memory._tracks import notes as notes
+    from saiverse.memory._tracks import tracks as tracks
+
+_EXPORTS: dict[str, str] = {
+    "ChronicleBuilder": "_chronicle_build",
+    "ChronicleStore": "_chronicle",
+    "ChronicleWorker": "_chronicle_build",
+    "ContextSource": "_context_source",
+    "Entry": "_chronicle",
+    "LongTermMemoryError": "_common",
+    "MemopediaStore": "_memopedia",
+    "MemoryRecord": "_store",
+    "ROLES": "_store",
+    "SAIMemory": "_store",
+    "TrackBook": "_track_book",
+    "activity_states": "_tracks",
+    "delete_page": "_memopedia_manage",
+    "enabled_personas": "_chronicle_build",
+    "export_memory": "_export",
+    "health": "_memopedia_manage",
+    "judgments": "_tracks",
+    "map_positions": "_tracks",
+    "memory_notes": "_tracks",
+    "messages_around": "_around",
+    "notes": "_tracks",
+    "parse_day": "_chronicle",
+    "recall": "_recall",
+    "span": "_chronicle_summary",
+    "stamp": "_common",
+    "thread_ids": "_around",
+    "tracks": "_tracks",
+}
+"""Public name → the private module that defines it (imported on first use)."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, as textual's widgets: importing the package costs nothing until a part is used,
+    # and the parts may import each other without a cycle through this file.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

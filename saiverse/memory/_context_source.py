@@ -1,0 +1,179 @@
+"""What a persona's stored memory offers its prompts, read cheaply enough for every pulse.
+
+A snapshot holds the persona's token budget, its recent conversation (newest first along
+SAIMemory's tag index, read only until the budget is full), its Chronicle candidates and its
+Memopedia core. It is kept per persona between pulses and brought up to date, not re-read: each
+call asks one index question (the newest conversation message id) and appends what is new,
+dropping the oldest lines beyond the budget. It is read again in full when Chronicle or
+Memopedia were written through this process (their stores count writes), when messages went
+away, after many new ones, and at least every `CACHE_SECONDS` so writes by another process (the
+CLI) show up. A pulse's own messages are never part of its snapshot.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from sqlalchemy import Connection, text
+
+from database.engine import Database
+from saiverse.llm.offline import estimate_tokens
+from saiverse.memory._chronicle import ChronicleStore
+from saiverse.memory._common import parse_time
+from saiverse.memory._memopedia import CATEGORIES, MemopediaStore
+from saiverse.pulse import DEFAULT_CONTEXT_TOKENS, MESSAGE_OVERHEAD, MIN_CONTEXT_TOKENS, Line, Snapshot
+
+MAX_HISTORY = 400
+"""Most conversation lines a snapshot holds, however short they are."""
+OPEN_PAGE_CHARS = 2_000
+CACHE_SECONDS = 60.0
+MAX_APPEND = 50
+"""More new messages than this since the last snapshot: read again in full."""
+OWN_LIMIT = 200
+"""Most of a pulse's own stored messages its prompts see."""
+# The pulse tag is never in saimemory_tag (saiverse/memory/_store.py): a pulse's messages are its PULSE_ID.
+_OWN_SQL = text("SELECT ROLE, CONTENT, TAGS FROM saimemory WHERE PERSONA_ID = :p AND PULSE_ID = :pulse "
+                "ORDER BY ID DESC LIMIT :n")
+_HISTORY_SQL = ("SELECT t.MESSAGE_ID, m.ROLE, m.CONTENT, m.CREATED_AT, m.PULSE_ID FROM saimemory_tag t "
+                "JOIN saimemory m ON m.ID = t.MESSAGE_ID WHERE t.PERSONA_ID = :p AND t.TAG = 'conversation' "
+                # upstream v0.3 (sea/lines.py): only committed main-line (or meta-judgment) lines are history
+                "AND coalesce(m.SCOPE, 'committed') = 'committed' "
+                "AND coalesce(m.LINE_ROLE, 'main_line') IN ('main_line', 'meta_judgment') ")
+
+
+def memo_core(store: MemopediaStore, persona_id: str) -> str:
+    """The Memopedia part of a prompt: one line per core page, then the pages open in the thread."""
+    listed, opened = store.core(persona_id)
+    if not listed and not opened:
+        return ""
+    lines = ["## 覚えていること（Memopedia）"]
+    for p in listed:
+        mark = "★" if p.is_important or p.is_trunk else ""
+        cat = CATEGORIES.get(p.category, ("", p.category, ""))[1]
+        lines.append(f"- {mark}[{cat}] {p.title}: {p.summary or p.content[:60]}")
+    lines.append("（ページの全文は memopedia_get_page で読めます）")
+    for p in opened:
+        body = p.content if len(p.content) <= OPEN_PAGE_CHARS else p.content[:OPEN_PAGE_CHARS] + "…"
+        lines.append(f"\n### 開いているページ「{p.title}」\n{p.summary}\n{body}".rstrip())
+    return "\n".join(lines)
+
+
+@dataclass
+class _Kept:
+    snap: Snapshot
+    newest_id: int
+    version: tuple[int, int]
+    built: float
+    tokens: list[int] = field(default_factory=list)
+    """Estimated cost of each history line, oldest first (what trimming adds up)."""
+
+
+class ContextSource:
+    """Snapshots of what a persona's memory offers a prompt (see the module docstring)."""
+
+    def __init__(self, db: Database, chronicle: ChronicleStore, memopedia: MemopediaStore,
+                 *, default_budget: int = DEFAULT_CONTEXT_TOKENS) -> None:
+        self.db = db
+        self.chronicle = chronicle
+        self.memopedia = memopedia
+        self.default_budget = default_budget
+        self._kept: dict[str, _Kept] = {}
+        self._lock = threading.Lock()
+
+    def budget(self, persona_id: str) -> int:
+        """The persona's CONTEXT_TOKENS, else the default; never below MIN_CONTEXT_TOKENS."""
+        with self.db.engine.connect() as conn:
+            return self._budget(conn, persona_id)
+
+    def _budget(self, conn: Connection, persona_id: str) -> int:
+        own = conn.execute(text("SELECT CONTEXT_TOKENS FROM ai WHERE AIID = :p"), {"p": persona_id}).scalar()
+        value = own if isinstance(own, int) and own > 0 else self.default_budget
+        return max(int(value), MIN_CONTEXT_TOKENS)
+
+    def forget(self, persona_id: str | None = None) -> None:
+        """Drop the kept snapshot of one persona (or all): the next one is read in full."""
+        with self._lock:
+            if persona_id is None:
+                self._kept.clear()
+            else:
+                self._kept.pop(persona_id, None)
+
+    def snapshot(self, persona_id: str, pulse_id: str | None = None) -> Snapshot:
+        """Everything stored that a prompt of this pulse may use (the pulse's own messages excluded)."""
+        with self.db.engine.connect() as conn:
+            return self._snapshot(conn, persona_id, pulse_id)
+
+    def pulse_view(self, persona_id: str, pulse_id: str, *, limit: int = OWN_LIMIT) -> \
+            tuple[Snapshot, list[tuple[str, str, list[str]]]]:
+        """`snapshot` plus the pulse's own stored messages as (role, content, tags), oldest first
+        (the newest `limit`), read on one connection: what a pulse's first prompt needs."""
+        with self.db.engine.connect() as conn:
+            snap = self._snapshot(conn, persona_id, pulse_id)
+            rows = list(conn.execute(_OWN_SQL, {"p": persona_id, "pulse": pulse_id, "n": limit}))
+        own = []
+        for role, content, raw_tags in reversed(rows):
+            try:
+                tags = json.loads(raw_tags or "[]")
+            except ValueError:
+                tags = []
+            own.append((role, content, [str(t) for t in tags] if isinstance(tags, list) else []))
+        return snap, own
+
+    def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
+        version = (self.chronicle.writes, self.memopedia.writes)
+        newest = conn.execute(text("SELECT max(MESSAGE_ID) FROM saimemory_tag WHERE PERSONA_ID = :p "
+                                   "AND TAG = 'conversation'"), {"p": persona_id}).scalar() or 0
+        with self._lock:
+            kept = self._kept.get(persona_id)
+        if (kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS
+                or not kept.newest_id <= newest <= kept.newest_id + MAX_APPEND):
+            kept = self._read(conn, persona_id, newest, version)
+        elif newest > kept.newest_id:
+            self._append(conn, persona_id, kept, newest)
+        with self._lock:
+            self._kept[persona_id] = kept
+        snap = kept.snap
+        history = [h for h in snap.history if not (pulse_id and h.pulse_id == pulse_id)]
+        return replace(snap, history=history)
+
+    def _read(self, conn: Connection, persona_id: str, newest: int, version: tuple[int, int]) -> _Kept:
+        snap = Snapshot(budget=self._budget(conn, persona_id))
+        lines: list[Line] = []
+        costs: list[int] = []
+        total = 0
+        rows = conn.execute(text(_HISTORY_SQL + "ORDER BY t.MESSAGE_ID DESC LIMIT :n"),
+                            {"p": persona_id, "n": MAX_HISTORY})
+        for _id, role, content, created, pulse in rows:  # read only until the budget is full
+            if role not in ("user", "assistant"):
+                continue
+            if total >= snap.budget:
+                snap.older = parse_time(created) or datetime.min
+                break
+            lines.append(Line(role, content, parse_time(created), pulse))
+            costs.append(estimate_tokens(content) + MESSAGE_OVERHEAD)
+            total += costs[-1]
+        snap.history = lines[::-1]
+        snap.chronicle = self.chronicle.context_candidates(persona_id)
+        snap.core = memo_core(self.memopedia, persona_id)
+        return _Kept(snap, newest, version, time.monotonic(), costs[::-1])
+
+    @staticmethod
+    def _append(conn: Connection, persona_id: str, kept: _Kept, newest: int) -> None:
+        rows = conn.execute(text(_HISTORY_SQL + "AND t.MESSAGE_ID > :after ORDER BY t.MESSAGE_ID"),
+                            {"p": persona_id, "after": kept.newest_id})
+        snap = kept.snap
+        history = list(snap.history)
+        for _id, role, content, created, pulse in rows:
+            if role in ("user", "assistant"):
+                history.append(Line(role, content, parse_time(created), pulse))
+                kept.tokens.append(estimate_tokens(content) + MESSAGE_OVERHEAD)
+        total = sum(kept.tokens)
+        while len(history) > 1 and (total - kept.tokens[0] >= snap.budget or len(history) > MAX_HISTORY):
+            total -= kept.tokens.pop(0)
+            snap.older = history.pop(0).created or datetime.min
+        snap.history = history
+        kept.newest_id = newest

@@ -1,0 +1,73 @@
+"""A pulse: one activation of one persona, its journal, context, tools and productions.
+
+Parts (private modules; import from here):
+- `_context`
+- `_controller`
+- `_journal`
+- `_playbooks`
+- `_pool`
+- `_production`
+- `_toolctx`
+- `_toolctx_items`
+- `_toolctx_v03`
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from saiverse.pulse._context import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
+    from saiverse.pulse._context import MESSAGE_OVERHEAD as MESSAGE_OVERHEAD
+    from saiverse.pulse._context import MIN_CONTEXT_TOKENS as MIN_CONTEXT_TOKENS
+    from saiverse.pulse._context import Line as Line
+    from saiverse.pulse._context import Snapshot as Snapshot
+    from saiverse.pulse._context import fit as fit
+    from saiverse.pulse._context import token_counter as token_counter
+    from saiverse.pulse._controller import PulseController as PulseController
+    from saiverse.pulse._controller import PulseHandle as PulseHandle
+    from saiverse.pulse._controller import QueueFullError as QueueFullError
+    from saiverse.pulse._journal import ModelResolver as ModelResolver
+    from saiverse.pulse._journal import PulseServices as PulseServices
+    from saiverse.pulse._journal import persona_context as persona_context
+    from saiverse.pulse._journal import system_prompt_for as system_prompt_for
+    from saiverse.pulse._playbooks import PlaybookCatalog as PlaybookCatalog
+    from saiverse.pulse._production import ProductionService as ProductionService
+    from saiverse.pulse._toolctx import ManagerToolContext as ManagerToolContext
+    from saiverse.pulse._toolctx import ToolServices as ToolServices
+
+_EXPORTS: dict[str, str] = {
+    "DEFAULT_CONTEXT_TOKENS": "_context",
+    "Line": "_context",
+    "MESSAGE_OVERHEAD": "_context",
+    "MIN_CONTEXT_TOKENS": "_context",
+    "ManagerToolContext": "_toolctx",
+    "ModelResolver": "_journal",
+    "PlaybookCatalog": "_playbooks",
+    "ProductionService": "_production",
+    "PulseController": "_controller",
+    "PulseHandle": "_controller",
+    "PulseServices": "_journal",
+    "QueueFullError": "_controller",
+    "Snapshot": "_context",
+    "ToolServices": "_toolctx",
+    "fit": "_context",
+    "persona_context": "_journal",
+    "system_prompt_for": "_journal",
+    "token_counter": "_context",
+}
+"""Public name → the private module that defines it (imported on first use)."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, as textual's widgets: importing the package costs nothing until a part is used,
+    # and the parts may import each other without a cycle through this file.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value

@@ -1,0 +1,221 @@
+"""The context builder: every model call's prompt, assembled in one place within a token budget.
+
+A prompt is made of, in this order of priority:
+1. the system prompt (who the persona is and where; at most `SYSTEM_SHARE` of the budget);
+2. the pulse's own messages — what the user just said, sub-playbook results, this pulse's model
+   exchanges and the node's prompt — newest first;
+3. the persona's Memopedia core (trunk / important / recently used pages, one line each, and the
+   pages open in its thread; at most `CORE_SHARE`);
+4. the most recent conversation verbatim, newest first;
+5. the newest Chronicle entries covering what is no longer verbatim (room for them is reserved,
+   up to `CHRONICLE_SHARE`).
+Memory (3, 5) goes into the system prompt; messages keep their roles. The budget is the persona's
+`ai.CONTEXT_TOKENS`, else `Settings.context_tokens` (env SAIVERSE_CONTEXT_TOKENS), else 8,000.
+Tokens are counted with the model's own tokenizer when it has one (`chat.TokenCounter`), else
+estimated: one per non-ASCII character and one per four ASCII ones, which for Japanese is at or
+slightly above what Gemini's and OpenAI's tokenizers count (erring on the safe side).
+
+Nothing is dropped silently: an over-long message is shortened in the middle with a visible
+marker (`…（長いため約N字を省略）…`); older messages of the pulse that no longer fit are replaced
+by one line saying how many were left out; conversation beyond the verbatim window is covered by
+Chronicle, and where Chronicle has not caught up yet the prompt says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from chat import ChatModel, Message, TokenCounter
+from saiverse.llm.offline import estimate_tokens
+from saiverse.memory import Entry, span
+
+DEFAULT_CONTEXT_TOKENS = 8_000
+MIN_CONTEXT_TOKENS = 1_000
+SYSTEM_SHARE = 0.4
+OWN_SHARE = 0.6
+"""Of what the system prompt leaves, the most the pulse's own messages take when memory waits."""
+CORE_SHARE = 0.15
+CHRONICLE_SHARE = 0.25
+MESSAGE_OVERHEAD = 4
+"""Tokens a provider spends on each message's role and separators."""
+MIN_PIECE = 48
+"""A message is shortened only when at least this many tokens of it can stay."""
+MARGIN = 16
+"""Tokens kept free for the separators joining the pieces and the rounding of counting them apart."""
+NOTE_COST = 48
+"""Tokens kept free for the line that says how many of the pulse's older messages were left out."""
+
+Counter = Callable[[str], int]
+
+
+def token_counter(model: ChatModel | None) -> Counter:
+    """The model's tokenizer when it has one, else the estimate (see the module docstring)."""
+    if model is not None and isinstance(model, TokenCounter):
+        return model.count_tokens
+    return estimate_tokens
+
+
+def shorten(text_: str, limit: int, count: Counter) -> str:
+    """`text_` cut in the middle to at most `limit` tokens, with a visible marker where it was cut."""
+    total = count(text_)
+    if total <= limit:
+        return text_
+    keep = int(len(text_) * limit / max(total, 1) * 0.9)
+    for _ in range(6):
+        body = keep - 24  # what the marker itself takes, about
+        if body <= 0:
+            break
+        marker = f"\n…（長いため約{len(text_) - body}字を省略）…\n"
+        head = body * 2 // 3
+        out = text_[:head] + marker + text_[len(text_) - (body - head):]
+        if count(out) <= limit:
+            return out
+        keep = int(keep * 0.8)
+    return f"…（長いため全{len(text_)}字を省略）…"
+
+
+@dataclass
+class Line:
+    """A stored conversation message, as the builder reads it."""
+
+    role: str
+    content: str
+    created: datetime | None = None
+    pulse_id: str | None = None
+
+
+@dataclass
+class Snapshot:
+    """What a persona's stored memory offers the prompts of one pulse (read once per pulse)."""
+
+    budget: int
+    history: list[Line] = field(default_factory=list)
+    """Conversation before this pulse, oldest first (as much as the budget could possibly hold)."""
+    older: datetime | None = None
+    """Time of the newest message older than `history`, when there is one."""
+    chronicle: list[Entry] = field(default_factory=list)
+    """Unconsolidated entries, newest first."""
+    core: str = ""
+    """The Memopedia core, as prompt text."""
+
+
+@dataclass
+class Fitted:
+    """One assembled prompt and what went into it."""
+
+    system: str
+    messages: list[Message]
+    input_tokens: int
+    verbatim: int = 0
+    """Stored conversation messages kept verbatim."""
+    chronicle_ids: list[str] = field(default_factory=list)
+    shortened: int = 0
+    """Messages (or the system prompt) shortened with a marker."""
+    omitted_own: int = 0
+    """Older messages of the pulse replaced by a one-line note."""
+
+
+def _message(role: str, content: str, like: Message | None = None) -> Message:
+    msg = Message(role="user" if role == "user" else "assistant", content=content)
+    if like is not None and like.get("images"):
+        msg["images"] = list(like["images"])
+    return msg
+
+
+def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Counter) -> Fitted:
+    """The prompt of one model call: the system prompt, memory and messages within the budget."""
+    budget = snapshot.budget
+    cache: dict[str, int] = {}
+
+    def tokens(s: str) -> int:
+        if s not in cache:
+            cache[s] = count(s)
+        return cache[s]
+
+    out = Fitted(system="", messages=[], input_tokens=0)
+    system = shorten(system_prompt, int(budget * SYSTEM_SHARE), tokens)
+    out.shortened += system != system_prompt
+    left = budget - MARGIN - tokens(system)
+    memory_waits = bool(snapshot.history or snapshot.chronicle or snapshot.core)
+    room = int(left * OWN_SHARE) if memory_waits else left
+
+    kept_own: list[Message] = []
+    costs = [tokens(m.get("content") or "") + MESSAGE_OVERHEAD for m in own]
+    older = [0]
+    for c in costs:
+        older.append(older[-1] + c)  # older[i]: what own[:i] costs as it is
+    for i in range(len(own) - 1, -1, -1):
+        msg = own[i]
+        if costs[i] + older[i] <= room:  # this one and all older ones fit as they are
+            kept_own += [_message(m.get("role", "user"), m.get("content") or "", m) for m in reversed(own[:i + 1])]
+            room -= costs[i] + older[i]
+            break
+        # Room for the note that names what is left out stays free while older messages remain.
+        avail = room - MESSAGE_OVERHEAD - (NOTE_COST if i else 0)
+        body = msg.get("content") or ""
+        if tokens(body) > avail:
+            if avail < MIN_PIECE:
+                note = f"（このやりとりの前半 {i + 1} 件のメッセージは長さの都合で省きました）"
+                kept_own.append(_message("user", note))
+                out.omitted_own = i + 1
+                break
+            body = shorten(body, avail, tokens)
+            out.shortened += 1
+        kept_own.append(_message(msg.get("role", "user"), body, msg))
+        room -= tokens(body) + MESSAGE_OVERHEAD
+    left -= sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in kept_own)
+
+    core = shorten(snapshot.core, int(budget * CORE_SHARE), tokens) if snapshot.core else ""
+    left -= tokens(core)
+    lines = {e.entry_id: f"- [{span(e.start, e.end)}] {e.content}" for e in snapshot.chronicle}
+    header = "## これまでのあらすじ（Chronicle）"
+    frame = tokens(header) + NOTE_COST  # the header and a possible gap note
+    reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else 0
+
+    kept_history: list[Line] = []
+    hist_room = left - reserve
+    for line in reversed(snapshot.history):
+        cost = tokens(line.content) + MESSAGE_OVERHEAD
+        if cost <= hist_room:
+            kept_history.append(line)
+            hist_room -= cost
+            continue
+        if hist_room - MESSAGE_OVERHEAD >= MIN_PIECE * 2:
+            kept_history.append(Line(line.role, shorten(line.content, hist_room - MESSAGE_OVERHEAD, tokens),
+                                     line.created))
+            out.shortened += 1
+        break
+    left -= sum(tokens(h.content) + MESSAGE_OVERHEAD for h in kept_history)
+    out.verbatim = len(kept_history)
+    cut = len(kept_history) < len(snapshot.history) or snapshot.older is not None
+    first_gone = (snapshot.history[-len(kept_history) - 1].created if len(kept_history) < len(snapshot.history)
+                  else snapshot.older)
+
+    chronicle_text = ""
+    if cut:
+        oldest_kept = kept_history[-1].created if kept_history else None
+        chosen: list[Entry] = []
+        left -= frame
+        for e in snapshot.chronicle:
+            if oldest_kept is not None and (e.start or e.end or datetime.min) >= oldest_kept:
+                continue
+            if tokens(lines[e.entry_id]) > left:
+                break
+            chosen.append(e)
+            left -= tokens(lines[e.entry_id])
+        parts = [header] + [lines[e.entry_id] for e in reversed(chosen)]
+        newest_end = max((e.end or datetime.min for e in chosen), default=None)
+        if not chosen:
+            parts.append("（これより前の会話は長さの都合で省いています。必要なら memory_recall で思い出せます）")
+        elif first_gone is not None and newest_end is not None and first_gone > newest_end:
+            parts.append("（このあらすじと下の会話のあいだに、まだまとめていない会話があります。"
+                         "必要なら memory_recall で思い出せます）")
+        chronicle_text = "\n".join(parts)
+        out.chronicle_ids = [e.entry_id for e in reversed(chosen)]
+
+    out.system = "\n\n".join(p for p in (system, core, chronicle_text) if p)
+    out.messages = [_message(h.role, h.content) for h in reversed(kept_history)] + kept_own[::-1]
+    out.input_tokens = tokens(out.system) + sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in out.messages)
+    return out

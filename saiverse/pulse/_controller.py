@@ -1,0 +1,304 @@
+"""The pulse controller: queues pulses per persona and runs them one at a time (docs/ARCHITECTURE.md, "Pulse").
+
+Pulses run on a bounded pool of workers (saiverse/pulse/_pool.py) with a priority queue per persona
+(user > schedule > auto; FIFO within a priority), so pulses of one persona never overlap and a user
+message overtakes waiting schedule and autonomous turns. A full queue is refused with a clear
+error. Every pulse keeps a record: status, token usage and its activity trace.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from chat import LLMError
+from saiverse.pulse._journal import EventChannel, PulseJournal, PulseServices, persona_context
+from saiverse.pulse._pool import PulsePool
+from saiverse.world import PersonaInfo
+from sea.events import Event, event
+from sea.playbook import Playbook, PlaybookError
+from sea.ports import CancellationToken
+from sea.runtime import PulseCancelled, run_meta_user, run_playbook
+
+PulseKind = Literal["user", "schedule", "auto"]
+"""Why a pulse runs: a user message, a schedule firing, an autonomous tick."""
+PRIORITY: dict[str, int] = {"user": 0, "schedule": 1, "auto": 2}
+MAX_QUEUE = 8
+RECORDS_KEPT = 500
+log = logging.getLogger(__name__)
+
+
+def default_workers() -> int:
+    """Pulse workers when none are given: $SAIVERSE_PULSE_WORKERS (read as the settings read it), else 8."""
+    raw = os.environ.get("SAIVERSE_PULSE_WORKERS", "").strip()
+    if raw.isdigit() and 1 <= int(raw) <= 256:
+        return int(raw)
+    return 8
+
+
+class QueueFullError(RuntimeError):
+    """A persona already has too many pulses waiting."""
+
+
+@dataclass
+class PulseRecord:
+    """What is kept about a pulse after it ends."""
+
+    pulse_id: str
+    persona_id: str
+    kind: str
+    playbook: str
+    building_id: str
+    status: str = "queued"
+    usage: dict[str, int] = field(default_factory=lambda: {"input_tokens": 0, "output_tokens": 0})
+    trace: list[str] = field(default_factory=list)
+    answered: list[str] = field(default_factory=list)
+    """Models that answered during the pulse, in order."""
+    queued_at: float = field(default_factory=time.monotonic)
+    started_at: float | None = None
+    ended_at: float | None = None
+
+
+class PulseHandle:
+    """A submitted pulse: iterate `events()` to follow it; `cancel()` stops it."""
+
+    def __init__(self, record: PulseRecord, token: CancellationToken) -> None:
+        self.record = record
+        self.token = token
+        self.done = threading.Event()
+        self._events = EventChannel()  # batched hand-over (saiverse/pulse/_journal.py); None ends the stream
+        self._sink: Callable[[list[Event]], None] | None = None
+        self._kept: list[Event] = []
+        self._lock = threading.Lock()
+
+    @property
+    def pulse_id(self) -> str:
+        return self.record.pulse_id
+
+    def cancel(self) -> None:
+        self.token.cancel()
+
+    def _put(self, ev: Event | None) -> None:
+        with self._lock:
+            sink = self._sink
+            if sink is None:
+                self._events.put(ev)
+                return
+            if ev is not None:
+                self._kept.append(ev)
+                return
+            kept, self._kept = self._kept, []
+        self._deliver(sink, kept)
+
+    @staticmethod
+    def _deliver(sink: Callable[[list[Event]], None], events: list[Event]) -> None:
+        try:
+            sink(events)
+        except Exception:  # noqa: BLE001 - a listener's failure must not end the worker that ran the pulse
+            log.exception("a pulse's event listener failed")
+
+    def drain_to(self, sink: Callable[[list[Event]], None]) -> None:
+        """Nobody follows this pulse: its events are kept and handed to `sink` once, when it ends.
+
+        Instead of a thread per pulse (the ticker's autonomous turns), no thread at all: the worker that
+        ends the pulse delivers its events."""
+        with self._lock:
+            pending: list[Event | None] = self._events.take_nowait()
+            ended = bool(pending) and pending[-1] is None
+            self._kept = [e for e in pending if e is not None]
+            if not ended:
+                self._sink = sink
+                return
+            kept, self._kept = self._kept, []
+        self._deliver(sink, kept)
+
+    def events(self) -> Iterator[Event]:
+        """The pulse's events as they happen, ending with `pulse_end`."""
+        while True:
+            for ev in self._events.take():
+                if ev is None:
+                    return
+                yield ev
+
+
+@dataclass
+class _Job:
+    handle: PulseHandle
+    persona: PersonaInfo
+    playbook: Playbook
+    args: dict[str, Any]
+    user_input: str | None
+
+
+class PulseController:
+    """Submits, queues, runs and cancels pulses."""
+
+    def __init__(self, services: PulseServices, *, max_queue: int = MAX_QUEUE, workers: int | None = None) -> None:
+        self.services = services
+        self.max_queue = max_queue
+        self.workers = workers or default_workers()
+        self._pool = PulsePool(self._work, workers=self.workers)
+        self._guard = threading.Lock()
+        self._running: dict[str, PulseHandle] = {}
+        self._queued: dict[str, PulseHandle] = {}
+        self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
+        self._closed = False
+
+    # ---- submitting --------------------------------------------------------------------------
+    def submit(
+        self, kind: PulseKind, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+        args: dict[str, Any] | None = None, user_input: str | None = None,
+    ) -> PulseHandle:
+        """Queue a pulse. `user_input` given → run as a meta turn (`run_meta_user`)."""
+        if self._closed:
+            raise RuntimeError("the pulse controller is shut down")
+        record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
+        handle = PulseHandle(record, CancellationToken())
+        with self._guard:
+            waiting = self._pool.waiting(persona.persona_id)
+            if waiting >= self.max_queue:
+                raise QueueFullError(
+                    f"{persona.name} には実行待ちのパルスが {waiting} 件あり、これ以上受け付けられません。"
+                    "少し待ってからもう一度送ってください。"
+                )
+            self._queued[record.pulse_id] = handle
+            self.records.append(record)
+            self._pool.put(persona.persona_id, PRIORITY[kind],
+                           _Job(handle, persona, playbook, dict(args or {}), user_input))
+        return handle
+
+    def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
+                    args: dict[str, Any] | None = None) -> PulseHandle:
+        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input)
+
+    def submit_schedule(self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+                        args: dict[str, Any] | None = None) -> PulseHandle:
+        text = str((args or {}).get("input", ""))
+        return self.submit("schedule", persona, building_id, playbook, args=args, user_input=text)
+
+    def submit_auto(self, persona: PersonaInfo, building_id: str, playbook: Playbook) -> PulseHandle:
+        return self.submit("auto", persona, building_id, playbook, user_input="")
+
+    # ---- control -----------------------------------------------------------------------------
+    def cancel_all(self, building_id: str | None = None) -> int:
+        """Cancel running and queued pulses (of one building, if given); returns how many."""
+        with self._guard:
+            handles = list(self._running.values()) + list(self._queued.values())
+        chosen = [h for h in handles if building_id is None or h.record.building_id == building_id]
+        for h in chosen:
+            h.cancel()
+        return len(chosen)
+
+    def stop_persona(self, persona_id: str, *, timeout: float = 30.0) -> bool:
+        """Cancel a persona's running and queued pulses and wait for them to end; False if one did not."""
+        with self._guard:
+            handles = [h for h in (*self._running.values(), *self._queued.values())
+                       if h.record.persona_id == persona_id]
+        for h in handles:
+            h.cancel()
+        deadline = time.monotonic() + timeout
+        return all(h.done.wait(max(0.0, deadline - time.monotonic())) for h in handles)
+
+    def busy(self) -> bool:
+        with self._guard:
+            return bool(self._running or self._queued)
+
+    def shutdown(self) -> None:
+        """Cancel everything; waiting pulses end as cancelled on the workers, which then stop."""
+        self._closed = True
+        self.cancel_all()
+        self._pool.shutdown()
+
+    def record(self, pulse_id: str) -> PulseRecord | None:
+        return next((r for r in self.records if r.pulse_id == pulse_id), None)
+
+    # ---- running -----------------------------------------------------------------------------
+    def _work(self, job: _Job) -> None:
+        """One pulse on a pool worker; whatever happens, its handle ends (events closed, `done` set)."""
+        handle = job.handle
+        with self._guard:
+            self._queued.pop(handle.pulse_id, None)
+            self._running[handle.pulse_id] = handle
+        try:
+            self._execute(job, handle._put)
+        except Exception as exc:  # noqa: BLE001 - even an event that cannot be built ends the pulse visibly
+            log.exception("pulse %s failed outside its run", handle.pulse_id)
+            handle.record.status = "error"
+            handle._put(event("error", kind=type(exc).__name__, message=str(exc) or repr(exc),
+                              pulse_id=handle.pulse_id, persona_id=handle.record.persona_id))
+        finally:
+            with self._guard:
+                self._running.pop(handle.pulse_id, None)
+            handle.record.ended_at = time.monotonic()
+            handle._put(None)
+            handle.done.set()
+
+    def _execute(self, job: _Job, emit: Callable[[Event], None]) -> None:
+        handle, persona, rec = job.handle, job.persona, job.handle.record
+        base = {"pulse_id": rec.pulse_id, "persona_id": persona.persona_id, "persona_name": persona.name}
+        rec.status = "running"
+        rec.started_at = time.monotonic()
+        emit(event("pulse_start", building_id=rec.building_id, playbook=job.playbook.name,
+                   avatar=persona.avatar, kind=rec.kind, **base))
+        if handle.token.cancelled:
+            rec.status = "cancelled"
+            emit(event("error", kind="cancelled", message="パルスは開始前に中止されました。", **base))
+            emit(event("pulse_end", status="cancelled", model=self._model_name(rec, persona_context(persona)),
+                       **base))
+            return
+        journal = PulseJournal(rec.pulse_id, self.services)
+        ctx = persona_context(persona)
+        why = ""
+        try:
+            if job.user_input and rec.kind == "user":
+                # What the user said is kept even if the pulse then fails.
+                self.services.memory.add(persona.persona_id, "user", job.user_input,
+                                         tags=["conversation"], pulse_id=rec.pulse_id)
+            common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token, "emit": emit,
+                      "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace, "answered": rec.answered}
+            if job.user_input is not None:
+                run_meta_user(ctx, job.user_input, rec.building_id, meta_playbook=job.playbook,
+                              args=job.args, **common)
+            else:
+                run_playbook(job.playbook, persona=ctx, building_id=rec.building_id, args=job.args, **common)
+            journal.commit()
+            rec.status = "ok"
+        except PulseCancelled:
+            rec.status, why = "cancelled", "中止されました"
+        except (PlaybookError, LLMError) as exc:
+            rec.status, why = "error", f"エラー: {str(exc)[:300]}"  # run_playbook already emitted the error event
+        except Exception as exc:  # noqa: BLE001 - any failure ends the pulse visibly, not the app
+            rec.status, why = "error", f"エラー: {str(exc)[:300] or type(exc).__name__}"
+            emit(event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base))
+        if rec.status != "ok":
+            self._keep_effects(journal, why, emit, base)
+        emit(event("pulse_end", status=rec.status, usage=dict(rec.usage), model=self._model_name(rec, ctx), **base))
+
+    @staticmethod
+    def _keep_effects(journal: PulseJournal, why: str, emit: Callable[[Event], None], base: dict[str, Any]) -> None:
+        """A stopped pulse: what its tools changed stays, remembered (saiverse/pulse/_journal.py, the rule)."""
+        try:
+            kept = journal.commit_stopped(why)
+        except Exception as exc:  # noqa: BLE001 - the database refused even this; say so
+            emit(event("error", kind=type(exc).__name__, **base,
+                       message=f"途中までの記録を保存できませんでした: {exc}"))
+            return
+        if kept:
+            emit(event("notice", kind="pulse_effects_kept", **base,
+                       text=f"パルスは途中で止まりましたが、それまでの変更 {kept} 件は残り、記憶にも書きました。"))
+
+    def _model_name(self, rec: PulseRecord, persona: Any) -> str | None:
+        """The model that answered last, else the persona's normal model (a pulse with no model call)."""
+        if rec.answered:
+            return rec.answered[-1]
+        try:
+            return self.services.resolve_model(persona, "normal")[0].name
+        except Exception:  # noqa: BLE001 - naming the model must never turn a finished pulse into an error
+            return None

@@ -1,0 +1,268 @@
+"""The pulse journal: the runtime's ports for one pulse, with all of the pulse's writes buffered.
+
+A pulse's SAIMemory messages and building lines are buffered in a `PulseJournal` and committed in
+one short transaction when the pulse ends well. Buffering instead of holding a database transaction
+open keeps the SQLite write lock short while a model is thinking.
+
+A failed or cancelled pulse follows one rule: the persona never keeps an effect it does not remember.
+Tools change the world at once (a document made, a move, memory taken in) and such a change cannot be
+taken back safely, so the journal records each one (`note_effect`). A pulse that stops before any
+tool changed anything commits nothing; one that stops after commits its journal as it stands, an
+`internal` note per change and an `internal` note that the pulse stopped (`commit_stopped`).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+
+from chat import ChatModel, ContextWindow, Message
+from database.engine import Database
+from saiverse.memory import ContextSource, SAIMemory
+from saiverse.pulse._context import Snapshot, fit, token_counter
+from saiverse.world import BuildingInfo, PersonaInfo, World
+from sea.compat import shown_content, trim_history
+from sea.playbook import Playbook
+from sea.ports import MemoryLine, PersonaContext, PromptContext
+
+ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
+ToolCaller = Callable[..., Any]
+"""(name, args, persona, building_id, pulse_id, notify, on_effect=) → result; `notify` receives item
+events, `on_effect` a note for every change the tool makes (None: the change is a memory write)."""
+EFFECT_TAGS = ["internal", "pulse_effect"]
+"""Tags of the note a stopped pulse keeps for each change its tools made."""
+STOPPED_TAGS = ["internal", "pulse_stopped"]
+"""Tags of the note that says a pulse stopped before its end."""
+
+
+@dataclass
+class PulseServices:
+    """What a pulse may reach: the stores, the model resolver, tools and playbooks."""
+
+    db: Database
+    memory: SAIMemory
+    world: World
+    resolve_model: ModelResolver
+    call_tool: ToolCaller
+    tool_specs: Callable[[list[str]], list[dict[str, Any]]]
+    playbook: Callable[[str], Playbook | None]
+    router_playbooks: Callable[[], list[Playbook]]
+    context: ContextSource
+    """What a persona's memory offers a prompt (saiverse/pulse/_context.py fits it to the budget)."""
+
+
+def persona_context(p: PersonaInfo) -> PersonaContext:
+    """The runtime's view of a persona (`_persona_obj`)."""
+    return PersonaContext(
+        persona_id=p.persona_id, name=p.name, avatar=p.avatar, system_prompt=p.system_prompt,
+        description=p.description, default_model=p.default_model,
+        lightweight_model=p.lightweight_model, lightweight_vision_model=p.lightweight_vision_model,
+        vision_model=p.vision_model, building_id=p.building_id or "",
+    )
+
+
+def system_prompt_for(persona: PersonaContext, building: BuildingInfo) -> str:
+    """Who the persona is and where: the system prompt of every model call it makes."""
+    return (f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
+            f"現在地: {building.name}。{building.system_instruction}")
+
+
+@dataclass
+class PulseJournal:
+    """The runtime's ports for one pulse; buffers writes until `commit`."""
+
+    pulse_id: str
+    services: PulseServices
+    pending_memory: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
+    pending_lines: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Line fields (sea/lines.py) of `pending_memory` entries, by position; none for a plain message."""
+    pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
+    _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
+    _snapshots: dict[str, tuple[Snapshot, list[MemoryLine]]] = field(default_factory=dict)
+    effects: list[tuple[int, str, str | None]] = field(default_factory=list)
+    """Changes tools made during the pulse: (place among pending memory, persona id, note or None)."""
+    _noticed: set[str] = field(default_factory=set)
+
+    def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
+        model, notice = self.services.resolve_model(persona, model_type)
+        if notice in self._noticed:
+            return model, None  # every model call of a pulse falls back alike: say it once per pulse
+        if notice:
+            self._noticed.add(notice)
+        return model, notice
+
+    def remember(self, persona_id: str, role: str, content: str, tags: list[str], pulse_id: str,
+                 *, line: dict[str, Any] | None = None) -> None:
+        if line:
+            self.pending_lines[len(self.pending_memory)] = dict(line)
+        self.pending_memory.append((persona_id, role, content, list(tags)))
+
+    def _visible(self, n: int, line_id: str | None) -> bool:
+        """Whether pending message `n` is shown to a prompt on `line_id` (sea/lines.py)."""
+        line = self.pending_lines.get(n) or {}
+        return line.get("scope") != "discardable" and line.get("line_id") in (None, line_id)
+
+    def prompt_context(
+        self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],
+        *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None, line_id: str | None = None,
+    ) -> PromptContext:
+        persona_id = persona["persona_id"]
+        if persona_id not in self._snapshots:
+            # Stored memory does not change during the pulse (its own writes wait in the journal):
+            # it is read once, the snapshot and the pulse's stored messages on one connection.
+            snapshot, own = self.services.context.pulse_view(persona_id, self.pulse_id)
+            self._snapshots[persona_id] = (
+                snapshot,
+                [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
+                 for role, content, tags in own if role in ("user", "assistant")],
+            )
+        snapshot, stored_own = self._snapshots[persona_id]
+        lines = stored_own + [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
+                              for n, (pid, role, content, tags) in enumerate(self.pending_memory)
+                              if pid == persona_id and role in ("user", "assistant") and self._visible(n, line_id)]
+        own = [Message(role=line["role"], content=shown_content(line))  # type: ignore[typeddict-item]
+               for line in lines if not exclude_tags.intersection(line.get("tags") or [])]
+        if history_depth is not None:
+            kept = trim_history([{"content": line.content} for line in snapshot.history], history_depth)
+            snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
+        if isinstance(model, ContextWindow):  # a local model's window caps the persona's budget
+            snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
+        fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, token_counter(model))
+        return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
+
+    def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
+        self.pending_history.append((building_id, persona, text))
+        return None
+
+    def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
+        key = (persona["persona_id"], building_id)
+        if key not in self._prompts:
+            self._prompts[key] = system_prompt_for(persona, self.services.world.building(building_id))
+        return self._prompts[key]
+
+    def call_tool(
+        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
+        emit: Callable[[dict[str, Any]], None],
+    ) -> Any:
+        persona_id = persona["persona_id"]
+        return self.services.call_tool(name, args, persona, building_id, pulse_id, emit,
+                                       on_effect=lambda note: self.note_effect(persona_id, note))
+
+    def note_effect(self, persona_id: str, note: str | None) -> None:
+        """A tool changed the world (`note` says how; None when the change is itself a memory write)."""
+        self.effects.append((len(self.pending_memory), persona_id, note))
+
+    def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
+        return self.services.tool_specs(names)
+
+    def playbook(self, name: str) -> Playbook | None:
+        return self.services.playbook(name)
+
+    def router_playbooks(self) -> list[Playbook]:
+        return self.services.router_playbooks()
+
+    def commit(self) -> None:
+        """Write everything the pulse produced, in one transaction (`volatile` lines end with the pulse)."""
+        self._write(self.pending_memory)
+
+    def commit_stopped(self, why: str) -> int:
+        """The pulse failed or was cancelled (`why` says how): if no tool changed anything, drop the
+        journal; else commit it with a note per change and one saying the pulse stopped. Returns how
+        many changes were kept."""
+        if not self.effects:
+            self.pending_memory.clear()
+            self.pending_lines.clear()
+            self.pending_history.clear()
+            return 0
+        memory: list[tuple[str, str, str, list[str]]] = []
+        lines: dict[int, dict[str, Any]] = {}
+        for n in range(len(self.pending_memory) + 1):
+            # Each note goes where its change happened among the pulse's own messages.
+            memory += [(persona_id, "user", f"このパルスでしたこと: {note}", list(EFFECT_TAGS))
+                       for at, persona_id, note in self.effects if at == n and note]
+            if n < len(self.pending_memory):
+                if n in self.pending_lines:
+                    lines[len(memory)] = self.pending_lines[n]
+                memory.append(self.pending_memory[n])
+        for persona_id in dict.fromkeys(e[1] for e in self.effects):
+            stopped = f"このパルスは途中で止まりました ({why})。ここまでにしたことは残っています。"
+            memory.append((persona_id, "user", stopped, list(STOPPED_TAGS)))
+        self.pending_lines = lines
+        self._write(memory)
+        return len(self.effects)
+
+    def _write(self, memory: list[tuple[str, str, str, list[str]]]) -> None:
+        """One transaction: the messages, then the building lines in one statement (rows as
+        `World.add_history` writes them, without an ORM flush per line)."""
+        svc = self.services
+        if not memory and not self.pending_history:
+            return
+        with svc.db.session() as s:
+            for n, (persona_id, role, content, tags) in enumerate(memory):
+                line = self.pending_lines.get(n)
+                if line and line.get("scope") == "volatile":
+                    continue  # pulse scratch: seen by the rest of the pulse, never kept (sea/lines.py)
+                svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s, line=line)
+            if self.pending_history:
+                now = datetime.now().isoformat(sep=" ", timespec="microseconds")
+                s.execute(_HISTORY_INSERT, [
+                    {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
+                     "c": line, "pulse": self.pulse_id, "at": now}
+                    for building_id, persona, line in self.pending_history])
+        self.pending_memory.clear()
+        self.pending_lines.clear()
+        self.pending_history.clear()
+
+
+_HISTORY_INSERT = text(
+    "INSERT INTO building_history (BUILDINGID, SPEAKER_KIND, SPEAKER_ID, SPEAKER_NAME, CONTENT, PULSE_ID, CREATED_AT) "
+    "VALUES (:b, 'persona', :sid, :name, :c, :pulse, :at)")
+
+
+class EventChannel:
+    """A pulse's events from its worker to its one reader, handed over in batches.
+
+    A put is a deque append, with a lock and a notify only while the reader sleeps; the reader
+    takes everything waiting at once. (A `queue.Queue` took the lock and notified on every event;
+    under load each of those woke the reader separately.)
+    """
+
+    def __init__(self) -> None:
+        self._items: deque[Any] = deque()
+        self._cond = threading.Condition(threading.Lock())
+        self._sleeping = False
+
+    def put(self, item: Any) -> None:
+        self._items.append(item)
+        # Read after the append: a reader that set `_sleeping` later re-checks `_items` under the lock.
+        if self._sleeping:
+            with self._cond:
+                self._cond.notify()
+
+    def take_nowait(self) -> list[Any]:
+        """Everything put so far and not yet taken (perhaps nothing); never waits."""
+        batch = []
+        while self._items:
+            batch.append(self._items.popleft())
+        return batch
+
+    def take(self) -> list[Any]:
+        """Everything put so far and not yet taken, oldest first; waits while there is nothing."""
+        while not self._items:
+            with self._cond:
+                self._sleeping = True
+                try:
+                    while not self._items:
+                        self._cond.wait()
+                finally:
+                    self._sleeping = False
+        batch = []
+        while self._items:
+            batch.append(self._items.popleft())
+        return batch

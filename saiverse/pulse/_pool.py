@@ -1,0 +1,148 @@
+"""The bounded pulse executor: a fixed pool of workers for every persona (docs/ARCHITECTURE.md, "Pulse").
+
+A city of a thousand personas must not become a thousand threads (and a thousand database
+connections). Jobs wait per persona in a priority heap (user > schedule > auto, FIFO within a
+priority); a shared "ready" heap orders the personas that have work and are not running by the best
+job each one waits with. A worker takes the best ready persona's best job, so:
+
+- a persona runs one pulse at a time (it leaves the ready heap while it runs);
+- a user's pulse is taken before every waiting schedule or autonomous one;
+- autonomous pulses never occupy the last worker (`reserved`), so a user's pulse never waits
+  behind a full pool of autonomous turns — only behind its own persona's running pulse.
+
+A worker survives whatever the job raises (logged) and goes on with the next one.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+AUTO_PRIORITY = 2
+"""The priority of an autonomous pulse (PRIORITY["auto"] in saiverse/pulse/_controller.py)."""
+
+
+@dataclass(order=True)
+class PoolJob:
+    """One waiting pulse: ordered by (priority, submission order)."""
+
+    priority: int
+    seq: int
+    persona_id: str = field(compare=False)
+    payload: Any = field(compare=False)
+
+
+class PulsePool:
+    """`workers` threads running `run(payload)` for jobs of many personas, one job per persona at a time."""
+
+    def __init__(self, run: Callable[[Any], None], *, workers: int, reserved: int = 1, name: str = "pulse") -> None:
+        if workers < 1:
+            raise ValueError("a pulse pool needs at least one worker")
+        self.workers = workers
+        self.reserved = min(reserved, workers - 1)
+        """Workers kept free of autonomous pulses (for users and schedules)."""
+        self._run = run
+        self._cond = threading.Condition()
+        self._seq = itertools.count()
+        self._pending: dict[str, list[PoolJob]] = {}
+        self._ready: list[tuple[int, int, str]] = []
+        self._running: dict[str, int] = {}
+        """persona id → priority of the job it runs now."""
+        self._closed = False
+        self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
+                         for i in range(workers)]
+        for t in self._threads:
+            t.start()
+
+    # ---- submitting -----------------------------------------------------------------------
+    def put(self, persona_id: str, priority: int, payload: Any) -> None:
+        """Queue a job for a persona."""
+        with self._cond:
+            if self._closed:
+                raise RuntimeError("the pulse pool is shut down")
+            job = PoolJob(priority, next(self._seq), persona_id, payload)
+            heap = self._pending.setdefault(persona_id, [])
+            heapq.heappush(heap, job)
+            if persona_id not in self._running and heap[0] is job:
+                # The persona's best job changed: it enters the ready heap with it (older entries
+                # for the persona are skipped when popped, see _take).
+                heapq.heappush(self._ready, (job.priority, job.seq, persona_id))
+                self._cond.notify()
+
+    def waiting(self, persona_id: str) -> int:
+        """How many jobs of a persona wait (not counting the one it runs)."""
+        with self._cond:
+            return len(self._pending.get(persona_id, ()))
+
+    def running_count(self) -> int:
+        with self._cond:
+            return len(self._running)
+
+    def shutdown(self, *, wait: float = 0.0) -> None:
+        """Stop taking jobs; workers end after their current job (waits up to `wait` s for them)."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        for t in self._threads:
+            t.join(wait) if wait else None
+
+    # ---- running --------------------------------------------------------------------------
+    def _auto_running(self) -> int:
+        return sum(1 for p in self._running.values() if p >= AUTO_PRIORITY)
+
+    def _take(self) -> PoolJob | None:
+        """The best runnable job, or None (caller holds the lock)."""
+        while self._ready:
+            priority, seq, persona_id = self._ready[0]
+            heap = self._pending.get(persona_id)
+            if persona_id in self._running or not heap or (heap[0].priority, heap[0].seq) != (priority, seq):
+                heapq.heappop(self._ready)  # a stale entry: the persona runs, or its best job changed
+                continue
+            if priority >= AUTO_PRIORITY and self._auto_running() >= self.workers - self.reserved:
+                return None  # the rest of the pool stays free for a user's or a schedule's pulse
+            heapq.heappop(self._ready)
+            job = heapq.heappop(heap)
+            if not heap:
+                del self._pending[persona_id]
+            self._running[persona_id] = job.priority
+            return job
+        return None
+
+    def _done(self, persona_id: str) -> None:
+        with self._cond:
+            self._running.pop(persona_id, None)
+            heap = self._pending.get(persona_id)
+            if heap:
+                heapq.heappush(self._ready, (heap[0].priority, heap[0].seq, persona_id))
+            self._cond.notify_all()  # a freed worker slot may let an autonomous job run
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                job = self._take()
+                while job is None and not self._closed:
+                    self._cond.wait()
+                    job = self._take()
+                if job is None:
+                    return
+            try:
+                self._run(job.payload)
+            except BaseException:  # noqa: BLE001 - a worker outlives any job; the job reports its own end
+                log.exception("pulse worker: a job of %s raised", job.persona_id)
+            finally:
+                self._done(job.persona_id)
+
+    def drain_pending(self) -> list[Any]:
+        """Remove and return every waiting job's payload (at shutdown, so each can be ended)."""
+        with self._cond:
+            jobs = [j for heap in self._pending.values() for j in heap]
+            self._pending.clear()
+            self._ready.clear()
+        return [j.payload for j in sorted(jobs)]

@@ -1,0 +1,142 @@
+"""The city and what is in it: buildings, personas, items and their files, schedules.
+
+Parts (private modules; import from here):
+- `_activity`
+- `_aspect`
+- `_doc_versions`
+- `_item_names`
+- `_item_slots`
+- `_items`
+- `_media`
+- `_patching`
+- `_pdf`
+- `_presence`
+- `_schedules`
+- `_settings`
+- `_summaries`
+- `_world`
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from saiverse.world._activity import from_interaction_mode as from_interaction_mode
+    from saiverse.world._activity import shown_state as shown_state
+    from saiverse.world._activity import to_interaction_mode as to_interaction_mode
+    from saiverse.world._aspect import crop_to_ratio as crop_to_ratio
+    from saiverse.world._doc_versions import committed_copy as committed_copy
+    from saiverse.world._item_names import rename_item as rename_item
+    from saiverse.world._item_slots import move_numbered as move_numbered
+    from saiverse.world._items import ITEM_TYPES as ITEM_TYPES
+    from saiverse.world._items import ItemInfo as ItemInfo
+    from saiverse.world._items import ItemNotFoundError as ItemNotFoundError
+    from saiverse.world._items import ItemStore as ItemStore
+    from saiverse.world._items import clip_summary as clip_summary
+    from saiverse.world._items import text_sha256 as text_sha256
+    from saiverse.world._media import SUMMARY_SUFFIX as SUMMARY_SUFFIX
+    from saiverse.world._media import CheckedImage as CheckedImage
+    from saiverse.world._media import InvalidImageError as InvalidImageError
+    from saiverse.world._media import UnsafePathError as UnsafePathError
+    from saiverse.world._media import atomic_write as atomic_write
+    from saiverse.world._media import check_image as check_image
+    from saiverse.world._media import commit_staged as commit_staged
+    from saiverse.world._media import new_file_name as new_file_name
+    from saiverse.world._media import relative_to_home as relative_to_home
+    from saiverse.world._media import remove_quietly as remove_quietly
+    from saiverse.world._media import resolve_in_home as resolve_in_home
+    from saiverse.world._media import staged_name as staged_name
+    from saiverse.world._media import summary_path as summary_path
+    from saiverse.world._patching import PatchError as PatchError
+    from saiverse.world._patching import apply_patch as apply_patch
+    from saiverse.world._pdf import InvalidPdfError as InvalidPdfError
+    from saiverse.world._pdf import check_pdf as check_pdf
+    from saiverse.world._pdf import is_pdf as is_pdf
+    from saiverse.world._pdf import is_pdf_path as is_pdf_path
+    from saiverse.world._pdf import pdf_pages as pdf_pages
+    from saiverse.world._presence import nobody_answers as nobody_answers
+    from saiverse.world._schedules import DAYS as DAYS
+    from saiverse.world._schedules import KINDS as KINDS
+    from saiverse.world._schedules import ScheduleError as ScheduleError
+    from saiverse.world._schedules import ScheduleInfo as ScheduleInfo
+    from saiverse.world._schedules import ScheduleStore as ScheduleStore
+    from saiverse.world._schedules import next_run as next_run
+    from saiverse.world._schedules import parse_time as parse_time
+    from saiverse.world._settings import AUTONOMOUS as AUTONOMOUS
+    from saiverse.world._settings import WorldSettings as WorldSettings
+    from saiverse.world._summaries import Summarizer as Summarizer
+    from saiverse.world._world import USER_ID as USER_ID
+    from saiverse.world._world import BuildingInfo as BuildingInfo
+    from saiverse.world._world import HistoryEntry as HistoryEntry
+    from saiverse.world._world import PersonaInfo as PersonaInfo
+    from saiverse.world._world import UnknownIdError as UnknownIdError
+    from saiverse.world._world import World as World
+
+_EXPORTS: dict[str, str] = {
+    "AUTONOMOUS": "_settings",
+    "BuildingInfo": "_world",
+    "CheckedImage": "_media",
+    "DAYS": "_schedules",
+    "HistoryEntry": "_world",
+    "ITEM_TYPES": "_items",
+    "InvalidImageError": "_media",
+    "InvalidPdfError": "_pdf",
+    "ItemInfo": "_items",
+    "ItemNotFoundError": "_items",
+    "ItemStore": "_items",
+    "KINDS": "_schedules",
+    "PatchError": "_patching",
+    "PersonaInfo": "_world",
+    "SUMMARY_SUFFIX": "_media",
+    "ScheduleError": "_schedules",
+    "ScheduleInfo": "_schedules",
+    "ScheduleStore": "_schedules",
+    "Summarizer": "_summaries",
+    "USER_ID": "_world",
+    "UnknownIdError": "_world",
+    "UnsafePathError": "_media",
+    "World": "_world",
+    "WorldSettings": "_settings",
+    "apply_patch": "_patching",
+    "atomic_write": "_media",
+    "check_image": "_media",
+    "check_pdf": "_pdf",
+    "clip_summary": "_items",
+    "commit_staged": "_media",
+    "committed_copy": "_doc_versions",
+    "crop_to_ratio": "_aspect",
+    "from_interaction_mode": "_activity",
+    "is_pdf": "_pdf",
+    "is_pdf_path": "_pdf",
+    "move_numbered": "_item_slots",
+    "new_file_name": "_media",
+    "next_run": "_schedules",
+    "nobody_answers": "_presence",
+    "parse_time": "_schedules",
+    "pdf_pages": "_pdf",
+    "relative_to_home": "_media",
+    "remove_quietly": "_media",
+    "rename_item": "_item_names",
+    "resolve_in_home": "_media",
+    "shown_state": "_activity",
+    "staged_name": "_media",
+    "summary_path": "_media",
+    "text_sha256": "_items",
+    "to_interaction_mode": "_activity",
+}
+"""Public name → the private module that defines it (imported on first use)."""
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy, as textual's widgets: importing the package costs nothing until a part is used,
+    # and the parts may import each other without a cycle through this file.
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
