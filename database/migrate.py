@@ -459,10 +459,10 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     # Arguments are read here first (help and errors name this script); with --db the file is migrated
     # here, without it the data home is found the way the app finds it (flags, env, .env, settings),
-    # which is main.py's job: `python database/migrate.py` = `python main.py migrate`.
+    # which is the CLI's job: `python database/migrate.py` runs `python main.py migrate` as a program
+    # (never an import of main from below).
     given = build_parser().parse_args()
     if given.db:
         sys.exit(main())
-    from main import main as cli
-
-    sys.exit(cli(["migrate", *sys.argv[1:]]))
+    entry = Path(__file__).resolve().parents[1] / "main.py"
+    os.execv(sys.executable, [sys.executable, str(entry), "migrate", *sys.argv[1:]])

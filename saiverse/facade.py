@@ -7,6 +7,8 @@ uses; the manager provides them.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 from chat import ChatModel
@@ -104,6 +106,20 @@ class WorldFacade:
     def move_user(self, building_id: str) -> BuildingInfo:
         return self.world.move_user(building_id)
 
+    def chat_target(self, building_id: str | None, persona_id: str | None) -> str:
+        """The building a user's message goes to: the one named, else the persona's, else the user's.
+
+        Raises UnknownIdError for an unknown building or persona, and UsageError when the persona
+        named is not in the building named (a persona answers where it is)."""
+        from saiverse.errors import UsageError
+
+        persona = self.world.persona(persona_id) if persona_id else None
+        building = building_id or (persona.building_id if persona else self.user_building())
+        self.world.building(building)
+        if persona is not None and persona.building_id != building:
+            raise UsageError(f"persona {persona_id!r} is not in {building!r} (it is in {persona.building_id!r})")
+        return building
+
     def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:
         return self.world.history(building_id, limit=limit, before_id=before_id)
 
@@ -143,6 +159,23 @@ class WorldFacade:
         pages = check_pdf(data, max_bytes=self.settings.max_upload_bytes)
         return self.items.create_pdf(data, (name or "PDF").strip() or "PDF", pages=pages, owner_kind="building",
                                      owner_id=building_id, state={"created_by": "user_upload"})
+
+    def upload_path(self, building_id: str, path: Path) -> ItemInfo:
+        """A file on disk as an item of `building_id` (read in chunks up to the upload limit).
+
+        Raises UnknownIdError before a long read, InputError for an unreadable, non-regular or too
+        large file, UsageError naming the file when it is neither an image nor a PDF."""
+        from saiverse.errors import UsageError
+        from saiverse.inputs import read_limited
+
+        self.world.building(building_id)
+        data = read_limited(path, self.settings.max_upload_bytes, what="upload", limit_name="SAIVERSE_MAX_UPLOAD_BYTES")
+        # A file name that is not UTF-8 is still a file; its item name shows the bad bytes as �.
+        name = os.fsencode(path.stem).decode("utf-8", "replace")
+        try:
+            return self.upload_file(building_id, data, name)
+        except ValueError as exc:  # not an image or a PDF, too many pixels, a bad name: say which file
+            raise UsageError(f"upload {path}: {exc}") from exc
 
     def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
         """A PDF becomes a document item, anything else must be an image (a picture item); judged by content."""

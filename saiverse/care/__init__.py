@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from saiverse.care._backup import create_backup as create_backup
     from saiverse.care._backup_auto import BackupStore as BackupStore
     from saiverse.care._backup_auto import human_size as human_size
+    from saiverse.care._backup_auto import migrate_home as migrate_home
     from saiverse.care._debris import remove_home_debris as remove_home_debris
     from saiverse.care._home_safety import check_home as check_home
     from saiverse.care._home_safety import create_private as create_private
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from saiverse.care._serverlock import ServerLock as ServerLock
 
 _EXPORTS: dict[str, str] = {
+    "migrate_home": "_backup_auto",
     "AdminError": "_admin",
     "AdminService": "_admin",
     "BackupStore": "_backup_auto",

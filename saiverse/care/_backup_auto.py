@@ -16,9 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from saiverse.care._backup import BackupResult, ProgressFn, create_backup
+
+if TYPE_CHECKING:
+    from database.migrate import MigrationReport
+    from saiverse.settings import Settings
 
 log = logging.getLogger(__name__)
 KINDS = ("manual", "daily", "migration", "delete")
@@ -146,3 +150,13 @@ def human_size(size: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size} B"
+
+
+def migrate_home(settings: Settings) -> MigrationReport:
+    """Bring the home's database to the current schema, the whole world backed up first (as when
+    the app opens it). Raises MigrationError when the database cannot be migrated."""
+    from database.migrate import migrate
+
+    store = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
+                        keep=lambda: settings.backup_keep)
+    return migrate(settings.db_path, before_change=store.before_migration)

@@ -124,6 +124,20 @@ class PlaybookCatalog:
         self.validate(pb)
         return pb
 
+    def resolve(self, name_or_path: str) -> Playbook:
+        """A playbook by name, or a JSON file's (validated, not stored) when the argument is one.
+
+        Raises UsageError naming an unknown playbook; PlaybookError for a file that does not validate."""
+        target = Path(name_or_path)
+        if target.suffix == ".json" or target.exists():
+            return self.check_file(target)
+        pb = self.get(name_or_path)
+        if pb is None:
+            from saiverse.errors import UsageError
+
+            raise UsageError(f"playbook {name_or_path!r} does not exist (see `main.py playbooks`)")
+        return pb
+
     def check_text(self, text: str, *, source: str = "") -> Playbook:
         pb = parse_playbook(text, source=source)
         self.validate(pb)
