@@ -2,7 +2,7 @@
 
 A `UserError` is something the person at the keyboard caused and can fix — a wrong id, bad JSON,
 an unreadable file, an unusable setting — and its message names the thing and says why. Errors of
-the layers below (database, tools, sea) cannot subclass it; `is_user_error` lists them. main.py
+the layers below (database, tools, sea) cannot subclass it; `is_user_error` names those three. main.py
 prints a user error plainly and exits with USER_ERROR_EXIT; anything else is a bug: it is reported
 with its type and exits with FAILED_EXIT, or is re-raised with its traceback when RAISE_ERRORS_ENV
 is set (docs/ARCHITECTURE.md, "Errors").
@@ -31,22 +31,11 @@ class UsageError(UserError, ValueError):
 def is_user_error(exc: BaseException) -> bool:
     """Whether `exc` is the user's to fix (printed plainly) rather than a bug."""
     from database.migrate import MigrationError
-    from saiverse.importer.source import ImportRefused
-    from saiverse.pulse import QueueFullError
-    from saiverse.world import (
-        InvalidImageError,
-        InvalidPdfError,
-        ItemNotFoundError,
-        PatchError,
-        ScheduleError,
-        UnsafePathError,
-    )
     from sea.playbook import PlaybookError
     from tools import ToolError
 
-    lower = (MigrationError, PlaybookError, ToolError, ItemNotFoundError, InvalidImageError, UnsafePathError,
-             PatchError, QueueFullError, ScheduleError, ImportRefused, InvalidPdfError)
-    return isinstance(exc, (UserError, *lower))
+    # The layers below cannot subclass UserError (they import nothing from saiverse): named here.
+    return isinstance(exc, (UserError, MigrationError, PlaybookError, ToolError))
 
 
 def busy_database_message(exc: BaseException) -> str | None:

@@ -64,6 +64,7 @@ from saiverse.settings import Settings, SettingsStore
 from saiverse.store import backup_hook, checkpoints_of, daily_backup, open_database
 from saiverse.ticker import EventSink, Ticker
 from saiverse.world import (
+    ANSWERING_MODES,
     AUTONOMOUS,
     InvalidImageError,
     ItemStore,
@@ -82,7 +83,6 @@ from sea.ports import PersonaContext
 from tools import TOOL_REGISTRY, ToolOutput, call_tool
 
 DEFAULT_META = "meta_user"
-ANSWERING_MODES = ("user", "auto")
 log = logging.getLogger(__name__)
 _MENTION = re.compile(r"@(\S+)")
 

@@ -27,6 +27,7 @@ from database.migrate import (
     upstream_home_of,
     upstream_refusal,
 )
+from saiverse.errors import UserError
 from saiverse.world import UnsafePathError, resolve_in_home
 
 DB_RELATIVE = Path("user_data") / "database" / "saiverse.db"
@@ -35,7 +36,7 @@ DB_RELATIVE = Path("user_data") / "database" / "saiverse.db"
 FETCH = 2000
 
 
-class ImportRefused(ValueError):
+class ImportRefused(UserError, ValueError):
     """The import cannot start (bad source, bad target); the message says why and nothing was changed."""
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from chat import LLMError
+from saiverse.errors import UserError
 from saiverse.pulse._journal import EventChannel, PulseJournal, PulseServices, persona_context
 from saiverse.pulse._pool import PulsePool
 from saiverse.world import PersonaInfo
@@ -43,7 +44,7 @@ def default_workers() -> int:
     return 8
 
 
-class QueueFullError(RuntimeError):
+class QueueFullError(UserError, RuntimeError):
     """A persona already has too many pulses waiting."""
 
 

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from saiverse.world._pdf import is_pdf as is_pdf
     from saiverse.world._pdf import is_pdf_path as is_pdf_path
     from saiverse.world._pdf import pdf_pages as pdf_pages
+    from saiverse.world._presence import ANSWERING_MODES as ANSWERING_MODES
     from saiverse.world._presence import nobody_answers as nobody_answers
     from saiverse.world._schedules import DAYS as DAYS
     from saiverse.world._schedules import KINDS as KINDS
@@ -76,6 +77,7 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "AUTONOMOUS": "_settings",
+    "ANSWERING_MODES": "_presence",
     "BuildingInfo": "_world",
     "CheckedImage": "_media",
     "DAYS": "_schedules",

@@ -27,6 +27,7 @@ from sqlalchemy import select
 
 from database.engine import Database
 from database.models import Item, ItemLocation
+from saiverse.errors import UserError
 from saiverse.inputs import InputError
 from saiverse.locks import item_lock
 from saiverse.world._doc_versions import finish_committed_save
@@ -57,7 +58,7 @@ PictureSummarizer = Callable[[Path, str | None], str]
 """(image path, model name or None for the default chain) → summary."""
 
 
-class ItemNotFoundError(LookupError):
+class ItemNotFoundError(UserError, LookupError):
     """No item with that id."""
 
 

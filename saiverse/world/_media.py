@@ -16,16 +16,18 @@ from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
 
+from saiverse.errors import UserError
+
 SUMMARY_SUFFIX = ".summary.txt"
 IMAGE_FORMATS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
 IMAGE_MIME = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
 
 
-class UnsafePathError(ValueError):
+class UnsafePathError(UserError, ValueError):
     """A file path that would leave the data home."""
 
 
-class InvalidImageError(ValueError):
+class InvalidImageError(UserError, ValueError):
     """Bytes that are not an acceptable image; the message says why."""
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from saiverse.errors import UserError
+
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 MAX_DRIFT = 50
 
 
-class PatchError(ValueError):
+class PatchError(UserError, ValueError):
     """A unified diff that does not apply to the document."""
 
 

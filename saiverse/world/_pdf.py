@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pypdf loads with the first PDF, not at start-up
     from pypdf import PdfReader
 
+from saiverse.errors import UserError
+
 PDF_MAGIC = b"%PDF-"
 MIME = "application/pdf"
 
 log = logging.getLogger(__name__)
 
 
-class InvalidPdfError(ValueError):
+class InvalidPdfError(UserError, ValueError):
     """Bytes or a file that cannot be read as a PDF; the message says why."""
 
 

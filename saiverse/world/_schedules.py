@@ -16,13 +16,14 @@ from sqlalchemy import select
 
 from database.engine import Database
 from database.models import Schedule
+from saiverse.errors import UserError
 
 KINDS = ("periodic", "oneshot", "interval")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MIN_INTERVAL_SEC = 60
 
 
-class ScheduleError(ValueError):
+class ScheduleError(UserError, ValueError):
     """A schedule entry that cannot be stored; the message says which field and why."""
 
 
