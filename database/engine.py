@@ -63,6 +63,19 @@ def make_engine(url: str, *, workers: int = 8) -> Engine:
     return engine
 
 
+@contextmanager
+def session_scope(s: Session) -> Iterator[Session]:
+    """`s` committed when the block ends, rolled back when it raises, closed either way."""
+    try:
+        yield s
+        s.commit()
+    except BaseException:
+        s.rollback()
+        raise
+    finally:
+        s.close()
+
+
 class Database:
     """The engine plus a session factory; `session()` commits on success, rolls back on error."""
 
@@ -73,15 +86,8 @@ class Database:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        s = self._factory()
-        try:
+        with session_scope(self._factory()) as s:
             yield s
-            s.commit()
-        except BaseException:
-            s.rollback()
-            raise
-        finally:
-            s.close()
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -13,7 +13,6 @@ Run as `python database/migrate.py [--db PATH]` (default: `$SAIVERSE_HOME/saiver
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import re
 import shlex
@@ -30,6 +29,8 @@ if __package__ in (None, ""):  # run as a script (`python database/migrate.py`):
 
 from database.debris import partial_name, remove_partial_backups  # noqa: E402
 from database.foreign import foreign_database_problem  # noqa: E402
+
+from database.locking import flocked  # noqa: E402
 from database.schema_check import schema_problem  # noqa: E402
 from database.steps import (  # noqa: E402 - re-exported: importers and benchmarks read the SQL from here
     BASELINE_SQL,
@@ -297,13 +298,8 @@ def _migration_lock(path: Path) -> Iterator[None]:
     the database file itself (closing a descriptor of that file would drop SQLite's own locks).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with flocked(path.parent):
         yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
 
 
 BeforeChange = Callable[[Path, int], Path]

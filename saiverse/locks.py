@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from database.locking import flocked
+
 LOCK_DIR = ".locks"
 _thread_locks: dict[str, threading.Lock] = {}
 _registry_lock = threading.Lock()
@@ -39,14 +41,8 @@ def item_lock(home: Path, key: str) -> Iterator[None]:
     path = _lock_file(home, key)
     with _registry_lock:
         tlock = _thread_locks.setdefault(str(path), threading.Lock())
-    with tlock:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            os.close(fd)
+    with tlock, flocked(path, create=True):
+        yield
 
 
 class HomeLock:

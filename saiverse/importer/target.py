@@ -19,6 +19,8 @@ from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import NullPool
 
+from database.engine import session_scope
+
 BUSY_TIMEOUT_MS = 30_000
 CACHE_KIB = 16_384
 """Page cache of the import connection: fewer spills of a large transaction to the WAL."""
@@ -58,15 +60,9 @@ class JoinedDatabase:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        s = Session(bind=self.conn, join_transaction_mode="create_savepoint", expire_on_commit=False)
-        try:
+        with session_scope(Session(bind=self.conn, join_transaction_mode="create_savepoint",
+                                   expire_on_commit=False)) as s:
             yield s
-            s.commit()
-        except BaseException:
-            s.rollback()
-            raise
-        finally:
-            s.close()
 
 
 def _from_upstream(extra: str | None) -> bool:

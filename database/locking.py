@@ -1,0 +1,27 @@
+"""An exclusive `flock`, the one lock that holds across threads' descriptors and processes alike.
+
+The kernel drops a flock when its process dies, so a kill -9 never leaves anything locked.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+
+@contextmanager
+def flocked(path: Path, *, create: bool = False) -> Iterator[None]:
+    """Hold an exclusive flock on `path`: a lock file (made 0600 when `create`) or an existing folder.
+
+    A folder leaves no file behind; a lock file must never be a file that holds data (closing a
+    descriptor of a SQLite database would drop SQLite's own locks)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600) if create else os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
