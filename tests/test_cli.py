@@ -145,7 +145,9 @@ def test_a_bug_names_its_type_or_raises_when_asked(run: Callable[..., Run], monk
     def broken(args: Any) -> int:
         raise RuntimeError("an unexpected state")
 
-    monkeypatch.setattr(cli_main, "run", broken)
+    import cli._world
+
+    monkeypatch.setattr(cli._world, "world_", broken)
     with pytest.raises(RuntimeError):  # SAIVERSE_RAISE_ERRORS is set for every test (conftest)
         run("world")
     monkeypatch.delenv("SAIVERSE_RAISE_ERRORS")
