@@ -29,7 +29,6 @@ if __package__ in (None, ""):  # run as a script (`python database/migrate.py`):
 
 from database.debris import partial_name, remove_partial_backups  # noqa: E402
 from database.foreign import foreign_database_problem  # noqa: E402
-
 from database.locking import flocked  # noqa: E402
 from database.schema_check import schema_problem  # noqa: E402
 from database.steps import (  # noqa: E402 - re-exported: importers and benchmarks read the SQL from here
