@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from saiverse.llm import pull as pull_module
+import saiverse.llm.local._pull as pull_module
 from saiverse.llm.local import CATALOG, resolve
 from saiverse.llm.local._pull import PullRefused, pull
 from saiverse.settings import load_settings
