@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chat import ChatModel
+from database.engine import Database
 from saiverse.llm.answering import Answering, answering_all
 from saiverse.memory import ChronicleBuilder, ChronicleStore, MemopediaStore, MemoryRecord, SAIMemory, recall
 from saiverse.pulse import ModelResolver, ProductionService, persona_context
@@ -34,6 +35,7 @@ from saiverse.world import (
 class WorldFacade:
     """Buildings, personas, history, items and memory, as the entry points see them."""
 
+    db: Database
     world: World
     items: ItemStore
     memory: SAIMemory
@@ -72,7 +74,7 @@ class WorldFacade:
         state (CLI `world --json`)."""
         from saiverse.memory import activity_states, map_positions
 
-        states, positions = activity_states(self.db), map_positions(self.db)  # type: ignore[attr-defined]
+        states, positions = activity_states(self.db), map_positions(self.db)
         return {
             "user_building": self.world.user_building(),
             "buildings": [
@@ -216,6 +218,15 @@ class WorldFacade:
     def _summary_model(self, persona_id: str) -> ChatModel:
         """The model that writes a persona's Chronicle: its lightweight chain."""
         return self.models(persona_context(self.world.persona(persona_id)), "lightweight")[0]
+
+    def tracks_view(self, persona_id: str) -> dict[str, Any]:
+        """A persona's upstream v0.3 activity: state (Idle when none was kept), tracks with their open
+        notes and logs, notes, SAIMemory notes and meta judgments, as saiverse/memory/_tracks.py reads them."""
+        from saiverse.memory import activity_states, judgments, memory_notes, notes, tracks
+
+        return {"state": activity_states(self.db).get(persona_id, "Idle"), "tracks": tracks(self.db, persona_id),
+                "notes": notes(self.db, persona_id), "memory_notes": memory_notes(self.db, persona_id),
+                "judgments": judgments(self.db, persona_id)}
 
     def build_chronicle(self, persona_id: str) -> dict[str, Any]:
         """Write the persona's due Chronicle entries now (CLI `chronicle --build`)."""

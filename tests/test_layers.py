@@ -122,3 +122,12 @@ def test_modules_stay_small() -> None:
             if n > OVERSIZED.get(path.relative_to(ROOT).as_posix(), MAX_MODULE_LINES):
                 big.append(f"{path.relative_to(ROOT)}: {n} lines")
     assert not big, f"modules over {MAX_MODULE_LINES} lines:\n" + "\n".join(big)
+
+
+def test_ui_reaches_the_domain_only_through_its_port() -> None:
+    """ui/ imports from saiverse only saiverse.port (the typed port the manager implements)."""
+    bad = []
+    for path in _modules("ui"):
+        bad += [f"{path.relative_to(ROOT)}:{line} imports {module}" for line, module in _imports(path)
+                if module.split(".")[0] == "saiverse" and module != "saiverse.port"]
+    assert not bad, "ui/ reaches past its port (add what it needs to saiverse/port.py):\n" + "\n".join(bad)

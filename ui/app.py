@@ -21,6 +21,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
+from saiverse.port import CityPort
 from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
 from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
@@ -106,7 +107,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
     login stored in the home (saiverse/care/_login.py)."""
     from starlette.middleware import Middleware
 
-    from saiverse.care import Gate, read_login
+    from saiverse.port import Gate, read_login
     from ui.guard import HostGuard, allowed_names
 
     names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
@@ -141,7 +142,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
 class _Views:
     """Everything the window shows about one building, computed from the manager."""
 
-    def __init__(self, manager: Any, labels: Labels) -> None:
+    def __init__(self, manager: CityPort, labels: Labels) -> None:
         self.manager, self.labels = manager, labels
 
     def panels(self, building_id: str) -> tuple[str, str, str]:
@@ -188,7 +189,7 @@ class _Views:
         ]
 
 
-def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
+def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
     """The whole window, wired to `manager` (a SAIVerseManager).
 
     `refresh_sec` is the period of the timer that picks up what background pulses changed.
@@ -412,14 +413,14 @@ def build_app(manager: Any, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
     return demo
 
 
-def announce_servers(manager: Any) -> None:
+def announce_servers(manager: CityPort) -> None:
     """When the background look (saiverse/llm/servers.py) finds a model server, print the model line again."""
     scan = getattr(manager, "server_scan", None)
     if scan is None:
         return
 
     def wait() -> None:
-        from saiverse.llm.servers import found_servers
+        from saiverse.port import found_servers
 
         scan.join(10)
         if found_servers(manager.settings):
@@ -430,8 +431,7 @@ def announce_servers(manager: Any) -> None:
 
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
-    from saiverse.care import ServerLock, read_login
-    from saiverse.manager import SAIVerseManager
+    from saiverse.port import SAIVerseManager, ServerLock, read_login
     from ui.guard import addresses_to_open, is_loopback, require_login_for
 
     login = read_login(settings.home)

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from saiverse.care import human_size
+from saiverse.port import human_size
 from ui.i18n import Labels
 
 IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")

@@ -7,21 +7,20 @@ which personas act on their own and how often.
 
 from __future__ import annotations
 
-from typing import Any
-
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 
 
-def autonomy_switch(manager: Any, labels: Labels) -> gr.Checkbox:
+def autonomy_switch(manager: CityPort, labels: Labels) -> gr.Checkbox:
     """The switch itself (call inside the chat head row)."""
     status = manager.autonomy_status()
     return gr.Checkbox(value=bool(status["on"]), label=labels("autonomy_switch"), elem_id="chat-autonomy",
                        container=False, scale=0, min_width=80, elem_classes=["sv-autonomy"])
 
 
-def autonomy_message(manager: Any, labels: Labels) -> str:
+def autonomy_message(manager: CityPort, labels: Labels) -> str:
     """What a toast says after the switch moved: who acts and how often, or that nobody does."""
     status = manager.autonomy_status()
     if not status["on"]:
@@ -31,7 +30,7 @@ def autonomy_message(manager: Any, labels: Labels) -> str:
     return labels("autonomy_on", names="、".join(status["personas"]), minutes=status["minutes"])
 
 
-def wire_autonomy(manager: Any, labels: Labels, switch: gr.Checkbox, demo: gr.Blocks, chat_tab: gr.Tab) -> None:
+def wire_autonomy(manager: CityPort, labels: Labels, switch: gr.Checkbox, demo: gr.Blocks, chat_tab: gr.Tab) -> None:
     """Flip the world's switch on input; show the world's state on load and when the chat tab opens."""
 
     def on_switch(on: bool) -> gr.Checkbox:

@@ -17,7 +17,7 @@ import socket
 from collections.abc import Iterable
 from typing import Any
 
-from saiverse.errors import UserError
+from saiverse.port import UserError
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})

@@ -13,6 +13,7 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels, item_icon
 
 
@@ -89,7 +90,7 @@ def summary_html(summary: str, labels: Labels) -> str:
     )
 
 
-def open_item(manager: Any, labels: Labels, item_id: str) -> list[Any]:
+def open_item(manager: CityPort, labels: Labels, item_id: str) -> list[Any]:
     """Updates that show `item_id` in the modal; an unknown id warns and leaves it closed."""
     try:
         view = manager.item_view(item_id)
@@ -122,7 +123,7 @@ def closed() -> list[Any]:
 
 
 def save_item(
-    manager: Any, labels: Labels, item_id: str | None, text: str, version: int | None = None,
+    manager: CityPort, labels: Labels, item_id: str | None, text: str, version: int | None = None,
 ) -> tuple[Any, str, Any]:
     """Save the document on screen; returns (summary html, status html, new version).
 
@@ -139,7 +140,7 @@ def save_item(
             info.state.get("version"))
 
 
-def wire_modal(modal: ItemModal, manager: Any, labels: Labels, item_list: gr.HTML) -> None:
+def wire_modal(modal: ItemModal, manager: CityPort, labels: Labels, item_list: gr.HTML) -> None:
     """Connect the item list's clicks, the save button and the close button."""
 
     def on_item_click(evt: gr.EventData) -> list[Any]:

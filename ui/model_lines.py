@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 
 SETTINGS_LINK_JS = """
@@ -42,7 +43,7 @@ def model_badge(entry: dict[str, Any] | None, labels: Labels) -> str:
     return f'<span class="{cls}">{escape(mark + shown)}</span>'
 
 
-def models_notice_html(manager: Any, labels: Labels, general: str | None) -> str:
+def models_notice_html(manager: CityPort, labels: Labels, general: str | None) -> str:
     """The notice under the chat: the general line (why the default model answers) and each persona's."""
     try:
         entries = [a.to_dict() for a in manager.persona_models()]
@@ -60,7 +61,7 @@ def models_notice_html(manager: Any, labels: Labels, general: str | None) -> str
     return f'<div class="sv-notice" id="sv-model-notice">{"".join(parts)}</div>'
 
 
-def any_fallback(manager: Any) -> bool:
+def any_fallback(manager: CityPort) -> bool:
     """Whether some persona answers with another model than its own (the notice says so)."""
     try:
         return any(a.fallback for a in manager.persona_models())

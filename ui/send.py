@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.attachments import refusal
 from ui.i18n import Labels
 from ui.stream import ChatView, catch_up, join_running, open_building, stream_events
@@ -46,7 +47,7 @@ def read_attachments(files: list[Any], labels: Labels) -> list[tuple[str, bytes]
 
 
 def send(
-    manager: Any, labels: Labels, views: SendViews, view: ChatView, message: dict[str, Any] | None,
+    manager: CityPort, labels: Labels, views: SendViews, view: ChatView, message: dict[str, Any] | None,
     building_id: str | None, meta_name: str | None, sub_name: str | None,
 ) -> Iterator[list[Any]]:
     """The send handler: yields [live strip, input, header, panel, items] as pulse events arrive.

@@ -14,8 +14,8 @@ render as the header), so a message can never go to a building the window does n
 from __future__ import annotations
 
 import threading
-from typing import Any
 
+from saiverse.port import CityPort
 from ui.stream import ChatView
 
 _GUARD = threading.Lock()
@@ -32,12 +32,12 @@ def session_lock(view: ChatView) -> threading.RLock:
         return lock
 
 
-def building_ids(manager: Any) -> set[str]:
+def building_ids(manager: CityPort) -> set[str]:
     """Ids of the buildings that exist now."""
     return {b.building_id for b in manager.buildings()}
 
 
-def first_building(manager: Any, view: ChatView, stored: str | None) -> str:
+def first_building(manager: CityPort, view: ChatView, stored: str | None) -> str:
     """The building a freshly loaded window shows: the one this session already moved to (a click
     that beat the load), else the one this browser tab showed before a reload, else where the
     person is in the world."""
@@ -49,7 +49,7 @@ def first_building(manager: Any, view: ChatView, stored: str | None) -> str:
     return manager.user_building()
 
 
-def still_there(manager: Any, view: ChatView) -> str | None:
+def still_there(manager: CityPort, view: ChatView) -> str | None:
     """None while the window's building exists; else the building to show instead (it was deleted
     in another tab or by the CLI)."""
     if view.building_id is not None and view.building_id in building_ids(manager):

@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from saiverse.port import CityPort
 from ui.chat import Message, history_messages, system_message
 from ui.i18n import Labels
 from ui.live import LiveRenderer, live_bubble
@@ -58,7 +59,7 @@ class ChatView:
     """The building list last sent to this window's selector, so the timer only sends a change."""
 
 
-def open_building(view: ChatView, manager: Any, labels: Labels, building_id: str) -> ChatView:
+def open_building(view: ChatView, manager: CityPort, labels: Labels, building_id: str) -> ChatView:
     """Reset `view` to the latest PAGE lines of `building_id`."""
     entries = manager.history(building_id, limit=PAGE)
     view.building_id = building_id
@@ -69,7 +70,7 @@ def open_building(view: ChatView, manager: Any, labels: Labels, building_id: str
     return view
 
 
-def load_earlier(view: ChatView, manager: Any, labels: Labels) -> int:
+def load_earlier(view: ChatView, manager: CityPort, labels: Labels) -> int:
     """Prepend the page before the oldest line shown; returns how many lines were added."""
     if view.building_id is None or view.oldest_id is None:
         return 0
@@ -81,7 +82,7 @@ def load_earlier(view: ChatView, manager: Any, labels: Labels) -> int:
     return len(entries)
 
 
-def catch_up(view: ChatView, manager: Any, labels: Labels) -> bool:
+def catch_up(view: ChatView, manager: CityPort, labels: Labels) -> bool:
     """Append history lines newer than `newest_id` (background pulses); True when some arrived.
 
     Cheap when nothing changed: one indexed query for the newest line.
@@ -102,7 +103,7 @@ def catch_up(view: ChatView, manager: Any, labels: Labels) -> bool:
     return True
 
 
-def _avatars(manager: Any) -> dict[str, str]:
+def _avatars(manager: CityPort) -> dict[str, str]:
     return {p.persona_id: p.avatar for p in manager.personas()}
 
 

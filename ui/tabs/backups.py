@@ -17,8 +17,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.care import BackupStore, human_size, restore_backup
-from saiverse.errors import UserError
+from saiverse.port import BackupStore, UserError, human_size, restore_backup
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 

@@ -13,14 +13,13 @@ from typing import Any
 
 import gradio as gr
 
-from saiverse.care import DEFAULT_USER, clear_login, read_login, set_login
-from saiverse.errors import UserError
+from saiverse.port import DEFAULT_USER, CityPort, UserError, clear_login, read_login, set_login
 from ui.guard import addresses_to_open, is_loopback
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 
 
-def login_status_html(manager: Any, labels: Labels) -> str:
+def login_status_html(manager: CityPort, labels: Labels) -> str:
     """Whether a password is set, and where this server listens."""
     login = read_login(manager.settings.home)
     lines = [labels("lg_status_set", user=login.user) if login else labels("lg_status_none")]
@@ -32,7 +31,7 @@ def login_status_html(manager: Any, labels: Labels) -> str:
     return "".join(f'<p class="sv-muted sv-note">{escape(line)}</p>' for line in lines)
 
 
-def build_login_section(manager: Any, labels: Labels) -> TabRefresh:
+def build_login_section(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the section's components in the current context and wire them."""
     gr.Markdown(f"### {labels('lg_title')}")
     gr.HTML(f'<p class="sv-muted sv-note">{escape(labels("lg_note"))}</p>')

@@ -9,6 +9,7 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import error_html, ok_html
 
@@ -45,7 +46,7 @@ def _history_html(labels: Labels, history: list[dict[str, Any]]) -> str:
     return "".join(parts)
 
 
-def build_memopedia_panel(manager: Any, labels: Labels, persona: gr.Dropdown) -> tuple[Any, list[Any]]:
+def build_memopedia_panel(manager: CityPort, labels: Labels, persona: gr.Dropdown) -> tuple[Any, list[Any]]:
     """Components of the panel, wired; returns (refresh(persona_id) → updates, outputs)."""
     store = manager.memopedia
     page_id = gr.State("")

@@ -10,7 +10,7 @@ from typing import Any
 
 import gradio as gr
 
-from saiverse.memory import export_memory
+from saiverse.port import CityPort, export_memory
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 from ui.tabs.memopedia import build_memopedia_panel
@@ -43,7 +43,7 @@ def _table(labels: Labels, records: list[dict[str, Any]]) -> str:
     return count + body
 
 
-def build_memory_tab(manager: Any, labels: Labels) -> TabRefresh:
+def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     personas = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
     first = personas[0][1] if personas else None

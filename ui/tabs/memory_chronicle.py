@@ -9,6 +9,7 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import error_html, ok_html, table_html
 
@@ -21,7 +22,7 @@ def _period(entry: Any) -> str:
     return f"{start} 〜 {end}"
 
 
-def _detail_html(manager: Any, persona_id: str, entry_id: str) -> str:
+def _detail_html(manager: CityPort, persona_id: str, entry_id: str) -> str:
     entry = manager.chronicle.get(persona_id, entry_id)
     parts = [f'<div class="sv-chronicle-detail"><b>Lv.{entry.level}</b> {escape(_period(entry))}',
              f"<p>{escape(entry.content)}</p>"]
@@ -39,7 +40,7 @@ def _detail_html(manager: Any, persona_id: str, entry_id: str) -> str:
     return "".join(parts) + "</div>"
 
 
-def build_chronicle_panel(manager: Any, labels: Labels, persona: gr.Dropdown) -> tuple[Any, list[Any]]:
+def build_chronicle_panel(manager: CityPort, labels: Labels, persona: gr.Dropdown) -> tuple[Any, list[Any]]:
     """Components of the panel, wired; returns (refresh(persona_id) → updates, outputs)."""
     with gr.Row(equal_height=True, elem_classes=["sv-toolbar"]):
         level = gr.Dropdown([(labels("chr_all_levels"), 0)], value=0, label=labels("chr_level"),

@@ -15,10 +15,20 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.care import human_size
-from saiverse.llm.local import CATALOG, PullJobs, describe, installed_models, local_name, make_default, resolve
-from saiverse.llm.servers import found_servers, probe
-from saiverse.settings import Settings, SettingsStore
+from saiverse.port import (
+    CATALOG,
+    PullJobs,
+    Settings,
+    SettingsStore,
+    describe,
+    found_servers,
+    human_size,
+    installed_models,
+    local_name,
+    make_default,
+    probe,
+    resolve,
+)
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 
@@ -164,7 +174,7 @@ def build_models_section(manager: ModelsOwner, labels: Labels) -> TabRefresh:
 def suggests_pull(manager: ModelsOwner) -> bool:
     """Whether chats answer with the packaged small model (or the offline one) because nothing better is set:
     then the chat offers the one-click pull."""
-    from saiverse.llm.registry import describe_default
+    from saiverse.port import describe_default
 
     settings = manager.settings
     if settings.default_model.strip().lower() not in ("auto", "local"):

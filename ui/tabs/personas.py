@@ -11,6 +11,7 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 
@@ -19,7 +20,7 @@ MODES = ("user", "auto", "sleep")
 MODEL_FIELDS = ("default_model", "lightweight_model", "lightweight_vision_model", "vision_model")
 
 
-def persona_table(manager: Any, labels: Labels) -> str:
+def persona_table(manager: CityPort, labels: Labels) -> str:
     """Every persona: id, avatar+name, mode, building, the models it overrides."""
     names = {b.building_id: b.name for b in manager.buildings()}
     rows = [
@@ -31,12 +32,12 @@ def persona_table(manager: Any, labels: Labels) -> str:
                       rows, empty=labels("nobody"))
 
 
-def _pick_choices(manager: Any, labels: Labels) -> list[tuple[str, str]]:
+def _pick_choices(manager: CityPort, labels: Labels) -> list[tuple[str, str]]:
     return [(labels("new_persona"), NEW)] + [(f"{p.avatar} {p.name} ({p.persona_id})", p.persona_id)
                                            for p in manager.personas()]
 
 
-def build_personas_tab(manager: Any, labels: Labels) -> TabRefresh:
+def build_personas_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     buildings = [(b.name, b.building_id) for b in manager.buildings()]
     with gr.Row(equal_height=False):

@@ -11,13 +11,14 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 
 MAX_FILE_BYTES = 1_000_000
 
 
-def playbook_table(manager: Any, labels: Labels) -> str:
+def playbook_table(manager: CityPort, labels: Labels) -> str:
     """Every playbook with its flags (router-callable, user-selectable, builtin or imported)."""
     rows = []
     for pb in manager.playbooks.all():
@@ -29,7 +30,7 @@ def playbook_table(manager: Any, labels: Labels) -> str:
     return table_html(headers, rows, elem_class="sv-playbooks")
 
 
-def graph_markdown(manager: Any, name: str | None) -> str:
+def graph_markdown(manager: CityPort, name: str | None) -> str:
     """A Mermaid block of the compiled graph, or the error that kept it from compiling."""
     if manager.playbooks.get(name or "") is None:
         return ""
@@ -53,7 +54,7 @@ def _read(path: str | None, labels: Labels) -> tuple[str, str]:
         raise ValueError(f"{p.name}: not UTF-8 text ({exc.reason})") from exc
 
 
-def build_playbooks_tab(manager: Any, labels: Labels) -> TabRefresh:
+def build_playbooks_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     names = [pb.name for pb in manager.playbooks.all()]
     with gr.Row(equal_height=False):

@@ -7,6 +7,7 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 
@@ -21,7 +22,7 @@ def _when(s: Any) -> str:
     return f"every {s.interval_sec}s"
 
 
-def schedule_table(manager: Any, labels: Labels) -> str:
+def schedule_table(manager: CityPort, labels: Labels) -> str:
     """Every schedule: id, persona, when, playbook and args, next and last run."""
     names = {p.persona_id: f"{p.avatar} {p.name}" for p in manager.personas()}
     rows = [
@@ -35,11 +36,11 @@ def schedule_table(manager: Any, labels: Labels) -> str:
     return table_html(headers, rows, empty=labels("sc_empty"))
 
 
-def _delete_choices(manager: Any) -> list[tuple[str, str]]:
+def _delete_choices(manager: CityPort) -> list[tuple[str, str]]:
     return [(f"{s.schedule_id} — {s.persona_id} {_when(s)}", s.schedule_id) for s in manager.schedules.list()]
 
 
-def build_schedules_tab(manager: Any, labels: Labels) -> TabRefresh:
+def build_schedules_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     personas = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
     metas = [pb.name for pb in manager.playbooks.all() if pb.name.startswith("meta_")]

@@ -13,9 +13,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.care import AdminService
-from saiverse.llm.registry import describe_default, provider_status
-from saiverse.settings import Settings
+from saiverse.port import AdminService, Settings, describe_default, provider_status
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 from ui.tabs.backups import build_backup_section

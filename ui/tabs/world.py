@@ -12,13 +12,14 @@ from typing import Any
 
 import gradio as gr
 
+from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 
 NEW = "__new__"
 
 
-def building_table(manager: Any, labels: Labels) -> str:
+def building_table(manager: CityPort, labels: Labels) -> str:
     """Every building: id, name, capacity, autonomous interval, who is there."""
     present: dict[str, list[str]] = {}
     for p in manager.personas():
@@ -29,11 +30,11 @@ def building_table(manager: Any, labels: Labels) -> str:
     return table_html(headers, rows)
 
 
-def _choices(manager: Any, labels: Labels) -> list[tuple[str, str]]:
+def _choices(manager: CityPort, labels: Labels) -> list[tuple[str, str]]:
     return [(labels("new_building"), NEW)] + [(b.name, b.building_id) for b in manager.buildings()]
 
 
-def build_world_tab(manager: Any, labels: Labels) -> TabRefresh:
+def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     with gr.Row(equal_height=False):
         with gr.Column(scale=3, min_width=380):

@@ -1,0 +1,236 @@
+"""The UI's port: everything `ui/` needs from the domain, in one typed place (docs/ARCHITECTURE.md, "UI").
+
+`CityPort` is what a window talks to — `SAIVerseManager` implements it, a test may hand a fake that
+implements only what one handler uses. The names below it are the domain's values and helpers the
+UI shows or calls (settings, backups, the login, local models), re-exported so that `ui/` imports
+from `saiverse` this module and nothing else (tests/test_layers.py holds that). Every name is
+imported on first use: the first page pays for none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from saiverse.care import AdminService, BackupStore
+    from saiverse.llm.answering import Answering
+    from saiverse.llm.local import PullJobs
+    from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
+    from saiverse.pulse import PlaybookCatalog
+    from saiverse.settings import Settings, SettingsStore
+    from saiverse.ticker import EventSink, Ticker
+    from saiverse.world import (
+        BuildingInfo,
+        HistoryEntry,
+        ItemInfo,
+        ItemStore,
+        PersonaInfo,
+        ScheduleInfo,
+        ScheduleStore,
+        World,
+    )
+    from sea.events import Event
+
+
+class CityPort(Protocol):
+    """One city as a window sees it: read the world, send a message, change what the tabs change.
+
+    The services a tab works with are attributes (each documented where it is defined); the methods
+    are what the chat view calls. Unknown ids raise `UnknownIdError` / `ItemNotFoundError`, bad input
+    a `UserError` whose message says what and why — the UI shows either as a toast.
+    """
+
+    settings: Settings
+    """The settings in force (read-only here; the 設定 tab saves through `settings_store`)."""
+    settings_store: SettingsStore
+    """Saves settings.json and hands back the new settings."""
+    world: World
+    """Buildings, personas, who is where, the city's name."""
+    items: ItemStore
+    """Items and their files."""
+    memory: SAIMemory
+    """Each persona's SAIMemory messages."""
+    chronicle: ChronicleStore
+    """Each persona's Chronicle entries."""
+    memopedia: MemopediaStore
+    """Each persona's Memopedia pages."""
+    playbooks: PlaybookCatalog
+    """Builtin and imported playbooks."""
+    schedules: ScheduleStore
+    """Each persona's schedules."""
+    admin: AdminService
+    """Create, change and delete buildings and personas; settings.json as the 設定 tab edits it."""
+    backups: BackupStore
+    """The home's backups (manual, daily, before a migration or a delete)."""
+    pulls: PullJobs
+    """Model downloads started from the 設定 tab."""
+    autonomous: bool
+    """The 自律 switch of the whole city (stored in the world)."""
+
+    def buildings(self) -> list[BuildingInfo]:
+        """Every building of the city, in the order the building list shows them."""
+        ...
+
+    def personas(self) -> list[PersonaInfo]:
+        """Every persona, wherever it is."""
+        ...
+
+    def user_building(self) -> str:
+        """Where the user is in the world (a new world: its first building).
+
+        Returns:
+            The building id."""
+        ...
+
+    def move_user(self, building_id: str) -> BuildingInfo:
+        """Put the user in `building_id` (what personas see as "the user is here").
+
+        Raises:
+            UnknownIdError: no such building."""
+        ...
+
+    def building_view(self, building_id: str) -> dict[str, Any]:
+        """What the side panel shows of a building: the building, who is there, its items and models.
+
+        Raises:
+            UnknownIdError: no such building."""
+        ...
+
+    def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:
+        """A building's latest `limit` lines (before `before_id`, for "load earlier"), oldest first.
+
+        Raises:
+            UnknownIdError: no such building."""
+        ...
+
+    def handle_user_input(
+        self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
+        persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
+    ) -> Iterator[Event]:
+        """A user's message in a building: the events of every answering persona's pulse, in turn.
+
+        Args:
+            building_id: where the message is said.
+            text: the message (checked against the length limit).
+            attachments: (file name, bytes) pairs; each image becomes a picture item first.
+            persona_id: only this persona answers (`@name`).
+            meta_playbook: the playbook that runs the pulse instead of `meta_user`.
+            args: that playbook's arguments.
+
+        Returns:
+            Events as they happen (docs/ARCHITECTURE.md, "Events"); a busy database is an `error`
+            event, never an exception."""
+        ...
+
+    def cancel_pulses(self, building_id: str | None = None) -> int:
+        """Stop running and queued pulses (of one building, or all): the stop button.
+
+        Returns:
+            How many pulses were asked to stop."""
+        ...
+
+    def item_view(self, item_id: str) -> dict[str, Any]:
+        """What the item modal shows: the item, whether it can be viewed, its image path or its text.
+
+        Raises:
+            ItemNotFoundError: no such item."""
+        ...
+
+    def save_document(self, item_id: str, text: str, *, expected_version: int | None = None) -> ItemInfo:
+        """Save a document's new text as its next version.
+
+        Raises:
+            ItemNotFoundError: no such item.
+            UserError: the text is too long, or the document changed since `expected_version`."""
+        ...
+
+    def recall(self, persona_id: str, query: str, *, limit: int = 20,
+               exclude_pulse: str | None = None) -> list[dict[str, Any]]:
+        """Messages, Chronicle entries and Memopedia pages of a persona matching `query`."""
+        ...
+
+    def build_chronicle(self, persona_id: str) -> dict[str, Any]:
+        """Write the Chronicle entries that are due for a persona now.
+
+        Returns:
+            What was written: `created` entries and how many `messages` they summarise."""
+        ...
+
+    def tracks_view(self, persona_id: str) -> dict[str, Any]:
+        """A persona's upstream v0.3 activity: state, tracks, notes, memory notes, meta judgments."""
+        ...
+
+    def add_schedule(self, persona_id: str, spec: dict[str, Any]) -> ScheduleInfo:
+        """Validate a schedule against the playbooks and store it.
+
+        Raises:
+            UserError (ScheduleError): a spec that cannot run, with the field named."""
+        ...
+
+    def persona_models(self) -> list[Answering]:
+        """Per persona: the model configured, the one that really answers, and why."""
+        ...
+
+    def model_notice(self) -> str | None:
+        """A line for the chat when an embedded model (local or offline) answers, saying why; else None."""
+        ...
+
+    def startup_notice(self) -> str:
+        """The console line at start: which model answers and why."""
+        ...
+
+    def autonomy_status(self) -> dict[str, Any]:
+        """The 自律 switch as the chat view shows it: on or off, which personas act, how often."""
+        ...
+
+    def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
+        """The background ticker of this city (schedules, autonomous turns, interrupted runs)."""
+        ...
+
+    def close(self) -> None:
+        """Stop the city's workers and release the home."""
+        ...
+
+
+_EXPORTS: dict[str, str] = {
+    "AdminService": "saiverse.care",
+    "BackupStore": "saiverse.care",
+    "CATALOG": "saiverse.llm.local",
+    "DEFAULT_USER": "saiverse.care",
+    "Gate": "saiverse.care",
+    "PullJobs": "saiverse.llm.local",
+    "SAIVerseManager": "saiverse.manager",
+    "ServerLock": "saiverse.care",
+    "Settings": "saiverse.settings",
+    "SettingsStore": "saiverse.settings",
+    "UserError": "saiverse.errors",
+    "clear_login": "saiverse.care",
+    "describe": "saiverse.llm.local",
+    "describe_default": "saiverse.llm.registry",
+    "export_memory": "saiverse.memory",
+    "found_servers": "saiverse.llm.servers",
+    "human_size": "saiverse.care",
+    "installed_models": "saiverse.llm.local",
+    "local_name": "saiverse.llm.local",
+    "make_default": "saiverse.llm.local",
+    "probe": "saiverse.llm.servers",
+    "provider_status": "saiverse.llm.registry",
+    "read_login": "saiverse.care",
+    "resolve": "saiverse.llm.local",
+    "restore_backup": "saiverse.care",
+    "set_login": "saiverse.care",
+}
+"""What the UI may use besides `CityPort` → the module that defines it (imported on first use)."""
+
+__all__ = ["CityPort", *sorted(_EXPORTS)]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
