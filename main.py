@@ -333,7 +333,8 @@ def run(args: argparse.Namespace) -> int:
                     raise UsageError(f"playbook {args.playbook!r} does not exist (see `main.py playbooks`)")
             return _print_events(manager.run_playbook(pb, args.persona, args.building, args=call_args))
         if cmd == "tool":
-            result = manager.run_tool(args.name, args.persona, args.building, _json_arg(args.args))
+            result = manager.run_tool(args.name, args.persona, args.building, _json_arg(args.args),
+                                      notify=lambda ev: print(ev.get("text", ""), file=sys.stderr))
             _print_json({"ok": True, "tool": args.name, "result": result})
             return 0
         if cmd == "production":
