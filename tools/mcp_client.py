@@ -176,12 +176,14 @@ class McpClient:
             return stdio_client(params, errlog=errlog)
         from contextlib import asynccontextmanager
 
-        from mcp.client.streamable_http import streamablehttp_client
+        import httpx
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
 
         @asynccontextmanager
         async def http() -> Any:
-            async with streamablehttp_client(server.url, timeout=self.timeout,
-                                             sse_read_timeout=self.timeout) as (read, write, _):
+            async with create_mcp_http_client(timeout=httpx.Timeout(self.timeout)) as client, \
+                    streamable_http_client(server.url, http_client=client) as (read, write, _):
                 yield read, write
 
         return http()
