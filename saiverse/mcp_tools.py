@@ -116,6 +116,33 @@ def save_servers(home: Path, persona_id: str, raw: Any) -> list[McpServer]:
     return servers
 
 
+MASK = "****"
+"""What an env value is shown as (the UI); saving it back keeps the stored value."""
+
+
+def shown_json(servers: list[McpServer]) -> list[dict[str, Any]]:
+    """Servers as the ペルソナ tab shows them: env values masked."""
+    out = [server_json(s) for s in servers]
+    for entry in out:
+        if "env" in entry:
+            entry["env"] = dict.fromkeys(entry["env"], MASK)
+    return out
+
+
+def unmask(raw: Any, stored: list[McpServer]) -> Any:
+    """`raw` with each masked env value replaced by the stored value of the same server and variable."""
+    if not isinstance(raw, list):
+        return raw
+    old = {s.name: dict(s.env) for s in stored}
+    out = []
+    for entry in raw:
+        if isinstance(entry, dict) and isinstance(entry.get("env"), dict):
+            kept = old.get(entry.get("name"), {})  # type: ignore[call-overload]
+            entry = {**entry, "env": {k: kept.get(k, v) if v == MASK else v for k, v in entry["env"].items()}}
+        out.append(entry)
+    return out
+
+
 class McpTools:
     """The MCP tools of each persona: listed (cached), offered as specs, and called with checked arguments."""
 
@@ -204,8 +231,14 @@ class McpTools:
         if notify is not None:
             notify({"type": "notice", "kind": "mcp_unavailable", "server": server.name, "text": text})
 
-    def status(self, persona_id: str) -> list[dict[str, Any]]:
-        """Each server of the persona: how it is reached and its tools, or why it cannot be used now."""
+    def status(self, persona_id: str, *, fresh: bool = False) -> list[dict[str, Any]]:
+        """Each server of the persona: how it is reached and its tools, or why it cannot be used now.
+        `fresh` asks every server again (no cache, no back-off): the 確認 button and the CLI."""
+        if fresh:
+            with self._lock:
+                for server in self.servers(persona_id):
+                    self._failed.pop(server, None)
+                    self._lists.pop(server, None)
         rows = []
         for server in self.servers(persona_id):
             problems: list[str] = []

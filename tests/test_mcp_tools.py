@@ -185,3 +185,21 @@ def test_hanging_and_crashing_servers_are_named_and_the_pulse_goes_on(
     # Within the back-off the failed servers are skipped at once, and a direct call says why.
     with pytest.raises(ToolError, match="MCP server 'sleepy' did not answer"):
         m.run_tool("sleepy__add", "mina", None, {"a": 1, "b": 2})
+
+
+def test_cli_mcp_command_sets_and_checks_servers(saiverse_home: Path) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(ROOT / "main.py"), *args], capture_output=True, text=True,
+                              timeout=120, cwd=ROOT, env={**os.environ, "SAIVERSE_RAISE_ERRORS": "",
+                                                          "SAIVERSE_MCP_TIMEOUT": "30"})
+
+    refused = cli("mcp", "--persona", "mina", "--set", '[{"name": "x y", "command": ["python"]}]')
+    assert refused.returncode == 2 and "name must be" in refused.stderr
+    assert read_servers(saiverse_home) == {}  # nothing written
+    servers = json.dumps([stdio("calc"), stdio("broken", "crash")])
+    done = cli("mcp", "--persona", "mina", "--set", servers, "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {r["name"]: r for r in map(json.loads, done.stdout.splitlines())}
+    assert "calc__add" in rows["calc"]["tools"] and rows["calc"]["error"] == ""
+    assert rows["broken"]["tools"] == [] and "broken" in rows["broken"]["error"]
+    assert read_servers(saiverse_home)["mina"][0].name == "calc"
