@@ -188,11 +188,11 @@ class SAIVerseManager(WorldFacade):
     def _tool_specs(self, names: list[str], persona_id: str | None = None,
                     notify: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
         # A tool registered as unavailable (it needs a service this install lacks) is not offered.
-        specs = {n: TOOL_REGISTRY[n].spec() for n in names if n in TOOL_REGISTRY and not TOOL_REGISTRY[n].unavailable}
-        if persona_id is not None and len(specs) < len(names):  # the persona's MCP tools (saiverse/mcp_tools.py)
-            specs.update((s["name"], s) for s in self.mcp.specs(persona_id, [n for n in names if n not in specs],
-                                                                notify))
-        return [specs[n] for n in names if n in specs]
+        specs = [TOOL_REGISTRY[n].spec() for n in names if n in TOOL_REGISTRY and not TOOL_REGISTRY[n].unavailable]
+        others = [n for n in names if n not in TOOL_REGISTRY]
+        if persona_id is not None and others:  # the persona's MCP tools (saiverse/mcp_tools.py)
+            specs += self.mcp.specs(persona_id, others, notify)
+        return specs
 
     def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any],
                  notify: Callable[[dict[str, Any]], None] | None = None) -> Any:

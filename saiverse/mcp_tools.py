@@ -29,6 +29,8 @@ CONFIG_KEY = "mcp_servers"
 """The settings.json key of the per-persona MCP servers."""
 SEPARATOR = "__"
 """Between the server's name and its tool's name in what a playbook calls."""
+ALL = "mcp__*"
+"""In `available_tools`: every MCP tool of the persona running the playbook (`<server>__*`: one server's)."""
 RETRY_AFTER = 60.0
 """Seconds a server that failed is left out before it is tried again."""
 LIST_TTL = 300.0
@@ -171,12 +173,23 @@ class McpTools:
         return out
 
     def specs(self, persona_id: str, names: list[str], notify: Notify | None = None) -> list[dict[str, Any]]:
-        """Specs (name, description, parameters) of those `names` that are this persona's MCP tools."""
-        wanted = [n for n in names if self.owns(persona_id, n)]
+        """Specs (name, description, parameters) of those `names` that are this persona's MCP tools.
+
+        `<server>__*` stands for every tool of that server and `mcp__*` (ALL) for every tool of every
+        server of the persona, so a playbook can offer what the persona has without listing it."""
+        servers = {s.name for s in self.servers(persona_id)}
+        wanted = [n for n in names if n == ALL or (SEPARATOR in n and n.split(SEPARATOR, 1)[0] in servers)]
         if not wanted:
             return []
         tools = self.tools(persona_id, notify)
-        return [_spec(n, *tools[n]) for n in wanted if n in tools]
+        out: dict[str, dict[str, Any]] = {}
+        for name in wanted:
+            if name == ALL or name.endswith(SEPARATOR + "*"):
+                prefix = "" if name == ALL else name[:-1]
+                out.update((k, _spec(k, *v)) for k, v in tools.items() if k.startswith(prefix) and k not in out)
+            elif name in tools and name not in out:
+                out[name] = _spec(name, *tools[name])
+        return list(out.values())
 
     def call(self, persona_id: str, name: str, args: dict[str, Any], notify: Notify | None = None) -> Any:
         """Run one MCP tool as the persona: arguments checked against its schema, then one bounded call."""

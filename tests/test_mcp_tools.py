@@ -151,8 +151,12 @@ def test_http_server_tools_are_offered_and_called(
     m = make_manager()
     save_servers(saiverse_home, "mina", [{"name": "web", "url": http_url}])
     specs = m._tool_specs(["web__add", "calc__add", "list_city_buildings"], "mina")
-    assert [s["name"] for s in specs] == ["web__add", "list_city_buildings"]
-    assert specs[0]["description"] == "Add two integers."
+    assert [s["name"] for s in specs] == ["list_city_buildings", "web__add"]
+    every = [s["name"] for s in m._tool_specs(["mcp__*"], "mina")]
+    assert every == [s["name"] for s in m._tool_specs(["web__*"], "mina")]
+    assert {"web__add", "web__shout", "web__nap"} <= set(every)
+    assert m._tool_specs(["mcp__*"], "sora") == []
+    assert specs[1]["description"] == "Add two integers."
     assert m.run_tool("web__add", "mina", None, {"a": 20, "b": 22}) == 42
     assert calls.read_text(encoding="utf-8").splitlines() == ["add 20 22"]
     with pytest.raises(ToolArgumentError, match="'b' is a required property"):
