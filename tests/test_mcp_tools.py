@@ -207,3 +207,17 @@ def test_cli_mcp_command_sets_and_checks_servers(saiverse_home: Path) -> None:
     assert "calc__add" in rows["calc"]["tools"] and rows["calc"]["error"] == ""
     assert rows["broken"]["tools"] == [] and "broken" in rows["broken"]["error"]
     assert read_servers(saiverse_home)["mina"][0].name == "calc"
+
+
+def test_a_call_that_hangs_times_out_is_named_and_the_server_is_skipped_after(
+        make_manager: Callable[..., SAIVerseManager], saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAIVERSE_MCP_TIMEOUT", "15")
+    m = make_manager()
+    save_servers(saiverse_home, "mina", [stdio("calc")])
+    heard: list[dict[str, Any]] = []
+    started = time.monotonic()
+    with pytest.raises(ToolError, match=r"calc__nap.*MCP server 'calc' did not answer within 15 s"):
+        m.run_tool("calc__nap", "mina", None, {"seconds": 300}, notify=heard.append)
+    assert time.monotonic() - started < 60
+    assert [(n["kind"], n["server"]) for n in heard] == [("mcp_unavailable", "calc")]
+    assert m._tool_specs(["calc__add"], "mina") == []  # left out for a while: a pulse does not wait again
