@@ -19,6 +19,7 @@ from typing import Any
 
 import jsonschema
 
+from saiverse.locks import item_lock
 from saiverse.settings import SAVED_SETTINGS_FILE, SettingsError, _raw_saved, _write_private_json
 from tools.mcp_client import SERVER_NAME, McpClient, McpServer, McpTool, McpToolFailed, McpUnavailable
 from tools.registry import ToolArgumentError, ToolError
@@ -98,13 +99,10 @@ def read_servers(home: Path) -> dict[str, list[McpServer]]:
     return out
 
 
-_write_lock = threading.Lock()
-
-
 def save_servers(home: Path, persona_id: str, raw: Any) -> list[McpServer]:
     """Replace one persona's servers in settings.json (validated first; nothing written when refused)."""
     servers = parse_servers(raw, f"{CONFIG_KEY}.{persona_id}")
-    with _write_lock:
+    with item_lock(home, SAVED_SETTINGS_FILE):  # the same lock as SettingsStore.save: no write is lost
         data = _raw_saved(home)
         table = data.get(CONFIG_KEY) if isinstance(data.get(CONFIG_KEY), dict) else {}
         if servers:

@@ -424,16 +424,20 @@ class SettingsStore:
         unknown = sorted(set(changes) - set(SAVED_KEYS))
         if unknown:
             raise SettingsError(f"settings.json cannot hold {', '.join(unknown)} (only {', '.join(SAVED_KEYS)})")
+        from saiverse.locks import item_lock
+
         current = self._current
-        stored = read_saved_settings(current.home)
-        for key, value in changes.items():
-            if value:
-                stored[key] = value
-            else:
-                stored.pop(key, None)
-        # Other sections of the file (the per-persona `mcp_servers`, saiverse/mcp_tools.py) are kept as they are.
-        others = {k: v for k, v in _raw_saved(current.home).items() if k not in SAVED_KEYS}
-        _write_private_json(current.settings_path, {**others, **{k: stored[k] for k in SAVED_KEYS if k in stored}})
+        with item_lock(current.home, SAVED_SETTINGS_FILE):  # also taken by saiverse/mcp_tools.py's writes
+            stored = read_saved_settings(current.home)
+            for key, value in changes.items():
+                if value:
+                    stored[key] = value
+                else:
+                    stored.pop(key, None)
+            # Other sections of the file (the per-persona `mcp_servers`, saiverse/mcp_tools.py) are kept.
+            others = {k: v for k, v in _raw_saved(current.home).items() if k not in SAVED_KEYS}
+            _write_private_json(current.settings_path,
+                                {**others, **{k: stored[k] for k in SAVED_KEYS if k in stored}})
         defaults = {f.name: f.default for f in fields(Settings)}
         saved_source = Source("settings.json", str(current.settings_path))
         new = current

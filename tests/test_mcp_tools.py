@@ -221,3 +221,23 @@ def test_a_call_that_hangs_times_out_is_named_and_the_server_is_skipped_after(
     assert time.monotonic() - started < 60
     assert [(n["kind"], n["server"]) for n in heard] == [("mcp_unavailable", "calc")]
     assert m._tool_specs(["calc__add"], "mina") == []  # left out for a while: a pulse does not wait again
+
+
+def test_concurrent_saves_of_servers_and_settings_lose_nothing(saiverse_home: Path) -> None:
+    import threading
+
+    saiverse_home.mkdir(parents=True, exist_ok=True)
+    store = SettingsStore(load_settings())
+    personas = [f"p{i}" for i in range(8)]
+
+    def save(persona_id: str) -> None:
+        save_servers(saiverse_home, persona_id, [{"name": "web", "url": f"http://127.0.0.1:9/{persona_id}"}])
+        store.save({"default_model": "offline"})
+
+    threads = [threading.Thread(target=save, args=(p,)) for p in personas]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(read_servers(saiverse_home)) == personas
+    assert json.loads((saiverse_home / "settings.json").read_text(encoding="utf-8"))["default_model"] == "offline"
