@@ -1,11 +1,14 @@
 """Talking to Model Context Protocol servers through the official `mcp` SDK, one bounded exchange at a time.
 
-A server is a stdio command (argv list, optional extra env) or a streamable-HTTP URL (`McpServer`). Every
-exchange — list the tools, or call one — opens a session, runs, and closes it, all under one deadline
-(`anyio.fail_after`): a server that hangs costs at most the timeout and its process is stopped with the
-session, a server that crashes fails that exchange only. The SDK is async; its coroutines run on one
-background event loop thread shared by the process (`_loop`), so callers (pulse threads, the CLI) stay
-synchronous. Errors come back as `McpUnavailable` (the server could not be reached or did not answer in
+A server is a stdio command (argv list, optional extra env) or a streamable-HTTP URL (`McpServer`). Each
+server gets one live session (`_Connection`), opened on first use and kept for the next exchanges (a
+stdio server keeps running; it is closed after `IDLE_CLOSE` seconds unused and at exit). Every exchange —
+list the tools, or call one — is bounded by one deadline that covers starting, the handshake and the
+request: a server that hangs costs at most the timeout and its connection (and process) is closed, a
+server that crashes fails that exchange only, and a kept server that went away while idle is started
+afresh once. The SDK is async; its coroutines run on one background event loop thread shared by the
+process (`_background_loop`), so callers (pulse threads, the CLI) stay synchronous.
+Errors come back as `McpUnavailable` (the server could not be reached or did not answer in
 time) or `McpToolFailed` (the server ran the tool and reported an error). Values of `env` are never
 put in a message: they are often API keys (docs/ARCHITECTURE.md, "MCP tools").
 """
@@ -13,9 +16,11 @@ put in a message: they are often API keys (docs/ARCHITECTURE.md, "MCP tools").
 from __future__ import annotations
 
 import asyncio
+import atexit
 import re
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -79,7 +84,27 @@ def _background_loop() -> asyncio.AbstractEventLoop:
             loop = asyncio.new_event_loop()
             threading.Thread(target=loop.run_forever, name="saiverse-mcp", daemon=True).start()
             _loop = loop
+            atexit.register(close_all)
         return _loop
+
+
+def close_all(wait: float = 5.0) -> None:
+    """Close every live connection (stdio servers' processes end), waiting up to `wait` seconds."""
+    loop = _loop
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return
+
+    async def close() -> None:
+        tasks = [conn.task for conn in list(_pool.values())]
+        for conn in list(_pool.values()):
+            conn.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=wait)
+
+    try:
+        asyncio.run_coroutine_threadsafe(close(), loop).result(wait + 1)
+    except (TimeoutError, RuntimeError):
+        pass
 
 
 def _first_error(exc: BaseException) -> BaseException:
@@ -137,34 +162,49 @@ class McpClient:
             raise McpUnavailable(f"did not answer within {self.timeout:g} s") from exc
 
     async def _exchange(self, server: McpServer, op: Any) -> Any:
-        from mcp import ClientSession
+        """Run `op(session)` on the server's live connection (opened when there is none), within the timeout.
 
-        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as errlog:
+        A timeout or a broken transport closes the connection (a stdio server's process is stopped with
+        it); the next exchange opens a fresh one. An error the tool reports leaves the connection open."""
+        _close_idle()
+        conn = _pool.get(server)
+        if conn is not None and not conn.task.done():
             try:
-                with anyio.fail_after(self.timeout):
-                    async with self._transport(server, errlog) as streams, \
-                            ClientSession(streams[0], streams[1]) as session:
-                        await session.initialize()
-                        return await op(session)
-            except McpToolFailed:
-                raise
-            except TimeoutError as exc:
-                raise McpUnavailable(f"did not answer within {self.timeout:g} s") from exc
-            except BaseException as exc:  # noqa: BLE001 - every transport failure names the server
-                inner = _first_error(exc)
-                if isinstance(inner, McpToolFailed):
-                    raise inner from None
-                if isinstance(inner, TimeoutError):
-                    raise McpUnavailable(f"did not answer within {self.timeout:g} s") from exc
-                if isinstance(inner, (KeyboardInterrupt, SystemExit)):
+                return await self._on(conn, op)
+            except McpUnavailable:
+                # A kept connection whose server went away while idle: the request could not even be
+                # written, so it never ran; start the server afresh, once. Anything else is reported.
+                if not isinstance(conn.last_error, (anyio.ClosedResourceError, anyio.BrokenResourceError)):
                     raise
-                detail = str(inner) or type(inner).__name__
-                errlog.flush()
-                errlog.seek(0)
-                tail = errlog.read()[-300:].strip().splitlines()
-                if tail:
-                    detail += f" (stderr: {tail[-1]})"
-                raise McpUnavailable(_redact(detail, server)) from None
+        conn = _pool[server] = _Connection(server, self._transport(server, _errlog()))
+        return await self._on(conn, op)
+
+    async def _on(self, conn: _Connection, op: Any) -> Any:
+        server = conn.server
+        conn.last_used = time.monotonic()
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        try:
+            async with asyncio.timeout(self.timeout):
+                await asyncio.shield(conn.ready)
+                conn.requests.put_nowait((op, answer))
+                return await asyncio.shield(answer)
+        except McpToolFailed:
+            raise
+        except TimeoutError as exc:
+            conn.close()
+            raise McpUnavailable(f"did not answer within {self.timeout:g} s") from exc
+        except Exception as exc:  # noqa: BLE001 - every transport failure names the server
+            conn.close()
+            inner = conn.last_error = _first_error(exc)
+            if isinstance(inner, McpToolFailed):
+                raise inner from None
+            if isinstance(inner, TimeoutError):
+                raise McpUnavailable(f"did not answer within {self.timeout:g} s") from exc
+            detail = str(inner) or type(inner).__name__
+            tail = conn.stderr_tail()
+            if tail:
+                detail += f" (stderr: {tail})"
+            raise McpUnavailable(_redact(detail, server)) from None
 
     def _transport(self, server: McpServer, errlog: Any) -> Any:
         if server.command:
@@ -173,7 +213,7 @@ class McpClient:
 
             params = StdioServerParameters(command=server.command[0], args=list(server.command[1:]),
                                            env=dict(server.env) or None)
-            return stdio_client(params, errlog=errlog)
+            return _Transport(stdio_client(params, errlog=errlog), errlog)
         from contextlib import asynccontextmanager
 
         import httpx
@@ -186,7 +226,109 @@ class McpClient:
                     streamable_http_client(server.url, http_client=client) as (read, write, _):
                 yield read, write
 
-        return http()
+        return _Transport(http(), errlog)
+
+
+@dataclass
+class _Transport:
+    cm: Any
+    """The SDK's transport context manager, entered by the connection's own task."""
+    errlog: Any
+    """Where a stdio server's stderr goes (read back when it fails)."""
+
+
+IDLE_CLOSE = 300.0
+"""Seconds a connection may stay unused before it is closed (a stdio server's process ends with it)."""
+_pool: dict[McpServer, _Connection] = {}
+"""Live connections by server; touched only on the MCP loop thread."""
+
+
+def _errlog() -> Any:
+    return tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+
+
+def _close_idle() -> None:
+    now = time.monotonic()
+    for conn in list(_pool.values()):
+        if conn.task.done() or now - conn.last_used > IDLE_CLOSE:
+            conn.close()
+
+
+class _Connection:
+    """One open session with a server, held by one task on the MCP loop that runs requests in turn."""
+
+    def __init__(self, server: McpServer, transport: Any) -> None:
+        self.server = server
+        self.errlog = transport.errlog
+        self.ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.requests: asyncio.Queue[tuple[Any, asyncio.Future[Any]]] = asyncio.Queue()
+        self.last_used = time.monotonic()
+        self.tail = ""
+        self.last_error: BaseException | None = None
+        """What broke the connection (set by the exchange that saw it)."""
+        self.task = asyncio.ensure_future(self._serve(transport.cm))
+
+    async def _serve(self, transport: Any) -> None:
+        from mcp import ClientSession
+
+        pending: asyncio.Future[Any] | None = None
+        try:
+            async with transport as streams, ClientSession(streams[0], streams[1]) as session:
+                await session.initialize()
+                self.ready.set_result(None)
+                while True:
+                    op, pending = await self.requests.get()
+                    try:
+                        result = await op(session)
+                    except McpToolFailed as exc:
+                        _settle(pending, exc=exc)
+                    except Exception as exc:  # noqa: BLE001 - the caller closes the connection and names it
+                        _settle(pending, exc=exc)
+                        return
+                    else:
+                        _settle(pending, result=result)
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever waits; cancellation ends the task
+            self.tail = self.stderr_tail()  # before the log is closed below
+            failure = exc if isinstance(exc, Exception) else McpUnavailable("the connection was closed")
+            _settle(self.ready, exc=failure)
+            if pending is not None:
+                _settle(pending, exc=failure)
+            while not self.requests.empty():
+                _settle(self.requests.get_nowait()[1], exc=failure)
+            if not isinstance(exc, Exception):
+                raise
+        finally:
+            if _pool.get(self.server) is self:
+                del _pool[self.server]
+            self.errlog.close()
+
+    def close(self) -> None:
+        """End the connection (cancelling its task stops a stdio server's process)."""
+        if _pool.get(self.server) is self:
+            del _pool[self.server]
+        self.task.cancel()
+
+    def stderr_tail(self) -> str:
+        """The last line the server wrote to stderr (a crash usually says why there)."""
+        try:
+            if self.errlog.closed:
+                return self.tail
+            self.errlog.flush()
+            self.errlog.seek(0)
+            lines = self.errlog.read()[-300:].strip().splitlines()
+        except (OSError, ValueError):
+            return ""
+        return lines[-1] if lines else ""
+
+
+def _settle(future: asyncio.Future[Any], *, result: Any = None, exc: BaseException | None = None) -> None:
+    if future.done():
+        return
+    if exc is not None:
+        future.set_exception(exc)
+        future.exception()  # marks it retrieved: a waiter that gave up (timeout) must not make asyncio log it
+    else:
+        future.set_result(result)
 
 
 def _result_value(result: Any) -> Any:
