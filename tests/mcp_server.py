@@ -44,6 +44,12 @@ def secret_word() -> str:
 
 
 @server.tool()
+def pid() -> int:
+    """The server process's id (shows whether a session was kept or started afresh)."""
+    return os.getpid()
+
+
+@server.tool()
 def fail(reason: str) -> str:
     """Always fails with the reason."""
     raise ValueError(reason)

@@ -241,3 +241,23 @@ def test_concurrent_saves_of_servers_and_settings_lose_nothing(saiverse_home: Pa
         t.join()
     assert sorted(read_servers(saiverse_home)) == personas
     assert json.loads((saiverse_home / "settings.json").read_text(encoding="utf-8"))["default_model"] == "offline"
+
+
+def test_a_stdio_server_is_kept_between_calls_and_restarted_once_when_it_went_away(
+        make_manager: Callable[..., SAIVerseManager], saiverse_home: Path) -> None:
+    import signal
+
+    m = make_manager()
+    save_servers(saiverse_home, "mina", [stdio("calc")])
+    first = m.run_tool("calc__pid", "mina", None, {})
+    assert m.run_tool("calc__pid", "mina", None, {}) == first  # the same process answered
+    os.kill(first, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            os.kill(first, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    second = m.run_tool("calc__pid", "mina", None, {})  # no error: started afresh
+    assert second != first
