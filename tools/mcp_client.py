@@ -46,8 +46,8 @@ class McpServer:
     name: str
     command: tuple[str, ...] = ()
     """argv of a stdio server (the first item is the program)."""
-    env: tuple[tuple[str, str], ...] = ()
-    """Extra environment of a stdio server (values are secret: never shown or logged)."""
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """Extra environment of a stdio server (values are secret: never shown or logged, not in repr)."""
     url: str = ""
     """Endpoint of a streamable-HTTP server (`http://127.0.0.1:PORT/mcp`)."""
 
