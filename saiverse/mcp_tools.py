@@ -179,7 +179,10 @@ class McpTools:
         wanted = [n for n in names if n == ALL or (SEPARATOR in n and n.split(SEPARATOR, 1)[0] in servers)]
         if not wanted:
             return []
-        tools = self.tools(persona_id, notify)
+        asked = {n.split(SEPARATOR, 1)[0] for n in wanted}
+        tools = {f"{server.name}{SEPARATOR}{tool.name}": (server, tool)
+                 for server in self.servers(persona_id) if ALL in wanted or server.name in asked
+                 for tool in self._list(server, persona_id, notify)}
         out: dict[str, dict[str, Any]] = {}
         for name in wanted:
             if name == ALL or name.endswith(SEPARATOR + "*"):
@@ -195,14 +198,15 @@ class McpTools:
         server = next((s for s in self.servers(persona_id) if s.name == server_name), None)
         if server is None:
             raise ToolError(f"unknown tool {name!r}: {persona_id} has no MCP server {server_name!r}")
-        entry = self.tools(persona_id, notify).get(name)
-        if entry is None:
+        tool = next((t for t in self._list(server, persona_id, notify) if t.name == tool_name), None)
+        if tool is None:
             if server in self._failed:
-                raise ToolError(f"tool {name!r} is not available now: MCP server {server_name!r} did not answer")
+                raise ToolError(f"tool {name!r} is not available now: MCP server {server_name!r} did not answer "
+                                f"or failed (it is tried again {RETRY_AFTER:g} s after)")
             raise ToolError(f"unknown tool {name!r}: MCP server {server_name!r} offers no tool {tool_name!r}")
         if not isinstance(args, dict):
             raise ToolArgumentError(f"tool {name!r}: arguments must be an object, got {type(args).__name__}")
-        _check_args(name, entry[1].input_schema, args)
+        _check_args(name, tool.input_schema, args)
         client = McpClient(self._timeout())
         try:
             return client.call_tool(server, tool_name, args)
