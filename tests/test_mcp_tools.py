@@ -25,6 +25,7 @@ from saiverse.mcp_tools import read_servers, save_servers
 from saiverse.settings import SettingsError, SettingsStore, load_settings
 from sea.playbook import parse_playbook
 from tests.conftest import ScriptedModel
+from tools.mcp_client import close_all
 from tools.registry import ToolArgumentError, ToolError
 
 SERVER = Path(__file__).with_name("mcp_server.py")
@@ -64,6 +65,7 @@ def http_url(tmp_path: Path, calls: Path) -> Iterator[str]:
                 time.sleep(0.2)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
+        close_all()  # the kept session ends politely while its server still runs
         proc.terminate()
         proc.wait(10)
 
