@@ -112,6 +112,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--building")
     p.add_argument("--args", default="{}", help="arguments as a JSON object")
 
+    p = sub.add_parser("mcp", help="a persona's MCP servers: their tools, or why one cannot be used")
+    _add_home(p)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--set", dest="servers", help="replace the persona's servers with this JSON list ('[]' removes all)")
+    p.add_argument("--json", action="store_true", help="print JSON lines")
+
     p = sub.add_parser("production", help="production runs: list, resume, show")
     _add_home(p)
     p.add_argument("action", choices=["list", "resume", "show"])
@@ -380,8 +386,23 @@ def run(args: argparse.Namespace) -> int:
                     raise UsageError(f"playbook {args.playbook!r} does not exist (see `main.py playbooks`)")
             return _print_events(manager.run_playbook(pb, args.persona, args.building, args=call_args))
         if cmd == "tool":
-            result = manager.run_tool(args.name, args.persona, args.building, _json_arg(args.args))
+            result = manager.run_tool(args.name, args.persona, args.building, _json_arg(args.args),
+                                      notify=lambda ev: print(ev.get("text", ""), file=sys.stderr))
             _print_json({"ok": True, "tool": args.name, "result": result})
+            return 0
+        if cmd == "mcp":
+            from saiverse.mcp_tools import save_servers
+
+            manager.world.persona(args.persona)
+            if args.servers is not None:
+                try:
+                    raw = json.loads(args.servers)
+                except ValueError as exc:
+                    raise UsageError(f"--set is not JSON: {exc}") from None
+                save_servers(manager.settings.home, args.persona, raw)
+            for row in manager.mcp.status(args.persona, fresh=True):
+                _print_json(row) if args.json else print(
+                    f"{row['name']} ({row['reach']}): " + (row["error"] or ", ".join(row["tools"]) or "—"))
             return 0
         if cmd == "production":
             if args.action == "list":
