@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from cli._frame import add_json, command, print_events, print_json, world
@@ -75,8 +76,30 @@ def tool(args: argparse.Namespace) -> int:
 
     call_args = json_object(args.args, "--args")
     with world(args) as manager:
-        result = manager.run_tool(args.name, args.persona, args.building, call_args)
+        result = manager.run_tool(args.name, args.persona, args.building, call_args,
+                                  notify=lambda ev: print(ev.get("text", ""), file=sys.stderr))
     print_json({"ok": True, "tool": args.name, "result": result})
+    return 0
+
+
+def mcp(args: argparse.Namespace) -> int:
+    """a persona's MCP servers: their tools, or why one cannot be used"""
+    import json
+
+    from saiverse.errors import UsageError
+    from saiverse.mcp_tools import save_servers
+
+    with world(args) as manager:
+        manager.world.persona(args.persona)
+        if args.servers is not None:
+            try:
+                raw = json.loads(args.servers)
+            except ValueError as exc:
+                raise UsageError(f"--set is not JSON: {exc}") from None
+            save_servers(manager.settings.home, args.persona, raw)
+        for row in manager.mcp.status(args.persona, fresh=True):
+            print_json(row) if args.json else print(
+                f"{row['name']} ({row['reach']}): " + (row["error"] or ", ".join(row["tools"]) or "—"))
     return 0
 
 
@@ -126,6 +149,11 @@ def register(sub: Any) -> None:
     p.add_argument("--persona", required=True)
     p.add_argument("--building")
     p.add_argument("--args", default="{}", help="arguments as a JSON object")
+
+    p = command(sub, mcp)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--set", dest="servers", help="replace the persona's servers with this JSON list ('[]' removes all)")
+    add_json(p, "print JSON lines")
 
     p = command(sub, production)
     p.add_argument("action", choices=["list", "resume", "show"])

@@ -39,6 +39,7 @@ from saiverse.importer.source import refuse_upstream_home
 from saiverse.inputs import InputError, check_message
 from saiverse.llm.registry import model_for
 from saiverse.locks import HomeLock
+from saiverse.mcp_tools import McpTools
 from saiverse.memory import (
     ChronicleBuilder,
     ChronicleStore,
@@ -147,6 +148,8 @@ class SAIVerseManager(WorldFacade):
             models=lambda p, kind: self.models(p, kind), draw_picture=self.draw_picture, home=settings.home,
             bundles_dir=settings.documents_dir / "bundles", checkpoints_path=checkpoints_of(settings),
         )
+        self.mcp = McpTools(settings.home, lambda: self.settings.mcp_timeout)
+        """Each persona's MCP servers and their tools (saiverse/mcp_tools.py)."""
         self.tool_services = ToolServices(
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
             add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
@@ -244,24 +247,33 @@ class SAIVerseManager(WorldFacade):
         ctx = ManagerToolContext(self.tool_services, persona["persona_id"], building_id, pulse_id, notify)
         if on_effect is not None:
             ctx.on_effect = on_effect  # the pulse journal keeps every change (saiverse/pulse/_journal.py)
+        if name not in TOOL_REGISTRY and self.mcp.owns(persona["persona_id"], name):
+            return self.mcp.call(persona["persona_id"], name, args, notify)
         return call_tool(name, args, ctx)
 
     def _pulse_kind(self, pulse_id: str) -> str | None:
         record = self.pulses.record(pulse_id)
         return record.kind if record else None
 
-    def _tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
+    def _tool_specs(self, names: list[str], persona_id: str | None = None,
+                    notify: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
         # A tool registered as unavailable (it needs a service this install lacks) is not offered.
-        return [TOOL_REGISTRY[n].spec() for n in names
-                if n in TOOL_REGISTRY and not TOOL_REGISTRY[n].unavailable]
+        specs = [TOOL_REGISTRY[n].spec() for n in names if n in TOOL_REGISTRY and not TOOL_REGISTRY[n].unavailable]
+        others = [n for n in names if n not in TOOL_REGISTRY]
+        if persona_id is not None and others:  # the persona's MCP tools (saiverse/mcp_tools.py)
+            specs += self.mcp.specs(persona_id, others, notify)
+        return specs
 
-    def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any]) -> Any:
-        """Run one tool as a persona (CLI `tool`)."""
+    def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any],
+                 notify: Callable[[dict[str, Any]], None] | None = None) -> Any:
+        """Run one tool as a persona (CLI `tool`); `notify` hears notices (an MCP server that failed)."""
         persona = self.world.persona(persona_id)
         if building_id is not None:
             self.world.building(building_id)
         ctx = ManagerToolContext(self.tool_services, persona_id,
                                  building_id or persona.building_id or self.user_building())
+        if name not in TOOL_REGISTRY and self.mcp.owns(persona_id, name):
+            return self.mcp.call(persona_id, name, args, notify)
         result = call_tool(name, args, ctx)
         return result.value if isinstance(result, ToolOutput) else result
 

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from saiverse.care import AdminService, BackupStore
     from saiverse.llm.answering import Answering
     from saiverse.llm.local import PullJobs
+    from saiverse.mcp_tools import McpTools
     from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
     from saiverse.pulse import PlaybookCatalog
     from saiverse.settings import Settings, SettingsStore
@@ -66,6 +67,8 @@ class CityPort(Protocol):
     """The home's backups (manual, daily, before a migration or a delete)."""
     pulls: PullJobs
     """Model downloads started from the 設定 tab."""
+    mcp: McpTools
+    """Each persona's MCP servers: their status and tools (the ペルソナ tab)."""
     autonomous: bool
     """The 自律 switch of the whole city (stored in the world)."""
 
@@ -204,6 +207,7 @@ _EXPORTS: dict[str, str] = {
     "SAIVerseManager": "saiverse.manager",
     "ServerLock": "saiverse.care",
     "Settings": "saiverse.settings",
+    "SettingsError": "saiverse.settings",
     "SettingsStore": "saiverse.settings",
     "UserError": "saiverse.errors",
     "clear_login": "saiverse.care",
@@ -220,7 +224,10 @@ _EXPORTS: dict[str, str] = {
     "read_login": "saiverse.care",
     "resolve": "saiverse.llm.local",
     "restore_backup": "saiverse.care",
+    "save_servers": "saiverse.mcp_tools",
     "set_login": "saiverse.care",
+    "shown_json": "saiverse.mcp_tools",
+    "unmask": "saiverse.mcp_tools",
 }
 """What the UI may use besides `CityPort` → the module that defines it (imported on first use)."""
 

@@ -109,6 +109,13 @@ def _float(value: str) -> float:
         raise ValueError("must be a number") from None
 
 
+def _seconds(value: str) -> float:
+    seconds = _float(value)
+    if not seconds > 0:
+        raise ValueError(f"must be a number of seconds above 0, got {value}")
+    return seconds
+
+
 def _local_context(value: str) -> int:
     tokens = _int(value)
     if not 512 <= tokens <= 131_072:
@@ -211,6 +218,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", _positive),
     Option("backup_keep", "SAIVERSE_BACKUP_KEEP", _backup_keep),
     Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", _pulse_workers),
+
+    Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", _seconds),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -292,9 +301,11 @@ class Settings:
     max_message_chars: int = 20_000
     """Longest chat message a user may send (longer ones are refused before anything is written)."""
     backup_keep: int = 7
+    """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     pulse_workers: int = 8
     """Threads that run pulses in this process (saiverse/pulse/_pool.py); the database pool is sized to them."""
-    """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
+    mcp_timeout: float = 20.0
+    """Seconds one exchange with an MCP server (start, handshake, the call) may take (saiverse/mcp_tools.py)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
@@ -358,6 +369,15 @@ def read_saved_settings(home: Path) -> dict[str, str]:
     if not isinstance(raw, dict):
         return {}
     return {k: v for k, v in raw.items() if k in SAVED_KEYS and isinstance(v, str) and v.strip()}
+
+
+def _raw_saved(home: Path) -> dict[str, Any]:
+    """settings.json as a whole (empty when missing or unreadable)."""
+    try:
+        raw = json.loads((home / SAVED_SETTINGS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return raw if isinstance(raw, dict) else {}
 
 
 def _env_file(path: Path) -> dict[str, str]:
@@ -455,14 +475,20 @@ class SettingsStore:
         unknown = sorted(set(changes) - set(SAVED_KEYS))
         if unknown:
             raise SettingsError(f"settings.json cannot hold {', '.join(unknown)} (only {', '.join(SAVED_KEYS)})")
+        from saiverse.locks import item_lock
+
         current = self._current
-        stored = read_saved_settings(current.home)
-        for key, value in changes.items():
-            if value:
-                stored[key] = value
-            else:
-                stored.pop(key, None)
-        _write_private_json(current.settings_path, {k: stored[k] for k in SAVED_KEYS if k in stored})
+        with item_lock(current.home, SAVED_SETTINGS_FILE):  # also taken by saiverse/mcp_tools.py's writes
+            stored = read_saved_settings(current.home)
+            for key, value in changes.items():
+                if value:
+                    stored[key] = value
+                else:
+                    stored.pop(key, None)
+            # Other sections of the file (the per-persona `mcp_servers`, saiverse/mcp_tools.py) are kept.
+            others = {k: v for k, v in _raw_saved(current.home).items() if k not in SAVED_KEYS}
+            _write_private_json(current.settings_path,
+                                {**others, **{k: stored[k] for k in SAVED_KEYS if k in stored}})
         defaults = {f.name: f.default for f in fields(Settings)}
         saved_source = Source("settings.json", str(current.settings_path))
         new = current

@@ -49,7 +49,8 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
         messages=messages,
         system=system,
         response_schema=schema,
-        tools=[ToolSpec(**spec) for spec in ctx.ports.tool_specs(node.available_tools or [])],
+        tools=[ToolSpec(**spec) for spec in ctx.ports.tool_specs(
+            node.available_tools or [], ctx.persona, lambda ev: emit({**ev, **ctx.base(node)}))],
         persona_name=persona.get("name"),
     )
     memo = None if isinstance(node.memorize, bool) else node.memorize

@@ -232,7 +232,7 @@ def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit:
 
 def _tool_node(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Emit) -> dict[str, Any]:
     name = node.action or ""
-    specs = ctx.ports.tool_specs([name])
+    specs = ctx.ports.tool_specs([name], ctx.persona, lambda ev: emit({**ev, **ctx.base(node)}))
     if not specs:
         raise ToolMissing(needs_tool(name), playbook=ctx.playbook, node=node.id, field="action")
     props = (specs[0].get("parameters") or {}).get("properties")
@@ -255,7 +255,7 @@ def _tool_call_node(ctx: RunContext, node: Node, vars_: dict[str, Any], emit: Em
         raise PlaybookError("call_source does not hold a tool call", playbook=ctx.playbook,
                             node=node.id, field="call_source")
     name = str(call["name"])
-    if not ctx.ports.tool_specs([name]):
+    if not ctx.ports.tool_specs([name], ctx.persona, lambda ev: emit({**ev, **ctx.base(node)})):
         raise ToolMissing(needs_tool(name), playbook=ctx.playbook, node=node.id, field="call_source")
     arguments = call.get("arguments", call.get("args")) or {}
     return run_tool(ctx, node, name, dict(arguments), emit)

@@ -92,8 +92,12 @@ class RuntimePorts(Protocol):
         """Run a registered tool as this persona, within this pulse; `emit` streams its events."""
         ...
 
-    def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
-        """Name, description and JSON-schema parameters of these tools (for llm `available_tools`)."""
+    def tool_specs(self, names: list[str], persona: PersonaContext | None = None,
+                   emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+        """Name, description and JSON-schema parameters of these tools (for llm `available_tools`).
+
+        With `persona`, that persona's own tools (its MCP servers') count too; `emit` hears a notice
+        when one of its servers cannot be reached."""
         ...
 
     def playbook(self, name: str) -> Playbook | None:

@@ -67,7 +67,7 @@ class FakePorts:
             raise LookupError(f"unknown tool {name!r}")
         return self.tools[name](**args)
 
-    def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
+    def tool_specs(self, names: list[str], persona: Any = None, emit: Any = None) -> list[dict[str, Any]]:
         return [{"name": n, "description": n, "parameters": {"type": "object", "properties": {}}}
                 for n in names if n in self.tools]
 

@@ -50,7 +50,8 @@ class PulseServices:
     world: World
     resolve_model: ModelResolver
     call_tool: ToolCaller
-    tool_specs: Callable[[list[str]], list[dict[str, Any]]]
+    tool_specs: Callable[..., list[dict[str, Any]]]
+    """(names, persona_id=None, notify=None) → specs of those tools (the persona's MCP tools too)."""
     playbook: Callable[[str], Playbook | None]
     router_playbooks: Callable[[], list[Playbook]]
     context: ContextSource
@@ -158,8 +159,11 @@ class PulseJournal:
         """A tool changed the world (`note` says how; None when the change is itself a memory write)."""
         self.effects.append((len(self.pending_memory), persona_id, note))
 
-    def tool_specs(self, names: list[str]) -> list[dict[str, Any]]:
-        return self.services.tool_specs(names)
+    def tool_specs(self, names: list[str], persona: PersonaContext | None = None,
+                   emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+        if persona is None:
+            return self.services.tool_specs(names)
+        return self.services.tool_specs(names, persona["persona_id"], emit)
 
     def playbook(self, name: str) -> Playbook | None:
         return self.services.playbook(name)

@@ -14,6 +14,7 @@ import gradio as gr
 from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
+from ui.tabs.persona_mcp import build_mcp_panel
 
 NEW = "__new__"
 MODES = ("user", "auto", "sleep")
@@ -72,6 +73,7 @@ def build_personas_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 with gr.Row():
                     no = gr.Button(labels("delete_no"), elem_id="persona-delete-no", size="sm")
                     yes = gr.Button(labels("delete_yes"), variant="stop", elem_id="persona-delete-yes", size="sm")
+            build_mcp_panel(manager, labels, pick, NEW)  # the persona's MCP servers (ui/tabs/persona_mcp.py)
     form = [name, avatar, description, prompt, mode, building, *models]
 
     def fill(persona_id: str) -> list[Any]:

@@ -1,0 +1,45 @@
+"""The ペルソナ tab's MCP panel in real Chromium: a server saved (env kept, shown masked) and checked live."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser import RunningApp, served
+
+pytestmark = pytest.mark.filterwarnings("ignore:::gradio.queueing")
+SERVER = Path(__file__).with_name("mcp_server.py")
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    with served(tmp_path_factory.mktemp("mcp") / "home", refresh_sec=5.0) as app:
+        yield app
+
+
+@pytest.mark.browser
+def test_persona_mcp_servers_saved_masked_and_checked(running: RunningApp, page: Any) -> None:
+    page.locator("button[role='tab']", has_text="ペルソナ").click()
+    page.locator("#persona-pick input").click()
+    page.locator("[role='option']", has_text="ミナ").first.click()
+    page.locator("#persona-mcp").get_by_text("MCP サーバー").first.click()
+    box = page.locator("#persona-mcp-json textarea")
+    box.fill("[{]")
+    page.locator("#persona-mcp-save").click()
+    page.locator("#persona-mcp-status .sv-error", has_text="JSON").wait_for()
+    servers = [{"name": "calc", "command": [sys.executable, str(SERVER)], "env": {"MCP_TEST_SECRET": "s3cr3t-value"}}]
+    box.fill(json.dumps(servers))
+    page.locator("#persona-mcp-save").click()
+    page.locator("#persona-mcp-status .sv-ok").wait_for()
+    assert "s3cr3t-value" not in box.input_value() and "****" in box.input_value()
+    page.locator("#persona-mcp-save").click()  # saved back masked: the stored value is kept
+    page.locator("#persona-mcp-status .sv-ok").wait_for()
+    stored = json.loads((running.manager.settings.home / "settings.json").read_text(encoding="utf-8"))
+    assert stored["mcp_servers"]["mina"][0]["env"] == {"MCP_TEST_SECRET": "s3cr3t-value"}
+    page.locator("#persona-mcp-check").click()
+    page.locator("#persona-mcp-status .sv-ok", has_text="calc__add").wait_for(timeout=60000)
