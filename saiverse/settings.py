@@ -29,7 +29,8 @@ from typing import Any, Literal
 
 from dotenv import dotenv_values
 
-from saiverse.errors import UserError
+from saiverse import setting_values as values
+from saiverse.setting_values import SettingsError
 
 DEFAULT_HOME = Path("~/.saiverse")
 DEFAULT_LIGHTWEIGHT_VISION_MODEL = "gemini-2.0-flash"
@@ -59,115 +60,6 @@ class Source:
 DEFAULT_SOURCE = Source("default")
 
 
-class SettingsError(UserError, ValueError):
-    """A configured value the app cannot use; the message names the variable and where it was set."""
-
-
-def _text(value: str) -> str:
-    return value
-
-
-def _context_tokens(value: str) -> int:
-    tokens = _int(value)
-    if tokens < 1000:
-        raise ValueError(f"must be at least 1000 (a prompt needs room for the system prompt), got {tokens}")
-    return tokens
-
-
-def _backup_keep(value: str) -> int:
-    keep = _int(value)
-    if keep < 1:
-        raise ValueError(f"must be at least 1 (the newest automatic backup is always kept), got {keep}")
-    return keep
-
-
-def _pulse_workers(value: str) -> int:
-    workers = _int(value)
-    if not 1 <= workers <= 256:
-        raise ValueError(f"must be between 1 and 256 (pulse workers of this process), got {workers}")
-    return workers
-
-
-def _int(value: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError("must be an integer") from None
-
-
-def _positive(value: str) -> int:
-    number = _int(value)
-    if number < 1:
-        raise ValueError(f"must be at least 1, got {number}")
-    return number
-
-
-def _float(value: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise ValueError("must be a number") from None
-
-
-def _seconds(value: str) -> float:
-    seconds = _float(value)
-    if not seconds > 0:
-        raise ValueError(f"must be a number of seconds above 0, got {value}")
-    return seconds
-
-
-def _local_context(value: str) -> int:
-    tokens = _int(value)
-    if not 512 <= tokens <= 131_072:
-        raise ValueError(f"must be between 512 and 131072 tokens, got {tokens}")
-    return tokens
-
-
-def _threads(value: str) -> int:
-    threads = _int(value)
-    if threads < 0:
-        raise ValueError(f"must be 0 (one per CPU core) or more, got {threads}")
-    return threads
-
-
-LOCAL_PROFILES = ("auto", "base", "instruct", "instruct+json")
-"""How the local model is prompted (saiverse/llm/local/_profile.py): `auto` reads the GGUF."""
-
-
-def _local_profile(value: str) -> str:
-    low = value.strip().lower()
-    if low not in LOCAL_PROFILES:
-        raise ValueError(f"must be one of {', '.join(LOCAL_PROFILES)}")
-    return low
-
-
-def _switch(value: str) -> bool:
-    low = value.strip().lower()
-    if low not in ("1", "0", "true", "false", "on", "off", "yes", "no"):
-        raise ValueError("must be on or off (1/0, true/false)")
-    return low in ("1", "true", "on", "yes")
-
-
-def _lang(value: str) -> str:
-    return "en" if value.lower().startswith("en") else "ja"
-
-
-def _host_names(value: str) -> tuple[str, ...]:
-    names = tuple(n.strip().lower() for n in value.replace(" ", ",").split(",") if n.strip())
-    bad = next((n for n in names if not all(c.isalnum() or c in ".-_:[]" for c in n)), None)
-    if bad is not None:
-        raise ValueError("must be host names separated by commas (e.g. mypc.local,192.168.1.5)")
-    return names
-
-
-def _sqlite_url(value: str) -> str:
-    if value.startswith("postgresql+psycopg://") and len(value) > len("postgresql+psycopg://"):
-        return value  # PostgreSQL through psycopg 3 (database/engine.py)
-    if not value.startswith("sqlite:///") or value == "sqlite:///":
-        raise ValueError("must be a sqlite:///PATH URL or a postgresql+psycopg://USER@HOST:PORT/DB URL")
-    return value
-
-
 @dataclass(frozen=True)
 class Option:
     """One setting that can come from outside: its field, variable and how to read it."""
@@ -176,7 +68,7 @@ class Option:
     """The `Settings` attribute."""
     env: str
     """The environment (and `.env`) variable."""
-    parse: Callable[[str], Any] = _text
+    parse: Callable[[str], Any] = values.text
     """Text → value; raising ValueError makes a SettingsError naming the variable."""
     saved: bool = False
     """Whether the 設定 tab may save it in settings.json."""
@@ -185,11 +77,11 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("database_url", "SAIVERSE_DATABASE_URL", _sqlite_url),
+    Option("database_url", "SAIVERSE_DATABASE_URL", values.sqlite_url),
     Option("host", "SAIVERSE_HOST"),
-    Option("port", "SAIVERSE_PORT", _int),
-    Option("allowed_hosts", "SAIVERSE_ALLOWED_HOSTS", _host_names),
-    Option("lang", "SAIVERSE_LANG", _lang),
+    Option("port", "SAIVERSE_PORT", values.int),
+    Option("allowed_hosts", "SAIVERSE_ALLOWED_HOSTS", values.host_names),
+    Option("lang", "SAIVERSE_LANG", values.lang),
     Option("default_model", "SAIVERSE_DEFAULT_MODEL", saved=True),
     Option("default_lightweight_model", "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL", saved=True),
     Option("lightweight_vision_model", "SAIVERSE_LIGHTWEIGHT_VISION_MODEL", saved=True),
@@ -203,23 +95,23 @@ OPTIONS: tuple[Option, ...] = (
     Option("anthropic_api_key", "ANTHROPIC_API_KEY", saved=True, secret=True),
     Option("anthropic_base_url", "ANTHROPIC_BASE_URL"),
     Option("local_model", "SAIVERSE_LOCAL_MODEL", saved=True),
-    Option("local_context", "SAIVERSE_LOCAL_CONTEXT", _local_context),
-    Option("local_threads", "SAIVERSE_LOCAL_THREADS", _threads),
-    Option("local_profile", "SAIVERSE_LOCAL_PROFILE", _local_profile),
+    Option("local_context", "SAIVERSE_LOCAL_CONTEXT", values.local_context),
+    Option("local_threads", "SAIVERSE_LOCAL_THREADS", values.threads),
+    Option("local_profile", "SAIVERSE_LOCAL_PROFILE", values.local_profile),
     Option("hf_endpoint", "HF_ENDPOINT"),
     Option("ollama_url", "SAIVERSE_OLLAMA_URL"),
     Option("lmstudio_url", "SAIVERSE_LMSTUDIO_URL"),
     Option("llamacpp_url", "SAIVERSE_LLAMACPP_URL"),
-    Option("detect_servers", "SAIVERSE_DETECT_SERVERS", _switch),
-    Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", _float),
-    Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", _int),
-    Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", _int),
-    Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", _context_tokens),
-    Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", _positive),
-    Option("backup_keep", "SAIVERSE_BACKUP_KEEP", _backup_keep),
-    Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", _pulse_workers),
+    Option("detect_servers", "SAIVERSE_DETECT_SERVERS", values.switch),
+    Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", values.float),
+    Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", values.int),
+    Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", values.int),
+    Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", values.context_tokens),
+    Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", values.positive),
+    Option("backup_keep", "SAIVERSE_BACKUP_KEEP", values.backup_keep),
+    Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", values.pulse_workers),
 
-    Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", _seconds),
+    Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", values.seconds),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"

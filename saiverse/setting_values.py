@@ -1,0 +1,115 @@
+"""How each setting's text becomes its value (saiverse/settings.py OPTIONS): one parser per kind,
+each refusing with a message that says what the value must be."""
+
+from __future__ import annotations
+
+from saiverse.errors import UserError
+
+
+class SettingsError(UserError, ValueError):
+    """A configured value the app cannot use; the message names the variable and where it was set."""
+
+
+def text(value: str) -> str:
+    return value
+
+
+def context_tokens(value: str) -> int:
+    tokens = int(value)
+    if tokens < 1000:
+        raise ValueError(f"must be at least 1000 (a prompt needs room for the system prompt), got {tokens}")
+    return tokens
+
+
+def backup_keep(value: str) -> int:
+    keep = int(value)
+    if keep < 1:
+        raise ValueError(f"must be at least 1 (the newest automatic backup is always kept), got {keep}")
+    return keep
+
+
+def pulse_workers(value: str) -> int:
+    workers = int(value)
+    if not 1 <= workers <= 256:
+        raise ValueError(f"must be between 1 and 256 (pulse workers of this process), got {workers}")
+    return workers
+
+
+def int(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError("must be an integer") from None
+
+
+def positive(value: str) -> int:
+    number = int(value)
+    if number < 1:
+        raise ValueError(f"must be at least 1, got {number}")
+    return number
+
+
+def float(value: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise ValueError("must be a number") from None
+
+
+def seconds(value: str) -> float:
+    seconds = float(value)
+    if not seconds > 0:
+        raise ValueError(f"must be a number of seconds above 0, got {value}")
+    return seconds
+
+
+def local_context(value: str) -> int:
+    tokens = int(value)
+    if not 512 <= tokens <= 131_072:
+        raise ValueError(f"must be between 512 and 131072 tokens, got {tokens}")
+    return tokens
+
+
+def threads(value: str) -> int:
+    threads = int(value)
+    if threads < 0:
+        raise ValueError(f"must be 0 (one per CPU core) or more, got {threads}")
+    return threads
+
+
+LOCAL_PROFILES = ("auto", "base", "instruct", "instruct+json")
+"""How the local model is prompted (saiverse/llm/local/_profile.py): `auto` reads the GGUF."""
+
+
+def local_profile(value: str) -> str:
+    low = value.strip().lower()
+    if low not in LOCAL_PROFILES:
+        raise ValueError(f"must be one of {', '.join(LOCAL_PROFILES)}")
+    return low
+
+
+def switch(value: str) -> bool:
+    low = value.strip().lower()
+    if low not in ("1", "0", "true", "false", "on", "off", "yes", "no"):
+        raise ValueError("must be on or off (1/0, true/false)")
+    return low in ("1", "true", "on", "yes")
+
+
+def lang(value: str) -> str:
+    return "en" if value.lower().startswith("en") else "ja"
+
+
+def host_names(value: str) -> tuple[str, ...]:
+    names = tuple(n.strip().lower() for n in value.replace(" ", ",").split(",") if n.strip())
+    bad = next((n for n in names if not all(c.isalnum() or c in ".-_:[]" for c in n)), None)
+    if bad is not None:
+        raise ValueError("must be host names separated by commas (e.g. mypc.local,192.168.1.5)")
+    return names
+
+
+def sqlite_url(value: str) -> str:
+    if value.startswith("postgresql+psycopg://") and len(value) > len("postgresql+psycopg://"):
+        return value  # PostgreSQL through psycopg 3 (database/engine.py)
+    if not value.startswith("sqlite:///") or value == "sqlite:///":
+        raise ValueError("must be a sqlite:///PATH URL or a postgresql+psycopg://USER@HOST:PORT/DB URL")
+    return value
