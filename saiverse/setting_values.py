@@ -35,7 +35,7 @@ def pulse_workers(value: str) -> int:
     return workers
 
 
-def int(value: str) -> int:
+def integer(value: str) -> int:
     try:
         return int(value)
     except ValueError:
@@ -49,7 +49,7 @@ def positive(value: str) -> int:
     return number
 
 
-def float(value: str) -> float:
+def decimal(value: str) -> float:
     try:
         return float(value)
     except ValueError:

@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from dotenv import dotenv_values
 
-from saiverse import setting_values as values
+from saiverse import setting_values
 from saiverse.setting_values import SettingsError
 
 DEFAULT_HOME = Path("~/.saiverse")
@@ -68,7 +68,7 @@ class Option:
     """The `Settings` attribute."""
     env: str
     """The environment (and `.env`) variable."""
-    parse: Callable[[str], Any] = values.text
+    parse: Callable[[str], Any] = setting_values.text
     """Text → value; raising ValueError makes a SettingsError naming the variable."""
     saved: bool = False
     """Whether the 設定 tab may save it in settings.json."""
@@ -77,11 +77,11 @@ class Option:
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("database_url", "SAIVERSE_DATABASE_URL", values.sqlite_url),
+    Option("database_url", "SAIVERSE_DATABASE_URL", setting_values.sqlite_url),
     Option("host", "SAIVERSE_HOST"),
-    Option("port", "SAIVERSE_PORT", values.int),
-    Option("allowed_hosts", "SAIVERSE_ALLOWED_HOSTS", values.host_names),
-    Option("lang", "SAIVERSE_LANG", values.lang),
+    Option("port", "SAIVERSE_PORT", setting_values.integer),
+    Option("allowed_hosts", "SAIVERSE_ALLOWED_HOSTS", setting_values.host_names),
+    Option("lang", "SAIVERSE_LANG", setting_values.lang),
     Option("default_model", "SAIVERSE_DEFAULT_MODEL", saved=True),
     Option("default_lightweight_model", "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL", saved=True),
     Option("lightweight_vision_model", "SAIVERSE_LIGHTWEIGHT_VISION_MODEL", saved=True),
@@ -95,23 +95,23 @@ OPTIONS: tuple[Option, ...] = (
     Option("anthropic_api_key", "ANTHROPIC_API_KEY", saved=True, secret=True),
     Option("anthropic_base_url", "ANTHROPIC_BASE_URL"),
     Option("local_model", "SAIVERSE_LOCAL_MODEL", saved=True),
-    Option("local_context", "SAIVERSE_LOCAL_CONTEXT", values.local_context),
-    Option("local_threads", "SAIVERSE_LOCAL_THREADS", values.threads),
-    Option("local_profile", "SAIVERSE_LOCAL_PROFILE", values.local_profile),
+    Option("local_context", "SAIVERSE_LOCAL_CONTEXT", setting_values.local_context),
+    Option("local_threads", "SAIVERSE_LOCAL_THREADS", setting_values.threads),
+    Option("local_profile", "SAIVERSE_LOCAL_PROFILE", setting_values.local_profile),
     Option("hf_endpoint", "HF_ENDPOINT"),
     Option("ollama_url", "SAIVERSE_OLLAMA_URL"),
     Option("lmstudio_url", "SAIVERSE_LMSTUDIO_URL"),
     Option("llamacpp_url", "SAIVERSE_LLAMACPP_URL"),
-    Option("detect_servers", "SAIVERSE_DETECT_SERVERS", values.switch),
-    Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", values.float),
-    Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", values.int),
-    Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", values.int),
-    Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", values.context_tokens),
-    Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", values.positive),
-    Option("backup_keep", "SAIVERSE_BACKUP_KEEP", values.backup_keep),
-    Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", values.pulse_workers),
+    Option("detect_servers", "SAIVERSE_DETECT_SERVERS", setting_values.switch),
+    Option("request_timeout", "SAIVERSE_REQUEST_TIMEOUT", setting_values.decimal),
+    Option("max_upload_bytes", "SAIVERSE_MAX_UPLOAD_BYTES", setting_values.integer),
+    Option("max_upload_pixels", "SAIVERSE_MAX_UPLOAD_PIXELS", setting_values.integer),
+    Option("context_tokens", "SAIVERSE_CONTEXT_TOKENS", setting_values.context_tokens),
+    Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", setting_values.positive),
+    Option("backup_keep", "SAIVERSE_BACKUP_KEEP", setting_values.backup_keep),
+    Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", setting_values.pulse_workers),
 
-    Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", values.seconds),
+    Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
