@@ -8,7 +8,9 @@ job each one waits with. A worker takes the best ready persona's best job, so:
 - a persona runs one pulse at a time (it leaves the ready heap while it runs);
 - a user's pulse is taken before every waiting schedule or autonomous one;
 - autonomous pulses never occupy the last worker (`reserved`), so a user's pulse never waits
-  behind a full pool of autonomous turns — only behind its own persona's running pulse.
+  behind a full pool of autonomous turns — only behind its own persona's running pulse;
+- while a user's pulse runs, no autonomous pulse starts (those running finish): on a machine with
+  few cores the user's reply then competes with no new turns for the CPU (benchmarks/city.py).
 
 A worker survives whatever the job raises (logged) and goes on with the next one.
 """
@@ -25,6 +27,8 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+USER_PRIORITY = 0
+"""The priority of a user's pulse (PRIORITY["user"] in saiverse/pulse/_controller.py)."""
 AUTO_PRIORITY = 2
 """The priority of an autonomous pulse (PRIORITY["auto"] in saiverse/pulse/_controller.py)."""
 
@@ -97,6 +101,9 @@ class PulsePool:
     def _auto_running(self) -> int:
         return sum(1 for p in self._running.values() if p >= AUTO_PRIORITY)
 
+    def _user_running(self) -> bool:
+        return any(p <= USER_PRIORITY for p in self._running.values())
+
     def _take(self) -> PoolJob | None:
         """The best runnable job, or None (caller holds the lock)."""
         while self._ready:
@@ -105,7 +112,8 @@ class PulsePool:
             if persona_id in self._running or not heap or (heap[0].priority, heap[0].seq) != (priority, seq):
                 heapq.heappop(self._ready)  # a stale entry: the persona runs, or its best job changed
                 continue
-            if priority >= AUTO_PRIORITY and self._auto_running() >= self.workers - self.reserved:
+            if priority >= AUTO_PRIORITY and (self._auto_running() >= self.workers - self.reserved
+                                              or self._user_running()):
                 return None  # the rest of the pool stays free for a user's or a schedule's pulse
             heapq.heappop(self._ready)
             job = heapq.heappop(heap)

@@ -95,6 +95,24 @@ def test_autonomous_jobs_leave_a_worker_for_the_user() -> None:
         pool.shutdown(wait=WAIT)
 
 
+def test_no_autonomous_job_starts_while_a_user_job_runs() -> None:
+    """On few cores a user's reply competes with no new autonomous turn (benchmarks/city.py)."""
+    jobs = Jobs()
+    pool = PulsePool(jobs.run, workers=4, reserved=1)
+    try:
+        pool.put("u", 0, ("u", "hold"))
+        assert jobs.started["hold"].wait(WAIT)
+        pool.put("a", 2, ("a", "auto-a"))
+        pool.put("s", 1, ("s", "schedule"))  # a schedule is not held back
+        _wait_for(lambda: "schedule" in jobs.order)
+        assert "auto-a" not in jobs.order  # two workers are free, yet the autonomous turn waits
+        jobs.release.set()
+        _wait_for(lambda: "auto-a" in jobs.order)
+    finally:
+        jobs.release.set()
+        pool.shutdown(wait=WAIT)
+
+
 def test_one_job_per_persona_and_a_raising_job_keeps_the_worker() -> None:
     jobs = Jobs()
     jobs.release.set()
