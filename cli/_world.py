@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,19 @@ def chat(args: argparse.Namespace) -> int:
         building = manager.chat_target(args.building, args.persona)
         if manager.server_scan is not None:  # a one-shot chat waits the look's short timeout for `auto`
             manager.server_scan.join(2.0)
-        return print_events(manager.handle_user_input(building, args.text, persona_id=args.persona))
+        events = manager.handle_user_input(building, args.text, persona_id=args.persona)
+        return print_events(_refuse_locked(events))
+
+
+def _refuse_locked(events: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """A database another program holds locked is the user's to fix: one line and exit 2, as for
+    every input refused before anything was written (not an `error` event and exit 1)."""
+    from saiverse.errors import UsageError
+
+    for ev in events:
+        if ev.get("type") == "error" and ev.get("kind") == "busy" and ev.get("locked"):
+            raise UsageError(ev["locked"])
+        yield ev
 
 
 def history(args: argparse.Namespace) -> int:

@@ -33,6 +33,7 @@ from saiverse.care import (
     repair_home,
     tighten,
 )
+from saiverse.errors import busy_database_message
 from saiverse.facade import WorldFacade
 from saiverse.importer.files import recover_staged_files
 from saiverse.importer.source import refuse_upstream_home
@@ -319,8 +320,10 @@ class SAIVerseManager(WorldFacade):
             yield from self._user_input(building_id, text, attachments, persona_id=persona_id,
                                         meta_playbook=meta_playbook, args=args)
         except SQLAlchemyError as exc:
-            log.warning("a user message could not be handled: %s", exc)
-            yield event("error", kind="busy", building_id=building_id,
+            # One line, never the SQL and its parameters (they hold the user's text): the event says it.
+            locked = busy_database_message(exc)
+            log.info("a user message could not be handled: %s", locked or type(exc).__name__)
+            yield event("error", kind="busy", building_id=building_id, locked=locked,
                         message="データベースが混み合っていて送れませんでした。少し待ってからもう一度送ってください。")
 
     def _user_input(
