@@ -33,6 +33,12 @@ def _add_bind(p: argparse.ArgumentParser, *, top: bool = False) -> None:
     p.add_argument("--port", type=PORT, help="port (default $SAIVERSE_PORT or 7860)", **keep)
 
 
+def _concurrency(raw: str) -> int:
+    if not raw.isdigit() or not 1 <= int(raw) <= 64:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number from 1 to 64")
+    return int(raw)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="main.py", description="SAIVerse: a city of AI personas.")
     _add_home(parser, top=True)
@@ -156,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", required=True, metavar="URL", help="postgresql+psycopg://USER@HOST:PORT/DB (empty)")
     p.add_argument("--json", action="store_true", help="print what was copied as one JSON object")
 
+    p = sub.add_parser("worker", help="run pulses from the queue in PostgreSQL (a city in PostgreSQL only)")
+    _add_home(p)
+    p.add_argument("--concurrency", type=_concurrency, default=2, help="pulses this worker runs at once (default 2)")
+    p.add_argument("--autonomous", action="store_true", help="this worker's city tick also starts autonomous turns")
+
     p = sub.add_parser("config", help="every setting, its value and where it came from (API keys masked)")
     _add_home(p)
     _add_bind(p)
@@ -265,6 +276,10 @@ def run(args: argparse.Namespace) -> int:
         check_message(args.text, _settings(args).max_message_chars)
         if not args.text.strip():
             raise UsageError("the message is empty; say something (TEXT)")
+    if cmd == "worker":
+        from saiverse.pulse_queue import worker_command
+
+        return worker_command(_settings(args), args, _print_json)
     if cmd == "move":
         from saiverse.move import move_command
 

@@ -116,6 +116,9 @@ class SAIVerseManager(WorldFacade):
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
         ), workers=workers)
+        from saiverse.pulse_remote import remote_pulses
+
+        self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
         self._last_auto: dict[str, datetime] = {}
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
@@ -357,22 +360,24 @@ class SAIVerseManager(WorldFacade):
         check_args(pb, dict(spec.get("args") or {}), partial=True)
         return self.schedules.add(persona_id, {**spec, "meta_playbook": name})
 
-    def fire_due_schedules(self, now: datetime | None = None) -> list[PulseHandle]:
-        """Submit a schedule pulse for every due entry (the ticker calls this)."""
+    def fire_due_schedules(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
+        """Submit a schedule pulse for every due entry (the ticker calls this; a pulse worker's tick gives
+        `pulses`, the queue, saiverse/pulse_queue.py). An entry another process claimed first is skipped."""
         now = now or datetime.now()
         handles = []
         for entry in self.schedules.due(now):
-            self.schedules.mark_fired(entry.schedule_id, now)
+            if not self.schedules.mark_fired(entry.schedule_id, now):
+                continue
             try:
                 persona = self.world.persona(entry.persona_id)
                 pb = self.meta_playbook(entry.meta_playbook)
-                handles.append(self.pulses.submit_schedule(
+                handles.append((pulses or self.pulses).submit_schedule(
                     persona, persona.building_id or self.user_building(), pb, args=entry.args))
             except (UnknownIdError, PlaybookError, QueueFullError):
                 continue  # the entry stays listed; a deleted persona or playbook just skips a run
         return handles
 
-    def autonomous_tick(self, now: datetime | None = None) -> list[PulseHandle]:
+    def autonomous_tick(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
         """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval."""
         if not self.autonomous:
             return []
@@ -385,7 +390,7 @@ class SAIVerseManager(WorldFacade):
                 continue
             self._last_auto[persona.persona_id] = now
             try:
-                handles.append(self.pulses.submit_auto(persona, persona.building_id, pb))
+                handles.append((pulses or self.pulses).submit_auto(persona, persona.building_id, pb))
             except QueueFullError:
                 continue
         return handles
