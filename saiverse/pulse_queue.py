@@ -42,8 +42,8 @@ from saiverse.pulse_remote import (
 )
 from sea.events import event
 
-TICK_CRON = "*/15 * * * * *"
-"""The city tick: every 15 s (the in-process ticker's interval, saiverse/ticker.py)."""
+TICK_ENV = "SAIVERSE_WORKER_TICK"
+"""Seconds between city ticks (default 15, the in-process ticker's interval, saiverse/ticker.py)."""
 RECOVER_CRON = "*/5 * * * * *"
 HEARTBEAT_ENV = "SAIVERSE_WORKER_HEARTBEAT"
 """Seconds between a worker's heartbeats (default 10); a worker silent for 3 of them is dead."""
@@ -67,15 +67,24 @@ class _Worker:
 _STATE: dict[str, _Worker] = {}
 
 
-def heartbeat() -> float:
-    raw = os.environ.get(HEARTBEAT_ENV, "").strip()
+def _seconds(name: str, default: float, low: float, high: float) -> float:
+    raw = os.environ.get(name, "").strip()
     try:
-        value = float(raw) if raw else 10.0
+        value = float(raw) if raw else default
     except ValueError as exc:
-        raise UsageError(f"{HEARTBEAT_ENV}={raw!r} is not a number of seconds") from exc
-    if not 0.2 <= value <= 600:
-        raise UsageError(f"{HEARTBEAT_ENV}={raw!r} must be between 0.2 and 600 seconds")
+        raise UsageError(f"{name}={raw!r} is not a number of seconds") from exc
+    if not low <= value <= high:
+        raise UsageError(f"{name}={raw!r} must be between {low:g} and {high:g} seconds")
     return value
+
+
+def heartbeat() -> float:
+    return _seconds(HEARTBEAT_ENV, 10.0, 0.2, 600)
+
+
+def tick_cron() -> str:
+    """The tick's cron line (procrastinate's 6th column is seconds; a divisor of 60 keeps it even)."""
+    return f"*/{int(_seconds(TICK_ENV, 15, 1, 59))} * * * * *"
 
 
 def build_app(url: str) -> Any:
@@ -88,7 +97,7 @@ def build_app(url: str) -> Any:
     def run_pulse(context: JobContext, **job: Any) -> None:
         _run_pulse(context, **job)
 
-    @app.periodic(cron=TICK_CRON, periodic_id="tick")
+    @app.periodic(cron=tick_cron(), periodic_id="tick")
     @app.task(name="saiverse.city_tick", queueing_lock="saiverse.city_tick", priority=SYSTEM_PRIORITY)
     def city_tick(timestamp: int) -> None:
         _tick()
@@ -163,6 +172,7 @@ def worker_command(settings: Any, args: Any, print_json: Any) -> int:
     if not is_postgres(settings.database_url):
         raise UsageError("pulse workers need a city in PostgreSQL: set SAIVERSE_DATABASE_URL=postgresql+psycopg://…")
     beat = heartbeat()
+    tick_cron()  # a bad value is refused before anything starts
     os.environ[REMOTE_ENV] = "0"  # this process runs the pulses it takes
     ensure_schema(settings.database_url)
     manager = SAIVerseManager(settings, seed=False)
