@@ -44,7 +44,8 @@ from sea.events import event
 
 TICK_ENV = "SAIVERSE_WORKER_TICK"
 """Seconds between city ticks (default 15, the in-process ticker's interval, saiverse/ticker.py)."""
-RECOVER_CRON = "*/5 * * * * *"
+RECOVER_CRON = "* * * * * */5"
+"""Every 5 s (procrastinate's cron: the 6th column is seconds, the first stays minutes)."""
 HEARTBEAT_ENV = "SAIVERSE_WORKER_HEARTBEAT"
 """Seconds between a worker's heartbeats (default 10); a worker silent for 3 of them is dead."""
 SYSTEM_PRIORITY = 30
@@ -84,7 +85,7 @@ def heartbeat() -> float:
 
 def tick_cron() -> str:
     """The tick's cron line (procrastinate's 6th column is seconds; a divisor of 60 keeps it even)."""
-    return f"*/{int(_seconds(TICK_ENV, 15, 1, 59))} * * * * *"
+    return f"* * * * * */{int(_seconds(TICK_ENV, 15, 1, 59))}"
 
 
 def build_app(url: str) -> Any:
