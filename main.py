@@ -277,9 +277,10 @@ def run(args: argparse.Namespace) -> int:
         if not args.text.strip():
             raise UsageError("the message is empty; say something (TEXT)")
     if cmd == "worker":
+        from saiverse.manager import SAIVerseManager
         from saiverse.pulse_queue import worker_command
 
-        return worker_command(_settings(args), args, _print_json)
+        return worker_command(_settings(args), args, _print_json, lambda st: SAIVerseManager(st, seed=False))
     if cmd == "move":
         from saiverse.move import move_command
 

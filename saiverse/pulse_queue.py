@@ -165,10 +165,11 @@ def _tick() -> None:
             conn.execute(f"DELETE FROM {EVENTS_TABLE} WHERE created_at < now() - interval '1 day'")
 
 
-def worker_command(settings: Any, args: Any, print_json: Any) -> int:
-    """`python main.py worker`: run pulses from the queue until stopped (SIGINT/SIGTERM end it cleanly)."""
+def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) -> int:
+    """`python main.py worker`: run pulses from the queue until stopped (SIGINT/SIGTERM end it cleanly).
+
+    `open_city(settings)` opens the city's manager (main.py hands it in: the manager sits above this module)."""
     from database.engine import is_postgres
-    from saiverse.manager import SAIVerseManager
 
     if not is_postgres(settings.database_url):
         raise UsageError("pulse workers need a city in PostgreSQL: set SAIVERSE_DATABASE_URL=postgresql+psycopg://…")
@@ -176,7 +177,7 @@ def worker_command(settings: Any, args: Any, print_json: Any) -> int:
     tick_cron()  # a bad value is refused before anything starts
     os.environ[REMOTE_ENV] = "0"  # this process runs the pulses it takes
     ensure_schema(settings.database_url)
-    manager = SAIVerseManager(settings, seed=False)
+    manager = open_city(settings)
     manager.autonomous = bool(args.autonomous)
     name = f"{socket.gethostname()}-{os.getpid()}"
     _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False))
