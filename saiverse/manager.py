@@ -67,6 +67,9 @@ class SAIVerseManager(WorldFacade):
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
         check_home(settings.home, settings.db_path)  # nothing is created in a home that cannot be ours
+        from saiverse.pulse_remote import remote_enabled, remote_pulses
+
+        remote_enabled(settings.database_url)  # a bad SAIVERSE_PULSE_WORKERS_REMOTE is refused before any write
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
         make_home(settings.home)
@@ -116,8 +119,6 @@ class SAIVerseManager(WorldFacade):
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
         ), workers=workers)
-        from saiverse.pulse_remote import remote_pulses
-
         self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
         self._last_auto: dict[str, datetime] = {}
         self.production = ProductionService(

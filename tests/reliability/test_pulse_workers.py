@@ -216,3 +216,33 @@ def test_a_schedule_fires_once_with_three_workers(city: City) -> None:
     ticks = city.sql("SELECT args->>'timestamp' FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'")
     assert len(ticks) == len({t for (t,) in ticks})  # one tick job per second, whichever worker deferred it
 
+
+
+def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City) -> None:
+    manager, queue = _queue(city)
+    try:
+        persona = manager.world.persona(city.persona_id)
+        auto = queue.submit_auto(persona, city.building_id, manager.meta_playbook("meta_auto"))
+        schedule = queue.submit_schedule(persona, city.building_id, manager.meta_playbook(None),
+                                         args={"input": "定時"})
+        user = queue.submit_user(persona, city.building_id, "先にどうぞ", manager.meta_playbook(None))
+        city.worker(concurrency=1)  # queued first, taken in priority order
+        for h in (auto, schedule, user):
+            assert h.done.wait(WAIT)
+    finally:
+        manager.close()
+    started = city.sql("""SELECT j.args->>'kind' FROM procrastinate_events e JOIN procrastinate_jobs j
+                          ON j.id = e.job_id WHERE j.task_name = 'saiverse.run_pulse' AND e.type = 'started'
+                          ORDER BY e.at, e.id""")
+    assert [k for (k,) in started] == ["user", "schedule", "auto"]
+
+
+def test_remote_pulses_need_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(REMOTE_ENV, "1")  # the home's SQLite city
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "chat", "こんにちは"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": ""})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "PostgreSQL" in done.stderr, done.stderr
+    assert not Path(os.environ["SAIVERSE_HOME"]).exists()  # nothing written
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "worker"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": ""})
+    assert done.returncode == 2 and "PostgreSQL" in done.stderr, done.stderr
