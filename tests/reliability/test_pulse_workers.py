@@ -6,7 +6,8 @@ subprocesses (`python main.py worker`, saiverse/pulse_queue.py):
 - kill -9 a worker mid-pulse (before the journal's commit): the job goes back to the queue, and the
   pulse ends as failed — the user's message kept once, a `pulse_stopped` note, never run twice; killed
   just after the commit: nothing runs again, nothing doubled;
-- a schedule fires once with three workers ticking.
+- a schedule fires once with three workers ticking;
+- queued pulses are taken user, then schedule, then autonomous; remote pulses on SQLite are refused.
 """
 
 from __future__ import annotations
