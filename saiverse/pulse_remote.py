@@ -144,7 +144,9 @@ class QueuedPulses:
         record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
         handle = PulseHandle(record, CancellationToken())
         conn = None
-        if self.listen:
+        # Only a user's pulse is followed: schedules and autonomous turns (an app's ticker may start
+        # a thousand) are not worth a connection each; their lines reach the building as written.
+        if self.listen and kind == "user":
             conn = psycopg.connect(libpq_url(self.url), autocommit=True)
             conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(record.pulse_id))))
         try:

@@ -227,9 +227,11 @@ def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City
         schedule = queue.submit_schedule(persona, city.building_id, manager.meta_playbook(None),
                                          args={"input": "定時"})
         user = queue.submit_user(persona, city.building_id, "先にどうぞ", manager.meta_playbook(None))
+        assert auto.done.is_set() and schedule.done.is_set()  # not followed: only a user's pulse is
         city.worker(concurrency=1)  # queued first, taken in priority order
-        for h in (auto, schedule, user):
-            assert h.done.wait(WAIT)
+        assert user.done.wait(WAIT) and user.record.status == "ok"
+        _wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                                   " AND status = 'succeeded'") == [(3,)], "the three pulses ran")
     finally:
         manager.close()
     started = city.sql("""SELECT j.args->>'kind' FROM procrastinate_events e JOIN procrastinate_jobs j
