@@ -72,6 +72,20 @@ def move(args: argparse.Namespace) -> int:
     return 0
 
 
+def worker(args: argparse.Namespace) -> int:
+    """run pulses from the queue in PostgreSQL (a city in PostgreSQL only)"""
+    from saiverse.manager import SAIVerseManager
+    from saiverse.pulse import worker_command
+
+    return worker_command(settings(args), args, print_json, lambda st: SAIVerseManager(st, seed=False))
+
+
+def _concurrency(raw: str) -> int:
+    if not raw.isdigit() or not 1 <= int(raw) <= 64:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number from 1 to 64")
+    return int(raw)
+
+
 def register(sub: Any) -> None:
     """This module's commands on the main parser."""
     add_bind(command(sub, serve))
@@ -85,6 +99,10 @@ def register(sub: Any) -> None:
     p = command(sub, migrate)
     p.add_argument("--db", help="path of the SQLite file")
     add_json(p, "print what was done as one JSON object")
+
+    p = command(sub, worker)
+    p.add_argument("--concurrency", type=_concurrency, default=2, help="pulses this worker runs at once (default 2)")
+    p.add_argument("--autonomous", action="store_true", help="this worker's city tick also starts autonomous turns")
 
     p = command(sub, move)
     p.add_argument("--to", required=True, metavar="URL", help="postgresql+psycopg://USER@HOST:PORT/DB (empty)")

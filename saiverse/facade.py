@@ -36,6 +36,7 @@ class WorldFacade:
     """Buildings, personas, history, items and memory, as the entry points see them."""
 
     db: Database
+    autonomous: bool
     world: World
     items: ItemStore
     memory: SAIMemory
@@ -218,6 +219,22 @@ class WorldFacade:
     def _summary_model(self, persona_id: str) -> ChatModel:
         """The model that writes a persona's Chronicle: its lightweight chain."""
         return self.models(persona_context(self.world.persona(persona_id)), "lightweight")[0]
+
+    def startup_notice(self) -> str:
+        """One console line at start: the model chats answer with, and why (a persona's own model wins for it)."""
+        from saiverse.llm.registry import describe_default
+
+        model, why = describe_default(self.settings)
+        # A persona whose own model cannot answer says so too (an imported `gemini-…` with no key).
+        own = [f"\n  {a.line()}" for a in self.persona_models() if a.fallback and a.own]
+        return f"model: {model} — {why}" + "".join(own)
+
+    def autonomy_status(self) -> dict[str, Any]:
+        """The 自律 switch as the chat view shows it: on/off, which personas act, and how often."""
+        actors = [p for p in self.world.personas() if p.interaction_mode == "auto" and p.building_id]
+        intervals = {p.building_id: self.world.building(p.building_id).auto_interval_sec for p in actors}
+        return {"on": self.autonomous, "personas": [p.name for p in actors],
+                "minutes": max(1, round(min(intervals.values(), default=600) / 60))}
 
     def tracks_view(self, persona_id: str) -> dict[str, Any]:
         """A persona's upstream v0.3 activity: state (Idle when none was kept), tracks with their open

@@ -94,6 +94,9 @@ class SAIVerseManager(WorldFacade):
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
         check_home(settings.home, settings.db_path)  # nothing is created in a home that cannot be ours
+        from saiverse.pulse import remote_enabled, remote_pulses
+
+        remote_enabled(settings.database_url)  # a bad SAIVERSE_PULSE_WORKERS_REMOTE is refused before any write
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
         make_home(settings.home)
@@ -143,6 +146,7 @@ class SAIVerseManager(WorldFacade):
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
         ), workers=workers)
+        self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
         self._last_auto: dict[str, datetime] = {}
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
@@ -182,13 +186,6 @@ class SAIVerseManager(WorldFacade):
     def autonomous(self, on: bool) -> None:
         self.world_settings.set_flag(AUTONOMOUS, bool(on))
 
-    def autonomy_status(self) -> dict[str, Any]:
-        """The 自律 switch as the chat view shows it: on/off, which personas act, and how often."""
-        actors = [p for p in self.world.personas() if p.interaction_mode == "auto" and p.building_id]
-        intervals = {p.building_id: self.world.building(p.building_id).auto_interval_sec for p in actors}
-        return {"on": self.autonomous, "personas": [p.name for p in actors],
-                "minutes": max(1, round(min(intervals.values(), default=600) / 60))}
-
     @property
     def settings(self) -> Settings:
         """The settings in force now."""
@@ -220,15 +217,6 @@ class SAIVerseManager(WorldFacade):
     # ---- models ---------------------------------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
         return model_for(self.settings, persona, kind)
-
-    def startup_notice(self) -> str:
-        """One console line at start: the model chats answer with, and why (a persona's own model wins for it)."""
-        from saiverse.llm.registry import describe_default
-
-        model, why = describe_default(self.settings)
-        # A persona whose own model cannot answer says so too (an imported `gemini-…` with no key).
-        own = [f"\n  {a.line()}" for a in self.persona_models() if a.fallback and a.own]
-        return f"model: {model} — {why}" + "".join(own)
 
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on an embedded model (local or offline), saying why."""
@@ -416,22 +404,24 @@ class SAIVerseManager(WorldFacade):
         check_args(pb, dict(spec.get("args") or {}), partial=True)
         return self.schedules.add(persona_id, {**spec, "meta_playbook": name})
 
-    def fire_due_schedules(self, now: datetime | None = None) -> list[PulseHandle]:
-        """Submit a schedule pulse for every due entry (the ticker calls this)."""
+    def fire_due_schedules(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
+        """Submit a schedule pulse for every due entry (the ticker calls this; a pulse worker's tick gives
+        `pulses`, the queue, saiverse/pulse/_queue.py). An entry another process claimed first is skipped."""
         now = now or datetime.now()
         handles = []
         for entry in self.schedules.due(now):
-            self.schedules.mark_fired(entry.schedule_id, now)
+            if not self.schedules.mark_fired(entry.schedule_id, now):
+                continue
             try:
                 persona = self.world.persona(entry.persona_id)
                 pb = self.meta_playbook(entry.meta_playbook)
-                handles.append(self.pulses.submit_schedule(
+                handles.append((pulses or self.pulses).submit_schedule(
                     persona, persona.building_id or self.user_building(), pb, args=entry.args))
             except (UnknownIdError, PlaybookError, QueueFullError):
                 continue  # the entry stays listed; a deleted persona or playbook just skips a run
         return handles
 
-    def autonomous_tick(self, now: datetime | None = None) -> list[PulseHandle]:
+    def autonomous_tick(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
         """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval."""
         if not self.autonomous:
             return []
@@ -444,7 +434,7 @@ class SAIVerseManager(WorldFacade):
                 continue
             self._last_auto[persona.persona_id] = now
             try:
-                handles.append(self.pulses.submit_auto(persona, persona.building_id, pb))
+                handles.append((pulses or self.pulses).submit_auto(persona, persona.building_id, pb))
             except QueueFullError:
                 continue
         return handles

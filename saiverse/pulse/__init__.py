@@ -1,6 +1,7 @@
 """A pulse: one activation of one persona, its journal, context, tools and productions.
 
 Parts (private modules; import from here):
+- `_queue`, `_remote`: pulses run by worker processes from a queue in PostgreSQL
 - `_context`
 - `_controller`
 - `_journal`
@@ -34,10 +35,16 @@ if TYPE_CHECKING:
     from saiverse.pulse._journal import system_prompt_for as system_prompt_for
     from saiverse.pulse._playbooks import PlaybookCatalog as PlaybookCatalog
     from saiverse.pulse._production import ProductionService as ProductionService
+    from saiverse.pulse._queue import worker_command as worker_command
+    from saiverse.pulse._remote import remote_enabled as remote_enabled
+    from saiverse.pulse._remote import remote_pulses as remote_pulses
     from saiverse.pulse._toolctx import ManagerToolContext as ManagerToolContext
     from saiverse.pulse._toolctx import ToolServices as ToolServices
 
 _EXPORTS: dict[str, str] = {
+    "remote_enabled": "_remote",
+    "remote_pulses": "_remote",
+    "worker_command": "_queue",
     "DEFAULT_CONTEXT_TOKENS": "_context",
     "Line": "_context",
     "MESSAGE_OVERHEAD": "_context",

@@ -136,6 +136,8 @@ class _Job:
     playbook: Playbook
     args: dict[str, Any]
     user_input: str | None
+    user_stored: bool = False
+    """The user's message is already in SAIMemory (a queued pulse retried, saiverse/pulse/_queue.py)."""
 
 
 class PulseController:
@@ -156,11 +158,14 @@ class PulseController:
     def submit(
         self, kind: PulseKind, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
         args: dict[str, Any] | None = None, user_input: str | None = None,
+        pulse_id: str | None = None, user_stored: bool = False,
     ) -> PulseHandle:
-        """Queue a pulse. `user_input` given → run as a meta turn (`run_meta_user`)."""
+        """Queue a pulse. `user_input` given → run as a meta turn (`run_meta_user`). A worker taking a
+        pulse from the queue (saiverse/pulse/_queue.py) gives its `pulse_id`, and `user_stored` when the
+        user's message was stored by an earlier attempt."""
         if self._closed:
             raise RuntimeError("the pulse controller is shut down")
-        record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
+        record = PulseRecord(pulse_id or uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
         handle = PulseHandle(record, CancellationToken())
         with self._guard:
             waiting = self._pool.waiting(persona.persona_id)
@@ -172,7 +177,7 @@ class PulseController:
             self._queued[record.pulse_id] = handle
             self.records.append(record)
             self._pool.put(persona.persona_id, PRIORITY[kind],
-                           _Job(handle, persona, playbook, dict(args or {}), user_input))
+                           _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored))
         return handle
 
     def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
@@ -258,7 +263,7 @@ class PulseController:
         ctx = persona_context(persona)
         why = ""
         try:
-            if job.user_input and rec.kind == "user":
+            if job.user_input and rec.kind == "user" and not job.user_stored:
                 # What the user said is kept even if the pulse then fails.
                 self.services.memory.add(persona.persona_id, "user", job.user_input,
                                          tags=["conversation"], pulse_id=rec.pulse_id)

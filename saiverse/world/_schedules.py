@@ -176,13 +176,16 @@ class ScheduleStore:
             ).order_by(Schedule.next_run_at)).all()
             return [_info(r) for r in rows]
 
-    def mark_fired(self, schedule_id: str, now: datetime) -> None:
-        """Record a run and compute the next one (a one-shot is disabled)."""
+    def mark_fired(self, schedule_id: str, now: datetime) -> bool:
+        """Claim a due run: record it and compute the next one (a one-shot is disabled). False when the
+        entry is gone or no longer due — another process (a pulse worker, saiverse/pulse/_queue.py)
+        claimed this run first; the row is locked while it is claimed, so a run fires once."""
         with self.db.session() as s:
-            row = s.get(Schedule, schedule_id)
-            if row is None:
-                return
+            row = s.scalars(select(Schedule).where(Schedule.schedule_id == schedule_id).with_for_update()).first()
+            if row is None or not row.enabled or row.next_run_at is None or row.next_run_at > now:
+                return False
             row.last_run_at = now
             row.next_run_at = next_run(row, now)
             if row.next_run_at is None:
                 row.enabled = 0
+            return True

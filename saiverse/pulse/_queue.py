@@ -1,0 +1,195 @@
+"""Pulse workers: `python main.py worker` takes pulses from a queue in PostgreSQL (docs/ARCHITECTURE.md).
+
+The queue is `procrastinate` (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY). Each pulse is a `saiverse.run_pulse`
+job with the persona's `lock` (one pulse of a persona at a time across every worker) and a priority
+(user > schedule > auto, saiverse/pulse/_remote.py). A worker opens the city like the app does and runs
+the job on its in-process pulse controller, publishing every event on the pulse's channel.
+
+Periodic tasks, deduplicated across workers by procrastinate (one job per tick, whoever defers it):
+- `saiverse.city_tick`: due schedules (each run claimed under a row lock, saiverse/schedules.py, so it
+  fires once) and, on workers started with `--autonomous`, autonomous turns — deferred as jobs;
+- `saiverse.recover_stalled`: jobs of a worker that stopped sending heartbeats (killed) go back to
+  the queue.
+
+A retried job never doubles a pulse (the journal: the user's message is stored first, everything else
+in one transaction at the end, saiverse/pulse.py). The pulse id is its idempotency key:
+- the pulse's writes are there → it ended before the kill: nothing runs again;
+- nothing of it is stored, or only the user's message, and it never started → it runs (the message is
+  not stored twice);
+- it had started (a retry, with the user's message stored, or any schedule/auto pulse) → tools may
+  have changed the world already, which cannot be undone: it ends as failed, with the `pulse_stopped`
+  note in the persona's memory, and the job is marked failed. Never run twice, never lost silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from saiverse.errors import UsageError
+from saiverse.pulse._journal import STOPPED_TAGS
+from saiverse.pulse._remote import (
+    EVENTS_TABLE,
+    REMOTE_ENV,
+    RUN_PULSE,
+    EventPublisher,
+    QueuedPulses,
+    ensure_schema,
+    libpq_url,
+)
+from sea.events import event
+
+TICK_ENV = "SAIVERSE_WORKER_TICK"
+"""Seconds between city ticks (default 15, the in-process ticker's interval, saiverse/ticker.py)."""
+RECOVER_CRON = "* * * * * */5"
+"""Every 5 s (procrastinate's cron: the 6th column is seconds, the first stays minutes)."""
+HEARTBEAT_ENV = "SAIVERSE_WORKER_HEARTBEAT"
+"""Seconds between a worker's heartbeats (default 10); a worker silent for 3 of them is dead."""
+SYSTEM_PRIORITY = 30
+log = logging.getLogger(__name__)
+
+
+class PulseLost(RuntimeError):
+    """A pulse whose worker died after it started: ended as failed (the job fails with it)."""
+
+
+@dataclass
+class _Worker:
+    """What a worker process holds: its city and a queue to defer the pulses its tick starts."""
+
+    url: str
+    manager: Any
+    enqueuer: QueuedPulses
+
+
+_STATE: dict[str, _Worker] = {}
+
+
+def _seconds(name: str, default: float, low: float, high: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError as exc:
+        raise UsageError(f"{name}={raw!r} is not a number of seconds") from exc
+    if not low <= value <= high:
+        raise UsageError(f"{name}={raw!r} must be between {low:g} and {high:g} seconds")
+    return value
+
+
+def heartbeat() -> float:
+    return _seconds(HEARTBEAT_ENV, 10.0, 0.2, 600)
+
+
+def tick_cron() -> str:
+    """The tick's cron line (procrastinate's 6th column is seconds; a divisor of 60 keeps it even)."""
+    return f"* * * * * */{int(_seconds(TICK_ENV, 15, 1, 59))}"
+
+
+def build_app(url: str) -> Any:
+    """The workers' procrastinate App with the pulse, tick and recovery tasks."""
+    from procrastinate import App, JobContext, PsycopgConnector
+
+    app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=8))
+
+    @app.task(name=RUN_PULSE, pass_context=True)
+    def run_pulse(context: JobContext, **job: Any) -> None:
+        _run_pulse(context, **job)
+
+    @app.periodic(cron=tick_cron(), periodic_id="tick")
+    @app.task(name="saiverse.city_tick", queueing_lock="saiverse.city_tick", priority=SYSTEM_PRIORITY)
+    def city_tick(timestamp: int) -> None:
+        _tick()
+
+    @app.periodic(cron=RECOVER_CRON, periodic_id="recover")
+    @app.task(name="saiverse.recover_stalled", queueing_lock="saiverse.recover_stalled", priority=SYSTEM_PRIORITY)
+    async def recover_stalled(timestamp: int) -> None:
+        stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=3 * heartbeat())
+        for job in stalled:
+            log.warning("job %s (%s) lost its worker: back to the queue", job.id, job.task_name)
+            await app.job_manager.retry_job(job)
+
+    return app
+
+
+def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, building_id: str, playbook: str,
+               user_input: str | None, args: dict[str, Any]) -> None:
+    state = _STATE["worker"]
+    mgr = state.manager
+    publisher = EventPublisher(state.url, pulse_id)
+    base = {"pulse_id": pulse_id, "persona_id": persona_id}
+    try:
+        stored = mgr.memory.list_messages(persona_id, tag=f"pulse:{pulse_id}", limit=50)
+        only_user = kind == "user" and len(stored) == 1 and stored[0]["role"] == "user"
+        if stored and not only_user:
+            stopped = any("pulse_stopped" in (m["tags"] or []) for m in stored)
+            publisher.publish(event("notice", kind="pulse_already_ended", text="このパルスは既に終わっています。",
+                                    **base))
+            publisher.publish(event("pulse_end", status="error" if stopped else "ok", **base))
+            return
+        if context.job.attempts > 0 and (stored or kind != "user"):
+            why = "ワーカーが途中で止まりました"
+            mgr.memory.add(persona_id, "user", f"このパルスは途中で止まりました ({why})。", tags=list(STOPPED_TAGS),
+                           pulse_id=pulse_id)
+            publisher.publish(event("error", kind="worker_lost", message=f"{why}。パルスは再実行されません。", **base))
+            publisher.publish(event("pulse_end", status="error", **base))
+            raise PulseLost(f"pulse {pulse_id} lost its worker mid-run; ended as failed")
+        persona = mgr.world.persona(persona_id)
+        pb = mgr.playbooks.get(playbook)
+        if pb is None:
+            publisher.publish(event("error", kind="PlaybookError", message=f"playbook {playbook!r} does not exist",
+                                    **base))
+            publisher.publish(event("pulse_end", status="error", **base))
+            return
+        handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
+                                   pulse_id=pulse_id, user_stored=bool(stored))
+        for ev in handle.events():
+            publisher.publish(ev)
+            if context.should_abort():
+                handle.cancel()
+    finally:
+        publisher.close()
+
+
+def _tick() -> None:
+    state = _STATE["worker"]
+    try:
+        state.manager.fire_due_schedules(pulses=state.enqueuer)
+    finally:
+        state.manager.autonomous_tick(pulses=state.enqueuer)
+        import psycopg
+
+        with psycopg.connect(libpq_url(state.url), autocommit=True) as conn:
+            conn.execute(f"DELETE FROM {EVENTS_TABLE} WHERE created_at < now() - interval '1 day'")
+
+
+def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) -> int:
+    """`python main.py worker`: run pulses from the queue until stopped (SIGINT/SIGTERM end it cleanly).
+
+    `open_city(settings)` opens the city's manager (main.py hands it in: the manager sits above this module)."""
+    from database.engine import is_postgres
+
+    if not is_postgres(settings.database_url):
+        raise UsageError("pulse workers need a city in PostgreSQL: set SAIVERSE_DATABASE_URL=postgresql+psycopg://…")
+    beat = heartbeat()
+    tick_cron()  # a bad value is refused before anything starts
+    os.environ[REMOTE_ENV] = "0"  # this process runs the pulses it takes
+    ensure_schema(settings.database_url)
+    manager = open_city(settings)
+    manager.autonomous = bool(args.autonomous)
+    name = f"{socket.gethostname()}-{os.getpid()}"
+    _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False))
+    print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
+                "autonomous": manager.autonomous})
+    try:
+        build_app(settings.database_url).run_worker(
+            name=name, concurrency=args.concurrency, update_heartbeat_interval=beat,
+            stalled_worker_timeout=3 * beat, fetch_job_polling_interval=min(5.0, beat * 2),
+        )
+    finally:
+        _STATE["worker"].enqueuer.shutdown()
+        manager.close()
+        _STATE.pop("worker", None)
+    return 0

@@ -1,0 +1,287 @@
+"""Pulses taken by pulse workers: enqueue in PostgreSQL, follow the events back (docs/ARCHITECTURE.md, "Pulse workers").
+
+With `SAIVERSE_DATABASE_URL=postgresql+psycopg://…` and `SAIVERSE_PULSE_WORKERS_REMOTE=1`, an app or
+CLI process does not run pulses itself: `QueuedPulses` defers each one as a `procrastinate` job
+(saiverse/pulse/_queue.py runs them in `python main.py worker` processes) and hands back the same
+`PulseHandle` the in-process controller does, fed by LISTEN/NOTIFY: the worker publishes every event of
+the pulse on the pulse's own channel as JSON, and a payload too large for NOTIFY is stored in
+`saiverse_pulse_events` and referenced by id. The channel is listened to before the job is deferred,
+so no event is missed; a job that ends without its `pulse_end` (it failed outside the pulse, or was
+cancelled before it started) is noticed from the job's status and ended visibly, never silently.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import uuid
+from collections import deque
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from database.engine import is_postgres
+from saiverse.errors import UsageError
+from saiverse.pulse._controller import RECORDS_KEPT, PulseHandle, PulseRecord
+from saiverse.world import PersonaInfo
+from sea.events import Event, event
+from sea.playbook import Playbook
+from sea.ports import CancellationToken
+
+REMOTE_ENV = "SAIVERSE_PULSE_WORKERS_REMOTE"
+RUN_PULSE = "saiverse.run_pulse"
+QUEUE_PRIORITY: dict[str, int] = {"user": 20, "schedule": 10, "auto": 0}
+"""procrastinate runs a higher number first: a user's pulse, then a schedule, then an autonomous turn."""
+EVENTS_TABLE = "saiverse_pulse_events"
+NOTIFY_LIMIT = 7000
+"""Bytes of a NOTIFY payload (PostgreSQL's limit is 8000); a larger event goes through EVENTS_TABLE."""
+QUIET_CHECK = 5.0
+"""Seconds without an event after which the follower looks at the job's status."""
+ENDED = ("succeeded", "failed", "cancelled", "aborted")
+log = logging.getLogger(__name__)
+
+
+def libpq_url(url: str) -> str:
+    """SQLAlchemy's `postgresql+psycopg://` URL as psycopg/procrastinate take it."""
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def channel(pulse_id: str) -> str:
+    return f"saiverse_pulse_{pulse_id}"
+
+
+def persona_lock(persona_id: str) -> str:
+    """procrastinate's `lock`: a persona runs one pulse at a time across every worker."""
+    return f"saiverse.persona:{persona_id}"
+
+
+def remote_enabled(database_url: str) -> bool:
+    """Whether this process hands its pulses to workers ($SAIVERSE_PULSE_WORKERS_REMOTE=1, PostgreSQL only)."""
+    raw = os.environ.get(REMOTE_ENV, "").strip().lower()
+    if raw in ("", "0", "false", "no", "off"):
+        return False
+    if raw not in ("1", "true", "yes", "on"):
+        raise UsageError(f"{REMOTE_ENV}={raw!r} is not 0 or 1")
+    if not is_postgres(database_url):
+        raise UsageError(f"{REMOTE_ENV}=1 needs a city in PostgreSQL (SAIVERSE_DATABASE_URL=postgresql+psycopg://…)")
+    return True
+
+
+def remote_pulses(settings: Any, local: Any) -> Any:
+    """The manager's pulses: `local` (the in-process controller), or a queue to the workers."""
+    if not remote_enabled(settings.database_url):
+        return local
+    return QueuedPulses(settings.database_url, local)
+
+
+def ensure_schema(url: str) -> None:
+    """procrastinate's tables and the large-event table, made once (an advisory lock orders openers)."""
+    from procrastinate.schema import SchemaManager
+
+    with psycopg.connect(libpq_url(url), autocommit=True) as conn:
+        conn.execute("SELECT pg_advisory_lock(hashtext('saiverse.pulse_queue.schema'))")
+        try:
+            if conn.execute("SELECT to_regclass('procrastinate_jobs')").fetchone()[0] is None:  # type: ignore[index]
+                conn.execute(SchemaManager.get_schema())
+            conn.execute(f"CREATE TABLE IF NOT EXISTS {EVENTS_TABLE} (id BIGSERIAL PRIMARY KEY, "
+                         "pulse_id TEXT NOT NULL, payload TEXT NOT NULL, created_at TIMESTAMPTZ DEFAULT now())")
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(hashtext('saiverse.pulse_queue.schema'))")
+
+
+def queue_app(url: str) -> Any:
+    """A procrastinate App for enqueuing from synchronous code (the workers build theirs, saiverse/pulse/_queue.py)."""
+    from procrastinate import App, SyncPsycopgConnector
+
+    return App(connector=SyncPsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=4))
+
+
+class EventPublisher:
+    """A worker's side: one pulse's events, in order, on its channel."""
+
+    def __init__(self, url: str, pulse_id: str) -> None:
+        self.pulse_id = pulse_id
+        self._conn = psycopg.connect(libpq_url(url), autocommit=True)
+
+    def publish(self, ev: Event | dict[str, Any]) -> None:
+        payload = json.dumps(ev, ensure_ascii=False, default=str)
+        if len(payload.encode()) > NOTIFY_LIMIT:
+            row = self._conn.execute(f"INSERT INTO {EVENTS_TABLE} (pulse_id, payload) VALUES (%s, %s) RETURNING id",
+                                     (self.pulse_id, payload)).fetchone()
+            payload = json.dumps({"ref": row[0]})  # type: ignore[index]
+        self._conn.execute("SELECT pg_notify(%s, %s)", (channel(self.pulse_id), payload))
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class QueuedPulses:
+    """The pulse controller's interface, with the pulses run by workers (`listen=False`: fire and forget)."""
+
+    def __init__(self, url: str, local: Any = None, *, listen: bool = True) -> None:
+        ensure_schema(url)
+        self.url = url
+        self.local = local
+        """The in-process controller this replaces (shut down with it)."""
+        self.listen = listen
+        self.app = queue_app(url)
+        self.app.open()
+        self._guard = threading.Lock()
+        self._live: dict[str, PulseHandle] = {}
+        self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
+        self._closed = False
+
+    def submit(
+        self, kind: str, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+        args: dict[str, Any] | None = None, user_input: str | None = None,
+    ) -> PulseHandle:
+        """Defer a pulse to the workers; its handle streams the events they publish."""
+        if self._closed:
+            raise RuntimeError("the pulse queue is shut down")
+        record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
+        handle = PulseHandle(record, CancellationToken())
+        conn = None
+        # Only a user's pulse is followed: schedules and autonomous turns (an app's ticker may start
+        # a thousand) are not worth a connection each; their lines reach the building as written.
+        if self.listen and kind == "user":
+            conn = psycopg.connect(libpq_url(self.url), autocommit=True)
+            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(record.pulse_id))))
+        try:
+            job_id = self.app.configure_task(
+                name=RUN_PULSE, lock=persona_lock(persona.persona_id), priority=QUEUE_PRIORITY[kind],
+            ).defer(pulse_id=record.pulse_id, kind=kind, persona_id=persona.persona_id, building_id=building_id,
+                    playbook=playbook.name, user_input=user_input, args=dict(args or {}))
+        except BaseException:
+            if conn is not None:
+                conn.close()
+            raise
+        self.records.append(record)
+        if conn is None:
+            handle._put(None)  # nobody here follows it: the worker runs it, its events stay there
+            handle.done.set()
+            return handle
+        with self._guard:
+            self._live[record.pulse_id] = handle
+        threading.Thread(target=self._follow, args=(conn, handle, job_id), daemon=True,
+                         name=f"pulse-follow-{record.pulse_id[:8]}").start()
+        return handle
+
+    def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
+                    args: dict[str, Any] | None = None) -> PulseHandle:
+        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input)
+
+    def submit_schedule(self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+                        args: dict[str, Any] | None = None) -> PulseHandle:
+        text = str((args or {}).get("input", ""))
+        return self.submit("schedule", persona, building_id, playbook, args=args, user_input=text)
+
+    def submit_auto(self, persona: PersonaInfo, building_id: str, playbook: Playbook) -> PulseHandle:
+        return self.submit("auto", persona, building_id, playbook, user_input="")
+
+    # ---- following -----------------------------------------------------------------------------
+    def _follow(self, conn: psycopg.Connection, handle: PulseHandle, job_id: int) -> None:
+        rec, asked_cancel, ended = handle.record, False, False
+        try:
+            while not ended:
+                got = False
+                for note in conn.notifies(timeout=QUIET_CHECK if not handle.token.cancelled else 1.0):
+                    got = True
+                    ev = self._decode(conn, note.payload)
+                    self._seen(rec, ev)
+                    handle._put(ev)  # type: ignore[arg-type]
+                    if ev.get("type") == "pulse_end":
+                        ended = True
+                        break
+                    if handle.token.cancelled:
+                        break
+                if ended:
+                    break
+                if handle.token.cancelled and not asked_cancel:
+                    asked_cancel = True
+                    self.app.job_manager.cancel_job_by_id(job_id, abort=True)
+                if not got or asked_cancel:
+                    status = self._job_status(conn, job_id)
+                    if status in ENDED:
+                        ended = self._end_without_events(conn, handle, status)
+        except Exception as exc:  # noqa: BLE001 - the database went away: say so instead of hanging
+            log.exception("following pulse %s failed", rec.pulse_id)
+            rec.status = "error"
+            handle._put(event("error", kind=type(exc).__name__, message=f"パルスの経過を受け取れませんでした: {exc}",
+                              pulse_id=rec.pulse_id, persona_id=rec.persona_id))
+            handle._put(event("pulse_end", status="error", pulse_id=rec.pulse_id, persona_id=rec.persona_id))
+        finally:
+            conn.close()
+            with self._guard:
+                self._live.pop(rec.pulse_id, None)
+            handle._put(None)
+            handle.done.set()
+
+    def _end_without_events(self, conn: psycopg.Connection, handle: PulseHandle, status: str) -> bool:
+        """The job ended; events it published just before are read first, then the pulse is ended here."""
+        for note in conn.notifies(timeout=0.5):
+            ev = self._decode(conn, note.payload)
+            self._seen(handle.record, ev)
+            handle._put(ev)  # type: ignore[arg-type]
+            if ev.get("type") == "pulse_end":
+                return True
+        rec = handle.record
+        rec.status = "cancelled" if status in ("cancelled", "aborted") else "error"
+        base = {"pulse_id": rec.pulse_id, "persona_id": rec.persona_id}
+        message = ("パルスは開始前に中止されました。" if rec.status == "cancelled"
+                   else f"ワーカーがパルスを終えられませんでした (job {status})。")
+        handle._put(event("error", kind=rec.status, message=message, **base))
+        handle._put(event("pulse_end", status=rec.status, **base))
+        return True
+
+    @staticmethod
+    def _seen(rec: PulseRecord, ev: dict[str, Any]) -> None:
+        if ev.get("type") == "pulse_start":
+            rec.status = "running"
+        elif ev.get("type") == "pulse_end":
+            rec.status = str(ev.get("status") or "ok")
+            rec.usage = dict(ev.get("usage") or rec.usage)
+
+    @staticmethod
+    def _decode(conn: psycopg.Connection, payload: str) -> dict[str, Any]:
+        ev = json.loads(payload)
+        if set(ev) == {"ref"}:
+            row = conn.execute(f"SELECT payload FROM {EVENTS_TABLE} WHERE id = %s", (int(ev["ref"]),)).fetchone()
+            ev = json.loads(row[0]) if row else {"type": "notice", "kind": "event_lost", "text": "(event expired)"}
+        return dict(ev)
+
+    @staticmethod
+    def _job_status(conn: psycopg.Connection, job_id: int) -> str | None:
+        row = conn.execute("SELECT status FROM procrastinate_jobs WHERE id = %s", (job_id,)).fetchone()
+        return str(row[0]) if row else "failed"
+
+    # ---- control (the controller's interface) --------------------------------------------------
+    def cancel_all(self, building_id: str | None = None) -> int:
+        with self._guard:
+            chosen = [h for h in self._live.values() if building_id is None or h.record.building_id == building_id]
+        for h in chosen:
+            h.cancel()
+        return len(chosen)
+
+    def stop_persona(self, persona_id: str, *, timeout: float = 30.0) -> bool:
+        with self._guard:
+            handles = [h for h in self._live.values() if h.record.persona_id == persona_id]
+        for h in handles:
+            h.cancel()
+        return all(h.done.wait(timeout) for h in handles)
+
+    def busy(self) -> bool:
+        with self._guard:
+            return bool(self._live)
+
+    def record(self, pulse_id: str) -> PulseRecord | None:
+        return next((r for r in self.records if r.pulse_id == pulse_id), None)
+
+    def shutdown(self) -> None:
+        self._closed = True
+        self.cancel_all()
+        self.app.close()
+        if self.local is not None:
+            self.local.shutdown()

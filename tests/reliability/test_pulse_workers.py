@@ -1,0 +1,251 @@
+"""Pulse workers across processes, on a real throwaway PostgreSQL cluster (tests/pg.py) with real worker
+subprocesses (`python main.py worker`, saiverse/pulse/_queue.py):
+
+- a user's reply streams from a worker to the process that enqueued it, event by event;
+- two workers and one persona: one pulse at a time, each user message stored once;
+- kill -9 a worker mid-pulse (before the journal's commit): the job goes back to the queue, and the
+  pulse ends as failed — the user's message kept once, a `pulse_stopped` note, never run twice; killed
+  just after the commit: nothing runs again, nothing doubled;
+- a schedule fires once with three workers ticking;
+- queued pulses are taken user, then schedule, then autonomous; remote pulses on SQLite are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from database.models import Schedule
+from saiverse.manager import SAIVerseManager
+from saiverse.pulse._remote import REMOTE_ENV, QueuedPulses, libpq_url
+from saiverse.settings import load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+KILLAT = Path(__file__).with_name("killat.py")
+WAIT = 90.0
+"""A liveness bound for things that should happen within a few ticks, not a timing."""
+
+
+def _wait_for(cond: Callable[[], Any], what: str) -> Any:
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        got = cond()
+        if got:
+            return got
+        time.sleep(0.2)
+    raise AssertionError(f"never happened: {what}")
+
+
+class City:
+    """A city in PostgreSQL with worker subprocesses."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.workers: list[subprocess.Popen[str]] = []
+        manager = SAIVerseManager(load_settings())  # migrates and seeds the world
+        try:
+            persona = manager.world.personas()[0]
+            self.persona_id, self.building_id = persona.persona_id, persona.building_id
+        finally:
+            manager.close()
+
+    def worker(self, *, kill: tuple[str, str] | None = None, concurrency: int = 2) -> subprocess.Popen[str]:
+        argv = ["worker", "--concurrency", str(concurrency)]
+        cmd = [sys.executable, str(KILLAT), *kill, "--", *argv] if kill else [sys.executable, str(ROOT / "main.py"),
+                                                                            *argv]
+        log = open(Path.cwd() / f"worker-{len(self.workers)}.log", "w")  # noqa: SIM115 - kept while it runs
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True,
+                                env={**os.environ, REMOTE_ENV: "0"})
+        line = proc.stdout.readline() if proc.stdout else ""
+        assert json.loads(line)["type"] == "worker_started", line
+        self.workers.append(proc)
+        return proc
+
+    def sql(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
+        with psycopg.connect(libpq_url(self.url), autocommit=True) as conn:
+            return list(conn.execute(query, params).fetchall())  # type: ignore[arg-type]
+
+    def memory(self, pulse_id: str) -> list[tuple[str, str]]:
+        return [(r[0], r[1]) for r in self.sql(
+            "SELECT ROLE, CONTENT FROM saimemory WHERE PULSE_ID = %s ORDER BY ID", pulse_id)]
+
+    def stop(self) -> None:
+        for proc in self.workers:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.workers:
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.fixture
+def city(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[City]:
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
+    monkeypatch.setenv("SAIVERSE_WORKER_HEARTBEAT", "0.5")  # a killed worker is noticed after 1.5 s
+    monkeypatch.setenv("SAIVERSE_WORKER_TICK", "1")
+    c = City(pg_url)
+    try:
+        yield c
+    finally:
+        c.stop()
+
+
+def _queue(city: City) -> tuple[SAIVerseManager, QueuedPulses]:
+    os.environ[REMOTE_ENV] = "1"
+    try:
+        manager = SAIVerseManager(load_settings(), seed=False)
+    finally:
+        del os.environ[REMOTE_ENV]
+    assert isinstance(manager.pulses, QueuedPulses)
+    return manager, manager.pulses
+
+
+def test_a_reply_streams_from_a_worker(city: City) -> None:
+    manager, _ = _queue(city)
+    city.worker()
+    try:
+        # The test holds the memory table: the worker's pulse starts, then waits at its first write.
+        held = psycopg.connect(libpq_url(city.url))
+        held.execute("LOCK TABLE saimemory IN SHARE MODE")
+        events = manager.handle_user_input(city.building_id, "こんにちは、元気？", persona_id=city.persona_id)
+        first = next(iter(events))
+        while first.get("type") != "pulse_start":
+            first = next(events)
+        pulse_id = first["pulse_id"]
+        # It arrived while the worker still runs the pulse (its job is `doing`, nothing stored yet).
+        assert city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s", pulse_id) == [("doing",)]
+        held.rollback()
+        held.close()
+        rest = list(events)
+    finally:
+        manager.close()
+    assert rest[-1]["type"] == "pulse_end" and rest[-1]["status"] == "ok", rest
+    stored = city.memory(pulse_id)
+    assert stored[0] == ("user", "こんにちは、元気？") and stored[-1][0] == "assistant"
+    said = [e for e in rest if e["type"] in ("speak", "say")]
+    assert said and said[-1].get("text") == stored[-1][1], [e["type"] for e in rest]
+    _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+                               pulse_id) == [("succeeded",)], "the worker marks the job done after its last event")
+
+
+def test_two_workers_one_persona_one_pulse_at_a_time(city: City) -> None:
+    manager, queue = _queue(city)
+    city.worker()
+    city.worker()
+    try:
+        persona = manager.world.persona(city.persona_id)
+        pb = manager.meta_playbook(None)
+        handles = [queue.submit_user(persona, city.building_id, f"メッセージ {i}", pb) for i in range(6)]
+        for h in handles:
+            assert h.done.wait(WAIT)
+    finally:
+        manager.close()
+    assert [h.record.status for h in handles] == ["ok"] * 6
+    for i, h in enumerate(handles):
+        assert city.memory(h.pulse_id).count(("user", f"メッセージ {i}")) == 1
+    rows = city.sql("""SELECT e.job_id, e.type, e.at FROM procrastinate_events e JOIN procrastinate_jobs j
+                       ON j.id = e.job_id WHERE j.task_name = 'saiverse.run_pulse'
+                       AND e.type IN ('started', 'succeeded') ORDER BY e.at, e.id""")
+    running: set[int] = set()
+    for job_id, kind, _ in rows:
+        if kind == "started":
+            assert not running, f"job {job_id} started while {running} ran"
+            running.add(job_id)
+        else:
+            running.discard(job_id)
+    assert len(rows) == 12
+
+
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_kill_a_worker_mid_pulse(city: City, when: str) -> None:
+    manager, queue = _queue(city)
+    dying = city.worker(kill=(when, "saiverse.pulse:PulseJournal.commit"))
+    try:
+        persona = manager.world.persona(city.persona_id)
+        handle = queue.submit_user(persona, city.building_id, "途中で止まるかも", manager.meta_playbook(None))
+        assert dying.wait(WAIT) == -9
+        city.worker()  # the survivor notices the dead worker's job and takes it back
+        assert handle.done.wait(WAIT)
+        events = list(handle.events())
+    finally:
+        manager.close()
+    stored = city.memory(handle.pulse_id)
+    assert stored.count(("user", "途中で止まるかも")) == 1
+    final = "failed" if when == "before" else "succeeded"
+    _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+                               handle.pulse_id) == [(final,)], f"the job ends {final}")
+    if when == "before":  # it had started: ended as failed, never run twice
+        assert events[-1]["status"] == "error" and any(e.get("kind") == "worker_lost" for e in events)
+        assert [role for role, _ in stored] == ["user", "user"] and "途中で止まりました" in stored[-1][1]
+    else:  # its writes were committed: the retry finds them and runs nothing again
+        assert events[-1]["status"] == "ok"
+        assert [role for role, _ in stored].count("assistant") == 1
+
+
+def test_a_schedule_fires_once_with_three_workers(city: City) -> None:
+    manager = SAIVerseManager(load_settings(), seed=False)
+    try:
+        entry = manager.add_schedule(city.persona_id, {"kind": "interval", "interval_sec": 3600,
+                                                        "args": {"input": "定時の見回り"}})
+        with manager.db.session() as s:  # due a minute ago
+            s.get(Schedule, entry.schedule_id).next_run_at = datetime.now() - timedelta(minutes=1)
+    finally:
+        manager.close()
+    for _ in range(3):
+        city.worker()
+    ran = _wait_for(lambda: city.sql("SELECT id, status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                                     " AND status IN ('succeeded', 'failed')"), "the schedule's pulse ran")
+    ticks_then = city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
+                          " AND status = 'succeeded'")[0][0]
+    _wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
+                               " AND status = 'succeeded'")[0][0] >= ticks_then + 3, "three more ticks")
+    pulses = city.sql("SELECT args->>'kind', status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'")
+    assert pulses == [("schedule", "succeeded")], (pulses, ran)
+    ticks = city.sql("SELECT args->>'timestamp' FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'")
+    assert len(ticks) == len({t for (t,) in ticks})  # one tick job per second, whichever worker deferred it
+
+
+
+def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City) -> None:
+    manager, queue = _queue(city)
+    try:
+        persona = manager.world.persona(city.persona_id)
+        auto = queue.submit_auto(persona, city.building_id, manager.meta_playbook("meta_auto"))
+        schedule = queue.submit_schedule(persona, city.building_id, manager.meta_playbook(None),
+                                         args={"input": "定時"})
+        user = queue.submit_user(persona, city.building_id, "先にどうぞ", manager.meta_playbook(None))
+        assert auto.done.is_set() and schedule.done.is_set()  # not followed: only a user's pulse is
+        city.worker(concurrency=1)  # queued first, taken in priority order
+        assert user.done.wait(WAIT) and user.record.status == "ok"
+        _wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                                   " AND status = 'succeeded'") == [(3,)], "the three pulses ran")
+    finally:
+        manager.close()
+    started = city.sql("""SELECT j.args->>'kind' FROM procrastinate_events e JOIN procrastinate_jobs j
+                          ON j.id = e.job_id WHERE j.task_name = 'saiverse.run_pulse' AND e.type = 'started'
+                          ORDER BY e.at, e.id""")
+    assert [k for (k,) in started] == ["user", "schedule", "auto"]
+
+
+def test_remote_pulses_need_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(REMOTE_ENV, "1")  # the home's SQLite city
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "chat", "こんにちは"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": ""})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "PostgreSQL" in done.stderr, done.stderr
+    assert not Path(os.environ["SAIVERSE_HOME"]).exists()  # nothing written
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "worker"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": ""})
+    assert done.returncode == 2 and "PostgreSQL" in done.stderr, done.stderr
