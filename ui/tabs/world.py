@@ -51,6 +51,9 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 interval = gr.Number(label=labels("wb_interval"), value=600, precision=0,
                                      elem_id="world-interval")
             instruction = gr.Textbox(label=labels("wb_instruction"), lines=4, elem_id="world-instruction")
+            with gr.Row():  # the place on the city map (ui/city_map.py); empty = placed automatically
+                map_x = gr.Number(label=labels("wb_map_x"), value=None, elem_id="world-map-x")
+                map_y = gr.Number(label=labels("wb_map_y"), value=None, elem_id="world-map-y")
             with gr.Row():
                 status = gr.HTML(elem_id="world-status")
                 delete = gr.Button(labels("wb_delete"), variant="stop", elem_id="world-delete", scale=0,
@@ -63,20 +66,22 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 with gr.Row():
                     no = gr.Button(labels("delete_no"), elem_id="world-delete-no", size="sm")
                     yes = gr.Button(labels("delete_yes"), variant="stop", elem_id="world-delete-yes", size="sm")
-    form = [name, description, capacity, interval, instruction]
+    form = [name, description, capacity, interval, instruction, map_x, map_y]
 
     def fill(building_id: str) -> list[Any]:
         if not building_id or building_id == NEW:
-            return ["", "", 10, 600, "", ""]
+            return ["", "", 10, 600, "", None, None, ""]
         try:
             b = manager.world.building(building_id)
         except LookupError as exc:
             return [*[gr.skip()] * len(form), error_html(str(exc))]
-        return [b.name, b.description, b.capacity, b.auto_interval_sec, b.system_instruction, ""]
+        spot = next((s for s in manager.city_map() if s.building_id == building_id), None)
+        x, y = (None, None) if spot is None or spot.auto else (spot.x, spot.y)
+        return [b.name, b.description, b.capacity, b.auto_interval_sec, b.system_instruction, x, y, ""]
 
     def on_save(building_id: str, *values: Any) -> list[Any]:
-        spec = dict(zip(("name", "description", "capacity", "auto_interval_sec", "system_instruction"), values,
-                        strict=True))
+        spec = dict(zip(("name", "description", "capacity", "auto_interval_sec", "system_instruction", "map_x",
+                         "map_y"), values, strict=True))
         try:
             if building_id and building_id != NEW:
                 b = manager.admin.update_building(building_id, spec)
