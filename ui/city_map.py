@@ -74,23 +74,27 @@ def clip_name(name: str, em: float = NAME_EM) -> str:
 
 
 def grid_cells(spots: list[Any]) -> tuple[list[tuple[int, int]], int, int]:
-    """(column, row) of each spot, and the grid's columns and rows: the map's arrangement kept,
-    every tile in a cell of its own."""
+    """(column, row) of each spot, and the grid's columns and rows: buildings with a stored position
+    keep the map's arrangement (each in the free cell nearest its scaled place), then the
+    automatically placed ones fill the free cells in list order; every tile has a cell of its own."""
     n = len(spots)
     cols = COLUMNS
     rows = max(1, math.ceil(n / cols))
-    xs, ys = [s.x for s in spots], [s.y for s in spots]
+    stored = [s for s in spots if not s.auto]
+    xs, ys = [s.x for s in stored], [s.y for s in stored]
     span_x, span_y = (max(xs) - min(xs)) if xs else 0, (max(ys) - min(ys)) if ys else 0
-    taken: set[tuple[int, int]] = set()
-    out: list[tuple[int, int]] = []
+    taken: dict[int, tuple[int, int]] = {}
     candidates = [(c, r) for r in range(rows + n) for c in range(cols)]
-    for s in spots:
+    for i, s in enumerate(spots):
+        if s.auto:
+            continue
         u = (s.x - min(xs)) / span_x * (cols - 1) if span_x else 0.0
         v = (s.y - min(ys)) / span_y * (rows - 1) if span_y else 0.0
-        cell = min((c for c in candidates if c not in taken),
-                   key=lambda c: ((c[0] - u) ** 2 + (c[1] - v) ** 2, c[1], c[0]))
-        taken.add(cell)
-        out.append(cell)
+        used = set(taken.values())
+        taken[i] = min((c for c in candidates if c not in used),
+                       key=lambda c: ((c[0] - u) ** 2 + (c[1] - v) ** 2, c[1], c[0]))
+    free = iter(c for c in candidates if c not in set(taken.values()))
+    out = [taken[i] if i in taken else next(free) for i in range(n)]
     used_rows = max((r for _, r in out), default=0) + 1
     return out, cols, used_rows
 
