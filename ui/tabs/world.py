@@ -51,9 +51,11 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 interval = gr.Number(label=labels("wb_interval"), value=600, precision=0,
                                      elem_id="world-interval")
             instruction = gr.Textbox(label=labels("wb_instruction"), lines=4, elem_id="world-instruction")
-            with gr.Row():  # the place on the city map (ui/city_map.py); empty = placed automatically
-                map_x = gr.Number(label=labels("wb_map_x"), value=None, elem_id="world-map-x")
-                map_y = gr.Number(label=labels("wb_map_y"), value=None, elem_id="world-map-y")
+            # The place on the city map (ui/city_map.py). Text, not gr.Number: an emptied Number comes back
+            # as 0, and empty must mean "placed automatically"; the admin service checks the numbers.
+            with gr.Row():
+                map_x = gr.Textbox(label=labels("wb_map_x"), placeholder=labels("map_auto"), elem_id="world-map-x")
+                map_y = gr.Textbox(label=labels("wb_map_y"), placeholder=labels("map_auto"), elem_id="world-map-y")
             with gr.Row():
                 status = gr.HTML(elem_id="world-status")
                 delete = gr.Button(labels("wb_delete"), variant="stop", elem_id="world-delete", scale=0,
@@ -70,13 +72,13 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
 
     def fill(building_id: str) -> list[Any]:
         if not building_id or building_id == NEW:
-            return ["", "", 10, 600, "", None, None, ""]
+            return ["", "", 10, 600, "", "", "", ""]
         try:
             b = manager.world.building(building_id)
         except LookupError as exc:
             return [*[gr.skip()] * len(form), error_html(str(exc))]
         spot = next((s for s in manager.city_map() if s.building_id == building_id), None)
-        x, y = (None, None) if spot is None or spot.auto else (spot.x, spot.y)
+        x, y = ("", "") if spot is None or spot.auto else (f"{spot.x:g}", f"{spot.y:g}")
         return [b.name, b.description, b.capacity, b.auto_interval_sec, b.system_instruction, x, y, ""]
 
     def on_save(building_id: str, *values: Any) -> list[Any]:
