@@ -148,6 +148,9 @@ def test_world_tab_edits_the_position(running: RunningApp, browser: Any) -> None
         page.locator("#world-status .sv-ok").wait_for()
         [spot] = [s for s in m.city_map() if s.name == "港"]
         assert (spot.x, spot.y, spot.auto) == (-75.5, 120.0, False)
+        page.locator("#building-table tr", has_text="港").filter(has_text="(-75.5, 120)").wait_for()
+        assert page.locator("#building-table tr", has_text="図書館").filter(has_text="(300, 10)").count() == 1
+        assert page.locator("#building-table tr", has_text="アトリエ").filter(has_text="自動配置").count() == 1
         shot(page, "map_world_tab")
         page.locator("#tab-chat-button, #sv-tabs [role='tab']", has_text="チャット").first.click()
         page.wait_for_selector(tile(spot.building_id), state="attached")

@@ -10,6 +10,7 @@ MAP_JA: dict[str, str] = {
     "map_go": "{name} へ移動",
     "map_nobody": "誰もいません",
     "map_empty": "建物がありません",
+    "col_map": "地図",
     "wb_map_x": "地図の X (空欄 = 自動配置)",
     "wb_map_y": "地図の Y (空欄 = 自動配置)",
 }
@@ -22,6 +23,7 @@ MAP_EN: dict[str, str] = {
     "map_go": "Go to {name}",
     "map_nobody": "nobody here",
     "map_empty": "No buildings",
+    "col_map": "Map",
     "wb_map_x": "Map X (empty = automatic)",
     "wb_map_y": "Map Y (empty = automatic)",
 }

@@ -20,13 +20,14 @@ NEW = "__new__"
 
 
 def building_table(manager: CityPort, labels: Labels) -> str:
-    """Every building: id, name, capacity, autonomous interval, who is there."""
+    """Every building: id, name, capacity, autonomous interval, who is there, its place on the city map."""
     present: dict[str, list[str]] = {}
     for p in manager.personas():
         present.setdefault(p.building_id or "", []).append(f"{p.avatar} {p.name}")
-    rows = [(b.building_id, b.name, b.capacity, f"{b.auto_interval_sec}s", ", ".join(present.get(b.building_id, [])))
-            for b in manager.buildings()]
-    headers = [labels(k) for k in ("col_id", "col_name", "col_capacity", "col_interval", "col_present")]
+    where = {s.building_id: labels("map_auto") if s.auto else f"({s.x:g}, {s.y:g})" for s in manager.city_map()}
+    rows = [(b.building_id, b.name, b.capacity, f"{b.auto_interval_sec}s", ", ".join(present.get(b.building_id, [])),
+             where.get(b.building_id, "")) for b in manager.buildings()]
+    headers = [labels(k) for k in ("col_id", "col_name", "col_capacity", "col_interval", "col_present", "col_map")]
     return table_html(headers, rows)
 
 
