@@ -30,6 +30,9 @@ def add_create_options(p: argparse.ArgumentParser, noun: str) -> None:
         p.add_argument("--capacity", type=int, help="how many personas fit (create; default 10)")
         p.add_argument("--auto-interval", type=int, metavar="SECONDS",
                        help="seconds between autonomous turns of personas inside (create; default 600, at least 60)")
+        p.add_argument("--map-x", metavar="X", help="position on the city map (create, move-on-map; with --map-y)")
+        p.add_argument("--map-y", metavar="Y", help="position on the city map (create, move-on-map; with --map-x)")
+        p.add_argument("--auto", action="store_true", help="move-on-map: forget the position, place it automatically")
 
 
 def _spec(args: argparse.Namespace, keys: dict[str, str]) -> dict[str, Any]:
@@ -40,9 +43,11 @@ def check_usage(args: argparse.Namespace) -> None:
     """What can be refused from the arguments alone (UsageError, exit 2), before the world opens."""
     from saiverse.errors import UsageError
 
-    if args.action == "delete":
+    if args.action in ("delete", "move-on-map"):
         if not args.id:
-            raise UsageError(f"{args.command} delete needs the {args.command} id")
+            raise UsageError(f"{args.command} {args.action} needs the {args.command} id")
+        if args.action == "move-on-map" and args.auto == (args.map_x is not None or args.map_y is not None):
+            raise UsageError("building move-on-map needs --map-x X --map-y Y, or --auto (not both)")
         return
     if not (args.name or "").strip():
         raise UsageError(f"{args.command} create needs --name NAME")
@@ -62,13 +67,26 @@ def create_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
         info: Any = manager.admin.create_persona(spec)
     else:
         spec = _spec(args, {"name": "name", "description": "description", "capacity": "capacity",
-                            "auto_interval": "auto_interval_sec"})
+                            "auto_interval": "auto_interval_sec", "map_x": "map_x", "map_y": "map_y"})
         info = manager.admin.create_building(spec)
     if args.json:
         print_json(info.to_dict())
         return 0
     ident = info.persona_id if args.command == "persona" else info.building_id
     print(f"created {args.command} {info.name} ({ident})")
+    return 0
+
+
+def move_on_map_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+    """`building move-on-map ID --map-x X --map-y Y` (or `--auto`): the building's place on the city map."""
+    spec = {"map_x": None, "map_y": None} if args.auto else {"map_x": args.map_x, "map_y": args.map_y}
+    manager.admin.update_building(args.id, spec)
+    spot = next(s for s in manager.city_map() if s.building_id == args.id)
+    if args.json:
+        print_json(spot.to_dict())
+        return 0
+    where = "placed automatically" if spot.auto else "placed"
+    print(f"{spot.name} ({spot.building_id}) {where} at ({spot.x:g}, {spot.y:g}) on the city map")
     return 0
 
 
@@ -99,7 +117,8 @@ def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
 def _administer(args: argparse.Namespace) -> int:
     check_usage(args)  # before the home is opened: a refused command writes nothing
     with world(args) as manager:
-        return (create_command if args.action == "create" else delete_command)(manager, args, print_json)
+        run = {"create": create_command, "delete": delete_command, "move-on-map": move_on_map_command}[args.action]
+        return run(manager, args, print_json)
 
 
 def persona(args: argparse.Namespace) -> int:
@@ -108,7 +127,7 @@ def persona(args: argparse.Namespace) -> int:
 
 
 def building(args: argparse.Namespace) -> int:
-    """building administration: create one, or delete an empty building"""
+    """building administration: create one, place it on the city map (move-on-map), or delete an empty building"""
     return _administer(args)
 
 
@@ -117,7 +136,8 @@ def register(sub: Any) -> None:
     for func in (persona, building):
         noun = func.__name__
         p = command(sub, func)
-        p.add_argument("action", choices=["create", "delete"])
+        p.add_argument("action", choices=["create", "delete", "move-on-map"] if noun == "building" else
+                       ["create", "delete"])
         p.add_argument("id", nargs="?", help=f"the {noun} id (delete; optional for persona create)")
         add_create_options(p, noun)
         if noun == "building":

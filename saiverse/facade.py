@@ -23,12 +23,14 @@ from saiverse.world import (
     HistoryEntry,
     ItemInfo,
     ItemStore,
+    MapSpot,
     PersonaInfo,
     World,
     check_image,
     check_pdf,
     crop_to_ratio,
     is_pdf,
+    map_layout,
 )
 
 
@@ -98,6 +100,14 @@ class WorldFacade:
                 for p in self.world.personas()
             ],
         }
+
+    def city_map(self) -> list[MapSpot]:
+        """The city map: each building's place (stored, or auto-placed on a grid), who is in it and
+        whether the user is there (saiverse/world/_map.py)."""
+        from saiverse.memory import map_positions
+
+        return map_layout(self.world.buildings(), map_positions(self.db), self.world.personas(),
+                          self.user_building())
 
     def user_building(self) -> str:
         bid = self.world.user_building()

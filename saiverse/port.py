@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         HistoryEntry,
         ItemInfo,
         ItemStore,
+        MapSpot,
         PersonaInfo,
         ScheduleInfo,
         ScheduleStore,
@@ -85,6 +86,12 @@ class CityPort(Protocol):
 
         Returns:
             The building id."""
+        ...
+
+    def city_map(self) -> list[MapSpot]:
+        """The city map, one spot per building in the building list's order: its id and name, its
+        (x, y) on the map (the stored MAP_X / MAP_Y, or `auto` and placed on a grid below them), the
+        personas inside (id, name, avatar) and whether the user is there."""
         ...
 
     def move_user(self, building_id: str) -> BuildingInfo:

@@ -24,6 +24,7 @@ import gradio as gr  # noqa: E402
 from saiverse.port import CityPort
 from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
+from ui.city_map import MAP_CSS_PATH, with_city_map  # noqa: E402  (the city map under the building list)
 from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
@@ -85,16 +86,14 @@ GLOBAL_JS = """
 
 def app_css() -> str:
     """The stylesheet passed to `launch(css=...)` (Gradio 6 takes CSS at launch, not in Blocks)."""
-    return CSS_PATH.read_text(encoding="utf-8") + "\n" + FIT_CSS_PATH.read_text(encoding="utf-8")
+    return "\n".join(p.read_text(encoding="utf-8") for p in (CSS_PATH, FIT_CSS_PATH, MAP_CSS_PATH))
 
 
 def app_theme() -> gr.themes.Base:
     """A calm theme with local fonts only: nothing is fetched from the network."""
-    return gr.themes.Soft(
-        primary_hue="indigo", neutral_hue="slate", radius_size="md",
-        font=["Noto Sans CJK JP", "Hiragino Sans", "Yu Gothic UI", "system-ui", "sans-serif"],
-        font_mono=["Noto Sans Mono CJK JP", "ui-monospace", "monospace"],
-    )
+    return gr.themes.Soft(primary_hue="indigo", neutral_hue="slate", radius_size="md",
+                          font=["Noto Sans CJK JP", "Hiragino Sans", "Yu Gothic UI", "system-ui", "sans-serif"],
+                          font_mono=["Noto Sans Mono CJK JP", "ui-monospace", "monospace"])
 
 
 LOGIN_MESSAGE = "SAIVerse — パスワードを入力してください (Enter the password set with `python main.py password set`)"
@@ -211,10 +210,10 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                             f'<div class="sv-muted">{escape(manager.world.city_name() or labels("app_subtitle"))}'
                             '</div></div>'
                         )
-                        building = gr.Radio(
+                        building, city_map = with_city_map(manager, labels, refresh_sec, gr.Radio(
                             building_choices(manager.buildings()), value=None, label=labels("buildings"),
                             elem_id="building-select", container=True,
-                        )
+                        ))
                     with gr.Column(scale=3, min_width=420, elem_id="sv-center"):
                         with gr.Row(elem_id="sv-chat-head", equal_height=True):
                             gr.HTML(drawer_button("left", labels), elem_id="sv-menu-left", container=False)
@@ -234,6 +233,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                         # The building this page shows (updated in the same render as the header):
                         # a message is sent only when it is the session's building (ui/session.py).
                         shown = gr.Textbox("", visible=False, elem_id="sv-shown-building")
+                        city_map.follow(shown)  # the map outlines the building this window shows
                         earlier = gr.Button(labels("load_earlier"), elem_id="chat-load-earlier", size="sm",
                                             visible=False)
                         chatbot = gr.Chatbot(

@@ -440,3 +440,9 @@ from ui.i18n_hands import HANDS_EN, HANDS_JA  # noqa: E402
 
 JA.update(HANDS_JA)
 EN.update(HANDS_EN)
+
+# The city map beside the building list and its fields on the ワールド tab (ui/city_map.py).
+from ui.i18n_map import MAP_EN, MAP_JA  # noqa: E402
+
+JA.update(MAP_JA)
+EN.update(MAP_EN)

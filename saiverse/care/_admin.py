@@ -11,6 +11,7 @@ app the new Settings at once; keys are never logged or returned in full (`mask_k
 
 from __future__ import annotations
 
+import math
 import re
 import uuid
 from collections.abc import Callable
@@ -66,6 +67,29 @@ def _int(spec: dict[str, Any], key: str, minimum: int) -> int:
     if value < minimum:
         raise AdminError(f"{key} must be at least {minimum}, got {value}")
     return value
+
+
+def _map_position(spec: dict[str, Any]) -> tuple[float | None, float | None]:
+    """A building's (map_x, map_y): both finite numbers within ±MAP_LIMIT, or both empty (placed
+    automatically on the city map, saiverse/world/_map.py)."""
+    from saiverse.world import MAP_LIMIT
+
+    out: list[float | None] = []
+    for key in ("map_x", "map_y"):
+        raw = spec.get(key)
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            out.append(None)
+            continue
+        try:
+            value = float(raw)
+        except (TypeError, ValueError) as exc:
+            raise AdminError(f"{key} must be a number or empty, got {raw!r}") from exc
+        if not math.isfinite(value) or abs(value) > MAP_LIMIT:
+            raise AdminError(f"{key} must be a number between {-MAP_LIMIT:g} and {MAP_LIMIT:g}, got {raw!r}")
+        out.append(value)
+    if (out[0] is None) != (out[1] is None):
+        raise AdminError("map_x and map_y go together: give both, or leave both empty for automatic placement")
+    return out[0], out[1]
 
 
 @dataclass(frozen=True)
@@ -174,10 +198,13 @@ class AdminService:
         if creating or "auto_interval_sec" in spec:
             values["auto_interval_sec"] = _int(
                 {"auto_interval_sec": spec.get("auto_interval_sec", 600)}, "auto_interval_sec", MIN_AUTO_INTERVAL_SEC)
+        if "map_x" in spec or "map_y" in spec:
+            values["map_x"], values["map_y"] = _map_position(spec)
         return values
 
     def create_building(self, spec: dict[str, Any]) -> BuildingInfo:
-        """A new building in the city (name required; capacity ≥ 1, interval ≥ 60 s)."""
+        """A new building in the city (name required; capacity ≥ 1, interval ≥ 60 s; map_x / map_y both
+        numbers within ±100000, or absent / empty for automatic placement on the city map)."""
         values = self._check_building(spec, True)
         with self.db.session() as s:
             city = s.scalars(select(City).order_by(City.created_at)).first()

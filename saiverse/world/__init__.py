@@ -7,6 +7,7 @@ Parts (private modules; import from here):
 - `_item_names`
 - `_item_slots`
 - `_items`
+- `_map`
 - `_media`
 - `_patching`
 - `_pdf`
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from saiverse.world._items import ItemStore as ItemStore
     from saiverse.world._items import clip_summary as clip_summary
     from saiverse.world._items import text_sha256 as text_sha256
+    from saiverse.world._map import MAP_LIMIT as MAP_LIMIT
+    from saiverse.world._map import MapSpot as MapSpot
+    from saiverse.world._map import map_layout as map_layout
     from saiverse.world._media import SUMMARY_SUFFIX as SUMMARY_SUFFIX
     from saiverse.world._media import CheckedImage as CheckedImage
     from saiverse.world._media import InvalidImageError as InvalidImageError
@@ -89,6 +93,8 @@ _EXPORTS: dict[str, str] = {
     "ItemNotFoundError": "_items",
     "ItemStore": "_items",
     "KINDS": "_schedules",
+    "MAP_LIMIT": "_map",
+    "MapSpot": "_map",
     "PatchError": "_patching",
     "PersonaInfo": "_world",
     "SUMMARY_SUFFIX": "_media",
@@ -112,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     "from_interaction_mode": "_activity",
     "is_pdf": "_pdf",
     "is_pdf_path": "_pdf",
+    "map_layout": "_map",
     "move_numbered": "_item_slots",
     "new_file_name": "_media",
     "next_run": "_schedules",

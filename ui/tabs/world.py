@@ -20,13 +20,14 @@ NEW = "__new__"
 
 
 def building_table(manager: CityPort, labels: Labels) -> str:
-    """Every building: id, name, capacity, autonomous interval, who is there."""
+    """Every building: id, name, capacity, autonomous interval, who is there, its place on the city map."""
     present: dict[str, list[str]] = {}
     for p in manager.personas():
         present.setdefault(p.building_id or "", []).append(f"{p.avatar} {p.name}")
-    rows = [(b.building_id, b.name, b.capacity, f"{b.auto_interval_sec}s", ", ".join(present.get(b.building_id, [])))
-            for b in manager.buildings()]
-    headers = [labels(k) for k in ("col_id", "col_name", "col_capacity", "col_interval", "col_present")]
+    where = {s.building_id: labels("map_auto") if s.auto else f"({s.x:g}, {s.y:g})" for s in manager.city_map()}
+    rows = [(b.building_id, b.name, b.capacity, f"{b.auto_interval_sec}s", ", ".join(present.get(b.building_id, [])),
+             where.get(b.building_id, "")) for b in manager.buildings()]
+    headers = [labels(k) for k in ("col_id", "col_name", "col_capacity", "col_interval", "col_present", "col_map")]
     return table_html(headers, rows)
 
 
@@ -51,6 +52,11 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 interval = gr.Number(label=labels("wb_interval"), value=600, precision=0,
                                      elem_id="world-interval")
             instruction = gr.Textbox(label=labels("wb_instruction"), lines=4, elem_id="world-instruction")
+            # The place on the city map (ui/city_map.py). Text, not gr.Number: an emptied Number comes back
+            # as 0, and empty must mean "placed automatically"; the admin service checks the numbers.
+            with gr.Row():
+                map_x = gr.Textbox(label=labels("wb_map_x"), placeholder=labels("map_auto"), elem_id="world-map-x")
+                map_y = gr.Textbox(label=labels("wb_map_y"), placeholder=labels("map_auto"), elem_id="world-map-y")
             with gr.Row():
                 status = gr.HTML(elem_id="world-status")
                 delete = gr.Button(labels("wb_delete"), variant="stop", elem_id="world-delete", scale=0,
@@ -63,20 +69,22 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 with gr.Row():
                     no = gr.Button(labels("delete_no"), elem_id="world-delete-no", size="sm")
                     yes = gr.Button(labels("delete_yes"), variant="stop", elem_id="world-delete-yes", size="sm")
-    form = [name, description, capacity, interval, instruction]
+    form = [name, description, capacity, interval, instruction, map_x, map_y]
 
     def fill(building_id: str) -> list[Any]:
         if not building_id or building_id == NEW:
-            return ["", "", 10, 600, "", ""]
+            return ["", "", 10, 600, "", "", "", ""]
         try:
             b = manager.world.building(building_id)
         except LookupError as exc:
             return [*[gr.skip()] * len(form), error_html(str(exc))]
-        return [b.name, b.description, b.capacity, b.auto_interval_sec, b.system_instruction, ""]
+        spot = next((s for s in manager.city_map() if s.building_id == building_id), None)
+        x, y = ("", "") if spot is None or spot.auto else (f"{spot.x:g}", f"{spot.y:g}")
+        return [b.name, b.description, b.capacity, b.auto_interval_sec, b.system_instruction, x, y, ""]
 
     def on_save(building_id: str, *values: Any) -> list[Any]:
-        spec = dict(zip(("name", "description", "capacity", "auto_interval_sec", "system_instruction"), values,
-                        strict=True))
+        spec = dict(zip(("name", "description", "capacity", "auto_interval_sec", "system_instruction", "map_x",
+                         "map_y"), values, strict=True))
         try:
             if building_id and building_id != NEW:
                 b = manager.admin.update_building(building_id, spec)
