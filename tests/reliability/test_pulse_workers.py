@@ -172,7 +172,7 @@ def test_two_workers_one_persona_one_pulse_at_a_time(city: City) -> None:
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_kill_a_worker_mid_pulse(city: City, when: str) -> None:
     manager, queue = _queue(city)
-    dying = city.worker(kill=(when, "saiverse.pulse:PulseJournal.commit"))
+    dying = city.worker(kill=(when, "saiverse.pulse._journal:PulseJournal.commit"))
     try:
         persona = manager.world.persona(city.persona_id)
         handle = queue.submit_user(persona, city.building_id, "途中で止まるかも", manager.meta_playbook(None))
