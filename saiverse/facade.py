@@ -23,12 +23,15 @@ from saiverse.world import (
     HistoryEntry,
     ItemInfo,
     ItemStore,
+    LineDeletion,
     PersonaInfo,
     World,
     check_image,
     check_pdf,
     crop_to_ratio,
+    delete_line,
     is_pdf,
+    plan_line_deletion,
 )
 
 
@@ -126,6 +129,16 @@ class WorldFacade:
         return self.world.history(building_id, limit=limit, before_id=before_id)
 
     # ---- items ----------------------------------------------------------------------------
+    def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
+        """What deleting a chat line would remove: the line and which personas remember it."""
+        self.world.building(building_id)
+        return plan_line_deletion(self.db, building_id, history_id)
+
+    def delete_line(self, building_id: str, history_id: int) -> LineDeletion:
+        """Delete a chat line from the building history and the SAIMemory messages that remember it."""
+        self.world.building(building_id)
+        return delete_line(self.db, building_id, history_id)
+
     def item(self, item_id: str) -> ItemInfo:
         return self.items.get(item_id)
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
         HistoryEntry,
         ItemInfo,
         ItemStore,
+        LineDeletion,
         PersonaInfo,
         ScheduleInfo,
         ScheduleStore,
@@ -106,6 +107,36 @@ class CityPort(Protocol):
 
         Raises:
             UnknownIdError: no such building."""
+        ...
+
+    def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
+        """What deleting one chat line would remove, for the confirmation (nothing changes).
+
+        Args:
+            building_id: the building whose chat shows the line.
+            history_id: the line's id (`HistoryEntry.id`).
+
+        Returns:
+            The line and, per persona, the SAIMemory messages that remember it (`remembered_by`
+            names them; empty when only the history holds it).
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it."""
+        ...
+
+    def delete_line(self, building_id: str, history_id: int) -> LineDeletion:
+        """Delete one chat line from the building history and, where it was remembered, from SAIMemory
+        (one transaction: both or neither).
+
+        Args:
+            building_id: the building whose chat shows the line.
+            history_id: the line's id.
+
+        Returns:
+            What was removed (as `line_deletion` described it).
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it (already deleted)."""
         ...
 
     def handle_user_input(

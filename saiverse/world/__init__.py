@@ -3,6 +3,7 @@
 Parts (private modules; import from here):
 - `_activity`
 - `_aspect`
+- `_chat_edit`
 - `_doc_versions`
 - `_item_names`
 - `_item_slots`
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from saiverse.world._activity import shown_state as shown_state
     from saiverse.world._activity import to_interaction_mode as to_interaction_mode
     from saiverse.world._aspect import crop_to_ratio as crop_to_ratio
+    from saiverse.world._chat_edit import LineDeletion as LineDeletion
+    from saiverse.world._chat_edit import delete_line as delete_line
+    from saiverse.world._chat_edit import plan_line_deletion as plan_line_deletion
     from saiverse.world._doc_versions import committed_copy as committed_copy
     from saiverse.world._item_names import rename_item as rename_item
     from saiverse.world._item_slots import move_numbered as move_numbered
@@ -89,6 +93,7 @@ _EXPORTS: dict[str, str] = {
     "ItemNotFoundError": "_items",
     "ItemStore": "_items",
     "KINDS": "_schedules",
+    "LineDeletion": "_chat_edit",
     "PatchError": "_patching",
     "PersonaInfo": "_world",
     "SUMMARY_SUFFIX": "_media",
@@ -109,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "commit_staged": "_media",
     "committed_copy": "_doc_versions",
     "crop_to_ratio": "_aspect",
+    "delete_line": "_chat_edit",
     "from_interaction_mode": "_activity",
     "is_pdf": "_pdf",
     "is_pdf_path": "_pdf",
@@ -118,6 +124,7 @@ _EXPORTS: dict[str, str] = {
     "nobody_answers": "_presence",
     "parse_time": "_schedules",
     "pdf_pages": "_pdf",
+    "plan_line_deletion": "_chat_edit",
     "relative_to_home": "_media",
     "remove_quietly": "_media",
     "rename_item": "_item_names",
