@@ -24,19 +24,14 @@ import gradio as gr  # noqa: E402
 from saiverse.port import CityPort
 from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
+from ui.chat_actions import build_line_actions, wire_line_actions  # noqa: E402
 from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
 from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
-from ui.side_panel import (  # noqa: E402
-    ITEM_LIST_JS,
-    building_choices,
-    building_panel_html,
-    header_html,
-    item_list_html,
-)
+from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
 from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
 from ui.tabs.memory import build_memory_tab  # noqa: E402
 from ui.tabs.models import build_chat_pull  # noqa: E402
@@ -241,6 +236,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                             min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
                             buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[],
                         )
+                        line_actions = build_line_actions(labels)  # a clicked line: delete (ui/chat_actions.py)
                         live = gr.HTML("", elem_id="chat-live")
                         notice = gr.HTML(views.notice(), elem_id="model-notice", js_on_load=SETTINGS_LINK_JS)
                         build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
@@ -410,6 +406,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
         timer.tick(on_tick, [view_state, shown], [chatbot, live, *panel_outputs, building, earlier, shown],
                    show_progress="hidden")
         wire_autonomy(manager, labels, autonomy, demo, chat_tab)
+        wire_line_actions(manager, labels, line_actions, chatbot, view_state, earlier, hide_on=[building])
     return demo
 
 

@@ -440,3 +440,9 @@ from ui.i18n_hands import HANDS_EN, HANDS_JA  # noqa: E402
 
 JA.update(HANDS_JA)
 EN.update(HANDS_EN)
+
+# The chat's per-line actions: delete (ui/chat_actions.py).
+from ui.i18n_chat import CHAT_EN, CHAT_JA  # noqa: E402
+
+JA.update(CHAT_JA)
+EN.update(CHAT_EN)

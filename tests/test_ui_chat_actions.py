@@ -1,0 +1,76 @@
+"""Deleting a chat line in real Chromium: click a line, the bar says where it goes from, 削除する
+removes it from the history and the persona's SAIMemory. Desktop and 390 px screenshots go to
+/tmp/saiverse-shots/ (SAIVERSE_SHOTS overrides)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser import RunningApp, new_page, served, shot
+
+pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
+    home = tmp_path_factory.mktemp("chat_actions") / "home"
+    with served(home) as app:
+        yield app
+
+
+def _memory(app: RunningApp, persona_id: str) -> list[tuple[str, str]]:
+    return [(m["role"], m["content"]) for m in app.manager.memory_messages(persona_id, limit=500)]
+
+
+def _say(page: Any, text: str) -> None:
+    box = page.locator("#chat-input textarea")
+    box.fill(text)
+    box.press("Enter")
+    page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last.wait_for()
+    page.wait_for_function("() => !document.querySelector('#chat-live')?.innerText.trim()")
+
+
+def test_delete_a_line_from_history_and_memory(running: RunningApp, browser: Any) -> None:
+    with new_page(browser, running.url) as page:
+        _say(page, "猫の話をしよう")
+        page.locator("#chat [data-testid='user']").filter(has_text="猫の話をしよう").last.click()
+        bar = page.locator("#sv-line-actions")
+        bar.get_by_text("会話の履歴とミナの記憶から消します。").wait_for()
+        assert "猫の話をしよう" in bar.inner_text()
+        shot(page, "21c_delete_confirm")
+        assert ("user", "猫の話をしよう") in _memory(running, "mina")
+        page.locator("#sv-line-delete").click()
+        page.get_by_text("削除しました (会話の履歴とミナの記憶から)。").first.wait_for()
+        page.wait_for_function(
+            "() => !document.querySelector('#chat').innerText.includes('猫の話をしよう')")
+        bar.wait_for(state="hidden")
+        shot(page, "21c_deleted")
+    assert all(e.content != "猫の話をしよう" for e in running.manager.history("library"))
+    assert ("user", "猫の話をしよう") not in _memory(running, "mina")
+    assert any(e.speaker_kind == "persona" for e in running.manager.history("library"))  # the reply stays
+
+
+def test_delete_at_390px_and_cancel(running: RunningApp, browser: Any) -> None:
+    with new_page(browser, running.url) as page:
+        page.set_viewport_size({"width": 390, "height": 844})
+        _say(page, "今日はいい天気")
+        reply = page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last
+        reply.click()
+        bar = page.locator("#sv-line-actions")
+        bar.get_by_text("ミナの記憶から消します").wait_for()
+        box = bar.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+        shot(page, "21c_delete_confirm_390")
+        page.locator("#sv-line-cancel").click()
+        bar.wait_for(state="hidden")
+        lines = running.manager.history("library")
+        reply_text = [e for e in lines if e.speaker_kind == "persona"][-1].content
+        page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last.click()
+        page.locator("#sv-line-delete").click()
+        page.get_by_text("削除しました (会話の履歴とミナの記憶から)。").first.wait_for()
+        assert ("assistant", reply_text) not in _memory(running, "mina")
+        assert [e.id for e in running.manager.history("library")] == [e.id for e in lines[:-1]]
+        shot(page, "21c_deleted_390")

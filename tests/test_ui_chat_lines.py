@@ -1,0 +1,66 @@
+"""The chat's per-line actions on the port (ui/chat_actions.py), with a fake city: which stored line a
+click means, and what the confirmation and the toast say."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+from ui.chat import history_messages, system_message
+from ui.chat_actions import chosen_line, confirmation_html, deleted_message
+from ui.i18n import Labels
+from ui.stream import ChatView
+
+LABELS = Labels("ja")
+
+
+def _line(n: int, kind: str, text: str) -> SimpleNamespace:
+    sid, name = ("user", "あなた") if kind == "user" else ("mina", "ミナ")
+    return SimpleNamespace(id=n, building_id="library", speaker_kind=kind, speaker_id=sid, speaker_name=name,
+                           content=text, pulse_id=None, created_at=f"2026-11-25 10:0{n}:00")
+
+
+@dataclass
+class FakeCity:
+    """A building's stored lines and its personas: what `chosen_line` reads."""
+
+    lines: list[Any] = field(default_factory=list)
+
+    def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[Any]:
+        return self.lines[-limit:]
+
+    def personas(self) -> list[Any]:
+        return [SimpleNamespace(persona_id="mina", avatar="📚")]
+
+
+def test_a_click_means_the_stored_line_at_that_place_even_for_the_same_words_twice() -> None:
+    city = FakeCity([_line(1, "user", "おはよう"), _line(2, "persona", "おはようございます"),
+                     _line(3, "user", "おはよう"), _line(4, "persona", "今日も元気ですね")])
+    view = ChatView(building_id="library", messages=history_messages(city.lines, {"mina": "📚"}, LABELS))
+    assert chosen_line(city, view, 0, LABELS).id == 1  # type: ignore[arg-type]
+    assert chosen_line(city, view, 2, LABELS).id == 3  # type: ignore[arg-type]
+    assert chosen_line(city, view, 3, LABELS).id == 4  # type: ignore[arg-type]
+    # A line rendered from an event at another moment (another time label) is still found.
+    view.messages[3] = {"role": "assistant", "content": "📚 **ミナ**\n\n今日も元気ですね"}
+    assert chosen_line(city, view, 3, LABELS).id == 4  # type: ignore[arg-type]
+
+
+def test_a_notice_from_an_event_or_a_place_outside_the_chat_is_no_line() -> None:
+    city = FakeCity([_line(1, "user", "こんにちは")])
+    view = ChatView(building_id="library", messages=[*history_messages(city.lines, {}, LABELS),
+                                                     system_message("⚠ エラー: つながりません")])
+    assert chosen_line(city, view, 1, LABELS) is None  # type: ignore[arg-type]
+    assert chosen_line(city, view, 5, LABELS) is None  # type: ignore[arg-type]
+    assert chosen_line(city, ChatView(), 0, LABELS) is None  # type: ignore[arg-type]
+
+
+def test_the_confirmation_says_where_the_line_goes_from_and_escapes_it() -> None:
+    entry = _line(1, "user", "<b>猫</b>の話")
+    both = confirmation_html(LABELS, entry, ["ミナ", "ソラ"])
+    assert "会話の履歴とミナ、ソラの記憶から消します。" in both and "&lt;b&gt;猫" in both and "<b>猫" not in both
+    assert "(10:01)" in both or "10:01" in both
+    only = confirmation_html(LABELS, _line(2, "user", "x" * 100), [])
+    assert "会話の履歴から消します (誰の記憶にもありません)。" in only and "x" * 60 + "…" in only
+    assert deleted_message(LABELS, ["ミナ"]) == "削除しました (会話の履歴とミナの記憶から)。"
+    assert deleted_message(Labels("en"), []) == "Deleted (from the chat history)."
