@@ -13,6 +13,7 @@ from typing import Any
 
 from chat import ChatModel
 from database.engine import Database
+from saiverse.chat_redo import ChatRedo
 from saiverse.llm.answering import Answering, answering_all
 from saiverse.memory import ChronicleBuilder, ChronicleStore, MemopediaStore, MemoryRecord, SAIMemory, recall
 from saiverse.pulse import ModelResolver, ProductionService, persona_context
@@ -23,19 +24,16 @@ from saiverse.world import (
     HistoryEntry,
     ItemInfo,
     ItemStore,
-    LineDeletion,
     PersonaInfo,
     World,
     check_image,
     check_pdf,
     crop_to_ratio,
-    delete_line,
     is_pdf,
-    plan_line_deletion,
 )
 
 
-class WorldFacade:
+class WorldFacade(ChatRedo):
     """Buildings, personas, history, items and memory, as the entry points see them."""
 
     db: Database
@@ -129,16 +127,6 @@ class WorldFacade:
         return self.world.history(building_id, limit=limit, before_id=before_id)
 
     # ---- items ----------------------------------------------------------------------------
-    def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
-        """What deleting a chat line would remove: the line and which personas remember it."""
-        self.world.building(building_id)
-        return plan_line_deletion(self.db, building_id, history_id)
-
-    def delete_line(self, building_id: str, history_id: int) -> LineDeletion:
-        """Delete a chat line from the building history and the SAIMemory messages that remember it."""
-        self.world.building(building_id)
-        return delete_line(self.db, building_id, history_id)
-
     def item(self, item_id: str) -> ItemInfo:
         return self.items.get(item_id)
 

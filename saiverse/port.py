@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         PersonaInfo,
         ScheduleInfo,
         ScheduleStore,
+        Swipes,
         World,
     )
     from sea.events import Event
@@ -137,6 +138,38 @@ class CityPort(Protocol):
 
         Raises:
             UnknownIdError: no such building, or no such line in it (already deleted)."""
+        ...
+
+    def regenerate(self, building_id: str) -> Iterator[Event]:
+        """Answer the user's last line again, by the persona whose reply is the building's last line.
+
+        The earlier answer stays reachable (`reply_swipes`); the new one is shown and remembered.
+
+        Args:
+            building_id: the building whose last line is the reply.
+
+        Returns:
+            The new pulse's events, then a `swipes` event (`history_id`, `answers`, `chosen`); an
+            `error` event (never an exception) when the last line is no single-line reply to the
+            user, or when the new pulse wrote none (the earlier answer then stays)."""
+        ...
+
+    def reply_swipes(self, building_id: str, history_id: int) -> Swipes | None:
+        """The answers of a persona's line and which is shown (one answer unless regenerated).
+
+        Returns:
+            None when the line is not a persona's.
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it."""
+        ...
+
+    def choose_swipe(self, building_id: str, history_id: int, index: int) -> Swipes:
+        """Show answer `index` (from 0) of a persona's line; its persona then remembers that answer.
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it.
+            UserError (NoReplyError): the line has no such answer."""
         ...
 
     def handle_user_input(

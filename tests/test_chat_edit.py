@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from saiverse.errors import UserError
 from saiverse.manager import SAIVerseManager
 from saiverse.world import UnknownIdError
 
@@ -80,3 +81,54 @@ def test_the_same_words_said_twice_delete_only_the_chosen_time(manager: SAIVerse
     manager.delete_line("library", second.id)
     assert _memory(manager, "mina").count(("user", "おはよう")) == 1
     assert first.id in [e.id for e in manager.history("library", limit=50)]
+
+
+def _last_reply(manager: SAIVerseManager, building: str = "library") -> object:
+    return manager.history(building, limit=50)[-1]
+
+
+def test_regenerate_keeps_the_earlier_answer_as_a_swipe_and_memory_keeps_the_chosen_one(
+        manager: SAIVerseManager) -> None:
+    _said(manager, "library", "好きな本は？")
+    first = _last_reply(manager)
+    assert first.speaker_kind == "persona"
+    events = list(manager.regenerate("library"))
+    assert events[-1]["type"] == "swipes" and len(events[-1]["answers"]) == 2 and events[-1]["chosen"] == 1
+    lines = manager.history("library", limit=50)
+    assert lines[-1].id == first.id  # the same line, not a new one
+    assert [e.content for e in lines].count("好きな本は？") == 1
+    second = events[-1]["answers"][1]["content"]
+    assert lines[-1].content == second
+    memory = _memory(manager, "mina")
+    assert memory.count(("user", "好きな本は？")) == 1
+    assert ("assistant", second) in memory
+    if second != first.content:
+        assert ("assistant", first.content) not in memory
+
+    chosen = manager.choose_swipe("library", first.id, 0)  # back to the first answer
+    assert chosen.chosen == 0 and manager.history("library", limit=50)[-1].content == first.content
+    memory = _memory(manager, "mina")
+    assert ("assistant", first.content) in memory and memory.count(("user", "好きな本は？")) == 1
+    swipes = manager.reply_swipes("library", first.id)
+    assert swipes is not None and [a["content"] for a in swipes.answers] == [first.content, second]
+
+    # A third answer, then deleting the line takes the chosen answer out of memory too.
+    events = list(manager.regenerate("library"))
+    assert len(events[-1]["answers"]) == 3
+    before = [m for m in _memory(manager, "mina") if m[0] == "assistant"]
+    done = manager.delete_line("library", first.id)
+    assert done.remembered_by == ["ミナ"]
+    after = [m for m in _memory(manager, "mina") if m[0] == "assistant"]
+    assert len(after) == len(before) - 1 and ("assistant", events[-1]["answers"][2]["content"]) not in after
+    assert _memory(manager, "mina").count(("user", "好きな本は？")) == 1
+
+
+def test_regenerate_is_refused_when_the_last_line_is_not_a_reply(manager: SAIVerseManager) -> None:
+    _said(manager, "museum", "誰かいますか")  # nobody answers in the museum
+    events = list(manager.regenerate("museum"))
+    assert [e["type"] for e in events] == ["error"] and "ペルソナの返事" in events[0]["message"]
+    events = list(manager.regenerate("nowhere"))
+    assert events[0]["type"] == "error"
+    _said(manager, "library", "こんにちは")
+    with pytest.raises(UserError):
+        manager.choose_swipe("library", _last_reply(manager).id, 5)

@@ -15,6 +15,7 @@ Parts (private modules; import from here):
 - `_schedules`
 - `_settings`
 - `_summaries`
+- `_swipes`
 - `_world`
 """
 
@@ -72,6 +73,13 @@ if TYPE_CHECKING:
     from saiverse.world._settings import AUTONOMOUS as AUTONOMOUS
     from saiverse.world._settings import WorldSettings as WorldSettings
     from saiverse.world._summaries import Summarizer as Summarizer
+    from saiverse.world._swipes import NoReplyError as NoReplyError
+    from saiverse.world._swipes import Swipes as Swipes
+    from saiverse.world._swipes import choose_swipe as choose_swipe
+    from saiverse.world._swipes import fold_reply as fold_reply
+    from saiverse.world._swipes import forget_reply as forget_reply
+    from saiverse.world._swipes import keep_reply as keep_reply
+    from saiverse.world._swipes import reply_swipes as reply_swipes
     from saiverse.world._world import USER_ID as USER_ID
     from saiverse.world._world import BuildingInfo as BuildingInfo
     from saiverse.world._world import HistoryEntry as HistoryEntry
@@ -94,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "ItemStore": "_items",
     "KINDS": "_schedules",
     "LineDeletion": "_chat_edit",
+    "NoReplyError": "_swipes",
     "PatchError": "_patching",
     "PersonaInfo": "_world",
     "SUMMARY_SUFFIX": "_media",
@@ -101,6 +110,7 @@ _EXPORTS: dict[str, str] = {
     "ScheduleInfo": "_schedules",
     "ScheduleStore": "_schedules",
     "Summarizer": "_summaries",
+    "Swipes": "_swipes",
     "USER_ID": "_world",
     "UnknownIdError": "_world",
     "UnsafePathError": "_media",
@@ -110,13 +120,17 @@ _EXPORTS: dict[str, str] = {
     "atomic_write": "_media",
     "check_image": "_media",
     "check_pdf": "_pdf",
+    "choose_swipe": "_swipes",
     "clip_summary": "_items",
     "commit_staged": "_media",
     "committed_copy": "_doc_versions",
     "crop_to_ratio": "_aspect",
     "delete_line": "_chat_edit",
+    "fold_reply": "_swipes",
+    "forget_reply": "_swipes",
     "from_interaction_mode": "_activity",
     "is_pdf": "_pdf",
+    "keep_reply": "_swipes",
     "is_pdf_path": "_pdf",
     "move_numbered": "_item_slots",
     "new_file_name": "_media",
@@ -127,6 +141,7 @@ _EXPORTS: dict[str, str] = {
     "plan_line_deletion": "_chat_edit",
     "relative_to_home": "_media",
     "remove_quietly": "_media",
+    "reply_swipes": "_swipes",
     "rename_item": "_item_names",
     "resolve_in_home": "_media",
     "shown_state": "_activity",

@@ -1,0 +1,84 @@
+"""The manager's chat edits: delete a line, regenerate the last reply, choose among its answers.
+
+A mixin of `SAIVerseManager` through `WorldFacade` (saiverse/facade.py); the rules live in
+saiverse/world/_chat_edit.py and saiverse/world/_swipes.py, this runs the pulse in between.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from database.engine import Database
+from saiverse.memory import SAIMemory
+from saiverse.world import (
+    LineDeletion,
+    NoReplyError,
+    Swipes,
+    World,
+    choose_swipe,
+    delete_line,
+    fold_reply,
+    forget_reply,
+    keep_reply,
+    plan_line_deletion,
+    reply_swipes,
+)
+from sea.events import Event, event
+
+
+class ChatRedo:
+    """Delete, regenerate and swipe, as the chat's per-line actions call them."""
+
+    db: Database
+    world: World
+    memory: SAIMemory
+    pulses: Any
+    meta_playbook: Any
+
+    def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
+        """What deleting a chat line would remove: the line and which personas remember it."""
+        self.world.building(building_id)
+        return plan_line_deletion(self.db, building_id, history_id)
+
+    def delete_line(self, building_id: str, history_id: int) -> LineDeletion:
+        """Delete a chat line from the building history and the SAIMemory messages that remember it."""
+        self.world.building(building_id)
+        return delete_line(self.db, building_id, history_id)
+
+    def reply_swipes(self, building_id: str, history_id: int) -> Swipes | None:
+        """The answers of a persona's line (one, unless it was regenerated); None for another line."""
+        self.world.building(building_id)
+        return reply_swipes(self.db, building_id, history_id)
+
+    def choose_swipe(self, building_id: str, history_id: int, index: int) -> Swipes:
+        """Show answer `index` of a regenerated reply; the persona then remembers that one."""
+        self.world.building(building_id)
+        return choose_swipe(self.db, building_id, history_id, index)
+
+    def regenerate(self, building_id: str) -> Iterator[Event]:
+        """Answer the user's last line again with the persona whose reply is the building's last line.
+
+        The earlier answer stays reachable as a swipe; the new one is shown and remembered."""
+        try:
+            self.world.building(building_id)
+            hid, persona_id, said = forget_reply(self.db, building_id)
+            persona = self.world.persona(persona_id)
+        except (NoReplyError, LookupError) as exc:
+            yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
+            return
+        old = reply_swipes(self.db, building_id, hid)
+        playbook = self.meta_playbook(None)
+        args = {"input": said} if any(p.name == "input" for p in playbook.input_schema) else {}
+        handle = self.pulses.submit_user(persona, building_id, said, playbook, args=args)
+        yield from handle.events()
+        try:
+            swipes = fold_reply(self.db, building_id, hid, handle.pulse_id)
+        except NoReplyError as exc:
+            if old is not None:  # the earlier answer is remembered again, under the pulse that kept the user's line
+                self.memory.add(persona_id, "assistant", old.answers[old.chosen]["content"],
+                                tags=["conversation"], pulse_id=handle.pulse_id)
+                keep_reply(self.db, building_id, hid, handle.pulse_id)
+            yield event("error", kind="regenerate", message=str(exc), building_id=building_id)
+            return
+        yield event("swipes", building_id=building_id, **swipes.to_dict())
