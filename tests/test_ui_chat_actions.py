@@ -26,10 +26,12 @@ def _memory(app: RunningApp, persona_id: str) -> list[tuple[str, str]]:
 
 
 def _say(page: Any, text: str) -> None:
+    replies = page.locator("#chat [data-testid='bot']").filter(has_text="ミナ")
+    before = replies.count()
     box = page.locator("#chat-input textarea")
     box.fill(text)
     box.press("Enter")
-    page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last.wait_for()
+    replies.nth(before).wait_for()  # the new reply has reached the Chatbot (the send is over)
     page.wait_for_function("() => !document.querySelector('#chat-live')?.innerText.trim()")
 
 
@@ -74,3 +76,32 @@ def test_delete_at_390px_and_cancel(running: RunningApp, browser: Any) -> None:
         assert ("assistant", reply_text) not in _memory(running, "mina")
         assert [e.id for e in running.manager.history("library")] == [e.id for e in lines[:-1]]
         shot(page, "21c_deleted_390")
+
+
+def test_regenerate_the_last_reply_and_swipe_back(running: RunningApp, browser: Any) -> None:
+    with new_page(browser, running.url) as page:
+        _say(page, "好きな色は？")
+        first = running.manager.history("library")[-1]
+        page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last.click()
+        page.locator("#sv-line-regen").click()
+        bar = page.locator("#sv-line-actions")
+        bar.get_by_text("返事 2/2").wait_for()
+        page.get_by_text("返事を作り直しました (2/2)").first.wait_for()
+        shot(page, "21c_regenerated")
+        lines = running.manager.history("library")
+        assert lines[-1].id == first.id and [e.content for e in lines].count("好きな色は？") == 1
+        swipes = running.manager.reply_swipes("library", first.id)
+        assert swipes is not None and len(swipes.answers) == 2 and swipes.chosen == 1
+        page.locator("#sv-line-prev").click()
+        bar.get_by_text("返事 1/2").wait_for()
+        assert page.locator("#sv-line-next").is_visible() and not page.locator("#sv-line-prev").is_visible()
+        assert running.manager.history("library")[-1].content == first.content
+        assert ("assistant", first.content) in _memory(running, "mina")
+        shot(page, "21c_swipe_back")
+    with new_page(browser, running.url) as page:  # a phone sees the same answers
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last.click()
+        page.locator("#sv-line-actions").get_by_text("返事 1/2").wait_for()
+        box = page.locator("#sv-line-next").bounding_box()
+        assert box is not None and box["x"] + box["width"] <= 390
+        shot(page, "21c_swipe_390")

@@ -64,3 +64,11 @@ def test_the_confirmation_says_where_the_line_goes_from_and_escapes_it() -> None
     assert "会話の履歴から消します (誰の記憶にもありません)。" in only and "x" * 60 + "…" in only
     assert deleted_message(LABELS, ["ミナ"]) == "削除しました (会話の履歴とミナの記憶から)。"
     assert deleted_message(Labels("en"), []) == "Deleted (from the chat history)."
+
+
+def test_the_swipe_line_says_which_answer_is_shown() -> None:
+    from ui.chat_actions import swipe_html
+
+    assert swipe_html(LABELS, None) == ""
+    assert swipe_html(LABELS, SimpleNamespace(answers=[{}], chosen=0)) == ""
+    assert "返事 2/3" in swipe_html(LABELS, SimpleNamespace(answers=[{}, {}, {}], chosen=1))

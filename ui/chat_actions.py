@@ -65,32 +65,87 @@ def deleted_message(labels: Labels, remembered_by: list[str]) -> str:
     return labels("line_deleted_history")
 
 
+def swipe_html(labels: Labels, swipes: Any) -> str:
+    """The chosen answer's place among a reply's answers, e.g. 「返事 2/3」 (empty for one answer)."""
+    if swipes is None or len(swipes.answers) < 2:
+        return ""
+    said = labels("line_swipe", n=swipes.chosen + 1, of=len(swipes.answers))
+    return f'<div class="sv-line-swipe">{escape(said)}</div>'
+
+
 @dataclass
 class LineActions:
     """The bar under the chat (hidden until a line is clicked) and the chosen line it holds."""
 
     bar: Any
     text: Any
+    prev: Any
+    next: Any
+    regen: Any
     delete: Any
     cancel: Any
     chosen: Any
+
+    def outputs(self) -> list[Any]:
+        return [self.bar, self.text, self.chosen, self.prev, self.next, self.regen]
 
 
 def build_line_actions(labels: Labels) -> LineActions:
     """The bar (call where it sits, right under the Chatbot)."""
     with gr.Row(visible=False, elem_id="sv-line-actions") as bar:
         text = gr.HTML("", elem_id="sv-line-text")
+        prev = gr.Button("‹", elem_id="sv-line-prev", size="sm", scale=0, min_width=40, visible=False)
+        nxt = gr.Button("›", elem_id="sv-line-next", size="sm", scale=0, min_width=40, visible=False)
+        regen = gr.Button(labels("line_regenerate"), elem_id="sv-line-regen", size="sm", scale=0, min_width=100,
+                          visible=False)
         delete = gr.Button(labels("line_delete"), elem_id="sv-line-delete", variant="stop", size="sm", scale=0,
                            min_width=100)
         cancel = gr.Button(labels("line_cancel"), elem_id="sv-line-cancel", size="sm", scale=0, min_width=70)
-    return LineActions(bar, text, delete, cancel, gr.State(None))
+    return LineActions(bar, text, prev, nxt, regen, delete, cancel, gr.State(None))
+
+
+def _closed() -> list[Any]:
+    return [gr.Row(visible=False), gr.skip(), None, gr.skip(), gr.skip(), gr.skip()]
+
+
+def _bar(manager: CityPort, labels: Labels, view: ChatView, history_id: int) -> list[Any]:
+    """The bar for line `history_id`: what deleting removes, its answers (‹ n/m ›), 再生成 on the last reply."""
+    bid = str(view.building_id)
+    try:
+        plan = manager.line_deletion(bid, history_id)
+        swipes = manager.reply_swipes(bid, history_id)
+    except LookupError:
+        gr.Info(labels("line_not_found"))
+        return _closed()
+    latest = manager.history(bid, limit=1)
+    last_reply = plan.entry.speaker_kind == "persona" and bool(latest) and latest[-1].id == history_id
+    many = swipes is not None and len(swipes.answers) > 1
+    html = swipe_html(labels, swipes) + confirmation_html(labels, plan.entry, plan.remembered_by)
+    chosen = [bid, history_id, swipes.chosen if swipes is not None else 0]
+    return [gr.Row(visible=True), html, chosen, gr.Button(visible=many and swipes.chosen > 0),  # type: ignore[union-attr]
+            gr.Button(visible=many and swipes.chosen < len(swipes.answers) - 1),  # type: ignore[union-attr]
+            gr.Button(visible=last_reply)]
+
+
+def _events_said(events: Any) -> str | None:
+    """The message of the first error among a regenerate's events (None when it went well)."""
+    for ev in events:
+        if ev.get("type") == "error":
+            return str(ev.get("message") or "")
+    return None
 
 
 def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, chatbot: Any, view_state: Any,
                       earlier: Any, hide_on: list[Any]) -> None:
-    """Clicking a line opens the bar; 削除する deletes and redraws; やめる and each of `hide_on`
-    (a move to another building) close it."""
-    closed = [gr.Row(visible=False), None]
+    """Clicking a line opens the bar; its buttons delete, regenerate or pick another answer and redraw;
+    やめる and each of `hide_on` (a move to another building) close it. The Chatbot's own ↻ on the
+    last reply regenerates too."""
+    outs = actions.outputs()
+
+    def redraw(view: ChatView) -> list[Any]:
+        open_building(view, manager, labels, str(view.building_id))
+        view.shown = len(view.messages)
+        return [list(view.messages), gr.Button(visible=view.has_more)]
 
     def on_select(view: ChatView, evt: gr.SelectData) -> list[Any]:
         index = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
@@ -98,35 +153,63 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
             entry = chosen_line(manager, view, int(index), labels) if isinstance(index, int) else None
             if entry is None:
                 gr.Info(labels("line_not_found"))
-                return [gr.Row(visible=False), gr.skip(), None]
-            try:
-                plan = manager.line_deletion(str(view.building_id), entry.id)
-            except LookupError:
-                gr.Info(labels("line_not_found"))
-                return [gr.Row(visible=False), gr.skip(), None]
-        html = confirmation_html(labels, plan.entry, plan.remembered_by)
-        return [gr.Row(visible=True), html, [view.building_id, entry.id]]
+                return _closed()
+            return _bar(manager, labels, view, entry.id)
+
+    def usable(view: ChatView, chosen: list[Any] | None) -> bool:
+        if view.busy or sending(view):
+            gr.Warning(labels("line_busy"))
+            return False
+        return bool(chosen) and chosen[0] == view.building_id  # type: ignore[index]
 
     def on_delete(view: ChatView, chosen: list[Any] | None) -> list[Any]:
         with session_lock(view):
-            if view.busy or sending(view):
-                gr.Warning(labels("line_busy"))
-                return [gr.skip(), gr.skip(), gr.skip(), gr.skip()]
-            if not chosen or chosen[0] != view.building_id:
-                return [gr.skip(), gr.skip(), *closed]
+            if not usable(view, chosen):
+                return [gr.skip(), gr.skip(), *_closed()]
             try:
-                done = manager.delete_line(str(chosen[0]), int(chosen[1]))
+                done = manager.delete_line(str(chosen[0]), int(chosen[1]))  # type: ignore[index]
             except LookupError:
                 gr.Warning(labels("line_not_found"))
-                return [gr.skip(), gr.skip(), *closed]
-            open_building(view, manager, labels, str(view.building_id))
-            view.shown = len(view.messages)
+                return [gr.skip(), gr.skip(), *_closed()]
+            chat = redraw(view)
         gr.Info(deleted_message(labels, done.remembered_by))
-        return [list(view.messages), gr.Button(visible=view.has_more), *closed]
+        return [*chat, *_closed()]
 
-    chatbot.select(on_select, view_state, [actions.bar, actions.text, actions.chosen], show_progress="hidden")
-    actions.delete.click(on_delete, [view_state, actions.chosen], [chatbot, earlier, actions.bar, actions.chosen],
-                         show_progress="hidden")
-    actions.cancel.click(lambda: closed, None, [actions.bar, actions.chosen], show_progress="hidden")
+    def on_swipe(step: int) -> Any:
+        def handler(view: ChatView, chosen: list[Any] | None) -> list[Any]:
+            with session_lock(view):
+                if not usable(view, chosen):
+                    return [gr.skip(), gr.skip(), *_closed()]
+                try:
+                    manager.choose_swipe(str(chosen[0]), int(chosen[1]), int(chosen[2]) + step)  # type: ignore[index]
+                except (LookupError, ValueError) as exc:
+                    gr.Warning(str(exc))
+                    return [gr.skip(), gr.skip(), *_closed()]
+                return [*redraw(view), *_bar(manager, labels, view, int(chosen[1]))]  # type: ignore[index]
+        return handler
+
+    def on_regen(view: ChatView) -> list[Any]:
+        with session_lock(view):
+            if view.busy or sending(view) or not view.building_id:
+                gr.Warning(labels("line_busy"))
+                return [gr.skip(), gr.skip(), *_closed()]
+            events = list(manager.regenerate(str(view.building_id)))
+            problem = _events_said(events)
+            chat = redraw(view)
+            if problem is not None:
+                gr.Warning(problem)
+                return [*chat, *_closed()]
+            done = events[-1]
+            gr.Info(labels("line_regenerated", n=done["chosen"] + 1, of=len(done["answers"])))
+            return [*chat, *_bar(manager, labels, view, int(done["history_id"]))]
+
+    both = [chatbot, earlier, *outs]
+    chatbot.select(on_select, view_state, outs, show_progress="hidden")
+    actions.delete.click(on_delete, [view_state, actions.chosen], both, show_progress="hidden")
+    actions.prev.click(on_swipe(-1), [view_state, actions.chosen], both, show_progress="hidden")
+    actions.next.click(on_swipe(+1), [view_state, actions.chosen], both, show_progress="hidden")
+    actions.regen.click(on_regen, view_state, both, show_progress="minimal")
+    chatbot.retry(on_regen, view_state, both, show_progress="minimal")
+    actions.cancel.click(_closed, None, outs, show_progress="hidden")
     for trigger in hide_on:
-        trigger.input(lambda: closed, None, [actions.bar, actions.chosen], show_progress="hidden")
+        trigger.input(_closed, None, outs, show_progress="hidden")
