@@ -10,6 +10,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from database.engine import Database
+from saiverse.errors import UserError
+from saiverse.inputs import InputError
 from saiverse.memory import SAIMemory
 from saiverse.world import (
     LineDeletion,
@@ -35,6 +37,8 @@ class ChatRedo:
     memory: SAIMemory
     pulses: Any
     meta_playbook: Any
+    handle_user_input: Any
+    check_message: Any
 
     def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
         """What deleting a chat line would remove: the line and which personas remember it."""
@@ -82,3 +86,31 @@ class ChatRedo:
             yield event("error", kind="regenerate", message=str(exc), building_id=building_id)
             return
         yield event("swipes", building_id=building_id, **swipes.to_dict())
+
+    def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
+        """Replace the user's last line of a building with `text` and have it answered again.
+
+        The replies that followed it are deleted with the line (from the history and from the
+        memory of the personas who remembered them); the new line is then said as any message.
+        Only the user's last line can be edited, and only when nothing but replies follows it."""
+        try:
+            self.world.building(building_id)
+            self.check_message(text)
+            doomed = self._last_exchange(building_id)
+        except (InputError, UserError, LookupError) as exc:
+            yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
+            return
+        for history_id in reversed(doomed):  # the replies first, then the line they answered
+            delete_line(self.db, building_id, history_id)
+        yield from self.handle_user_input(building_id, text)
+
+    def _last_exchange(self, building_id: str) -> list[int]:
+        """Ids of the user's last line and the persona replies after it (UserError if anything else follows)."""
+        recent = self.world.history(building_id, limit=50)
+        users = [n for n, e in enumerate(recent) if e.speaker_kind == "user"]
+        if not users:
+            raise UserError("この建物にはまだあなたのメッセージがありません。")
+        after = recent[users[-1] + 1:]
+        if any(e.speaker_kind != "persona" for e in after):
+            raise UserError("編集できるのは、最後のメッセージとその返事だけが続いているときです。")
+        return [e.id for e in recent[users[-1]:]]

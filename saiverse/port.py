@@ -154,6 +154,19 @@ class CityPort(Protocol):
             user, or when the new pulse wrote none (the earlier answer then stays)."""
         ...
 
+    def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
+        """Replace the user's last line with `text` and have it answered again; the replies that
+        followed it are deleted (history and memory), not kept.
+
+        Args:
+            building_id: the building whose last message is edited.
+            text: the new message (checked like any message).
+
+        Returns:
+            The events of the new message (as `handle_user_input`); an `error` event when the text is
+            refused or the user's line is not the last but for its replies."""
+        ...
+
     def reply_swipes(self, building_id: str, history_id: int) -> Swipes | None:
         """The answers of a persona's line and which is shown (one answer unless regenerated).
 

@@ -132,3 +132,26 @@ def test_regenerate_is_refused_when_the_last_line_is_not_a_reply(manager: SAIVer
     _said(manager, "library", "こんにちは")
     with pytest.raises(UserError):
         manager.choose_swipe("library", _last_reply(manager).id, 5)
+
+
+def test_editing_the_last_message_replaces_it_and_its_reply(manager: SAIVerseManager) -> None:
+    _said(manager, "library", "最初の話")
+    lines = _said(manager, "library", "猫が好き")
+    old_reply = lines[-1]
+    events = list(manager.edit_last_message("library", "犬が好き"))
+    assert any(e["type"] == "speak" for e in events)
+    now = manager.history("library", limit=50)
+    texts = [e.content for e in now]
+    assert "猫が好き" not in texts and "犬が好き" in texts and "最初の話" in texts
+    assert old_reply.id not in [e.id for e in now] and now[-1].speaker_kind == "persona"
+    memory = _memory(manager, "mina")
+    assert ("user", "猫が好き") not in memory and ("user", "犬が好き") in memory
+    assert memory.count(("user", "最初の話")) == 1
+
+
+def test_editing_is_refused_for_bad_text_or_when_no_message_is_last(manager: SAIVerseManager) -> None:
+    events = list(manager.edit_last_message("library", "こんにちは"))
+    assert events[0]["type"] == "error" and "まだあなたのメッセージ" in events[0]["message"]
+    lines = _said(manager, "library", "こんにちは")
+    assert list(manager.edit_last_message("library", "x" * 1_000_000))[0]["type"] == "error"
+    assert manager.history("library", limit=50) == lines  # nothing lost

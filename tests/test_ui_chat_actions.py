@@ -105,3 +105,22 @@ def test_regenerate_the_last_reply_and_swipe_back(running: RunningApp, browser: 
         box = page.locator("#sv-line-next").bounding_box()
         assert box is not None and box["x"] + box["width"] <= 390
         shot(page, "21c_swipe_390")
+
+
+def test_edit_your_last_message_redoes_the_reply(running: RunningApp, browser: Any) -> None:
+    with new_page(browser, running.url) as page:
+        _say(page, "猫が好き")
+        page.locator("#chat [data-testid='user']").last.hover()
+        page.locator("#chat button[aria-label='編集']").last.click()
+        box = page.locator("#chat textarea").first
+        page.wait_for_function("() => document.querySelector('#chat textarea')?.value === '猫が好き'")
+        box.fill("犬が好き")
+        shot(page, "21c_edit_box")
+        page.locator("#chat button[aria-label='送信']").first.click()
+        page.get_by_text("メッセージを直して、返事を作り直しました").first.wait_for()
+        page.locator("#chat [data-testid='user']").filter(has_text="犬が好き").wait_for()
+        shot(page, "21c_edited")
+    texts = [(e.speaker_kind, e.content) for e in running.manager.history("library")]
+    assert ("user", "猫が好き") not in texts and texts[-2] == ("user", "犬が好き") and texts[-1][0] == "persona"
+    memory = _memory(running, "mina")
+    assert ("user", "猫が好き") not in memory and ("user", "犬が好き") in memory

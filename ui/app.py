@@ -234,7 +234,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                         chatbot = gr.Chatbot(
                             [], elem_id="chat", show_label=False, height="calc(100vh - 330px)",
                             min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
-                            buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[],
+                            buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[], editable="user",
                         )
                         line_actions = build_line_actions(labels)  # a clicked line: delete (ui/chat_actions.py)
                         live = gr.HTML("", elem_id="chat-live")
@@ -406,7 +406,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
         timer.tick(on_tick, [view_state, shown], [chatbot, live, *panel_outputs, building, earlier, shown],
                    show_progress="hidden")
         wire_autonomy(manager, labels, autonomy, demo, chat_tab)
-        wire_line_actions(manager, labels, line_actions, chatbot, view_state, earlier, hide_on=[building])
+        wire_line_actions(manager, labels, line_actions, chatbot, view_state, earlier, [building], demo)
     return demo
 
 

@@ -1,4 +1,6 @@
-"""Per-line actions of the chat: click a line, and a bar under the chat offers to delete it.
+"""Per-line actions of the chat: click a line, and a bar under the chat offers to delete it, to
+regenerate the last reply or to pick another of its answers (‹ n/m ›); the Chatbot's own ✎ on your
+last message edits it (its reply is redone; the old reply is deleted, not kept), its ↻ regenerates.
 
 The bar is the confirmation: it quotes the line and says where it goes from — the chat history and
 the memory of the personas who remember it (「会話の履歴とミナの記憶から消します」), or the history
@@ -10,6 +12,7 @@ from events, not read back) are found too.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -23,7 +26,26 @@ from ui.i18n import Labels
 from ui.session import sending, session_lock
 from ui.stream import PAGE, ChatView, open_building
 
+_TIME_ANYWHERE = re.compile(r'\s*<span class="sv-time">[^<]*</span>\s*')
 QUOTE_CHARS = 60
+EDIT_BOX_JS = """
+() => {
+  // The Chatbot's ✎ box holds the bubble's Markdown: leave the time line (ui/chat_time.py) out of it.
+  const clean = (ta) => {
+    const v = ta.value.replace(/\\s*<span class="sv-time">[^<]*<\\/span>\\s*$/, '');
+    if (v !== ta.value) { ta.value = v; ta.dispatchEvent(new Event('input', {bubbles: true})); }
+  };
+  const watch = () => {
+    const chat = document.querySelector('#chat');
+    if (!chat) { setTimeout(watch, 300); return; }
+    new MutationObserver(() => chat.querySelectorAll('textarea').forEach((ta) => {
+      if (!ta.dataset.svClean) { ta.dataset.svClean = '1'; clean(ta); }
+    })).observe(chat, {childList: true, subtree: true});
+  };
+  watch();
+}
+"""
+"""Run once per page (`wire_line_actions` adds it to the page's load)."""
 """How much of the chosen line the bar quotes."""
 
 
@@ -63,6 +85,11 @@ def deleted_message(labels: Labels, remembered_by: list[str]) -> str:
     if remembered_by:
         return labels("line_deleted_both", names="、".join(remembered_by))
     return labels("line_deleted_history")
+
+
+def edited_text(value: str) -> str:
+    """What the person wrote in the Chatbot's edit box, without the time line the bubble carried."""
+    return _TIME_ANYWHERE.sub("", value).strip()
 
 
 def swipe_html(labels: Labels, swipes: Any) -> str:
@@ -136,7 +163,7 @@ def _events_said(events: Any) -> str | None:
 
 
 def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, chatbot: Any, view_state: Any,
-                      earlier: Any, hide_on: list[Any]) -> None:
+                      earlier: Any, hide_on: list[Any], demo: Any = None) -> None:
     """Clicking a line opens the bar; its buttons delete, regenerate or pick another answer and redraw;
     やめる and each of `hide_on` (a move to another building) close it. The Chatbot's own ↻ on the
     last reply regenerates too."""
@@ -203,7 +230,32 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
             gr.Info(labels("line_regenerated", n=done["chosen"] + 1, of=len(done["answers"])))
             return [*chat, *_bar(manager, labels, view, int(done["history_id"]))]
 
+    def on_edit(view: ChatView, evt: gr.EditData) -> list[Any]:
+        index = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
+        new_text = edited_text(str(evt.value or ""))
+        with session_lock(view):
+            if view.busy or sending(view) or not view.building_id:
+                gr.Warning(labels("line_busy"))
+                return [list(view.messages), gr.skip(), *_closed()]
+            entry = chosen_line(manager, view, int(index), labels) if isinstance(index, int) else None
+            users = [e for e in manager.history(str(view.building_id), limit=50) if e.speaker_kind == "user"]
+            if entry is None or not users or users[-1].id != entry.id:
+                gr.Warning(labels("line_edit_last_only"))
+                return [list(view.messages), gr.skip(), *_closed()]
+            if new_text == entry.content:
+                return [list(view.messages), gr.skip(), *_closed()]
+            problem = _events_said(manager.edit_last_message(str(view.building_id), new_text))
+            chat = redraw(view)
+        if problem is not None:
+            gr.Warning(problem)
+        else:
+            gr.Info(labels("line_edited"))
+        return [*chat, *_closed()]
+
     both = [chatbot, earlier, *outs]
+    if demo is not None:
+        demo.load(None, None, None, js=EDIT_BOX_JS)
+    chatbot.edit(on_edit, view_state, both, show_progress="minimal")
     chatbot.select(on_select, view_state, outs, show_progress="hidden")
     actions.delete.click(on_delete, [view_state, actions.chosen], both, show_progress="hidden")
     actions.prev.click(on_swipe(-1), [view_state, actions.chosen], both, show_progress="hidden")
