@@ -14,6 +14,7 @@ from saiverse.errors import UserError
 from saiverse.inputs import InputError
 from saiverse.memory import SAIMemory
 from saiverse.world import (
+    HistoryEntry,
     LineDeletion,
     NoReplyError,
     Swipes,
@@ -25,6 +26,7 @@ from saiverse.world import (
     keep_reply,
     plan_line_deletion,
     reply_swipes,
+    search_history,
 )
 from sea.events import Event, event
 
@@ -49,6 +51,11 @@ class ChatRedo:
         """Delete a chat line from the building history and the SAIMemory messages that remember it."""
         self.world.building(building_id)
         return delete_line(self.db, building_id, history_id)
+
+    def search_chat(self, building_id: str, query: str, *, limit: int = 50) -> list[HistoryEntry]:
+        """Lines of a building's chat containing every word of `query`, newest first."""
+        self.world.building(building_id)
+        return search_history(self.db, building_id, query, limit=limit)
 
     def reply_swipes(self, building_id: str, history_id: int) -> Swipes | None:
         """The answers of a persona's line (one, unless it was regenerated); None for another line."""

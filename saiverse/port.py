@@ -167,6 +167,18 @@ class CityPort(Protocol):
             refused or the user's line is not the last but for its replies."""
         ...
 
+    def search_chat(self, building_id: str, query: str, *, limit: int = 50) -> list[HistoryEntry]:
+        """Search the building's chat: lines containing every word of `query`, newest first.
+
+        Args:
+            building_id: the building whose chat is searched.
+            query: words separated by spaces (case-insensitive; empty finds nothing).
+            limit: at most this many lines.
+
+        Raises:
+            UnknownIdError: no such building."""
+        ...
+
     def reply_swipes(self, building_id: str, history_id: int) -> Swipes | None:
         """The answers of a persona's line and which is shown (one answer unless regenerated).
 

@@ -155,3 +155,18 @@ def test_editing_is_refused_for_bad_text_or_when_no_message_is_last(manager: SAI
     lines = _said(manager, "library", "こんにちは")
     assert list(manager.edit_last_message("library", "x" * 1_000_000))[0]["type"] == "error"
     assert manager.history("library", limit=50) == lines  # nothing lost
+
+
+def test_search_finds_lines_of_this_building_with_every_word(manager: SAIVerseManager) -> None:
+    _said(manager, "library", "青い猫の本はありますか")
+    _said(manager, "library", "赤い猫 100% の話")
+    _said(manager, "atelier", "青い猫を描いて")
+    found = manager.search_chat("library", "猫 青い")
+    assert [e.content for e in found] == ["青い猫の本はありますか"]
+    assert [e.content for e in manager.search_chat("library", "100%")] == ["赤い猫 100% の話"]
+    assert manager.search_chat("library", "%") != [] and manager.search_chat("library", "_") == []
+    assert manager.search_chat("library", "   ") == []
+    newest_first = manager.search_chat("library", "猫")
+    assert [e.content for e in newest_first][:2] == ["赤い猫 100% の話", "青い猫の本はありますか"]
+    with pytest.raises(UnknownIdError):
+        manager.search_chat("nowhere", "猫")

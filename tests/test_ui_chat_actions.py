@@ -124,3 +124,24 @@ def test_edit_your_last_message_redoes_the_reply(running: RunningApp, browser: A
     assert ("user", "猫が好き") not in texts and texts[-2] == ("user", "犬が好き") and texts[-1][0] == "persona"
     memory = _memory(running, "mina")
     assert ("user", "猫が好き") not in memory and ("user", "犬が好き") in memory
+
+
+def test_search_this_buildings_chat(running: RunningApp, browser: Any) -> None:
+    with new_page(browser, running.url) as page:
+        _say(page, "灯台の本を探しています")
+        page.locator("#sv-chat-search").get_by_text("この建物の会話を検索").click()
+        box = page.locator("#sv-chat-search-box textarea, #sv-chat-search-box input").first
+        box.fill("灯台")
+        box.press("Enter")
+        found = page.locator("#sv-chat-found li")
+        found.first.wait_for()
+        assert "灯台の本を探しています" in found.first.inner_text() and "あなた" in found.first.inner_text()
+        shot(page, "21c_search")
+        box.fill("存在しない言葉")
+        box.press("Enter")
+        page.get_by_text("「存在しない言葉」を含む行はありません。").wait_for()
+        page.set_viewport_size({"width": 390, "height": 844})
+        box.fill("灯台")
+        box.press("Enter")
+        found.first.wait_for()
+        shot(page, "21c_search_390")

@@ -72,3 +72,13 @@ def test_the_swipe_line_says_which_answer_is_shown() -> None:
     assert swipe_html(LABELS, None) == ""
     assert swipe_html(LABELS, SimpleNamespace(answers=[{}], chosen=0)) == ""
     assert "返事 2/3" in swipe_html(LABELS, SimpleNamespace(answers=[{}, {}, {}], chosen=1))
+
+
+def test_search_results_say_when_and_who_and_escape() -> None:
+    from ui.chat_actions import found_html
+
+    html = found_html(LABELS, "猫", [_line(3, "user", "<i>猫</i>"), _line(2, "persona", "猫です")])
+    assert "2 行 (新しい順)" in html and "&lt;i&gt;猫" in html and "<b>あなた</b>" in html and "<b>ミナ</b>" in html
+    assert "10:03" in html or "11/25 10:03" in html
+    assert found_html(LABELS, " ", []) == ""
+    assert "「犬」を含む行はありません。" in found_html(LABELS, "犬", [])

@@ -87,6 +87,23 @@ def deleted_message(labels: Labels, remembered_by: list[str]) -> str:
     return labels("line_deleted_history")
 
 
+def found_html(labels: Labels, query: str, entries: list[Any]) -> str:
+    """The search's results: each line with its time and who said it, newest first."""
+    if not query.strip():
+        return ""
+    if not entries:
+        return f'<div class="sv-empty">{escape(labels("chat_search_none", q=query.strip()))}</div>'
+    rows = []
+    for e in entries:
+        who = labels("you") if e.speaker_kind == "user" else (e.speaker_name or "")
+        text = e.content if len(e.content) <= 120 else e.content[:120] + "…"
+        when = escape(clock(e.created_at))
+        rows.append(f'<li data-history-id="{int(e.id)}"><span class="sv-found-time">{when}</span> '
+                    f'<b>{escape(who)}</b> {escape(text)}</li>')
+    head = escape(labels("chat_search_count", n=len(entries)))
+    return f'<div class="sv-found-head">{head}</div><ul class="sv-found">{"".join(rows)}</ul>'
+
+
 def edited_text(value: str) -> str:
     """What the person wrote in the Chatbot's edit box, without the time line the bubble carried."""
     return _TIME_ANYWHERE.sub("", value).strip()
@@ -112,13 +129,19 @@ class LineActions:
     delete: Any
     cancel: Any
     chosen: Any
+    search: Any
+    found: Any
 
     def outputs(self) -> list[Any]:
         return [self.bar, self.text, self.chosen, self.prev, self.next, self.regen]
 
 
 def build_line_actions(labels: Labels) -> LineActions:
-    """The bar (call where it sits, right under the Chatbot)."""
+    """The search box (folded) and the bar (call where they sit, right under the Chatbot)."""
+    with gr.Accordion(labels("chat_search"), open=False, elem_id="sv-chat-search"):
+        search = gr.Textbox(show_label=False, placeholder=labels("chat_search_placeholder"), container=False,
+                            elem_id="sv-chat-search-box", max_length=200)
+        found = gr.HTML("", elem_id="sv-chat-found")
     with gr.Row(visible=False, elem_id="sv-line-actions") as bar:
         text = gr.HTML("", elem_id="sv-line-text")
         prev = gr.Button("‹", elem_id="sv-line-prev", size="sm", scale=0, min_width=40, visible=False)
@@ -128,7 +151,7 @@ def build_line_actions(labels: Labels) -> LineActions:
         delete = gr.Button(labels("line_delete"), elem_id="sv-line-delete", variant="stop", size="sm", scale=0,
                            min_width=100)
         cancel = gr.Button(labels("line_cancel"), elem_id="sv-line-cancel", size="sm", scale=0, min_width=70)
-    return LineActions(bar, text, prev, nxt, regen, delete, cancel, gr.State(None))
+    return LineActions(bar, text, prev, nxt, regen, delete, cancel, gr.State(None), search, found)
 
 
 def _closed() -> list[Any]:
@@ -252,6 +275,16 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
             gr.Info(labels("line_edited"))
         return [*chat, *_closed()]
 
+    def on_search(view: ChatView, query: str) -> str:
+        if not view.building_id:
+            return ""
+        try:
+            return found_html(labels, query or "", manager.search_chat(str(view.building_id), query or ""))
+        except LookupError as exc:
+            gr.Warning(str(exc))
+            return ""
+
+    actions.search.submit(on_search, [view_state, actions.search], actions.found, show_progress="hidden")
     both = [chatbot, earlier, *outs]
     if demo is not None:
         demo.load(None, None, None, js=EDIT_BOX_JS)
@@ -265,3 +298,4 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
     actions.cancel.click(_closed, None, outs, show_progress="hidden")
     for trigger in hide_on:
         trigger.input(_closed, None, outs, show_progress="hidden")
+        trigger.input(lambda: ["", ""], None, [actions.search, actions.found], show_progress="hidden")

@@ -4,6 +4,7 @@ Parts (private modules; import from here):
 - `_activity`
 - `_aspect`
 - `_chat_edit`
+- `_chat_search`
 - `_doc_versions`
 - `_item_names`
 - `_item_slots`
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from saiverse.world._chat_edit import LineDeletion as LineDeletion
     from saiverse.world._chat_edit import delete_line as delete_line
     from saiverse.world._chat_edit import plan_line_deletion as plan_line_deletion
+    from saiverse.world._chat_search import search_history as search_history
     from saiverse.world._doc_versions import committed_copy as committed_copy
     from saiverse.world._item_names import rename_item as rename_item
     from saiverse.world._item_slots import move_numbered as move_numbered
@@ -144,6 +146,7 @@ _EXPORTS: dict[str, str] = {
     "reply_swipes": "_swipes",
     "rename_item": "_item_names",
     "resolve_in_home": "_media",
+    "search_history": "_chat_search",
     "shown_state": "_activity",
     "staged_name": "_media",
     "summary_path": "_media",
