@@ -1,13 +1,24 @@
 """Deleting a chat line (saiverse/world/_chat_edit.py): from the building history and from the
-SAIMemory of the personas that remember it, on a real SQLite home with the offline model."""
+SAIMemory of the personas that remember it; regenerate with swipes; edit; search — on a real SQLite home
+and on PostgreSQL, with the offline model."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
 from saiverse.errors import UserError
 from saiverse.manager import SAIVerseManager
 from saiverse.world import UnknownIdError
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def manager(request: pytest.FixtureRequest, make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> SAIVerseManager:
+    """The same city on SQLite and on PostgreSQL (the raw SQL of the chat edits runs on both)."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
+    return make_manager()
 
 
 def _said(manager: SAIVerseManager, building: str, text: str) -> list:
