@@ -1,4 +1,5 @@
-"""The manager's chat edits: delete a line, regenerate the last reply, choose among its answers.
+"""The manager's chat edits: delete a line, regenerate the last reply, choose among its answers,
+edit the last message, search; and persona avatar pictures.
 
 A mixin of `SAIVerseManager` through `WorldFacade` (saiverse/facade.py); the rules live in
 saiverse/world/_chat_edit.py and saiverse/world/_swipes.py, this runs the pulse in between.
@@ -17,9 +18,12 @@ from saiverse.world import (
     HistoryEntry,
     LineDeletion,
     NoReplyError,
+    PersonaInfo,
     Swipes,
     World,
+    avatar_path,
     choose_swipe,
+    clear_avatar,
     delete_line,
     fold_reply,
     forget_reply,
@@ -27,6 +31,7 @@ from saiverse.world import (
     plan_line_deletion,
     reply_swipes,
     search_history,
+    store_avatar,
 )
 from sea.events import Event, event
 
@@ -41,6 +46,8 @@ class ChatRedo:
     meta_playbook: Any
     handle_user_input: Any
     check_message: Any
+    check_image: Any
+    settings: Any
 
     def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
         """What deleting a chat line would remove: the line and which personas remember it."""
@@ -51,6 +58,21 @@ class ChatRedo:
         """Delete a chat line from the building history and the SAIMemory messages that remember it."""
         self.world.building(building_id)
         return delete_line(self.db, building_id, history_id)
+
+    def set_avatar_image(self, persona_id: str, data: bytes) -> PersonaInfo:
+        """Check `data` as a picture upload, store it under `<home>/icons/` and make it the persona's avatar."""
+        store_avatar(self.db, self.settings.home, persona_id, self.check_image(data))
+        return self.world.persona(persona_id)
+
+    def clear_avatar_image(self, persona_id: str) -> PersonaInfo:
+        """The persona shows its emoji avatar again."""
+        clear_avatar(self.db, persona_id)
+        return self.world.persona(persona_id)
+
+    def avatar_files(self) -> dict[str, str]:
+        """Persona id → the absolute path of its avatar picture, for those that have one on disk."""
+        found = {p.persona_id: avatar_path(self.settings.home, p.avatar_image) for p in self.world.personas()}
+        return {pid: str(path) for pid, path in found.items() if path is not None}
 
     def search_chat(self, building_id: str, query: str, *, limit: int = 50) -> list[HistoryEntry]:
         """Lines of a building's chat containing every word of `query`, newest first."""

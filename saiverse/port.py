@@ -167,6 +167,26 @@ class CityPort(Protocol):
             refused or the user's line is not the last but for its replies."""
         ...
 
+    def set_avatar_image(self, persona_id: str, data: bytes) -> PersonaInfo:
+        """Make a picture the persona's avatar (checked like a picture upload, kept under `<home>/icons/`).
+
+        Raises:
+            UnknownIdError: no such persona.
+            UserError (InvalidImageError): not an image, too large, or broken."""
+        ...
+
+    def clear_avatar_image(self, persona_id: str) -> PersonaInfo:
+        """The persona shows its emoji avatar again.
+
+        Raises:
+            UnknownIdError: no such persona."""
+        ...
+
+    def avatar_files(self) -> dict[str, str]:
+        """Persona id → absolute path of its avatar picture (only those with a picture on disk,
+        uploaded or imported)."""
+        ...
+
     def search_chat(self, building_id: str, query: str, *, limit: int = 50) -> list[HistoryEntry]:
         """Search the building's chat: lines containing every word of `query`, newest first.
 

@@ -3,6 +3,7 @@
 Parts (private modules; import from here):
 - `_activity`
 - `_aspect`
+- `_avatars`
 - `_chat_edit`
 - `_chat_search`
 - `_doc_versions`
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from saiverse.world._activity import shown_state as shown_state
     from saiverse.world._activity import to_interaction_mode as to_interaction_mode
     from saiverse.world._aspect import crop_to_ratio as crop_to_ratio
+    from saiverse.world._avatars import avatar_path as avatar_path
+    from saiverse.world._avatars import clear_avatar as clear_avatar
+    from saiverse.world._avatars import store_avatar as store_avatar
     from saiverse.world._chat_edit import LineDeletion as LineDeletion
     from saiverse.world._chat_edit import delete_line as delete_line
     from saiverse.world._chat_edit import plan_line_deletion as plan_line_deletion
@@ -120,9 +124,11 @@ _EXPORTS: dict[str, str] = {
     "WorldSettings": "_settings",
     "apply_patch": "_patching",
     "atomic_write": "_media",
+    "avatar_path": "_avatars",
     "check_image": "_media",
     "check_pdf": "_pdf",
     "choose_swipe": "_swipes",
+    "clear_avatar": "_avatars",
     "clip_summary": "_items",
     "commit_staged": "_media",
     "committed_copy": "_doc_versions",
@@ -149,6 +155,7 @@ _EXPORTS: dict[str, str] = {
     "search_history": "_chat_search",
     "shown_state": "_activity",
     "staged_name": "_media",
+    "store_avatar": "_avatars",
     "summary_path": "_media",
     "text_sha256": "_items",
     "to_interaction_mode": "_activity",
