@@ -26,6 +26,7 @@ from saiverse.world import (
     ItemStore,
     PersonaInfo,
     World,
+    avatar_path,
     check_image,
     check_pdf,
     crop_to_ratio,
@@ -61,6 +62,8 @@ class WorldFacade(ChatRedo):
             "items": self.items.list_owned("building", building_id),
             "production": self.production.current_plan(building_id),
             "models": {a.persona_id: a.to_dict() for a in answering_all(self.settings, personas)},
+            "avatars": {p.persona_id: str(path) for p in personas
+                        if (path := avatar_path(self.settings.home, p.avatar_image)) is not None},
         }
 
     def persona_models(self) -> list[Answering]:

@@ -145,3 +145,33 @@ def test_search_this_buildings_chat(running: RunningApp, browser: Any) -> None:
         box.press("Enter")
         found.first.wait_for()
         shot(page, "21c_search_390")
+
+
+def test_an_avatar_uploaded_in_the_personas_tab_is_drawn_in_chips_and_chat(
+        running: RunningApp, browser: Any, tmp_path: Any) -> None:
+    import io
+
+    from PIL import Image
+
+    picture = tmp_path / "mina.png"
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 64), "teal").save(buf, "PNG")
+    picture.write_bytes(buf.getvalue())
+    with new_page(browser, running.url) as page:
+        page.locator("button[role='tab']", has_text="ペルソナ").click()
+        page.locator("#persona-pick input").click()
+        page.locator("[role='option']", has_text="ミナ").first.click()
+        page.locator("#persona-avatar-panel").get_by_text("アバター画像").click()
+        page.locator("#persona-avatar-file input[type='file']").set_input_files(str(picture))
+        page.get_by_text("ミナ のアバター画像を設定しました。").wait_for()
+        shot(page, "21c_avatar_upload")
+    assert (running.manager.world.persona("mina").avatar_image or "").startswith("icons/")
+    with new_page(browser, running.url) as page:  # chips and the chat draw the picture
+        chip = page.locator("#chat-header .sv-persona[data-persona-id='mina'] img.sv-avatar-img")
+        chip.wait_for()
+        _say(page, "絵を見せて")
+    with new_page(browser, running.url) as page:  # stored lines are drawn with the picture
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('#chat img.sv-avatar-img')].some(i => i.naturalWidth === 64)")
+        assert page.evaluate("() => document.querySelector('#chat-header img.sv-avatar-img').naturalWidth") == 64
+        shot(page, "21c_avatar_chat")

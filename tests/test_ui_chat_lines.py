@@ -82,3 +82,10 @@ def test_search_results_say_when_and_who_and_escape() -> None:
     assert "10:03" in html or "11/25 10:03" in html
     assert found_html(LABELS, " ", []) == ""
     assert "「犬」を含む行はありません。" in found_html(LABELS, "犬", [])
+
+
+def test_a_deleted_personas_lines_show_its_initial() -> None:
+    lines = [_line(1, "persona", "さようなら")]
+    lines[0].speaker_id, lines[0].speaker_name = "gone", "ハナ"
+    content = history_messages(lines, {"mina": "📚"}, LABELS)[0]["content"]
+    assert '<span class="sv-avatar-gone" title="ハナ">ハ</span> **ハナ**' in content and "👤" not in content

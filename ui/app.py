@@ -128,7 +128,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir. Backups are
         # not listed: the 設定 tab hands the one just made to its own session (ui/tabs/backups.py).
-        "allowed_paths": [str(Path(settings.home) / "image")],
+        "allowed_paths": [str(Path(settings.home) / "image"), str(Path(settings.home) / "icons")],
         # Gradio refuses a larger attachment while it streams in, before it is written or read.
         "max_file_size": settings.max_upload_bytes,
     }

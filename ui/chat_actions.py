@@ -49,8 +49,13 @@ EDIT_BOX_JS = """
 """How much of the chosen line the bar quotes."""
 
 
-def _avatars(manager: CityPort) -> dict[str, str]:
-    return {p.persona_id: p.avatar for p in manager.personas()}
+_HEADER = re.compile(r"^[^\n]*?(\*\*[^\n]*\*\*\n\n)")
+"""A persona bubble's first line up to its bold name: the avatar before it differs between a line
+drawn from events (the emoji) and one read back (a picture), so lines are compared without it."""
+
+
+def _same(text: str) -> str:
+    return _HEADER.sub(r"\1", strip_time(text), count=1)
 
 
 def chosen_line(manager: CityPort, view: ChatView, index: int, labels: Labels) -> Any | None:
@@ -61,10 +66,10 @@ def chosen_line(manager: CityPort, view: ChatView, index: int, labels: Labels) -
     (the same words said twice are two lines)."""
     if view.building_id is None or not 0 <= index < len(view.messages):
         return None
-    want = strip_time(str(view.messages[index].get("content") or ""))
+    want = _same(str(view.messages[index].get("content") or ""))
     entries = manager.history(view.building_id, limit=max(PAGE, len(view.messages) + PAGE))
-    rendered = history_messages(entries, _avatars(manager), labels)
-    found = [i for i, m in enumerate(rendered) if strip_time(str(m["content"])) == want]
+    rendered = history_messages(entries, {}, labels)
+    found = [i for i, m in enumerate(rendered) if _same(str(m["content"])) == want]
     if not found:
         return None
     from_end = len(view.messages) - index
