@@ -13,6 +13,7 @@ from typing import Any
 
 from chat import ChatModel
 from database.engine import Database
+from saiverse.chat_redo import ChatRedo
 from saiverse.llm.answering import Answering, answering_all
 from saiverse.memory import ChronicleBuilder, ChronicleStore, MemopediaStore, MemoryRecord, SAIMemory, recall
 from saiverse.pulse import ModelResolver, ProductionService, persona_context
@@ -26,6 +27,7 @@ from saiverse.world import (
     MapSpot,
     PersonaInfo,
     World,
+    avatar_path,
     check_image,
     check_pdf,
     crop_to_ratio,
@@ -34,7 +36,7 @@ from saiverse.world import (
 )
 
 
-class WorldFacade:
+class WorldFacade(ChatRedo):
     """Buildings, personas, history, items and memory, as the entry points see them."""
 
     db: Database
@@ -63,6 +65,8 @@ class WorldFacade:
             "items": self.items.list_owned("building", building_id),
             "production": self.production.current_plan(building_id),
             "models": {a.persona_id: a.to_dict() for a in answering_all(self.settings, personas)},
+            "avatars": {p.persona_id: str(path) for p in personas
+                        if (path := avatar_path(self.settings.home, p.avatar_image)) is not None},
         }
 
     def persona_models(self) -> list[Answering]:

@@ -27,10 +27,12 @@ if TYPE_CHECKING:
         HistoryEntry,
         ItemInfo,
         ItemStore,
+        LineDeletion,
         MapSpot,
         PersonaInfo,
         ScheduleInfo,
         ScheduleStore,
+        Swipes,
         World,
     )
     from sea.events import Event
@@ -113,6 +115,113 @@ class CityPort(Protocol):
 
         Raises:
             UnknownIdError: no such building."""
+        ...
+
+    def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
+        """What deleting one chat line would remove, for the confirmation (nothing changes).
+
+        Args:
+            building_id: the building whose chat shows the line.
+            history_id: the line's id (`HistoryEntry.id`).
+
+        Returns:
+            The line and, per persona, the SAIMemory messages that remember it (`remembered_by`
+            names them; empty when only the history holds it).
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it."""
+        ...
+
+    def delete_line(self, building_id: str, history_id: int) -> LineDeletion:
+        """Delete one chat line from the building history and, where it was remembered, from SAIMemory
+        (one transaction: both or neither).
+
+        Args:
+            building_id: the building whose chat shows the line.
+            history_id: the line's id.
+
+        Returns:
+            What was removed (as `line_deletion` described it).
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it (already deleted)."""
+        ...
+
+    def regenerate(self, building_id: str) -> Iterator[Event]:
+        """Answer the user's last line again, by the persona whose reply is the building's last line.
+
+        The earlier answer stays reachable (`reply_swipes`); the new one is shown and remembered.
+
+        Args:
+            building_id: the building whose last line is the reply.
+
+        Returns:
+            The new pulse's events, then a `swipes` event (`history_id`, `answers`, `chosen`); an
+            `error` event (never an exception) when the last line is no single-line reply to the
+            user, or when the new pulse wrote none (the earlier answer then stays)."""
+        ...
+
+    def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
+        """Replace the user's last line with `text` and have it answered again; the replies that
+        followed it are deleted (history and memory), not kept.
+
+        Args:
+            building_id: the building whose last message is edited.
+            text: the new message (checked like any message).
+
+        Returns:
+            The events of the new message (as `handle_user_input`); an `error` event when the text is
+            refused or the user's line is not the last but for its replies."""
+        ...
+
+    def set_avatar_image(self, persona_id: str, data: bytes) -> PersonaInfo:
+        """Make a picture the persona's avatar (checked like a picture upload, kept under `<home>/icons/`).
+
+        Raises:
+            UnknownIdError: no such persona.
+            UserError (InvalidImageError): not an image, too large, or broken."""
+        ...
+
+    def clear_avatar_image(self, persona_id: str) -> PersonaInfo:
+        """The persona shows its emoji avatar again.
+
+        Raises:
+            UnknownIdError: no such persona."""
+        ...
+
+    def avatar_files(self) -> dict[str, str]:
+        """Persona id → absolute path of its avatar picture (only those with a picture on disk,
+        uploaded or imported)."""
+        ...
+
+    def search_chat(self, building_id: str, query: str, *, limit: int = 50) -> list[HistoryEntry]:
+        """Search the building's chat: lines containing every word of `query`, newest first.
+
+        Args:
+            building_id: the building whose chat is searched.
+            query: words separated by spaces (case-insensitive; empty finds nothing).
+            limit: at most this many lines.
+
+        Raises:
+            UnknownIdError: no such building."""
+        ...
+
+    def reply_swipes(self, building_id: str, history_id: int) -> Swipes | None:
+        """The answers of a persona's line and which is shown (one answer unless regenerated).
+
+        Returns:
+            None when the line is not a persona's.
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it."""
+        ...
+
+    def choose_swipe(self, building_id: str, history_id: int, index: int) -> Swipes:
+        """Show answer `index` (from 0) of a persona's line; its persona then remembers that answer.
+
+        Raises:
+            UnknownIdError: no such building, or no such line in it.
+            UserError (NoReplyError): the line has no such answer."""
         ...
 
     def handle_user_input(

@@ -24,6 +24,7 @@ import gradio as gr  # noqa: E402
 from saiverse.port import CityPort
 from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
+from ui.chat_actions import build_line_actions, wire_line_actions  # noqa: E402
 from ui.city_map import MAP_CSS_PATH, with_city_map  # noqa: E402  (the city map under the building list)
 from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
@@ -31,13 +32,7 @@ from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
 from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
-from ui.side_panel import (  # noqa: E402
-    ITEM_LIST_JS,
-    building_choices,
-    building_panel_html,
-    header_html,
-    item_list_html,
-)
+from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
 from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
 from ui.tabs.memory import build_memory_tab  # noqa: E402
 from ui.tabs.models import build_chat_pull  # noqa: E402
@@ -132,7 +127,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir. Backups are
         # not listed: the 設定 tab hands the one just made to its own session (ui/tabs/backups.py).
-        "allowed_paths": [str(Path(settings.home) / "image")],
+        "allowed_paths": [str(Path(settings.home) / "image"), str(Path(settings.home) / "icons")],
         # Gradio refuses a larger attachment while it streams in, before it is written or read.
         "max_file_size": settings.max_upload_bytes,
     }
@@ -239,8 +234,9 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                         chatbot = gr.Chatbot(
                             [], elem_id="chat", show_label=False, height="calc(100vh - 330px)",
                             min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
-                            buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[],
+                            buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[], editable="user",
                         )
+                        line_actions = build_line_actions(labels)  # a clicked line: delete (ui/chat_actions.py)
                         live = gr.HTML("", elem_id="chat-live")
                         notice = gr.HTML(views.notice(), elem_id="model-notice", js_on_load=SETTINGS_LINK_JS)
                         build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
@@ -410,6 +406,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
         timer.tick(on_tick, [view_state, shown], [chatbot, live, *panel_outputs, building, earlier, shown],
                    show_progress="hidden")
         wire_autonomy(manager, labels, autonomy, demo, chat_tab)
+        wire_line_actions(manager, labels, line_actions, chatbot, view_state, earlier, [building], demo)
     return demo
 
 

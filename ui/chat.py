@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from html import escape
 from typing import Any
 
 from ui.chat_time import with_time
@@ -26,6 +27,12 @@ ONCE_PER_SESSION = frozenset({"model_suggest_pull"})
 def persona_header(name: str, avatar: str | None) -> str:
     """The first line of a persona's chat bubble: avatar + bold name."""
     return f"{avatar or '👤'} **{name}**"
+
+
+def gone_avatar(name: str) -> str:
+    """The avatar of a persona no longer in the city (deleted): the first letter of its name in a circle."""
+    first = (name or "?").strip()[:1] or "?"
+    return f'<span class="sv-avatar-gone" title="{escape(name or "")}">{escape(first)}</span>'
 
 
 def persona_message(name: str, avatar: str | None, text: str, when: Any = None) -> Message:
@@ -47,7 +54,7 @@ def history_messages(entries: list[Any], avatars: dict[str, str], labels: Labels
         if entry.speaker_kind == "user":
             messages.append({"role": "user", "content": with_time(entry.content, when)})
         elif entry.speaker_kind == "persona":
-            avatar = avatars.get(entry.speaker_id or "", "👤")
+            avatar = avatars.get(entry.speaker_id or "") or gone_avatar(entry.speaker_name)
             messages.append(persona_message(entry.speaker_name, avatar, entry.content, when))
         else:
             messages.append(system_message(with_time(labels("notice", text=entry.content), when)))

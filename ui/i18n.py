@@ -6,6 +6,8 @@ missing from the English table falls back to Japanese rather than showing a raw 
 
 from __future__ import annotations
 
+from importlib import import_module
+
 JA: dict[str, str] = {
     "app_title": "SAIVerse",
     "app_subtitle": "サイバース市",
@@ -405,44 +407,11 @@ EN.update({
     "st_anthropic_key": "Anthropic API key (claude-…)",
 })
 
-# Backups and deleting (ui/tabs/backups.py, the personas and world tabs).
-from ui.i18n_care import CARE_EN, CARE_JA  # noqa: E402
-
-JA.update(CARE_JA)
-EN.update(CARE_EN)
-
-# The login for other devices (ui/tabs/login.py).
-from ui.i18n_login import LOGIN_EN, LOGIN_JA  # noqa: E402
-
-JA.update(LOGIN_JA)
-EN.update(LOGIN_EN)
-
-# Upstream v0.3 tracks and notes (ui/tabs/memory_tracks.py).
-from ui.i18n_tracks import TRACKS_EN, TRACKS_JA  # noqa: E402
-
-JA.update(TRACKS_JA)
-EN.update(TRACKS_EN)
-
-# Getting a model (ui/tabs/models.py, the 設定 tab).
-from ui.i18n_models import MODELS_EN, MODELS_JA  # noqa: E402
-
-JA.update(MODELS_JA)
-EN.update(MODELS_EN)
-
-# Phone layout, one building per window, chat basics (ui/fit.py, ui/session.py).
-from ui.i18n_fit import FIT_EN, FIT_JA  # noqa: E402
-
-JA.update(FIT_JA)
-EN.update(FIT_EN)
-
-# The per-persona model line, the 自律 switch, attachment refusals (ui/model_lines.py, ui/autonomy.py).
-from ui.i18n_hands import HANDS_EN, HANDS_JA  # noqa: E402
-
-JA.update(HANDS_JA)
-EN.update(HANDS_EN)
-
-# The city map beside the building list and its fields on the ワールド tab (ui/city_map.py).
-from ui.i18n_map import MAP_EN, MAP_JA  # noqa: E402
-
-JA.update(MAP_JA)
-EN.update(MAP_EN)
+# Labels kept beside the part that shows them, merged in here (ui/i18n_<part>.py, each with
+# <PART>_JA and <PART>_EN): backups and deleting (care), the login for other devices, upstream v0.3
+# tracks and notes, getting a model, the phone layout (fit), the model line / 自律 / attachments
+# (hands), the city map, and the chat's per-line actions.
+for _part in ("care", "login", "tracks", "models", "fit", "hands", "map", "chat"):
+    _labels = import_module(f"ui.i18n_{_part}")
+    JA.update(getattr(_labels, f"{_part.upper()}_JA"))
+    EN.update(getattr(_labels, f"{_part.upper()}_EN"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from html import escape
 from typing import Any
+from urllib.parse import quote
 
 from ui.i18n import Labels, item_icon
 from ui.model_lines import model_badge, persona_model_title
@@ -34,9 +35,19 @@ def _attr(value: Any, name: str, default: Any = "") -> Any:
     return getattr(value, name, default)
 
 
-def persona_chips(personas: list[Any], labels: Labels, models: dict[str, Any] | None = None) -> str:
+def avatar_html(persona: Any, picture: str | None) -> str:
+    """A persona's avatar: its picture (served from the home's icons/) or its emoji."""
+    if picture:
+        return (f'<img class="sv-avatar sv-avatar-img" alt="{escape(_attr(persona, "avatar") or "")}" '
+                f'src="/gradio_api/file={escape(quote(picture))}">')
+    return f'<span class="sv-avatar">{escape(_attr(persona, "avatar") or "👤")}</span>'
+
+
+def persona_chips(personas: list[Any], labels: Labels, models: dict[str, Any] | None = None,
+                  avatars: dict[str, str] | None = None) -> str:
     """Avatar + name chips of the personas present, or a quiet 'nobody' line; with `models`
-    (building_view's), each chip says which model answers for it (ui/model_lines.py)."""
+    (building_view's), each chip says which model answers for it (ui/model_lines.py); with
+    `avatars` (persona id → picture path), the picture is drawn instead of the emoji."""
     if not personas:
         return f'<span class="sv-muted">{escape(labels("nobody"))}</span>'
     models = models or {}
@@ -45,7 +56,7 @@ def persona_chips(personas: list[Any], labels: Labels, models: dict[str, Any] | 
         model = models.get(_attr(p, "persona_id"))
         title = " / ".join(t for t in (_attr(p, "description"), persona_model_title(model)) if t)
         return (f'<span class="sv-persona" data-persona-id="{escape(_attr(p, "persona_id"))}" title="{escape(title)}">'
-                f'<span class="sv-avatar">{escape(_attr(p, "avatar") or "👤")}</span>'
+                f'{avatar_html(p, (avatars or {}).get(_attr(p, "persona_id")))}'
                 f'<span class="sv-name">{escape(_attr(p, "name"))}</span>{model_badge(model, labels)}</span>')
 
     chips = "".join(chip(p) for p in personas)
@@ -59,7 +70,8 @@ def header_html(view: dict[str, Any], labels: Labels) -> str:
     return (
         f'<div class="sv-header" data-building-id="{escape(building.building_id)}">'
         f'<span class="sv-header-title">{escape(building.name)}</span>'
-        f'<span class="sv-header-sep">—</span>{persona_chips(view["personas"], labels, view.get("models"))}'
+        f'<span class="sv-header-sep">—</span>'
+        f'{persona_chips(view["personas"], labels, view.get("models"), view.get("avatars"))}'
         "</div>"
     )
 
@@ -74,7 +86,7 @@ def building_panel_html(view: dict[str, Any], labels: Labels) -> str:
         f'<div class="sv-building-title">🏢 {escape(building.name)}</div>'
         f'<p class="sv-building-desc">{description}</p>'
         f'<div class="sv-section">{escape(labels("present"))}</div>'
-        f"{persona_chips(view['personas'], labels, view.get('models'))}"
+        f"{persona_chips(view['personas'], labels, view.get('models'), view.get('avatars'))}"
         f"{plan_html(view.get('production'), labels)}"
         "</div>"
     )

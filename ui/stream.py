@@ -26,6 +26,7 @@ from saiverse.port import CityPort
 from ui.chat import Message, history_messages, system_message
 from ui.i18n import Labels
 from ui.live import LiveRenderer, live_bubble
+from ui.side_panel import avatar_html
 
 PAGE = 200
 """History lines shown when a building opens, and loaded per "load earlier" click."""
@@ -104,7 +105,10 @@ def catch_up(view: ChatView, manager: CityPort, labels: Labels) -> bool:
 
 
 def _avatars(manager: CityPort) -> dict[str, str]:
-    return {p.persona_id: p.avatar for p in manager.personas()}
+    """Persona id → what its bubbles start with: its picture (ui/side_panel.py avatar_html) or its emoji."""
+    pictures = manager.avatar_files()
+    return {p.persona_id: avatar_html(p, pictures[p.persona_id]) if p.persona_id in pictures else p.avatar
+            for p in manager.personas()}
 
 
 class _Done:

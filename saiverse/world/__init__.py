@@ -3,6 +3,9 @@
 Parts (private modules; import from here):
 - `_activity`
 - `_aspect`
+- `_avatars`
+- `_chat_edit`
+- `_chat_search`
 - `_doc_versions`
 - `_item_names`
 - `_item_slots`
@@ -15,6 +18,7 @@ Parts (private modules; import from here):
 - `_schedules`
 - `_settings`
 - `_summaries`
+- `_swipes`
 - `_world`
 """
 
@@ -28,6 +32,13 @@ if TYPE_CHECKING:
     from saiverse.world._activity import shown_state as shown_state
     from saiverse.world._activity import to_interaction_mode as to_interaction_mode
     from saiverse.world._aspect import crop_to_ratio as crop_to_ratio
+    from saiverse.world._avatars import avatar_path as avatar_path
+    from saiverse.world._avatars import clear_avatar as clear_avatar
+    from saiverse.world._avatars import store_avatar as store_avatar
+    from saiverse.world._chat_edit import LineDeletion as LineDeletion
+    from saiverse.world._chat_edit import delete_line as delete_line
+    from saiverse.world._chat_edit import plan_line_deletion as plan_line_deletion
+    from saiverse.world._chat_search import search_history as search_history
     from saiverse.world._doc_versions import committed_copy as committed_copy
     from saiverse.world._item_names import rename_item as rename_item
     from saiverse.world._item_slots import move_numbered as move_numbered
@@ -72,6 +83,13 @@ if TYPE_CHECKING:
     from saiverse.world._settings import AUTONOMOUS as AUTONOMOUS
     from saiverse.world._settings import WorldSettings as WorldSettings
     from saiverse.world._summaries import Summarizer as Summarizer
+    from saiverse.world._swipes import NoReplyError as NoReplyError
+    from saiverse.world._swipes import Swipes as Swipes
+    from saiverse.world._swipes import choose_swipe as choose_swipe
+    from saiverse.world._swipes import fold_reply as fold_reply
+    from saiverse.world._swipes import forget_reply as forget_reply
+    from saiverse.world._swipes import keep_reply as keep_reply
+    from saiverse.world._swipes import reply_swipes as reply_swipes
     from saiverse.world._world import USER_ID as USER_ID
     from saiverse.world._world import BuildingInfo as BuildingInfo
     from saiverse.world._world import HistoryEntry as HistoryEntry
@@ -95,6 +113,9 @@ _EXPORTS: dict[str, str] = {
     "KINDS": "_schedules",
     "MAP_LIMIT": "_map",
     "MapSpot": "_map",
+
+    "LineDeletion": "_chat_edit",
+    "NoReplyError": "_swipes",
     "PatchError": "_patching",
     "PersonaInfo": "_world",
     "SUMMARY_SUFFIX": "_media",
@@ -102,6 +123,7 @@ _EXPORTS: dict[str, str] = {
     "ScheduleInfo": "_schedules",
     "ScheduleStore": "_schedules",
     "Summarizer": "_summaries",
+    "Swipes": "_swipes",
     "USER_ID": "_world",
     "UnknownIdError": "_world",
     "UnsafePathError": "_media",
@@ -109,14 +131,21 @@ _EXPORTS: dict[str, str] = {
     "WorldSettings": "_settings",
     "apply_patch": "_patching",
     "atomic_write": "_media",
+    "avatar_path": "_avatars",
     "check_image": "_media",
     "check_pdf": "_pdf",
+    "choose_swipe": "_swipes",
+    "clear_avatar": "_avatars",
     "clip_summary": "_items",
     "commit_staged": "_media",
     "committed_copy": "_doc_versions",
     "crop_to_ratio": "_aspect",
+    "delete_line": "_chat_edit",
+    "fold_reply": "_swipes",
+    "forget_reply": "_swipes",
     "from_interaction_mode": "_activity",
     "is_pdf": "_pdf",
+    "keep_reply": "_swipes",
     "is_pdf_path": "_pdf",
     "map_layout": "_map",
     "move_numbered": "_item_slots",
@@ -125,12 +154,16 @@ _EXPORTS: dict[str, str] = {
     "nobody_answers": "_presence",
     "parse_time": "_schedules",
     "pdf_pages": "_pdf",
+    "plan_line_deletion": "_chat_edit",
     "relative_to_home": "_media",
     "remove_quietly": "_media",
+    "reply_swipes": "_swipes",
     "rename_item": "_item_names",
     "resolve_in_home": "_media",
+    "search_history": "_chat_search",
     "shown_state": "_activity",
     "staged_name": "_media",
+    "store_avatar": "_avatars",
     "summary_path": "_media",
     "text_sha256": "_items",
     "to_interaction_mode": "_activity",

@@ -14,6 +14,7 @@ import gradio as gr
 from saiverse.port import CityPort
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
+from ui.tabs.persona_avatar import build_avatar_panel
 from ui.tabs.persona_mcp import build_mcp_panel
 
 NEW = "__new__"
@@ -74,6 +75,7 @@ def build_personas_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                     no = gr.Button(labels("delete_no"), elem_id="persona-delete-no", size="sm")
                     yes = gr.Button(labels("delete_yes"), variant="stop", elem_id="persona-delete-yes", size="sm")
             build_mcp_panel(manager, labels, pick, NEW)  # the persona's MCP servers (ui/tabs/persona_mcp.py)
+            build_avatar_panel(manager, labels, pick, NEW)  # its avatar picture (ui/tabs/persona_avatar.py)
     form = [name, avatar, description, prompt, mode, building, *models]
 
     def fill(persona_id: str) -> list[Any]:

@@ -1,0 +1,204 @@
+"""A persona's last reply, regenerated: every answer kept as a swipe, the chosen one shown and remembered.
+
+Like SillyTavern's swipes (docs/ARCHITECTURE.md, "Storage", chat edits). The reply is the building's
+last line, said by a persona in one line of its pulse. Regenerating it:
+
+1. `forget_reply` takes the reply out of SAIMemory — the persona's `assistant` message of that pulse
+   and the pulse's copy of the user's line (the new pulse stores that again) — and returns what the
+   new pulse needs: the persona and the user's line it answered;
+2. the new pulse runs as a user pulse and writes its reply as a new history line;
+3. `fold_reply` moves that line into the old one: the old row's `METADATA` keeps every answer under
+   `swipes` (content, pulse id, time) and `swipe` (which one is chosen); its CONTENT and PULSE_ID are
+   the chosen answer's text and the pulse whose memory holds it. The new line is deleted.
+
+`choose_swipe` shows another answer: the row's CONTENT becomes it, and the persona's remembered
+answer (the `assistant` message of the latest pulse, `memory_id`) is rewritten to it, so memory
+always holds the one the chat shows. Each step is one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import text
+
+from database.engine import Database
+from saiverse.errors import UserError
+from saiverse.world._world import UnknownIdError
+
+
+class NoReplyError(UserError):
+    """The building's last line is not a persona's reply that can be regenerated."""
+
+
+@dataclass
+class Swipes:
+    """The answers of one reply line and which one is shown."""
+
+    history_id: int
+    persona_id: str
+    answers: list[dict[str, Any]] = field(default_factory=list)
+    """Each answer: `content`, `pulse_id`, `at` (oldest first)."""
+    chosen: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"history_id": self.history_id, "persona_id": self.persona_id, "answers": self.answers,
+                "chosen": self.chosen}
+
+
+def _meta(raw: Any) -> dict[str, Any]:
+    try:
+        data = json.loads(raw or "{}")
+    except (TypeError, json.JSONDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _last(conn: Any, building_id: str) -> Any:
+    return conn.execute(text(
+        "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
+        "WHERE BUILDINGID = :b ORDER BY ID DESC LIMIT 1"), {"b": building_id}).first()
+
+
+def _swipes_of(row: Any) -> Swipes:
+    meta = _meta(row[6])
+    answers = meta.get("swipes") if isinstance(meta.get("swipes"), list) else None
+    if not answers:
+        answers = [{"content": row[3], "pulse_id": row[4], "at": str(row[5] or "")}]
+    chosen = meta.get("swipe") if isinstance(meta.get("swipe"), int) else len(answers) - 1
+    return Swipes(int(row[0]), str(row[2]), answers, max(0, min(chosen, len(answers) - 1)))
+
+
+def _reply(conn: Any, building_id: str) -> Any:
+    row = _last(conn, building_id)
+    if row is None or row[1] != "persona" or not row[2] or not row[4]:
+        raise NoReplyError("再生成できるのは、最後の行がペルソナの返事のときだけです。")
+    lines = conn.execute(text(
+        "SELECT COUNT(*) FROM building_history WHERE BUILDINGID = :b AND PULSE_ID = :p"),
+        {"b": building_id, "p": row[4]}).scalar()
+    if int(lines or 0) != 1:
+        raise NoReplyError("この返事は何行にも分かれているので、再生成できません。")
+    return row
+
+
+def reply_swipes(db: Database, building_id: str, history_id: int) -> Swipes | None:
+    """The answers of line `history_id` (None when it is not a reply with several answers or the last line)."""
+    with db.engine.connect() as conn:
+        row = conn.execute(text(
+            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
+            "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
+    if row is None:
+        raise UnknownIdError(f"この建物に行 {history_id} はありません。")
+    if row[1] != "persona":
+        return None
+    return _swipes_of(row)
+
+
+def _user_line(conn: Any, building_id: str, before_id: int) -> str:
+    said = conn.execute(text(
+        "SELECT CONTENT FROM building_history WHERE BUILDINGID = :b AND ID < :i AND SPEAKER_KIND = 'user' "
+        "ORDER BY ID DESC LIMIT 1"), {"b": building_id, "i": before_id}).scalar()
+    if said is None:
+        raise NoReplyError("この返事はあなたの言葉への返事ではないので、再生成できません。")
+    return str(said)
+
+
+def forget_reply(db: Database, building_id: str) -> tuple[int, str, str]:
+    """Take the building's last reply out of its persona's SAIMemory (its pulse's answer and the pulse's
+    copy of the user's line); the history keeps it until `fold_reply`.
+
+    Returns:
+        (the reply's history id, the persona id, the user's line it answered).
+
+    Raises:
+        NoReplyError: the last line is not a single-line persona reply to the user."""
+    with db.session() as s:
+        conn = s.connection()
+        row = _reply(conn, building_id)
+        said = _user_line(conn, building_id, row[0])
+        ids = [r[0] for r in conn.execute(text(
+            "SELECT ID FROM saimemory WHERE PERSONA_ID = :p AND PULSE_ID = :pulse AND ("
+            "(ROLE = 'assistant' AND CONTENT = :c) OR (ROLE = 'user' AND CONTENT = :u))"),
+            {"p": row[2], "pulse": row[4], "c": row[3], "u": said})]
+        for mid in ids:
+            conn.execute(text("DELETE FROM saimemory_tag WHERE MESSAGE_ID = :i"), {"i": mid})
+            conn.execute(text("DELETE FROM saimemory WHERE ID = :i"), {"i": mid})
+        return int(row[0]), str(row[2]), said
+
+
+def fold_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -> Swipes:
+    """Move the reply pulse `pulse_id` wrote into line `history_id` as its newest, chosen answer.
+
+    Raises:
+        NoReplyError: the new pulse wrote no reply (the old answer stays the chosen one)."""
+    with db.session() as s:
+        conn = s.connection()
+        old = conn.execute(text(
+            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
+            "WHERE ID = :i AND BUILDINGID = :b"), {"i": history_id, "b": building_id}).first()
+        if old is None:
+            raise UnknownIdError(f"この建物に行 {history_id} はありません (消されたかもしれません)。")
+        new = conn.execute(text(
+            "SELECT ID, CONTENT, CREATED_AT FROM building_history WHERE BUILDINGID = :b AND PULSE_ID = :p "
+            "AND SPEAKER_KIND = 'persona' AND SPEAKER_ID = :sid ORDER BY ID DESC LIMIT 1"),
+            {"b": building_id, "p": pulse_id, "sid": old[2]}).first()
+        swipes = _swipes_of(old)
+        if new is None:
+            raise NoReplyError("新しい返事ができませんでした。前の返事はそのままです。")
+        swipes.answers.append({"content": new[1], "pulse_id": pulse_id, "at": str(new[2] or datetime.now())})
+        swipes.chosen = len(swipes.answers) - 1
+        _store(conn, old, swipes, memory_pulse=pulse_id)
+        conn.execute(text("DELETE FROM building_history WHERE ID = :i"), {"i": new[0]})
+        return swipes
+
+
+def _store(conn: Any, row: Any, swipes: Swipes, *, memory_pulse: str) -> None:
+    meta = _meta(row[6])
+    meta.update(swipes=swipes.answers, swipe=swipes.chosen, memory_pulse=memory_pulse)
+    answer = swipes.answers[swipes.chosen]
+    conn.execute(text("UPDATE building_history SET CONTENT = :c, PULSE_ID = :p, METADATA = :m WHERE ID = :i"),
+                 {"c": answer["content"], "p": memory_pulse, "m": json.dumps(meta, ensure_ascii=False),
+                  "i": row[0]})
+
+
+def choose_swipe(db: Database, building_id: str, history_id: int, index: int) -> Swipes:
+    """Show answer `index` of line `history_id` and make it the one the persona remembers.
+
+    Raises:
+        UnknownIdError: no such line in the building.
+        NoReplyError: the line has no such answer."""
+    with db.session() as s:
+        conn = s.connection()
+        row = conn.execute(text(
+            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
+            "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
+        if row is None:
+            raise UnknownIdError(f"この建物に行 {history_id} はありません。")
+        swipes = _swipes_of(row)
+        if row[1] != "persona" or not 0 <= index < len(swipes.answers):
+            raise NoReplyError(f"この返事に {index + 1} 番目の答えはありません。")
+        memory_pulse = str(_meta(row[6]).get("memory_pulse") or row[4])
+        shown = swipes.answers[swipes.chosen]["content"]
+        swipes.chosen = index
+        # The remembered answer is the latest pulse's assistant message: rewrite it to the chosen text.
+        conn.execute(text(
+            "UPDATE saimemory SET CONTENT = :new WHERE ID = (SELECT MIN(ID) FROM saimemory WHERE PERSONA_ID = :p "
+            "AND PULSE_ID = :pulse AND ROLE = 'assistant' AND CONTENT = :old)"),
+            {"new": swipes.answers[index]["content"], "p": row[2], "pulse": memory_pulse, "old": shown})
+        _store(conn, row, swipes, memory_pulse=memory_pulse)
+        return swipes
+
+
+def keep_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -> None:
+    """A regenerate whose pulse wrote no reply: line `history_id` keeps its answer, now remembered
+    under `pulse_id` (the caller stored it there again)."""
+    with db.session() as s:
+        conn = s.connection()
+        row = conn.execute(text(
+            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
+            "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
+        if row is not None:
+            _store(conn, row, _swipes_of(row), memory_pulse=pulse_id)
