@@ -15,21 +15,21 @@ def text(value: str) -> str:
 
 
 def context_tokens(value: str) -> int:
-    tokens = int(value)
+    tokens = integer(value)
     if tokens < 1000:
         raise ValueError(f"must be at least 1000 (a prompt needs room for the system prompt), got {tokens}")
     return tokens
 
 
 def backup_keep(value: str) -> int:
-    keep = int(value)
+    keep = integer(value)
     if keep < 1:
         raise ValueError(f"must be at least 1 (the newest automatic backup is always kept), got {keep}")
     return keep
 
 
 def pulse_workers(value: str) -> int:
-    workers = int(value)
+    workers = integer(value)
     if not 1 <= workers <= 256:
         raise ValueError(f"must be between 1 and 256 (pulse workers of this process), got {workers}")
     return workers
@@ -43,7 +43,7 @@ def integer(value: str) -> int:
 
 
 def positive(value: str) -> int:
-    number = int(value)
+    number = integer(value)
     if number < 1:
         raise ValueError(f"must be at least 1, got {number}")
     return number
@@ -57,21 +57,21 @@ def decimal(value: str) -> float:
 
 
 def seconds(value: str) -> float:
-    seconds = float(value)
+    seconds = decimal(value)
     if not seconds > 0:
         raise ValueError(f"must be a number of seconds above 0, got {value}")
     return seconds
 
 
 def local_context(value: str) -> int:
-    tokens = int(value)
+    tokens = integer(value)
     if not 512 <= tokens <= 131_072:
         raise ValueError(f"must be between 512 and 131072 tokens, got {tokens}")
     return tokens
 
 
 def threads(value: str) -> int:
-    threads = int(value)
+    threads = integer(value)
     if threads < 0:
         raise ValueError(f"must be 0 (one per CPU core) or more, got {threads}")
     return threads
