@@ -21,6 +21,8 @@ import stat
 import uuid
 from pathlib import Path
 
+from saiverse.disk import pid_alive
+
 log = logging.getLogger(__name__)
 BACKUP_WORK = re.compile(r"^\.backup-(?:(?P<pid>\d+)-[0-9a-f]{8}|[A-Za-z0-9_]{8})$")
 """`.backup-<pid>-<hex>` (and `.backup-<8 chars>` of versions that did not record the process)."""
@@ -57,19 +59,11 @@ def work_name(prefix: str, suffix: str = "") -> str:
     return f"{prefix}{os.getpid()}-{uuid.uuid4().hex[:8]}{suffix}"
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _unclaimed(pid: str | None) -> bool:
     """The process a work name records is gone (a name without one: an older version's, long gone)."""
-    return pid is None or not _pid_alive(int(pid))
+    return pid is None or not pid_alive(int(pid))
 
 
 def _only(folder: Path, allowed: set[str]) -> bool:

@@ -29,6 +29,7 @@ from sqlalchemy import inspect, text
 
 from database.engine import Database
 from saiverse.care._home_safety import OWN_TEMP, is_own_name, link_out_of_home, own_files, safe_destination
+from saiverse.disk import sha256_of
 from saiverse.world import SUMMARY_SUFFIX, commit_staged, remove_quietly
 
 log = logging.getLogger(__name__)
@@ -90,14 +91,6 @@ def _rows(db: Database) -> tuple[dict[str, tuple[int, str | None]], set[str]]:
     return by_path, referenced
 
 
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _staged(tmp: Path, home: Path, by_path: dict[str, tuple[int, str | None]], report: RepairReport) -> None:
@@ -108,7 +101,7 @@ def _staged(tmp: Path, home: Path, by_path: dict[str, tuple[int, str | None]], r
         is_summary = rel.endswith(SUMMARY_SUFFIX) and rel[: -len(SUMMARY_SUFFIX)] in by_path
         row = by_path.get(rel[: -len(SUMMARY_SUFFIX)] if is_summary else rel)
         if row is not None and row[0] == int(m.group("version")):
-            if is_summary or row[1] is None or _sha256(tmp) == row[1]:
+            if is_summary or row[1] is None or sha256_of(tmp) == row[1]:
                 commit_staged(tmp, final)
                 report.rolled_forward.append(rel)
                 return

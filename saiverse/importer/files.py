@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 from sqlalchemy import text
 
 from database.engine import Database
+from saiverse.disk import pid_alive
 from saiverse.world import SUMMARY_SUFFIX, UnsafePathError, relative_to_home, resolve_in_home
 
 MANIFEST_PREFIX = ".import-saiverse-"
@@ -67,16 +68,6 @@ def avatar_source(home: Path, avatar: str) -> Path | None:
     return found if found is not None and found.is_file() else None
 
 
-def _pid_alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class FileStager:
@@ -140,7 +131,7 @@ def recover_staged_files(home: Path, db: Database) -> int:
     if not home.is_dir():
         return 0
     for folder in home.glob(f"{SCRATCH_PREFIX}*"):
-        if folder.is_dir() and not _pid_alive(_scratch_pid(folder)):
+        if folder.is_dir() and not pid_alive(_scratch_pid(folder)):
             shutil.rmtree(folder, ignore_errors=True)
     renamed = 0
     for manifest in sorted(home.glob(f"{MANIFEST_PREFIX}*.json")):
@@ -150,7 +141,7 @@ def recover_staged_files(home: Path, db: Database) -> int:
         except (OSError, ValueError, KeyError, TypeError, RecursionError):
             manifest.unlink(missing_ok=True)
             continue
-        if pid != os.getpid() and _pid_alive(pid):
+        if pid != os.getpid() and pid_alive(pid):
             continue  # an import still running in another process
         referenced = _referenced(db)
         suffix = _temp_suffix(token)

@@ -11,24 +11,18 @@ file of the committed version is always one whose writer is gone.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import stat
 from pathlib import Path
 from typing import Any
 
+from saiverse.disk import sha256_of
 from saiverse.world._media import commit_staged, staged_name, summary_path
 
 log = logging.getLogger(__name__)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _regular(path: Path) -> bool:
@@ -49,7 +43,7 @@ def committed_copy(path: Path, state: dict[str, Any]) -> Path:
     """The file holding the version the row names: its staged copy when the rename did not happen yet."""
     staged = staged_name(path, _version(state))
     sha = state.get("sha256")
-    if _regular(staged) and (not isinstance(sha, str) or _sha256(staged) == sha):
+    if _regular(staged) and (not isinstance(sha, str) or sha256_of(staged) == sha):
         return staged
     return path
 

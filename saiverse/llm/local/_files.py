@@ -10,13 +10,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import tempfile
 import threading
 from pathlib import Path
 
+from saiverse.disk import sha256_of
 from saiverse.llm.local._profile import PACKAGED_NAME
 from saiverse.settings import Settings
 from saiverse.world import UnsafePathError, resolve_in_home
@@ -82,12 +82,6 @@ def model_path(settings: Settings, spec: str) -> Path:
     return models / f"{spec}.gguf"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def ensure_file(path: Path) -> Path:
@@ -104,7 +98,7 @@ def ensure_file(path: Path) -> Path:
     with _assemble_lock:
         if path in _verified:
             return path
-        if path.is_file() and _sha256(path) == packaged.EXPECTED_SHA256:
+        if path.is_file() and sha256_of(path) == packaged.EXPECTED_SHA256:
             _verified.add(path)
             return path
         path.parent.mkdir(parents=True, exist_ok=True)

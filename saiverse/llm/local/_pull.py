@@ -12,7 +12,6 @@ it. Disk space is checked before the first byte. One pull per file at a time (a 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -23,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from saiverse.disk import pid_alive, sha256_of
 from saiverse.errors import UserError
 from saiverse.llm.local._catalog import local_name, resolve
 from saiverse.settings import Settings, SettingsStore
@@ -137,12 +137,6 @@ class _Counting:
         self._fh.flush()
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _metadata(repo: str, filename: str, endpoint: str | None, timeout: float) -> Any:
@@ -199,7 +193,7 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     if target.is_file() and record and record.get("sha256") == sha:
         done = PulledModel(**{k: record[k] for k in PulledModel.__dataclass_fields__ if k in record})
         return _finish(done, settings, set_default, store)
-    if target.is_file() and record is None and target.stat().st_size == size and _sha256(target) == sha:
+    if target.is_file() and record is None and target.stat().st_size == size and sha256_of(target) == sha:
         # Renamed into place, then killed before its record was written: the file is whole.
         done = PulledModel(local_name(filename), repo, filename, str(target), size, sha, meta.commit_hash or "",
                            time.time())
@@ -248,7 +242,7 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
             os.fsync(fh.fileno())
         if progress:
             progress(PullProgress(size, size, 0.0, 0.0, "verify"))
-        got = _sha256(part)
+        got = sha256_of(part)
         if got != sha:
             part.unlink(missing_ok=True)
             raise PullRefused(f"{filename} does not match the sha256 the hub serves ({sha[:12]}…, the download is "
@@ -270,15 +264,9 @@ def _lock_alive(lock: Path) -> bool:
         pid = int(lock.read_text().strip() or "0")
     except (OSError, ValueError):
         return False
-    if pid <= 0 or pid == os.getpid():
-        return pid > 0  # this process: another thread pulls it
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    if pid == os.getpid():
+        return True  # this process: another thread pulls it
+    return pid_alive(pid)
 
 
 def _finish(pulled: PulledModel, settings: Settings, set_default: bool, store: SettingsStore | None) -> PulledModel:
