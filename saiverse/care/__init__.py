@@ -16,8 +16,9 @@ Parts (private modules; import from here):
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from saiverse._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from saiverse.care._admin import AdminError as AdminError
@@ -78,12 +79,4 @@ _EXPORTS: dict[str, str] = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
-    # Lazy, as textual's widgets: importing the package costs nothing until a part is used,
-    # and the parts may import each other without a cycle through this file.
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
