@@ -1,17 +1,17 @@
 """Keeping a person's world safe: admin changes, deletion, backup, restore, repair.
 
 Parts (private modules; import from here):
-- `_admin`
-- `_backup`
-- `_backup_auto`
-- `_debris`
-- `_delete`
-- `_home_safety`
-- `_login`
-- `_move`
-- `_repair`
-- `_restore`
-- `_serverlock`
+- `_admin`: Administration of the world from the UI tabs and the CLI: personas, buildings and …
+- `_backup`: Backups: one `.zip` that holds a whole world, taken while the app may be running.
+- `_backup_auto`: Automatic backups under `<home>/backups/`: daily while the app runs, before a …
+- `_debris`: Work folders of backup and restore, claimed while in use and removed by the next run …
+- `_delete`: The rows a deletion removes or moves (saiverse/care/_admin.py decides whether a …
+- `_home_safety`: What the app may touch in a data home, checked before anything is written there.
+- `_login`: The login that guards the app when it is reachable from other devices (README, "From …
+- `_move`: `python main.py move --to postgresql+psycopg://…`: a SQLite home's world into an …
+- `_repair`: Start-up repair: finish or undo what a killed process left in `image/` and `documents/`.
+- `_restore`: Restore: a backup archive (saiverse/care/_backup.py) becomes a world again, in an …
+- `_serverlock`: One app server per data home: the second start is refused, naming the first …
 """
 
 from __future__ import annotations

@@ -1,21 +1,21 @@
 """What a persona remembers: SAIMemory, recall, Chronicle and Memopedia.
 
 Parts (private modules; import from here):
-- `_around`
-- `_chronicle`
-- `_chronicle_build`
-- `_chronicle_summary`
-- `_common`
-- `_context_source`
-- `_export`
-- `_memopedia`
-- `_memopedia_manage`
-- `_memopedia_page`
-- `_recall`
-- `_recall_pg`
-- `_store`
-- `_track_book`
-- `_tracks`
+- `_around`: Messages of a persona around a moment, optionally within one thread (upstream v0.3's
+- `_chronicle`: Chronicle (upstream "arasuji"): reading a persona's rolling summaries of older …
+- `_chronicle_build`: Building the Chronicle: incremental, checkpointed, off the reply path.
+- `_chronicle_summary`: How a batch of messages (or of entries) becomes Chronicle text.
+- `_common`: What the long-term memory modules share: time values as stored, and their error type.
+- `_context_source`: What a persona's stored memory offers its prompts, read cheaply enough for every pulse.
+- `_export`: Exporting a persona's whole memory as JSON lines: messages, then Chronicle, then …
+- `_memopedia`: Memopedia: a persona's own wiki of people, terms and plans, in upstream SAIVerse's …
+- `_memopedia_manage`: Memopedia housekeeping for upstream v0.3's `memopedia_manage` / `memopedia_health` …
+- `_memopedia_page`: A Memopedia page as the app sees it, the three category roots, and the limits a page …
+- `_recall`: Recall across a persona's three memories: SAIMemory messages, Chronicle entries, …
+- `_recall_pg`: SAIMemory recall candidates on PostgreSQL: pg_trgm where SQLite uses its FTS5 gram …
+- `_store`: SAIMemory: each persona's long-term message store — writing, recent context, recall, …
+- `_track_book`: A persona's tracks and notes, written by its `track_*` and `note_*` tools (upstream …
+- `_tracks`: A persona's tracks and notes (upstream v0.3), as the CLI and the メモリ tab show them.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The deterministic offline model: instant, no network; what the tests drive.
 
 Parts (private modules; import from here):
-- `_fill`
-- `_media`
-- `_model`
-- `_speech`
+- `_fill`: How the offline model fills a JSON schema: always valid, and as sensible as keywords …
+- `_media`: Pixels for the offline model: describe an image from its pixels, draw one from a prompt.
+- `_model`: The offline model: the embedded default that answers with no key and no network …
+- `_speech`: What the offline model says: a persona's words, not a template …
 """
 
 from __future__ import annotations
