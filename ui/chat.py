@@ -90,6 +90,8 @@ class EventRenderer:
     """Notice kinds never shown in the chat (the line under the chat already says it)."""
     once_shown: set[str] = field(default_factory=set)
     """ONCE_PER_SESSION kinds already shown (the session's own set, ui/stream.py ChatView)."""
+    avatars: dict[str, str] = field(default_factory=dict)
+    """Persona id → its avatar (a picture's HTML where it has one), as history lines draw it."""
 
     def _append(self, message: Message) -> None:
         """Add an entry in the order things happened: a reply that has not said anything yet moves
@@ -121,10 +123,10 @@ class EventRenderer:
         reply = self.replies.get(key)
         if reply is None or reply.final:
             self.messages.append({"role": "assistant", "content": ""})
-            reply = _Reply(len(self.messages) - 1, ev.get("persona_name") or "?", ev.get("avatar"))
+            reply = _Reply(len(self.messages) - 1, ev.get("persona_name") or "?", None)
             self.replies[key] = reply
-        if ev.get("avatar") and not reply.avatar:
-            reply.avatar = ev["avatar"]
+        if not reply.avatar:  # a picture, as the stored line will draw it, else the event's emoji
+            reply.avatar = self.avatars.get(str(ev.get("persona_id") or "")) or ev.get("avatar")
         return reply
 
     def apply(self, ev: dict[str, Any]) -> bool:

@@ -37,10 +37,13 @@ class LiveRenderer:
     """Notice kinds not shown in the chat (ui/chat.py EventRenderer)."""
     once_shown: set[str] = field(default_factory=set)
     """Once-per-session notice kinds already shown (the session's set)."""
+    avatars: dict[str, str] = field(default_factory=dict)
+    """Persona id → its avatar (ui/chat.py EventRenderer)."""
 
     def __post_init__(self) -> None:
         self._inner = EventRenderer(self.pending, self.labels, image_path_of=self.image_path_of,
-                                    muted_notices=self.muted_notices, once_shown=self.once_shown)
+                                    muted_notices=self.muted_notices, once_shown=self.once_shown,
+                                    avatars=self.avatars)
 
     def apply(self, ev: dict[str, Any]) -> tuple[bool, bool]:
         """Render one event; returns (messages changed, side panel should refresh)."""
@@ -80,7 +83,9 @@ def live_bubble(message: Message) -> str:
         text, name = strip_time(str(content or "")), ""
         match = _HEADER.match(text)
         if match:
-            name, text = f"{match.group(1)}{match.group(2)}", text[match.end():]
+            # A picture avatar is the Chatbot's to draw (the strip is escaped text): the name alone here.
+            avatar = "" if match.group(1).lstrip().startswith("<") else match.group(1)
+            name, text = f"{avatar}{match.group(2)}", text[match.end():]
     role = "user" if message.get("role") == "user" else "bot"
     head = f'<div class="sv-live-name">{escape(name)}</div>' if name else ""
     return f'<div class="sv-live-row sv-live-{role}"><div class="sv-live-bubble">{head}' \

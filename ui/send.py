@@ -16,7 +16,7 @@ import gradio as gr
 from saiverse.port import CityPort
 from ui.attachments import refusal
 from ui.i18n import Labels
-from ui.stream import ChatView, catch_up, join_running, open_building, stream_events
+from ui.stream import ChatView, avatars_of, catch_up, join_running, open_building, stream_events
 
 MANUAL_META = "meta_user_manual"
 """The meta playbook whose sub-playbook the user picks in the second chooser."""
@@ -87,7 +87,7 @@ def send(
         # or after FLUSH_SEC, whichever comes first (every update is a round trip through Gradio).
         shown_live = None
         for html, panel_changed in stream_events(view, labels, source, image_path_of=views.image_path,
-                                                 muted_notices=views.muted_notices()):
+                                                 muted_notices=views.muted_notices(), avatars=avatars_of(manager)):
             live_out = html if html != shown_live else skip()
             shown_live = html
             if panel_changed:

@@ -64,7 +64,7 @@ def open_building(view: ChatView, manager: CityPort, labels: Labels, building_id
     """Reset `view` to the latest PAGE lines of `building_id`."""
     entries = manager.history(building_id, limit=PAGE)
     view.building_id = building_id
-    view.messages = history_messages(entries, _avatars(manager), labels)
+    view.messages = history_messages(entries, avatars_of(manager), labels)
     view.oldest_id = entries[0].id if entries else None
     view.newest_id = entries[-1].id if entries else 0
     view.has_more = len(entries) >= PAGE
@@ -77,7 +77,7 @@ def load_earlier(view: ChatView, manager: CityPort, labels: Labels) -> int:
         return 0
     entries = manager.history(view.building_id, limit=PAGE, before_id=view.oldest_id)
     if entries:
-        view.messages[:0] = history_messages(entries, _avatars(manager), labels)
+        view.messages[:0] = history_messages(entries, avatars_of(manager), labels)
         view.oldest_id = entries[0].id
     view.has_more = len(entries) >= PAGE
     return len(entries)
@@ -97,14 +97,14 @@ def catch_up(view: ChatView, manager: CityPort, labels: Labels) -> bool:
     if entries and entries[0].id > view.newest_id and len(entries) >= PAGE:
         open_building(view, manager, labels, view.building_id)  # too far behind: start over
         return True
-    view.messages.extend(history_messages(entries, _avatars(manager), labels))
+    view.messages.extend(history_messages(entries, avatars_of(manager), labels))
     view.newest_id = latest[-1].id
     if view.oldest_id is None and entries:
         view.oldest_id = entries[0].id
     return True
 
 
-def _avatars(manager: CityPort) -> dict[str, str]:
+def avatars_of(manager: CityPort) -> dict[str, str]:
     """Persona id → what its bubbles start with: its picture (ui/side_panel.py avatar_html) or its emoji."""
     pictures = manager.avatar_files()
     return {p.persona_id: avatar_html(p, pictures[p.persona_id]) if p.persona_id in pictures else p.avatar
@@ -202,7 +202,7 @@ def show_finished(view: ChatView) -> bool:
 def stream_events(
     view: ChatView, labels: Labels, source: Iterator[dict[str, Any]], *,
     image_path_of: Callable[[str], str | None] = lambda _i: None, flush_sec: float = FLUSH_SEC,
-    muted_notices: frozenset[str] = frozenset(),
+    muted_notices: frozenset[str] = frozenset(), avatars: dict[str, str] | None = None,
 ) -> Iterator[Update]:
     """Apply `source`'s events to `view.messages`, yielding coalesced updates of the live strip.
 
@@ -215,7 +215,8 @@ def stream_events(
     The first update goes out within `flush_sec` of the start even if nothing happened.
     """
     renderer = view.live = LiveRenderer(view.messages, labels, image_path_of=image_path_of,
-                                        muted_notices=set(muted_notices), once_shown=view.once_shown)
+                                        muted_notices=set(muted_notices), once_shown=view.once_shown,
+                                        avatars=avatars or {})
     view.shown = len(view.messages)  # what the Chatbot already displays
     pump = view.pump = _Pump(source)
     started: set[str] = set()
