@@ -159,3 +159,26 @@ def test_a_numbered_item_that_moves_takes_a_free_slot(
         manager.close()
     assert q(home, "SELECT OWNER_ID, SLOT_NUMBER FROM item_location WHERE ITEM_ID = ?", item_id) == [
         ("library_city_a", 3)]
+
+
+def test_an_item_in_a_bag_is_kept_and_named(tmp_path: Path, saiverse_home: Path) -> None:
+    """Upstream v0.3 keeps items in bags; this version has none: the bag comes over as an object (its
+    type kept in its state) and every item inside is named in the summary, never dropped silently."""
+    root = tmp_path / "upstream"
+    small_v03_home(root)
+    db = sqlite3.connect(root / "user_data" / "database" / "saiverse.db")
+    with db:
+        db.execute("INSERT INTO item (ITEM_ID, NAME, TYPE, DESCRIPTION, CREATED_AT, UPDATED_AT) VALUES ('bag-1', '革の袋', 'bag', '', '2026-11-20 10:00:00', '2026-11-20 10:00:00')")
+        db.execute("INSERT INTO item (ITEM_ID, NAME, TYPE, DESCRIPTION, CREATED_AT, UPDATED_AT) VALUES ('coin-1', '銀貨', 'object', '', '2026-11-20 10:00:00', '2026-11-20 10:00:00')")
+        db.execute("INSERT INTO item_location (ITEM_ID, OWNER_KIND, OWNER_ID, UPDATED_AT, SLOT_NUMBER) "
+                   "VALUES ('bag-1', 'building', 'library_city_a', '2026-11-20 10:00:00', 9)")
+        db.execute("INSERT INTO item_location (ITEM_ID, OWNER_KIND, OWNER_ID, UPDATED_AT, SLOT_NUMBER) "
+                   "VALUES ('coin-1', 'bag', 'bag-1', '2026-11-20 10:00:00', 1)")
+    db.close()
+    report = import_saiverse(root, load_settings(saiverse_home)).to_dict()
+    [(kind, state)] = q(saiverse_home, "SELECT TYPE, STATE_JSON FROM item WHERE ITEM_ID = 'bag-1'")
+    assert kind == "object" and json.loads(state)["upstream_type"] == "bag"
+    assert q(saiverse_home, "SELECT OWNER_KIND, OWNER_ID FROM item_location WHERE ITEM_ID = 'coin-1'") == [
+        ("bag", "bag-1")]
+    [said] = [p for p in report["problems"] if p["where"] == "item coin-1"]
+    assert "袋" in said["message"] and "bag-1" in said["message"]

@@ -85,7 +85,11 @@ def import_items(ctx: Context) -> None:
                                                    f"{name!r} has no location row"))
             continue
         kind, owner, moved, wanted = where[iid]
-        if not _owner_known(ctx, kind, owner):
+        if kind not in ("building", "persona"):  # upstream v0.3's bags: kept as they are, said plainly
+            ctx.report.problem(f"item {iid}", Text(
+                f"「{name}」は {kind} {owner} の中にあります。この版には袋がないため、道具からは届きません",
+                f"{name!r} is inside {kind} {owner}; this version has no bags, so no tool reaches it"))
+        elif not _owner_known(ctx, kind, owner):
             ctx.report.problem(f"item {iid}", Text(f"「{name}」の持ち主 {kind} {owner} がこのホームにいません",
                                                    f"the owner of {name!r}, {kind} {owner}, is not in this home"))
         slot = free_slot(ctx.db, kind, owner, wanted)  # upstream v0.3's numbered slot in its container
