@@ -27,8 +27,12 @@ def test_persona_mcp_servers_saved_masked_and_checked(running: RunningApp, page:
     page.locator("button[role='tab']", has_text="ペルソナ").click()
     page.locator("#persona-pick input").click()
     page.locator("[role='option']", has_text="ミナ").first.click()
+    # The pick has loaded the persona (the tab's own refresh may land first under load: wait for it).
+    page.wait_for_function("document.querySelector('#persona-name textarea, #persona-name input')?.value === 'ミナ'",
+                           timeout=45000)
     page.locator("#persona-mcp").get_by_text("MCP サーバー").first.click()
     box = page.locator("#persona-mcp-json textarea")
+    box.wait_for()
     box.fill("[{]")
     page.locator("#persona-mcp-save").click()
     page.locator("#persona-mcp-status .sv-error", has_text="JSON").wait_for()
