@@ -140,7 +140,27 @@ class _Job:
     """The user's message is already in SAIMemory (a queued pulse retried, saiverse/pulse/_queue.py)."""
 
 
-class PulseController:
+class PulseKinds:
+    """The three ways a pulse starts, over `submit` (in-process here, queued in saiverse/pulse/_remote.py)."""
+
+    def submit(self, kind: PulseKind, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+               args: dict[str, Any] | None = None, user_input: str | None = None) -> PulseHandle:
+        raise NotImplementedError
+
+    def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
+                    args: dict[str, Any] | None = None) -> PulseHandle:
+        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input)
+
+    def submit_schedule(self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+                        args: dict[str, Any] | None = None) -> PulseHandle:
+        text = str((args or {}).get("input", ""))
+        return self.submit("schedule", persona, building_id, playbook, args=args, user_input=text)
+
+    def submit_auto(self, persona: PersonaInfo, building_id: str, playbook: Playbook) -> PulseHandle:
+        return self.submit("auto", persona, building_id, playbook, user_input="")
+
+
+class PulseController(PulseKinds):
     """Submits, queues, runs and cancels pulses."""
 
     def __init__(self, services: PulseServices, *, max_queue: int = MAX_QUEUE, workers: int | None = None) -> None:
@@ -179,18 +199,6 @@ class PulseController:
             self._pool.put(persona.persona_id, PRIORITY[kind],
                            _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored))
         return handle
-
-    def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
-                    args: dict[str, Any] | None = None) -> PulseHandle:
-        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input)
-
-    def submit_schedule(self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
-                        args: dict[str, Any] | None = None) -> PulseHandle:
-        text = str((args or {}).get("input", ""))
-        return self.submit("schedule", persona, building_id, playbook, args=args, user_input=text)
-
-    def submit_auto(self, persona: PersonaInfo, building_id: str, playbook: Playbook) -> PulseHandle:
-        return self.submit("auto", persona, building_id, playbook, user_input="")
 
     # ---- control -----------------------------------------------------------------------------
     def cancel_all(self, building_id: str | None = None) -> int:

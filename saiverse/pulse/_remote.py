@@ -25,7 +25,7 @@ from psycopg import sql
 
 from database.engine import is_postgres
 from saiverse.errors import UsageError
-from saiverse.pulse._controller import RECORDS_KEPT, PulseHandle, PulseRecord
+from saiverse.pulse._controller import RECORDS_KEPT, PulseHandle, PulseKinds, PulseRecord
 from saiverse.world import PersonaInfo
 from sea.events import Event, event
 from sea.playbook import Playbook
@@ -118,7 +118,7 @@ class EventPublisher:
         self._conn.close()
 
 
-class QueuedPulses:
+class QueuedPulses(PulseKinds):
     """The pulse controller's interface, with the pulses run by workers (`listen=False`: fire and forget)."""
 
     def __init__(self, url: str, local: Any = None, *, listen: bool = True) -> None:
@@ -168,18 +168,6 @@ class QueuedPulses:
         threading.Thread(target=self._follow, args=(conn, handle, job_id), daemon=True,
                          name=f"pulse-follow-{record.pulse_id[:8]}").start()
         return handle
-
-    def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
-                    args: dict[str, Any] | None = None) -> PulseHandle:
-        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input)
-
-    def submit_schedule(self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
-                        args: dict[str, Any] | None = None) -> PulseHandle:
-        text = str((args or {}).get("input", ""))
-        return self.submit("schedule", persona, building_id, playbook, args=args, user_input=text)
-
-    def submit_auto(self, persona: PersonaInfo, building_id: str, playbook: Playbook) -> PulseHandle:
-        return self.submit("auto", persona, building_id, playbook, user_input="")
 
     # ---- following -----------------------------------------------------------------------------
     def _follow(self, conn: psycopg.Connection, handle: PulseHandle, job_id: int) -> None:
