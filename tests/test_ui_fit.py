@@ -94,7 +94,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
 @contextmanager
 def window(browser: Any, running: RunningApp, viewport: dict[str, int], *, dark: str = "") -> Iterator[Any]:
     """A page at `viewport`; dark='system' sets the browser's colour scheme, 'query' uses ?__theme=dark."""
-    context = browser.new_context(viewport=viewport, locale="ja-JP",
+    context = browser.new_context(viewport=viewport, locale="ja-JP", has_touch=viewport == PHONE,
                                   color_scheme="dark" if dark == "system" else "light")
     context.set_default_timeout(45_000)
     page = context.new_page()
@@ -128,6 +128,13 @@ def assert_readable(page: Any, case: str, required: tuple[str, ...]) -> None:
     assert not poor, f"{case}: contrast below 4.5:1: {poor}"
 
 
+def assert_opens_at_the_top_with_the_input_on_screen(page: Any) -> None:
+    """A page opens at its top (tabs in view), and the message box is on screen without scrolling."""
+    assert page.evaluate("scrollY") == 0
+    field = box(page, "#chat-input")
+    assert field["visible"] and field["y"] + field["h"] <= page.viewport_size["height"] + 1, field
+
+
 def assert_no_sideways_scroll(page: Any) -> None:
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth + 1")
 
@@ -140,7 +147,9 @@ def test_phone_folds_the_list_and_panel_away(running: RunningApp, browser: Any, 
         assert not box(page, "#sv-left")["visible"] and not box(page, "#sv-right")["visible"]
         chat = box(page, "#chat")
         assert chat["w"] >= PHONE["width"] - 50, chat  # the chat takes the width
-        assert box(page, "#chat-input")["visible"]
+        assert_opens_at_the_top_with_the_input_on_screen(page)
+        # No focus on a phone: it would pop the keyboard up over the chat.
+        assert page.evaluate("document.activeElement === document.body")
         assert_no_sideways_scroll(page)
         assert_readable(page, case, (".sv-header-title", "#sv-tabs [role='tab']"))
         shot(page, f"fit_{case}")
@@ -182,6 +191,8 @@ def test_desktop_keeps_three_panes(running: RunningApp, browser: Any, dark: str)
         assert left["x"] < center["x"] < right["x"]
         assert 200 <= left["w"] <= 260 and center["w"] >= 700 and right["w"] >= 260
         assert not box(page, "#sv-menu-left")["visible"]
+        assert_opens_at_the_top_with_the_input_on_screen(page)
+        page.wait_for_function("document.activeElement === document.querySelector('#chat-input textarea')")
         assert_no_sideways_scroll(page)
         assert_readable(page, case, (".sv-header-title", "#sv-tabs [role='tab']", "#building-select label",
                                      *PANEL_TEXTS))

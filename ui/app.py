@@ -243,7 +243,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                         chat_input = gr.MultimodalTextbox(
                             elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
                             # Any file: ui/attachments.py judges it and refuses in Japanese, keeping the message.
-                            file_types=None, file_count="multiple", sources=["upload"], autofocus=True,
+                            file_types=None, file_count="multiple", sources=["upload"],
                         )
                     with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
                         panel = gr.HTML("", elem_id="building-panel")

@@ -81,5 +81,19 @@ PHONE_HEAD = """<style>
   body .gradio-container.gradio-container { padding: 4px !important; }
   .gradio-container > .main { padding: 4px 2px !important; }
 }
-</style>"""
-"""launch(head=...): phone rules for the page around the app (Gradio scopes `css` to its container)."""
+</style>
+<script>
+/* ui/fit.py: put the cursor in the message box on a desktop without scrolling the page down to it
+   (Gradio's autofocus scrolls, hiding the tabs; on a phone focusing would pop up the keyboard). */
+(() => {
+  if (!matchMedia("(pointer: fine)").matches) return;
+  let tries = 0;
+  const timer = setInterval(() => {
+    const box = document.querySelector("#chat-input textarea");
+    if (box || ++tries > 100) clearInterval(timer);
+    if (box && document.activeElement === document.body) box.focus({preventScroll: true});
+  }, 100);
+})();
+</script>"""
+"""launch(head=...): the page around the app — phone rules (Gradio scopes `css` to its container) and
+the message box focused without scrolling."""
