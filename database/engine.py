@@ -39,6 +39,11 @@ def is_postgres(url: str) -> bool:
     return url.startswith(POSTGRES_PREFIX)
 
 
+def libpq_url(url: str) -> str:
+    """SQLAlchemy's `postgresql+psycopg://` URL as psycopg (and procrastinate) take it."""
+    return url.replace(POSTGRES_PREFIX, "postgresql://", 1)
+
+
 def make_engine(url: str, *, workers: int = 8) -> Engine:
     """An engine for a `sqlite:///` URL (WAL, foreign keys, a busy timeout on every connection) or a
     `postgresql+psycopg://` URL (sessions in UTC, like SQLite's CURRENT_TIMESTAMP)."""

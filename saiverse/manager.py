@@ -33,6 +33,7 @@ from saiverse.care import (
     repair_home,
     tighten,
 )
+from saiverse.claims import claimed
 from saiverse.errors import busy_database_message
 from saiverse.facade import WorldFacade
 from saiverse.importer.files import recover_staged_files
@@ -202,7 +203,8 @@ class SAIVerseManager(WorldFacade):
         """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
         return Ticker(self._tick_round, self.production.resume_interrupted,
                       interval=interval, on_events=on_events,
-                      chores=daily_backup(self.settings, self.backups.daily_if_due))
+                      chores=[claimed(self.settings.home, self.settings.database_url, "backup:daily", c)
+                              for c in daily_backup(self.settings, self.backups.daily_if_due)])
 
     def _tick_round(self) -> list[PulseHandle]:
         """Schedules, then autonomous turns: each part's failure is logged and the other still runs."""

@@ -434,7 +434,8 @@ def launch(settings: Any) -> int:
     login = read_login(settings.home)
     require_login_for(settings.host, login)  # a UserError: main.py prints its one line, exit 2
     # Before the world is opened: a second server on this home must not repair, back up or tick.
-    server_lock = ServerLock(settings.home, host=settings.host, port=settings.port)
+    server_lock = ServerLock(settings.home, host=settings.host, port=settings.port,
+                             database_url=settings.database_url)
     try:
         manager = SAIVerseManager(settings)
     except Exception as exc:  # noqa: BLE001 - main.py prints this and exits non-zero

@@ -8,6 +8,11 @@ process on which port has the home open. The kernel drops the lock when the proc
 kill -9 never leaves a home that cannot be opened (the stale pid and port in the file are then
 simply overwritten).
 
+A city in PostgreSQL is the exception: several app processes (on one or several machines) may serve
+it, so no server holds its home; what one of them alone may do — the daily backup, a production
+run — is claimed city-wide as it comes (saiverse/claims.py), autonomous turns are claimed in the
+database, and each browser session keeps its own building.
+
 CLI commands (`chat`, `backup`, …) do not take this lock: they work beside a running app, as
 saiverse/locks.py describes.
 """
@@ -20,6 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from database.engine import is_postgres
 from saiverse.errors import UserError
 
 LOCK_NAME = "server.lock"
@@ -33,9 +39,14 @@ class HomeInUseError(UserError):
 class ServerLock:
     """The exclusive claim of one app server on a data home; `release()` (or exit) gives it up."""
 
-    def __init__(self, home: Path, *, host: str, port: int) -> None:
-        folder = Path(home) / ".locks"
-        self.path = folder / LOCK_NAME
+    def __init__(self, home: Path, *, host: str, port: int, database_url: str = "") -> None:
+        self._fd = -1
+        self.path = Path(home) / ".locks" / LOCK_NAME
+        if is_postgres(database_url):
+            # A PostgreSQL city may be served by several app processes at once: the work only one of
+            # them may do is claimed city-wide as it comes (saiverse/claims.py), not by holding the home.
+            return
+        folder = self.path.parent
         try:
             folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)

@@ -26,6 +26,7 @@ from sqlalchemy import select
 from chat import ChatModel
 from database.engine import Database
 from database.models import Item, ItemLocation, ProductionRun
+from saiverse.claims import claim
 from saiverse.errors import UserError
 from saiverse.memory import SAIMemory
 from saiverse.pulse._journal import ModelResolver, persona_context, system_prompt_for
@@ -48,6 +49,10 @@ def bundle_entry_name(name: str) -> str:
     """An item name as one safe zip entry component: no directories, no `..`, no control characters."""
     clean = "".join("_" if ch in '/\\:' or ord(ch) < 32 else ch for ch in name).strip().strip(".")
     return clean[:120] or "item"
+
+
+class RunBusyError(UserError):
+    """The run is being run by another process right now."""
 
 
 @dataclass
@@ -298,8 +303,12 @@ class ProductionService:
                 raise UnknownRunError(f"制作 {run_id!r} は存在しません (python main.py production list で一覧)。")
             persona_id, building_id = row.persona_id, row.building_id
         self.summary(run_id)
-        self._set_status(run_id, "running")
-        return self._finish(run_id, lambda: self.engine.resume(self._ports(run_id, persona_id, building_id, emit)))
+
+        def work() -> RunSummary:
+            self._set_status(run_id, "running")
+            return self.engine.resume(self._ports(run_id, persona_id, building_id, emit))
+
+        return self._finish(run_id, work)
 
     def summary(self, run_id: str) -> RunSummary:
         """Where a run stands, from its last checkpoint."""
@@ -322,20 +331,27 @@ class ProductionService:
             if run["status"] in ("running", "interrupted") and run["run_id"] not in live:
                 try:
                     out.append(self.resume(run["run_id"], emit))
+                except RunBusyError:
+                    continue  # another process runs it right now (saiverse/claims.py)
                 except LookupError:
                     self._set_status(run["run_id"], "failed")  # no checkpoint: it never really started
         return out
 
     def _finish(self, run_id: str, work: Callable[[], RunSummary]) -> RunSummary:
-        with self._lock:
-            self._live.add(run_id)
-        try:
-            summary = work()
-        except BaseException:
-            self._set_status(run_id, "interrupted")
-            raise
-        finally:
+        # The run's city-wide claim: a run another process (the app, a CLI command, another app of a
+        # PostgreSQL city) is running is never resumed here, so it never runs twice.
+        with claim(self.home, self.db.url, f"production:{run_id}") as mine:
+            if not mine:
+                raise RunBusyError(f"制作 {run_id!r} は別のプロセスで進行中です。終わるか止まるまで待ってください。")
             with self._lock:
-                self._live.discard(run_id)
-        self._set_status(run_id, "done" if summary.finished else "interrupted")
-        return summary
+                self._live.add(run_id)
+            try:
+                summary = work()
+            except BaseException:
+                self._set_status(run_id, "interrupted")
+                raise
+            finally:
+                with self._lock:
+                    self._live.discard(run_id)
+            self._set_status(run_id, "done" if summary.finished else "interrupted")
+            return summary

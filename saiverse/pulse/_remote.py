@@ -23,7 +23,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from database.engine import is_postgres
+from database.engine import is_postgres, libpq_url
 from saiverse.errors import UsageError
 from saiverse.pulse._controller import RECORDS_KEPT, PulseHandle, PulseKinds, PulseRecord
 from saiverse.world import PersonaInfo
@@ -42,11 +42,6 @@ QUIET_CHECK = 5.0
 """Seconds without an event after which the follower looks at the job's status."""
 ENDED = ("succeeded", "failed", "cancelled", "aborted")
 log = logging.getLogger(__name__)
-
-
-def libpq_url(url: str) -> str:
-    """SQLAlchemy's `postgresql+psycopg://` URL as psycopg/procrastinate take it."""
-    return url.replace("postgresql+psycopg://", "postgresql://", 1)
 
 
 def channel(pulse_id: str) -> str:
