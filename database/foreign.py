@@ -37,7 +37,7 @@ def foreign_database_problem(path: Path) -> str | None:
             tables = user_tables(conn)
             if not tables or tables & OUR_TABLES:
                 return None
-            from database.migrate import is_upstream_database
+            from database.upstream import is_upstream_database
 
             if is_upstream_database(conn):
                 return None  # named by the upstream refusal, which points to import-saiverse

@@ -43,6 +43,13 @@ from database.steps import (  # noqa: E402 - re-exported: importers and benchmar
     UPSTREAM_MESSAGE_METADATA_SQL,
     Step,
 )
+from database.upstream import (  # noqa: E402 - re-exported: the refusal is read from here too
+    import_command,
+    is_upstream_database,
+    table_columns,
+    upstream_home_of,
+    upstream_refusal,
+)
 
 __all__ = [
     "BASELINE_SQL", "ITEM_EXTENSION_SQL", "LATEST_VERSION", "MEMORY_GRAM_INDEX_SQL", "MEMORY_LINEAR_GRAMS_SQL",
@@ -155,44 +162,6 @@ def _check_is_sqlite(path: Path) -> None:
         raise
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
-
-
-def is_upstream_database(conn: sqlite3.Connection) -> bool:
-    """Whether an open database is upstream SAIVerse's main database (it has no `schema_version`)."""
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if "schema_version" in tables:
-        return False
-    if "building_occupancy_log" in tables:
-        return True
-    return "ai" in tables and "HOME_CITYID" in _columns(conn, "ai")
-
-
-def upstream_home_of(db_path: Path) -> Path:
-    """The upstream data home holding `db_path` (`<home>/user_data/database/saiverse.db`)."""
-    if db_path.parent.name == "database" and db_path.parent.parent.name == "user_data":
-        return db_path.parents[2]
-    return db_path.parent
-
-
-def import_command(source_home: Path, target_home: Path | None = None) -> str:
-    """The exact command that imports an upstream home (into `<source>-imported` unless told)."""
-    target = target_home or source_home.with_name(source_home.name + "-imported")
-    return f"python main.py import-saiverse {shlex.quote(str(source_home))} --home {shlex.quote(str(target))}"
-
-
-def upstream_refusal(what: str, source_home: Path, target_home: Path | None = None) -> str:
-    """The message shown wherever an upstream database or home is met instead of one of ours."""
-    target = target_home or source_home.with_name(source_home.name + "-imported")
-    return (
-        f"{what} is an upstream SAIVerse database (maha0525/SAIVerse), not one of this app's. "
-        "It was left untouched: nothing was changed and no backup was written. "
-        f"To bring that city over into a home of this app, run:\n  {import_command(source_home, target)}\n"
-        f"then start the app with --home {shlex.quote(str(target))}."
-    )
-
-
 def _refuse_upstream(path: Path) -> None:
     """Refuse an upstream database before anything opens it for writing (immutable: no -wal/-shm made)."""
     try:
@@ -216,7 +185,7 @@ def current_version(conn: sqlite3.Connection) -> int:
     if "item" not in tables:
         return 0
     # An unversioned SAIVerse database: the extension's ALTERs may or may not have been applied by hand.
-    if "FILE_PATH" in _columns(conn, "item") and "VISION_MODEL" in _columns(conn, "ai"):
+    if "FILE_PATH" in table_columns(conn, "item") and "VISION_MODEL" in table_columns(conn, "ai"):
         return 2
     return 1
 
@@ -259,7 +228,7 @@ _ADD_COLUMN = re.compile(r"^ALTER TABLE (\w+) ADD COLUMN (\w+)\s", re.IGNORECASE
 def _already_there(conn: sqlite3.Connection, statement: str) -> bool:
     """An `ALTER TABLE t ADD COLUMN c` whose column exists (a file where some were applied by hand)."""
     match = _ADD_COLUMN.match(statement)
-    return bool(match) and match.group(2).upper() in {c.upper() for c in _columns(conn, match.group(1))}
+    return bool(match) and match.group(2).upper() in {c.upper() for c in table_columns(conn, match.group(1))}
 
 
 def _backup_with(before_change: BeforeChange, path: Path, version: int) -> Path:

@@ -83,7 +83,7 @@ PACKAGES_WITH_PRIVATE_PARTS = ("saiverse/world", "saiverse/memory", "saiverse/pu
 """Packages whose `_private` modules only they (and tests) import; others use the package's names."""
 MAX_MODULE_LINES = 450
 """A module past this is several ideas; split it (docs/ARCHITECTURE.md, "Layers")."""
-OVERSIZED = {"database/migrate.py": 463, "ui/app.py": 472}
+OVERSIZED = {"ui/app.py": 472}
 """Modules past the limit when this check came: they may shrink, never grow, and are split next."""
 
 
