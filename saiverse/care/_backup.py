@@ -377,7 +377,11 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
     home = home.expanduser().resolve()
     out = out.expanduser().absolute()
     _check_out(home, out)
-    if not db_path.is_file() and not (database_url is not None and is_postgres(database_url)):
+    if database_url is not None and is_postgres(database_url):
+        if not home.is_dir():
+            raise BackupError(f"there is no home at {home} (a PostgreSQL city keeps its item files there); "
+                              "no backup was written")
+    elif not db_path.is_file():
         raise BackupError(f"there is no world to back up at {home} (no {db_path.name})")
     if out.exists():
         raise BackupError(f"{out} already exists; choose another file name (a backup never overwrites a file)")
