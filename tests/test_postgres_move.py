@@ -281,3 +281,30 @@ def test_bad_input_is_one_line_and_writes_nothing(pg_url: str, saiverse_home: Pa
     monkeypatch.delenv("SAIVERSE_DATABASE_URL")
     (tmp_path / "sqlite-home").mkdir()
     _refused(["--home", str(tmp_path / "sqlite-home"), "move", "--to", pg_url], capsys, "no world to move")
+
+
+def test_the_snapshot_is_one_repeatable_read_read_only_transaction(pg_url: str, saiverse_home: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the backup reads through: a commit made after its first query is not seen by the next."""
+    from database.engine import make_engine
+    from saiverse.care._pgcopy import open_snapshot
+
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
+    SAIVerseManager(load_settings()).close()
+    engine = make_engine(pg_url, workers=1)
+    other = create_engine(pg_url)
+    try:
+        with engine.connect() as conn:
+            assert open_snapshot(conn) > 0
+            assert conn.exec_driver_sql("SHOW transaction_isolation").scalar() == "repeatable read"
+            assert conn.exec_driver_sql("SHOW transaction_read_only").scalar() == "on"
+            seen = conn.exec_driver_sql("SELECT count(*) FROM saimemory").scalar()
+            with other.begin() as w:
+                w.execute(text("INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT) VALUES ('mina', 'user', 'later')"))
+            assert conn.exec_driver_sql("SELECT count(*) FROM saimemory").scalar() == seen
+            conn.rollback()
+        with engine.connect() as conn:  # the pool hands the connection back at the default level
+            assert conn.exec_driver_sql("SHOW transaction_isolation").scalar() == "read committed"
+    finally:
+        engine.dispose()
+        other.dispose()

@@ -212,6 +212,9 @@ def snapshot_pg(url: str, dest: Path, checkpoints: Path | None = None) -> tuple[
             version = open_snapshot(conn)
             if version == 0:
                 raise CopyError(f"{masked(url)} holds no SAIVerse world (no schema_version table)")
+            if version > STEPS[-1].version:
+                raise CopyError(f"{masked(url)} holds schema version {version}, newer than this SAIVerse knows "
+                                f"({STEPS[-1].version}); upgrade SAIVerse to copy it")
             migrate(dest, target=version, backup=False)
             counts = copy_pg_into_sqlite(conn, dest)
             if checkpoints is not None:
