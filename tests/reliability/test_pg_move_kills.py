@@ -4,7 +4,8 @@ On a real throwaway cluster (tests/pg.py). A restore into PostgreSQL killed afte
 home but before its rows committed leaves an empty database and a marked home: the app refuses to
 open it and the next restore clears it and succeeds. Killed just after the commit, the app finds the
 world and removes the mark. A move back killed after its copy leaves no world file, and the next
-move succeeds and removes the leftovers; a backup killed after its snapshot leaves no archive.
+move succeeds and removes the leftovers; a backup killed after its snapshot leaves no archive; a
+move into PostgreSQL killed before its commit leaves the database empty, so it can run again.
 """
 
 from __future__ import annotations
@@ -125,3 +126,16 @@ def test_move_back_and_backup_killed_leave_no_world_file_nor_archive(
         assert [r["content"] for r in home.memory.search("mina", "猫の本")] == ["猫の本を探しています"]
     finally:
         home.close()
+
+
+def test_move_into_postgresql_killed_before_its_commit_leaves_it_empty(
+        saiverse_home: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    m = SAIVerseManager(load_settings())
+    try:
+        list(m.handle_user_input("library", "星の話をしよう"))
+    finally:
+        m.close()
+    _killed("before", "saiverse.care._move:copy_sqlite_into_pg", "move", "--to", pg_url)
+    assert _world_tables(pg_url) == []  # schema and rows were one transaction: none of it stayed
+    moved = _ok(["move", "--to", pg_url], capsys)  # so the move simply runs again
+    assert moved["counts"]["saimemory"] >= 2 and _world_tables(pg_url)
