@@ -32,7 +32,7 @@ from saiverse.settings import Settings
 
 SQLITE_TARGET = "sqlite"
 """`move --to sqlite`: the way back into the home's SQLite file."""
-_TEMP = re.compile(r"^\.(saiverse|checkpoints)\.db\.(?P<pid>\d+)-[0-9a-f]{8}\.tmp$")
+_TEMP = re.compile(r"^\.(saiverse|checkpoints)\.db\.(?P<pid>\d+)-[0-9a-f]{8}\.tmp(-journal|-wal|-shm)?$")
 
 
 def _remove_leftovers(home: Path) -> None:

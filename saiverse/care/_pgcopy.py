@@ -172,6 +172,9 @@ def copy_pg_into_sqlite(src: Connection, dest: Path) -> dict[str, int]:
     conn = sqlite3.connect(dest, isolation_level=None)
     counts: dict[str, int] = {}
     try:
+        # A rollback journal, not WAL: the file is self-contained (an archive's entry, like a SQLite
+        # snapshot's), and a kill mid-copy leaves only names a backup's debris sweep knows.
+        conn.execute("PRAGMA journal_mode=DELETE")
         conn.execute("PRAGMA foreign_keys=OFF")  # rows go in table by table; the whole is checked below
         conn.execute("BEGIN IMMEDIATE")
         for name, columns in sqlite_tables(conn).items():

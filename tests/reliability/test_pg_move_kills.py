@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import uuid
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -106,12 +107,17 @@ def test_move_back_and_backup_killed_leave_no_world_file_nor_archive(
     m = SAIVerseManager(load_settings())
     try:
         list(m.handle_user_input("library", "猫の本を探しています"))
+        list(m.handle_user_input("atelier", "絵本を作って: 猫の冒険"))  # checkpoints in PostgresSaver's tables
     finally:
         m.close()
     out = tmp_path / "pg.zip"
     _killed("after", "saiverse.care._pgcopy:copy_pg_into_sqlite", "backup", "--out", str(out))
     assert not out.exists()
-    assert _ok(["backup", "--out", str(out)], capsys)["counts"]["messages"] > 0
+    _killed("before", "saiverse.care._pgcheckpoints:_copy", "backup", "--out", str(out))  # mid checkpoints
+    assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".backup-")]
+    assert _ok(["backup", "--out", str(out)], capsys)["counts"]["production_runs"] == 1
+    with zipfile.ZipFile(out) as zf:
+        assert "checkpoints.db" in zf.namelist()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []  # the next run tidied
 
     _killed("after", "saiverse.care._move_back:snapshot_pg", "move", "--to", "sqlite")
