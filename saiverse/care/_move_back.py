@@ -8,7 +8,8 @@ every table's rows are counted on both sides, and the production checkpoints fol
 
 The file is written under a hidden name holding this process's id and renamed to `saiverse.db` only
 when complete: a kill leaves no world file (the next move removes the leftover). The home must hold no
-`saiverse.db` (a world is never overwritten), and no other process may have the home open. The
+`saiverse.db` (a world is never overwritten; a `checkpoints.db` left without one is replaced by the
+city's checkpoints, when it has any), and no other process may have the home open. The
 PostgreSQL database is left as it was: after the move, start the app without SAIVERSE_DATABASE_URL.
 Writes other processes make to the city after the snapshot stay in PostgreSQL only, so stop its apps
 and workers first.
@@ -61,8 +62,9 @@ def move_back(settings: Settings) -> MoveReport:
     home = settings.home
     dest = home / "saiverse.db"
     if os.path.lexists(dest):
-        raise UsageError(f"{dest} already exists; move --to sqlite writes only into a home without a world file, so "
-                         "no world is ever overwritten (move that file away first)")
+        raise UsageError(f"{dest} already exists (the world from before a move to PostgreSQL?); move --to sqlite "
+                         "writes only into a home without a world file, so no world is ever overwritten: move it and "
+                         "its checkpoints.db away first")
     if not home.is_dir():
         raise UsageError(f"{home} is not a folder: the home of a PostgreSQL city holds its item files")
     problem = link_out_of_home(home)
