@@ -41,6 +41,9 @@ def open_database(settings: Settings, before_migration: Callable[[Path, int], Pa
         if report.applied:
             log.info("PostgreSQL schema migrated: %s", ", ".join(report.applied))
         return db
+    from saiverse.care import refuse_marked_sqlite_home
+
+    refuse_marked_sqlite_home(settings.home)
     refuse_upstream_home(settings.home, settings.db_path)
     migrate(settings.db_path, before_change=before_migration)
     return Database(settings.database_url, workers=workers)

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from saiverse.care._repair import repair_home as repair_home
     from saiverse.care._restore import restore_backup as restore_backup
     from saiverse.care._restore_pg import UnfinishedRestore as UnfinishedRestore
+    from saiverse.care._restore_pg import refuse_marked_sqlite_home as refuse_marked_sqlite_home
     from saiverse.care._restore_pg import settle_pending_restore as settle_pending_restore
     from saiverse.care._serverlock import ServerLock as ServerLock
 
@@ -80,6 +81,7 @@ _EXPORTS: dict[str, str] = {
     "repair_home": "_repair",
     "restore_backup": "_restore",
     "settle_pending_restore": "_restore_pg",
+    "refuse_marked_sqlite_home": "_restore_pg",
     "UnfinishedRestore": "_restore_pg",
     "set_login": "_login",
     "tighten": "_home_safety",

@@ -84,6 +84,17 @@ def settle_pending_restore(home: Path, engine: Engine, url: str, *, remove_unfin
     return None
 
 
+def refuse_marked_sqlite_home(home: Path) -> None:
+    """A marked home opened without a PostgreSQL URL is refused: a new SQLite world would be seeded
+    among the files of a restore whose rows went (or were going) to PostgreSQL."""
+    for _mark, _pid in _marks(home):
+        empty = home / "saiverse.db"
+        if empty.is_file() and not empty.is_symlink() and empty.stat().st_size == 0:
+            empty.unlink()  # the 0600 placeholder the app's start makes before opening: not a world
+        raise UnfinishedRestore(f"{home} was being restored into a PostgreSQL database; start it with "
+                                "SAIVERSE_DATABASE_URL set to that database (or restore again)")
+
+
 def restore_into_pg(archive: Path, target: Path, url: str, progress: ProgressFn | None = None) -> RestoreResult:
     """Rebuild the world of `archive` in the empty PostgreSQL database `url`, its files in the empty
     folder `target` (see the module doc). Raises RestoreError / CopyError; nothing is kept then."""
@@ -162,4 +173,5 @@ def _restore(archive: Path, target: Path, engine: Engine, url: str, manifest: di
     return RestoreResult(target, before, after, counts, manifest)
 
 
-__all__ = ["CopyError", "UnfinishedRestore", "restore_into_pg", "settle_pending_restore"]
+__all__ = ["CopyError", "UnfinishedRestore", "refuse_marked_sqlite_home", "restore_into_pg",
+           "settle_pending_restore"]

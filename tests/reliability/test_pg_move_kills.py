@@ -76,6 +76,11 @@ def test_restore_into_postgresql_killed_before_and_after_its_commit(
     with pytest.raises(UnfinishedRestore, match="run `python main.py restore"):
         SAIVerseManager(load_settings(home))
     assert _world_tables(pg_url) == []  # the app seeded no city among the restored files
+    monkeypatch.delenv("SAIVERSE_DATABASE_URL")
+    with pytest.raises(UnfinishedRestore, match="SAIVERSE_DATABASE_URL"):
+        SAIVerseManager(load_settings(home))  # nor a SQLite one
+    assert not (home / "saiverse.db").exists()
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
     restored = _ok(["restore", str(archive), "--home", str(home)], capsys)
     assert restored["counts"] == restored["manifest_counts"]
     assert not [p for p in home.iterdir() if p.name.startswith(".restore-pending-")]
