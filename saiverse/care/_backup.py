@@ -2,7 +2,8 @@
 
 What goes in (README, "Backup and restore"): a consistent snapshot of `saiverse.db` and of
 `checkpoints.db` made with SQLite's online backup API (one read transaction, so writers carry on
-and the copy is one moment of the database), every file the snapshot's rows name — item files with
+and the copy is one moment of the database; a PostgreSQL city's two files come from one read-only
+snapshot of its database, saiverse/care/_pgcopy.py), every file the snapshot's rows name — item files with
 their `.summary.txt` sidecars, production bundles, avatars — `settings.json` with every API key
 removed, and `manifest.json`: the format, app and schema versions, counts per kind and the size
 and sha256 of every other entry. Files are chosen from the snapshot, not from the folders, so a
