@@ -1,7 +1,7 @@
 """A world in one file on the command line: `backup`, `restore`.
 
 Backup and restore never open the world (no migration, no seeding): a backup is of the home as it
-is, a restore writes only into an empty folder.
+is, a restore writes only into an empty folder (and, for a PostgreSQL city, an empty database).
 """
 
 from __future__ import annotations
@@ -44,10 +44,11 @@ def backup(args: argparse.Namespace) -> int:
     progress, close = terminal_progress("backup")
     try:
         if args.out:
-            result = create_backup(st.home, st.db_path, Path(args.out),
-                                   checkpoints_path=st.checkpoints_path, progress=progress)
+            result = create_backup(st.home, st.db_path, Path(args.out), checkpoints_path=st.checkpoints_path,
+                                   progress=progress, database_url=st.database_url)
         else:
-            store = BackupStore(st.home, st.db_path, checkpoints_path=st.checkpoints_path)
+            store = BackupStore(st.home, st.db_path, checkpoints_path=st.checkpoints_path,
+                                database_url=st.database_url)
             result = store.create("manual", progress=progress)
     finally:
         close()
@@ -68,7 +69,8 @@ def restore(args: argparse.Namespace) -> int:
 
     progress, close = terminal_progress("restore")
     try:
-        result = restore_backup(Path(args.file), settings(args).home, progress)
+        st = settings(args)
+        result = restore_backup(Path(args.file), st.home, progress, database_url=st.database_url)
     finally:
         close()
     if args.json:
@@ -78,6 +80,10 @@ def restore(args: argparse.Namespace) -> int:
         else ""
     print(f"restored into {result.home}: schema {result.schema_after}{migrated}")
     print("  " + ", ".join(f"{k} {v}" for k, v in result.counts.items()))
+    if st.database_url.startswith("postgresql+psycopg://"):
+        print("its rows are in the PostgreSQL database of SAIVERSE_DATABASE_URL; start it with that setting and "
+              f"--home {result.home}")
+        return 0
     print(f"start it with: python main.py --home {result.home}")
     return 0
 

@@ -59,16 +59,21 @@ def import_saiverse(args: argparse.Namespace) -> int:
 
 
 def move(args: argparse.Namespace) -> int:
-    """copy this home's SQLite world into an empty PostgreSQL database"""
-    from saiverse.care import move_home
+    """copy this home's world between SQLite and PostgreSQL (--to URL, or --to sqlite to come back)"""
+    from saiverse.care import move_back, move_home
 
-    report = move_home(settings(args), args.to)
+    back = args.to == "sqlite"
+    report = move_back(settings(args)) if back else move_home(settings(args), args.to)
     if args.json:
         print_json(report.to_dict())
         return 0
     print(f"moved {sum(report.counts.values())} rows in {len(report.counts)} tables into {report.target}")
     print("  " + ", ".join(f"{k} {v}" for k, v in report.counts.items() if v))
-    print("start the app on it with SAIVERSE_DATABASE_URL set to that URL (the item files stay in this home)")
+    if back:
+        print("start the app without SAIVERSE_DATABASE_URL (remove it from the home's .env); the PostgreSQL "
+              "database was left as it was")
+    else:
+        print("start the app on it with SAIVERSE_DATABASE_URL set to that URL (the item files stay in this home)")
     return 0
 
 
@@ -105,7 +110,9 @@ def register(sub: Any) -> None:
     p.add_argument("--autonomous", action="store_true", help="this worker's city tick also starts autonomous turns")
 
     p = command(sub, move)
-    p.add_argument("--to", required=True, metavar="URL", help="postgresql+psycopg://USER@HOST:PORT/DB (empty)")
+    p.add_argument("--to", required=True, metavar="URL|sqlite",
+                   help="postgresql+psycopg://USER@HOST:PORT/DB (empty), or `sqlite`: a PostgreSQL city back into "
+                        "this home's saiverse.db")
     add_json(p, "print what was copied as one JSON object")
 
     p = command(sub, config)

@@ -104,7 +104,8 @@ class SAIVerseManager(WorldFacade):
         self.notices: list[str] = tighten(settings.home, settings.db_path)
         """One line per thing start-up changed that the user should know (permissions made private)."""
         self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
-                                   keep=lambda: self.settings.backup_keep, lock_home=False)
+                                   keep=lambda: self.settings.backup_keep, lock_home=False,
+                                   database_url=settings.database_url)
         """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
         if not is_postgres(settings.database_url):
             refuse_upstream_home(settings.home, settings.db_path)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -155,15 +156,19 @@ def test_a_city_on_postgresql(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> N
         handles = m.autonomous_tick()
         assert [h.record.persona_id for h in handles] == ["kai"]
         assert all(h.done.wait(120) and h.record.status == "ok" for h in handles)
-        assert m.ticker(interval=3600)._chores == ()  # no SQLite archive of a PostgreSQL city
-        with pytest.raises(ValueError, match="pg_dump"):
-            m.admin.delete_persona("kai")
+        assert len(m.ticker(interval=3600)._chores) == 1  # the daily archive, as in a SQLite home
+        report = m.admin.delete_persona("kai")  # backed up first, from a snapshot of the city
+        with zipfile.ZipFile(report.backup) as zf:
+            (m.settings.home / "kept.db").write_bytes(zf.read("saiverse.db"))
+        with sqlite3.connect(m.settings.home / "kept.db") as kept:
+            assert kept.execute("SELECT count(*) FROM ai WHERE AIID = 'kai'").fetchone()[0] == 1
+        (m.settings.home / "kept.db").unlink()
         assert not (m.settings.home / "saiverse.db").exists()
     finally:
         m.close()
     again = SAIVerseManager(load_settings())
     try:
-        assert {p.persona_id for p in again.world.personas()} == {"mina", "sora", "kai"}
+        assert {p.persona_id for p in again.world.personas()} == {"mina", "sora"}
         assert again.history("library")[-1].content
     finally:
         again.close()

@@ -9,8 +9,12 @@ Parts (private modules; import from here):
 - `_home_safety`: What the app may touch in a data home, checked before anything is written there.
 - `_login`: The login that guards the app when it is reachable from other devices (README, "From …
 - `_move`: `python main.py move --to postgresql+psycopg://…`: a SQLite home's world into an …
+- `_move_back`: `python main.py move --to sqlite`: a PostgreSQL city's world back into its home's …
+- `_pgcheckpoints`: Production checkpoints between the backends: PostgresSaver's tables ↔ a …
+- `_pgcopy`: A world's rows between SQLite and PostgreSQL: the copies behind backup, restore and …
 - `_repair`: Start-up repair: finish or undo what a killed process left in `image/` and `documents/`.
 - `_restore`: Restore: a backup archive (saiverse/care/_backup.py) becomes a world again, in an …
+- `_restore_pg`: Restore into a PostgreSQL city: any backup archive (of a SQLite home or of a …
 - `_serverlock`: One app server per data home: the second start is refused, naming the first …
 """
 
@@ -42,9 +46,13 @@ if TYPE_CHECKING:
     from saiverse.care._login import read_login as read_login
     from saiverse.care._login import set_login as set_login
     from saiverse.care._move import move_home as move_home
+    from saiverse.care._move_back import move_back as move_back
     from saiverse.care._repair import RepairReport as RepairReport
     from saiverse.care._repair import repair_home as repair_home
     from saiverse.care._restore import restore_backup as restore_backup
+    from saiverse.care._restore_pg import UnfinishedRestore as UnfinishedRestore
+    from saiverse.care._restore_pg import refuse_marked_sqlite_home as refuse_marked_sqlite_home
+    from saiverse.care._restore_pg import settle_pending_restore as settle_pending_restore
     from saiverse.care._serverlock import ServerLock as ServerLock
 
 _EXPORTS: dict[str, str] = {
@@ -67,10 +75,14 @@ _EXPORTS: dict[str, str] = {
     "login_path": "_login",
     "make_home": "_home_safety",
     "move_home": "_move",
+    "move_back": "_move_back",
     "read_login": "_login",
     "remove_home_debris": "_debris",
     "repair_home": "_repair",
     "restore_backup": "_restore",
+    "settle_pending_restore": "_restore_pg",
+    "refuse_marked_sqlite_home": "_restore_pg",
+    "UnfinishedRestore": "_restore_pg",
     "set_login": "_login",
     "tighten": "_home_safety",
 }

@@ -2,7 +2,8 @@
 
 What goes in (README, "Backup and restore"): a consistent snapshot of `saiverse.db` and of
 `checkpoints.db` made with SQLite's online backup API (one read transaction, so writers carry on
-and the copy is one moment of the database), every file the snapshot's rows name — item files with
+and the copy is one moment of the database; a PostgreSQL city's two files come from one read-only
+snapshot of its database, saiverse/care/_pgcopy.py), every file the snapshot's rows name — item files with
 their `.summary.txt` sidecars, production bundles, avatars — `settings.json` with every API key
 removed, and `manifest.json`: the format, app and schema versions, counts per kind and the size
 and sha256 of every other entry. Files are chosen from the snapshot, not from the folders, so a
@@ -30,6 +31,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from database.engine import is_postgres
 from saiverse import __version__
 from saiverse.care._debris import Claim, remove_backup_debris, work_name
 from saiverse.care._home_safety import link_out_of_home
@@ -306,18 +308,31 @@ def _check_out(home: Path, out: Path) -> None:
 
 
 def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: Path | None, kind: str,
-           progress: ProgressFn | None) -> dict[str, Any]:
+           progress: ProgressFn | None, database_url: str | None = None) -> dict[str, Any]:
     """Snapshot the databases into `work` and write the archive to `tmp`; returns its manifest."""
     if progress is not None:
         progress(0, 1, DB_ENTRY)
-    try:
-        snapshot_sqlite(db_path, work / DB_ENTRY)
-    except sqlite3.DatabaseError as exc:
-        raise BackupError(f"{db_path} cannot be read ({exc}); no backup was written") from exc
+    if database_url is not None and is_postgres(database_url):
+        # A PostgreSQL city: one read-only snapshot becomes the same saiverse.db and checkpoints.db
+        # a SQLite home's backup holds (saiverse/care/_pgcopy.py), so any backup restores anywhere.
+        from saiverse.care._pgcopy import CopyError, snapshot_pg
+
+        try:
+            snapshot_pg(database_url, work / DB_ENTRY, work / CHECKPOINTS_ENTRY)
+        except CopyError as exc:
+            raise BackupError(f"{exc}; no backup was written") from exc
+    else:
+        try:
+            snapshot_sqlite(db_path, work / DB_ENTRY)
+        except sqlite3.DatabaseError as exc:
+            raise BackupError(f"{db_path} cannot be read ({exc}); no backup was written") from exc
     version, counts, names = _check_snapshot(work / DB_ENTRY)
     plan = _Plan(entries=[_Entry(DB_ENTRY, work / DB_ENTRY, (work / DB_ENTRY).stat().st_size)])
     checkpoints = checkpoints_path or home / CHECKPOINTS_ENTRY
-    if checkpoints.is_file():
+    if (work / CHECKPOINTS_ENTRY).is_file():
+        plan.entries.append(_Entry(CHECKPOINTS_ENTRY, work / CHECKPOINTS_ENTRY,
+                                   (work / CHECKPOINTS_ENTRY).stat().st_size))
+    elif checkpoints.is_file() and not (database_url is not None and is_postgres(database_url)):
         snapshot_sqlite(checkpoints, work / CHECKPOINTS_ENTRY)
         plan.entries.append(_Entry(CHECKPOINTS_ENTRY, work / CHECKPOINTS_ENTRY,
                                    (work / CHECKPOINTS_ENTRY).stat().st_size))
@@ -350,8 +365,12 @@ def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: P
 
 
 def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Path | None = None,
-                  kind: str = "manual", progress: ProgressFn | None = None, lock_home: bool = True) -> BackupResult:
+                  kind: str = "manual", progress: ProgressFn | None = None, lock_home: bool = True,
+                  database_url: str | None = None) -> BackupResult:
     """Write the world under `home` into the new archive `out` (see the module docstring).
+
+    `database_url` of a PostgreSQL city: its rows come from one snapshot of that database (the item
+    files from `home`, as always); otherwise the world is the SQLite file `db_path`.
 
     `lock_home` holds the home's shared lock meanwhile (saiverse/locks.py), so a process starting
     on it does not tidy files away mid-read; a process that already holds it (the app) passes False.
@@ -359,7 +378,11 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
     home = home.expanduser().resolve()
     out = out.expanduser().absolute()
     _check_out(home, out)
-    if not db_path.is_file():
+    if database_url is not None and is_postgres(database_url):
+        if not home.is_dir():
+            raise BackupError(f"there is no home at {home} (a PostgreSQL city keeps its item files there); "
+                              "no backup was written")
+    elif not db_path.is_file():
         raise BackupError(f"there is no world to back up at {home} (no {db_path.name})")
     if out.exists():
         raise BackupError(f"{out} already exists; choose another file name (a backup never overwrites a file)")
@@ -376,7 +399,7 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
     lock = HomeLock(home) if lock_home else None
     tmp = out.with_name(work_name(f".{out.name}.", ".tmp"))
     try:
-        manifest = _write(home, db_path, work.path, tmp, checkpoints_path, kind, progress)
+        manifest = _write(home, db_path, work.path, tmp, checkpoints_path, kind, progress, database_url)
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

@@ -55,7 +55,7 @@ class BackupStore:
     """The backups folder of one home: make, list and rotate archives."""
 
     def __init__(self, home: Path, db_path: Path, *, checkpoints_path: Path | None = None,
-                 keep: Callable[[], int] = lambda: 7, lock_home: bool = True) -> None:
+                 keep: Callable[[], int] = lambda: 7, lock_home: bool = True, database_url: str | None = None) -> None:
         self.home = home
         self.db_path = db_path
         self.checkpoints_path = checkpoints_path
@@ -63,6 +63,8 @@ class BackupStore:
         """How many of each automatic kind to keep (read at each rotation: the setting may change)."""
         self.folder = home / "backups"
         self.lock_home = lock_home
+        self.database_url = database_url
+        """A PostgreSQL city's URL: its rows are read from there (None: the SQLite file `db_path`)."""
         """Take the home's shared lock while backing up (False in the app, which holds it already)."""
         self._lock = threading.Lock()
 
@@ -83,7 +85,7 @@ class BackupStore:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             result = create_backup(self.home, self.db_path, self._new_path(kind, label, now or datetime.now()),
                                    checkpoints_path=self.checkpoints_path, kind=kind, progress=progress,
-                                   lock_home=self.lock_home)
+                                   lock_home=self.lock_home, database_url=self.database_url)
             if kind != "manual":
                 self.rotate(kind)
         log.info("backup written: %s", result.path)

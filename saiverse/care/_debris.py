@@ -27,7 +27,11 @@ log = logging.getLogger(__name__)
 BACKUP_WORK = re.compile(r"^\.backup-(?:(?P<pid>\d+)-[0-9a-f]{8}|[A-Za-z0-9_]{8})$")
 """`.backup-<pid>-<hex>` (and `.backup-<8 chars>` of versions that did not record the process)."""
 ARCHIVE_TEMP = re.compile(r"^\..+\.zip\.(?:(?P<pid>\d+)-)?[0-9a-f]{8}\.tmp$")
-BACKUP_WORK_FILES = {"saiverse.db", "checkpoints.db", "saiverse.db-journal", "checkpoints.db-journal"}
+BACKUP_WORK_FILES = {f"{db}{side}" for db in ("saiverse.db", "checkpoints.db")
+                     for side in ("", "-journal", "-wal", "-shm")}
+"""A snapshot's files; a PostgreSQL city's checkpoints are written through SqliteSaver, in WAL mode until done."""
+PENDING_RESTORE = re.compile(r"^\.restore-pending-(?P<pid>\d+)$")
+"""The mark a restore into a PostgreSQL city leaves in the home until its rows commit (saiverse/care/_restore_pg.py)."""
 RESTORE_FILES = {"saiverse.db", "checkpoints.db", "settings.json", "image", "documents", "icons",
                  *(f"{db}{side}" for db in ("saiverse.db", "checkpoints.db") for side in ("-journal", "-wal", "-shm"))}
 
@@ -106,10 +110,17 @@ def remove_restore_debris(target: Path) -> list[str]:
         return removed
     for path in sorted(parent.iterdir()):
         m = pattern.match(path.name)
-        if m and stat.S_ISDIR(os.lstat(path).st_mode) and _only(path, RESTORE_FILES) \
+        if m and stat.S_ISDIR(os.lstat(path).st_mode) and _only(path, RESTORE_FILES | _pending_marks(path)) \
                 and _unclaimed(m.group("pid")):
             _remove(path, removed)
     return removed
+
+
+def _pending_marks(folder: Path) -> set[str]:
+    try:
+        return {p.name for p in folder.iterdir() if PENDING_RESTORE.match(p.name)}
+    except OSError:
+        return set()
 
 
 def remove_home_debris(home: Path) -> list[str]:
