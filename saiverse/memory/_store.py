@@ -173,14 +173,14 @@ class SAIMemory:
         tags: Iterable[str] = (),
         pulse_id: str | None = None,
         created_at: datetime | str | None = None,
-        session: Session | None = None,
+        session: Session | Connection | None = None,
         line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
         """Store one message; with `pulse_id` the tag `pulse:<id>` is added automatically. `line`
         holds upstream v0.3's line fields (`line_role`, `line_id`, `scope`, ...; sea/lines.py).
 
-        With `session`, the write joins that transaction uncommitted (a pulse commits all of its
-        writes together); otherwise it commits on its own.
+        With `session` (an ORM session or a Core connection), the write joins that transaction
+        uncommitted (a pulse commits all of its writes together); otherwise it commits on its own.
         """
         if not isinstance(persona_id, str) or not persona_id.strip():
             raise ValueError("persona_id must be a non-empty string")
@@ -200,12 +200,13 @@ class SAIMemory:
 
     @staticmethod
     def _insert(
-        s: Session, persona_id: str, role: str, content: str, tags: list[str],
+        s: Session | Connection, persona_id: str, role: str, content: str, tags: list[str],
         pulse_id: str | None, pulse_tag: str | None, when: datetime, line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
         stamp = when.isoformat(sep=" ", timespec="microseconds")
         line = line or {}
-        if "\x00" in content and s.get_bind().dialect.name == "postgresql":
+        dialect = s.dialect if isinstance(s, Connection) else s.get_bind().dialect
+        if "\x00" in content and dialect.name == "postgresql":
             content = content.replace("\x00", "\ufffd")  # PostgreSQL's text cannot hold NUL; SQLite keeps it
         result = s.execute(
             text(

@@ -214,7 +214,7 @@ class PulseController(PulseKinds):
         # A persona whose queue is full gets no pulse id: its submit is refused as before, nothing stored.
         pulse_ids = {p.persona_id: uuid.uuid4().hex for p in targets
                      if self._pool.waiting(p.persona_id) < self.max_queue}
-        with self.services.db.session() as s:
+        with self.services.db.engine.begin() as s:  # Core, as the journal's commit
             hid = world.add_history(building_id, speaker_kind="user", speaker_id="user", speaker_name="あなた",
                                     content=said, session=s)
             for persona_id, pulse_id in pulse_ids.items():
