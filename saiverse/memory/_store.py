@@ -157,6 +157,13 @@ def _clean_tags(tags: Iterable[str]) -> list[str]:
     return list(out)
 
 
+_INSERT_MESSAGE = text(  # built once: every message said goes through it
+    "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, LINE_ROLE, LINE_ID, "
+    "SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) VALUES (:p, :r, :c, :t, :pulse, :at, :lr, :li, :sc, "
+    ":ot, :pa) RETURNING ID")  # lastrowid is SQLite's alone
+_INSERT_TAG = text("INSERT INTO saimemory_tag (MESSAGE_ID, TAG, PERSONA_ID) VALUES (:m, :t, :p)")
+
+
 class SAIMemory:
     """The per-persona message store over a `Database` (see the module docstring)."""
 
@@ -209,11 +216,7 @@ class SAIMemory:
         if "\x00" in content and dialect.name == "postgresql":
             content = content.replace("\x00", "\ufffd")  # PostgreSQL's text cannot hold NUL; SQLite keeps it
         result = s.execute(
-            text(
-                "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, LINE_ROLE, LINE_ID, "
-                "SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) VALUES (:p, :r, :c, :t, :pulse, :at, :lr, :li, :sc, "
-                ":ot, :pa) RETURNING ID"  # lastrowid is SQLite's alone
-            ),
+            _INSERT_MESSAGE,
             {"p": persona_id, "r": role, "c": content, "t": json.dumps(tags, ensure_ascii=False),
              "pulse": pulse_id or None, "at": stamp, "lr": line.get("line_role"), "li": line.get("line_id"),
              "sc": line.get("scope"), "ot": line.get("origin_track_id"), "pa": line.get("paired_action_text")},
@@ -222,7 +225,7 @@ class SAIMemory:
         indexed = [t for t in tags if t != pulse_tag]
         if indexed:
             s.execute(
-                text("INSERT INTO saimemory_tag (MESSAGE_ID, TAG, PERSONA_ID) VALUES (:m, :t, :p)"),
+                _INSERT_TAG,
                 [{"m": new_id, "t": t, "p": persona_id} for t in indexed],
             )
         return MemoryRecord(
