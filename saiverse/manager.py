@@ -351,28 +351,28 @@ class SAIVerseManager(WorldFacade):
             yield event("notice", kind="production_instruction", run_id=run_id, building_id=building_id,
                         text="制作中の計画に指示を追加しました。まだ始まっていない工程に反映します。")
             return
-        hid = self.world.add_history(building_id, speaker_kind="user", speaker_id="user",
-                                     speaker_name="あなた", content=said)
-        yield event("user_message", text=said, building_id=building_id, history_id=hid)
-        if persona_id is not None:
-            persona = self.world.persona(persona_id)
-            if persona.building_id != building_id:
-                yield event("error", kind="not_here", persona_id=persona_id,
-                            message=f"{persona.name} は {building_id} にいません。")
-                return
-            targets = [persona]
-        else:
+        picked = self.world.persona(persona_id) if persona_id is not None else None
+        if picked is None:
             targets = self.responders(building_id, text)
-            if not targets:  # never talk into silence: say who is where instead
-                yield event("notice", kind="nobody_here", building_id=building_id,
-                            text=nobody_answers(self.world, building_id, lang=self.settings.lang))
-                return
+        else:
+            targets = [picked] if picked.building_id == building_id else []
+        hid, pulse_ids = self.pulses.say(self.world, building_id, said, targets)  # the user's memory too, at once
+        yield event("user_message", text=said, building_id=building_id, history_id=hid)
+        if not targets and picked is not None:
+            yield event("error", kind="not_here", persona_id=persona_id,
+                        message=f"{picked.name} は {building_id} にいません。")
+            return
+        if not targets:  # never talk into silence: say who is where instead
+            yield event("notice", kind="nobody_here", building_id=building_id,
+                        text=nobody_answers(self.world, building_id, lang=self.settings.lang))
+            return
         call_args = dict(args or {})
         if text and "input" not in call_args and any(p.name == "input" for p in playbook.input_schema):
             call_args["input"] = text  # the request is what the user typed; upload notes stay in memory only
         for persona in targets:
             try:
-                handle = self.pulses.submit_user(persona, building_id, said, playbook, args=call_args)
+                handle = self.pulses.submit_user(persona, building_id, said, playbook, args=call_args,
+                                                 pulse_id=pulse_ids.get(persona.persona_id))
             except QueueFullError as exc:
                 yield event("error", kind="queue_full", persona_id=persona.persona_id, message=str(exc))
                 continue

@@ -1,7 +1,9 @@
 """The SEA runtime: compiles a playbook to a LangGraph graph and runs it, emitting events.
 
 One path only: every node type — subplay and exec included — runs on the LangGraph compilation
-(no fallback executor). A called playbook runs as its own compiled graph inside the calling node.
+(no fallback executor). A called playbook runs as its own compiled graph inside the calling node;
+one of a single node that routes nowhere runs that node as part of the caller's step (its own graph
+would be START → node → END: a second Pregel run for nothing).
 Events go to an `emit` callback the moment a node produces them, from nested playbooks too.
 System variables (`_` namespace: persona, pulse, ports, cancellation, usage, trace) travel in the
 run config as a `RunContext`, never in the playbook's own variables, so nodes cannot overwrite them.
@@ -41,41 +43,44 @@ class PlaybookState(TypedDict, total=False):
 
 def _make_node_fn(pb: Playbook, node: Node) -> Any:
     def fn(state: PlaybookState, config: RunnableConfig) -> PlaybookState:
-        ctx: RunContext = config["configurable"]["sea"]
-        emit: Emit = config["configurable"]["sea_emit"]
-        ctx.check_cancel()
-        ctx.trace.append(f"{pb.name}.{node.id}")
-        check_steps(len(ctx.trace), playbook=pb.name, node=node.id)
-        vars_ = dict(state.get("vars") or {})
-        try:
-            if node.type == "subplay":
-                updates = run_subplay(ctx, node, vars_, emit, _invoke)
-            elif node.type == "exec":
-                updates = run_exec(ctx, node, vars_, emit, _invoke)
-            elif node.type == "llm":
-                updates = run_llm(ctx, pb, node, vars_, emit)
-            else:
-                updates = run_simple(ctx, pb, node, vars_, emit)
-        except PulseCancelled:
-            raise
-        except Exception as exc:  # noqa: BLE001 - error_next catches whatever the node raised
-            if not node.error_next:
-                raise
-            kind = getattr(exc, "kind", None)
-            if kind:  # a tool or playbook that is not here: an error the user should see, then error_next
-                emit(event("error", kind=kind, message=str(exc), **ctx.base(node)))
-            else:
-                emit(event("notice", kind="node_error", text=str(exc), **ctx.base(node)))
-            vars_["last_error"] = str(exc)
-            return {"vars": vars_, "failed": str(exc)}
-        # Validation refuses every other '_' write; an upstream `output_key` such as `_wait_result` is dropped.
-        changed = {k: v for k, v in updates.items() if not k.startswith("_")}
-        vars_.update(changed)
-        # Outside the try: a state past its bound ends the run, error_next cannot loop on it.
-        check_state(vars_, playbook=pb.name, node=node.id, changed=changed)
-        return {"vars": vars_, "failed": None}
+        return _step(pb, node, state, config["configurable"]["sea"], config["configurable"]["sea_emit"])
 
     return fn
+
+
+def _step(pb: Playbook, node: Node, state: PlaybookState, ctx: RunContext, emit: Emit) -> PlaybookState:
+    """One node of `pb` on `state`: the state update LangGraph applies (a graph node's whole body)."""
+    ctx.check_cancel()
+    ctx.trace.append(f"{pb.name}.{node.id}")
+    check_steps(len(ctx.trace), playbook=pb.name, node=node.id)
+    vars_ = dict(state.get("vars") or {})
+    try:
+        if node.type == "subplay":
+            updates = run_subplay(ctx, node, vars_, emit, _invoke)
+        elif node.type == "exec":
+            updates = run_exec(ctx, node, vars_, emit, _invoke)
+        elif node.type == "llm":
+            updates = run_llm(ctx, pb, node, vars_, emit)
+        else:
+            updates = run_simple(ctx, pb, node, vars_, emit)
+    except PulseCancelled:
+        raise
+    except Exception as exc:  # noqa: BLE001 - error_next catches whatever the node raised
+        if not node.error_next:
+            raise
+        kind = getattr(exc, "kind", None)
+        if kind:  # a tool or playbook that is not here: an error the user should see, then error_next
+            emit(event("error", kind=kind, message=str(exc), **ctx.base(node)))
+        else:
+            emit(event("notice", kind="node_error", text=str(exc), **ctx.base(node)))
+        vars_["last_error"] = str(exc)
+        return {"vars": vars_, "failed": str(exc)}
+    # Validation refuses every other '_' write; an upstream `output_key` such as `_wait_result` is dropped.
+    changed = {k: v for k, v in updates.items() if not k.startswith("_")}
+    vars_.update(changed)
+    # Outside the try: a state past its bound ends the run, error_next cannot loop on it.
+    check_state(vars_, playbook=pb.name, node=node.id, changed=changed)
+    return {"vars": vars_, "failed": None}
 
 
 def _compare(value: Any, operator: str, case: str) -> bool:
@@ -167,6 +172,16 @@ def _compile_by_content(pb: Playbook) -> Any:
     return compiled
 
 
+def _lone_node(pb: Playbook) -> Node | None:
+    """The node of a one-node playbook that neither routes on nor catches errors, else None."""
+    if len(pb.nodes) != 1:
+        return None
+    node = pb.nodes[0]
+    if node.next or node.error_next or node.conditional_next is not None or pb.start != node.id:
+        return None
+    return node
+
+
 def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit) -> dict[str, Any]:
     """Run a compiled playbook to its end in this thread; events go to `emit` as they happen.
 
@@ -175,10 +190,18 @@ def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
     """
     from langgraph.errors import GraphRecursionError
 
-    graph = compile_playbook(pb)
-    config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit}, "recursion_limit": MAX_GRAPH_STEPS}
+    lone = _lone_node(pb) if ctx.depth else None
     try:
-        final = graph.invoke({"vars": variables, "failed": None}, config=config)
+        if lone is not None:
+            # A called playbook of one node that routes nowhere (sub_router_user, sub_speak): its graph
+            # would be START → node → END, so the node runs as a step of the caller's graph run instead
+            # of a LangGraph run of its own — same node, same state in and out, same errors.
+            final = _step(pb, lone, {"vars": variables, "failed": None}, ctx, emit)
+        else:
+            graph = compile_playbook(pb)
+            config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit},
+                                      "recursion_limit": MAX_GRAPH_STEPS}
+            final = graph.invoke({"vars": variables, "failed": None}, config=config)
     except GraphRecursionError as exc:
         last = ctx.trace[-1].rsplit(".", 1)[-1] if ctx.trace else ""
         raise TooManySteps(f"the run took more than {MAX_GRAPH_STEPS} nodes without ending; a loop that never "

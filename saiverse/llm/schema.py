@@ -225,9 +225,16 @@ def _option_aliases(option: str) -> list[str]:
 def catalogue(options: list[str], text: str) -> dict[str, str]:
     """Describing text per option, from lines that name exactly one option (`- a: does X`)."""
     found: dict[str, str] = {}
-    lowered = [(o, o.lower()) for o in options]
-    for line in re.split(r"[\n;；]", text):
-        low = line.lower()
+    whole = text.lower()
+    lowered = [(o, lo) for o in options if (lo := o.lower()) in whole]
+    if not lowered:
+        return found
+    # A prompt is mostly conversation that names no option: one regex pass (in C) skips such a line.
+    any_named = re.compile("|".join(re.escape(lo) for _, lo in lowered))
+    # Lowering never makes or removes a separator, so both splits have the same lines.
+    for line, low in zip(re.split(r"[\n;；]", text), re.split(r"[\n;；]", whole), strict=True):
+        if not any_named.search(low):
+            continue
         named = [o for o, lo in lowered if lo in low]
         if len(named) == 1:
             rest = re.sub(re.escape(named[0]), " ", line, flags=re.I)

@@ -43,6 +43,9 @@ _HISTORY_SQL = ("SELECT t.MESSAGE_ID, m.ROLE, m.CONTENT, m.CREATED_AT, m.PULSE_I
                 # upstream v0.3 (sea/lines.py): only committed main-line (or meta-judgment) lines are history
                 "AND coalesce(m.SCOPE, 'committed') = 'committed' "
                 "AND coalesce(m.LINE_ROLE, 'main_line') IN ('main_line', 'meta_judgment') ")
+# Built once: every pulse's first prompt runs these two.
+_NEWEST_SQL = text("SELECT max(MESSAGE_ID) FROM saimemory_tag WHERE PERSONA_ID = :p AND TAG = 'conversation'")
+_APPEND_SQL = text(_HISTORY_SQL + "AND t.MESSAGE_ID > :after ORDER BY t.MESSAGE_ID")
 
 
 def memo_core(store: MemopediaStore, persona_id: str) -> str:
@@ -125,8 +128,7 @@ class ContextSource:
 
     def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
         version = (self.chronicle.writes, self.memopedia.writes)
-        newest = conn.execute(text("SELECT max(MESSAGE_ID) FROM saimemory_tag WHERE PERSONA_ID = :p "
-                                   "AND TAG = 'conversation'"), {"p": persona_id}).scalar() or 0
+        newest = conn.execute(_NEWEST_SQL, {"p": persona_id}).scalar() or 0
         with self._lock:
             kept = self._kept.get(persona_id)
         if (kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS
@@ -163,7 +165,7 @@ class ContextSource:
 
     @staticmethod
     def _append(conn: Connection, persona_id: str, kept: _Kept, newest: int) -> None:
-        rows = conn.execute(text(_HISTORY_SQL + "AND t.MESSAGE_ID > :after ORDER BY t.MESSAGE_ID"),
+        rows = conn.execute(_APPEND_SQL,
                             {"p": persona_id, "after": kept.newest_id})
         snap = kept.snap
         history = list(snap.history)

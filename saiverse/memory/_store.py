@@ -157,6 +157,13 @@ def _clean_tags(tags: Iterable[str]) -> list[str]:
     return list(out)
 
 
+_INSERT_MESSAGE = text(  # built once: every message said goes through it
+    "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, LINE_ROLE, LINE_ID, "
+    "SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) VALUES (:p, :r, :c, :t, :pulse, :at, :lr, :li, :sc, "
+    ":ot, :pa) RETURNING ID")  # lastrowid is SQLite's alone
+_INSERT_TAG = text("INSERT INTO saimemory_tag (MESSAGE_ID, TAG, PERSONA_ID) VALUES (:m, :t, :p)")
+
+
 class SAIMemory:
     """The per-persona message store over a `Database` (see the module docstring)."""
 
@@ -173,14 +180,14 @@ class SAIMemory:
         tags: Iterable[str] = (),
         pulse_id: str | None = None,
         created_at: datetime | str | None = None,
-        session: Session | None = None,
+        session: Session | Connection | None = None,
         line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
         """Store one message; with `pulse_id` the tag `pulse:<id>` is added automatically. `line`
         holds upstream v0.3's line fields (`line_role`, `line_id`, `scope`, ...; sea/lines.py).
 
-        With `session`, the write joins that transaction uncommitted (a pulse commits all of its
-        writes together); otherwise it commits on its own.
+        With `session` (an ORM session or a Core connection), the write joins that transaction
+        uncommitted (a pulse commits all of its writes together); otherwise it commits on its own.
         """
         if not isinstance(persona_id, str) or not persona_id.strip():
             raise ValueError("persona_id must be a non-empty string")
@@ -200,19 +207,16 @@ class SAIMemory:
 
     @staticmethod
     def _insert(
-        s: Session, persona_id: str, role: str, content: str, tags: list[str],
+        s: Session | Connection, persona_id: str, role: str, content: str, tags: list[str],
         pulse_id: str | None, pulse_tag: str | None, when: datetime, line: dict[str, Any] | None = None,
     ) -> MemoryRecord:
         stamp = when.isoformat(sep=" ", timespec="microseconds")
         line = line or {}
-        if "\x00" in content and s.get_bind().dialect.name == "postgresql":
+        dialect = s.dialect if isinstance(s, Connection) else s.get_bind().dialect
+        if "\x00" in content and dialect.name == "postgresql":
             content = content.replace("\x00", "\ufffd")  # PostgreSQL's text cannot hold NUL; SQLite keeps it
         result = s.execute(
-            text(
-                "INSERT INTO saimemory (PERSONA_ID, ROLE, CONTENT, TAGS, PULSE_ID, CREATED_AT, LINE_ROLE, LINE_ID, "
-                "SCOPE, ORIGIN_TRACK_ID, PAIRED_ACTION_TEXT) VALUES (:p, :r, :c, :t, :pulse, :at, :lr, :li, :sc, "
-                ":ot, :pa) RETURNING ID"  # lastrowid is SQLite's alone
-            ),
+            _INSERT_MESSAGE,
             {"p": persona_id, "r": role, "c": content, "t": json.dumps(tags, ensure_ascii=False),
              "pulse": pulse_id or None, "at": stamp, "lr": line.get("line_role"), "li": line.get("line_id"),
              "sc": line.get("scope"), "ot": line.get("origin_track_id"), "pa": line.get("paired_action_text")},
@@ -221,7 +225,7 @@ class SAIMemory:
         indexed = [t for t in tags if t != pulse_tag]
         if indexed:
             s.execute(
-                text("INSERT INTO saimemory_tag (MESSAGE_ID, TAG, PERSONA_ID) VALUES (:m, :t, :p)"),
+                _INSERT_TAG,
                 [{"m": new_id, "t": t, "p": persona_id} for t in indexed],
             )
         return MemoryRecord(

@@ -124,10 +124,12 @@ def _message(role: str, content: str, like: Message | None = None) -> Message:
     return msg
 
 
-def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Counter) -> Fitted:
-    """The prompt of one model call: the system prompt, memory and messages within the budget."""
+def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Counter,
+        cache: dict[str, int] | None = None) -> Fitted:
+    """The prompt of one model call: the system prompt, memory and messages within the budget.
+    `cache` (text → tokens by `count`) may be shared by the calls of one pulse: they count the same history."""
     budget = snapshot.budget
-    cache: dict[str, int] = {}
+    cache = {} if cache is None else cache
 
     def tokens(s: str) -> int:
         if s not in cache:
@@ -176,18 +178,21 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
 
     kept_history: list[Line] = []
     hist_room = left - reserve
+    hist_cost = 0
     for line in reversed(snapshot.history):
         cost = tokens(line.content) + MESSAGE_OVERHEAD
         if cost <= hist_room:
             kept_history.append(line)
             hist_room -= cost
+            hist_cost += cost
             continue
         if hist_room - MESSAGE_OVERHEAD >= MIN_PIECE * 2:
             kept_history.append(Line(line.role, shorten(line.content, hist_room - MESSAGE_OVERHEAD, tokens),
                                      line.created))
+            hist_cost += tokens(kept_history[-1].content) + MESSAGE_OVERHEAD
             out.shortened += 1
         break
-    left -= sum(tokens(h.content) + MESSAGE_OVERHEAD for h in kept_history)
+    left -= hist_cost
     out.verbatim = len(kept_history)
     cut = len(kept_history) < len(snapshot.history) or snapshot.older is not None
     first_gone = (snapshot.history[-len(kept_history) - 1].created if len(kept_history) < len(snapshot.history)
@@ -216,6 +221,9 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
         out.chronicle_ids = [e.entry_id for e in reversed(chosen)]
 
     out.system = "\n\n".join(p for p in (system, core, chronicle_text) if p)
-    out.messages = [_message(h.role, h.content) for h in reversed(kept_history)] + kept_own[::-1]
-    out.input_tokens = tokens(out.system) + sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in out.messages)
+    # Built inline (not via `_message`): a pulse's two prompts carry a few hundred history lines each.
+    out.messages = [Message(role="user" if h.role == "user" else "assistant", content=h.content)
+                    for h in reversed(kept_history)] + kept_own[::-1]
+    out.input_tokens = (tokens(out.system) + hist_cost
+                        + sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in kept_own))
     return out

@@ -22,7 +22,7 @@ from chat import LLMError
 from saiverse.errors import UserError
 from saiverse.pulse._journal import EventChannel, PulseJournal, PulseServices, persona_context
 from saiverse.pulse._pool import PulsePool
-from saiverse.world import PersonaInfo
+from saiverse.world import PersonaInfo, World
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
 from sea.ports import CancellationToken
@@ -148,8 +148,16 @@ class PulseKinds:
         raise NotImplementedError
 
     def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
-                    args: dict[str, Any] | None = None) -> PulseHandle:
-        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input)
+                    args: dict[str, Any] | None = None, pulse_id: str | None = None) -> PulseHandle:
+        """A user's pulse; `pulse_id` is one `say` handed out (the user's message is stored already)."""
+        stored = {"pulse_id": pulse_id, "user_stored": True} if pulse_id else {}
+        return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input, **stored)
+
+    def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo]) -> tuple[int, dict[str, str]]:
+        """Write the user's line in the building; returns its id and, by persona, the pulse id whose user
+        message is already stored (none here: each pulse stores its own, see `PulseController.say`)."""
+        return world.add_history(building_id, speaker_kind="user", speaker_id="user", speaker_name="あなた",
+                                 content=said), {}
 
     def submit_schedule(self, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
                         args: dict[str, Any] | None = None) -> PulseHandle:
@@ -199,6 +207,19 @@ class PulseController(PulseKinds):
             self._pool.put(persona.persona_id, PRIORITY[kind],
                            _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored))
         return handle
+
+    def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo]) -> tuple[int, dict[str, str]]:
+        """The user's line and, for every persona that will answer, the user's message in its memory, in
+        one transaction: kept even if a pulse then fails, and one commit instead of one per write."""
+        # A persona whose queue is full gets no pulse id: its submit is refused as before, nothing stored.
+        pulse_ids = {p.persona_id: uuid.uuid4().hex for p in targets
+                     if self._pool.waiting(p.persona_id) < self.max_queue}
+        with self.services.db.engine.begin() as s:  # Core, as the journal's commit
+            hid = world.add_history(building_id, speaker_kind="user", speaker_id="user", speaker_name="あなた",
+                                    content=said, session=s)
+            for persona_id, pulse_id in pulse_ids.items():
+                self.services.memory.add(persona_id, "user", said, tags=["conversation"], pulse_id=pulse_id, session=s)
+        return hid, pulse_ids
 
     # ---- control -----------------------------------------------------------------------------
     def cancel_all(self, building_id: str | None = None) -> int:

@@ -89,6 +89,8 @@ class PulseJournal:
     effects: list[tuple[int, str, str | None]] = field(default_factory=list)
     """Changes tools made during the pulse: (place among pending memory, persona id, note or None)."""
     _noticed: set[str] = field(default_factory=set)
+    _counted: dict[Any, dict[str, int]] = field(default_factory=dict)
+    """Token counts by counter, shared by the pulse's prompts (they hold the same history)."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         model, notice = self.services.resolve_model(persona, model_type)
@@ -134,7 +136,9 @@ class PulseJournal:
             snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
         if isinstance(model, ContextWindow):  # a local model's window caps the persona's budget
             snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
-        fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, token_counter(model))
+        count = token_counter(model)
+        fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
+                     self._counted.setdefault(count, {}))
         return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
@@ -207,7 +211,7 @@ class PulseJournal:
         svc = self.services
         if not memory and not self.pending_history:
             return
-        with svc.db.session() as s:
+        with svc.db.engine.begin() as s:  # a Core transaction: the ORM session's bookkeeping buys nothing here
             for n, (persona_id, role, content, tags) in enumerate(memory):
                 line = self.pending_lines.get(n)
                 if line and line.get("scope") == "volatile":

@@ -129,7 +129,10 @@ class PulsePool:
             heap = self._pending.get(persona_id)
             if heap:
                 heapq.heappush(self._ready, (heap[0].priority, heap[0].seq, persona_id))
-            self._cond.notify_all()  # a freed worker slot may let an autonomous job run
+            if self._ready:
+                # A freed worker slot may let an autonomous job run. With nothing ready, waking every
+                # idle worker would only send each back to sleep (on 2 cores, a pulse's worth of time).
+                self._cond.notify_all()
 
     def _work(self) -> None:
         while True:

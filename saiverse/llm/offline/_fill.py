@@ -9,7 +9,9 @@ conversation; string enums are picked by keyword (`schema.pick_option`); `defaul
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from chat.titles import asks_to_make, request_subject, request_title
@@ -38,8 +40,8 @@ class FillHints:
 
     user_text: str
     """The request: the last genuine user message (catalogue lines removed)."""
-    reply: str
-    """The offline reply, for properties that hold what the persona says."""
+    reply_of: Callable[[], str]
+    """Makes the offline reply, for properties that hold what the persona says (`reply`)."""
     context: str
     """Every text of the request (system prompt, all messages), to find ids and option texts."""
     summary: str = ""
@@ -47,6 +49,11 @@ class FillHints:
     done: frozenset[str] = frozenset()
     """Playbooks this pulse already ran (their results are in the conversation): a router does not
     choose them again, so a multi-step turn never repeats a step and ends when nothing is left."""
+
+    @cached_property
+    def reply(self) -> str:
+        """The offline reply, made on first use: a router's choice (most schemas) never asks for it."""
+        return self.reply_of()
 
 
 def _name_has(prop: str, names: tuple[str, ...]) -> bool:

@@ -268,7 +268,7 @@ class OfflineModel:
             said = re.sub(rf"^{re.escape(name)}(さん|ちゃん|くん)?[、,，\s]+", "", said).strip() or said
         context = "\n".join([request.system or ""] + [m.get("content") or "" for m in request.messages])
         done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
-        return FillHints(user_text=said, reply=self.reply_text(request), context=context,
+        return FillHints(user_text=said, reply_of=lambda: self.reply_text(request), context=context,
                          summary=summarize_text(payload(said), 100), done=done)
 
     def _tool_call(self, request: ChatRequest) -> ToolCall | None:
@@ -280,7 +280,7 @@ class OfflineModel:
                 rest = re.sub(re.escape(name), " ", text, flags=re.I)
                 rest = re.sub(r"^[\s:：、。をでは]+", "", re.sub(r"\s+", " ", rest)).strip()
                 base = self._hints(request)
-                hints = FillHints(user_text=rest or text, reply=base.reply, context=base.context,
+                hints = FillHints(user_text=rest or text, reply_of=base.reply_of, context=base.context,
                                   summary=summarize_text(rest, 100), done=base.done)
                 params = tool.get("parameters") or {"type": "object", "properties": {}}
                 args = fill(params, hints)
