@@ -9,7 +9,8 @@ A step's SQL is written once, for SQLite; on PostgreSQL the runner applies `pg_s
   unquoted too: database/models.py);
 - what is SQLite-only (FTS5 virtual tables and their triggers) is left out, and a step whose whole
   point is SQLite-only has a PostgreSQL replacement in `PG_REPLACEMENTS` (the recall index: `pg_trgm`
-  there, where SQLite has FTS5 — docs/ARCHITECTURE.md, "Storage").
+  there, where SQLite has FTS5 — docs/ARCHITECTURE.md, "Storage" — and step 10's index of 1-2
+  character grams, which SQLite's FTS5 index already holds).
 
 Each step is one transaction (PostgreSQL's DDL is transactional), recorded in `schema_version` as on
 SQLite. A transaction-scoped advisory lock makes several processes opening one city at once migrate
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, Engine, text
 
-from database.steps import LATEST_VERSION, STEPS, Step
+from database.steps import GRAM_CAP, LATEST_VERSION, STEPS, Step
 
 MIGRATION_LOCK = 0x5A1_7E25E
 """The advisory lock key every SAIVerse process takes while migrating a PostgreSQL database."""
@@ -38,6 +39,25 @@ CREATE INDEX ix_saimemory_content_trgm ON saimemory USING gin (CONTENT gin_trgm_
     # Step 9 rewrites SQLite's gram triggers to be linear in a message's length; pg_trgm (step 3 here)
     # indexes the content itself, so PostgreSQL has nothing to change.
     9: "",
+    # Step 10 (nothing on SQLite, whose step-3 index already holds 1-2 character grams): the same grams
+    # on PostgreSQL, for the terms pg_trgm cannot serve. saimemory_grams() gives a message's persona
+    # token and every 1- and 2-character gram of its lower-cased first 131,072 characters (SQLite's
+    # rules, database/steps.py step 9), in one pass: the text is split into characters once and each
+    # is joined to the next with lead(), never substr() at a position (which walks the text from its
+    # start: quadratic). A GIN index over that expression is the gram table, contentless like SQLite's
+    # FTS5 one: PostgreSQL fills it on every insert and update of a message whoever writes it (the
+    # app, `move --to`, an import, plain SQL), removes it with the row, and CREATE INDEX fills it for
+    # the messages already there. COST keeps the planner from computing it per row where the index
+    # can answer (saiverse/memory/_recall_pg.py).
+    10: f"""
+CREATE FUNCTION saimemory_grams(persona text, content text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE COST 10000
+    AS $$ SELECT array_agg(g) FROM (SELECT 'p:' || persona AS g UNION ALL SELECT v.g FROM (
+        SELECT c, c || coalesce(lead(c) OVER (ORDER BY n), '') AS c2
+        FROM unnest(string_to_array(lower(left(content, {GRAM_CAP})), NULL)) WITH ORDINALITY AS t(c, n)
+    ) w CROSS JOIN LATERAL (VALUES (w.c), (w.c2)) AS v(g)) grams $$;
+CREATE INDEX ix_saimemory_grams ON saimemory USING gin (saimemory_grams(PERSONA_ID, CONTENT));
+""",
 }
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""
 
