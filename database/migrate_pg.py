@@ -42,20 +42,19 @@ CREATE INDEX ix_saimemory_content_trgm ON saimemory USING gin (CONTENT gin_trgm_
     # Step 10 (nothing on SQLite, whose step-3 index already holds 1-2 character grams): the same grams
     # on PostgreSQL, for the terms pg_trgm cannot serve. saimemory_grams() gives a message's persona
     # token and every 1- and 2-character gram of its lower-cased first 131,072 characters (SQLite's
-    # rules, database/steps.py step 9), in one pass: the text is split into characters once and each
-    # is joined to the next with lead(), never substr() at a position (which walks the text from its
-    # start: quadratic). A GIN index over that expression is the gram table, contentless like SQLite's
-    # FTS5 one: PostgreSQL fills it on every insert and update of a message whoever writes it (the
-    # app, `move --to`, an import, plain SQL), removes it with the row, and CREATE INDEX fills it for
-    # the messages already there. COST keeps the planner from computing it per row where the index
-    # can answer (saiverse/memory/_recall_pg.py).
+    # rules, database/steps.py step 9), each in one pass over the text: its characters, then its
+    # character pairs from the first and from the second character on (never substr() at a position
+    # or an array subscript, which walk the text from its start: quadratic). A GIN index over that
+    # expression is the gram table, contentless like SQLite's FTS5 one: PostgreSQL fills it on every
+    # insert and update of a message whoever writes it (the app, `move --to`, an import, plain SQL),
+    # drops a deleted message's entry with its row, and CREATE INDEX fills it for the messages already
+    # there. In the regular expressions `.` is any character, a newline too (PostgreSQL's default).
     10: f"""
 CREATE FUNCTION saimemory_grams(persona text, content text) RETURNS text[]
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE COST 10000
-    AS $$ SELECT array_agg(g) FROM (SELECT 'p:' || persona AS g UNION ALL SELECT v.g FROM (
-        SELECT c, c || coalesce(lead(c) OVER (ORDER BY n), '') AS c2
-        FROM unnest(string_to_array(lower(left(content, {GRAM_CAP})), NULL)) WITH ORDINALITY AS t(c, n)
-    ) w CROSS JOIN LATERAL (VALUES (w.c), (w.c2)) AS v(g)) grams $$;
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT ARRAY['p:' || persona] || string_to_array(lower(left(content, {GRAM_CAP})), NULL)
+        || ARRAY(SELECT (regexp_matches(lower(left(content, {GRAM_CAP})), '..', 'g'))[1])
+        || ARRAY(SELECT (regexp_matches(substr(lower(left(content, {GRAM_CAP})), 2), '..', 'g'))[1]) $$;
 CREATE INDEX ix_saimemory_grams ON saimemory USING gin (saimemory_grams(PERSONA_ID, CONTENT));
 """,
 }

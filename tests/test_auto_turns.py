@@ -109,32 +109,35 @@ def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[D
         db.dispose()
 
 
+def _race(databases: list[Database], personas: list[tuple[str, int]], now: datetime) -> list[str]:
+    """Every engine claims `personas` at `now`, released together; the personas taken, one entry per win."""
+    barrier = threading.Barrier(len(databases))
+    won: list[set[str]] = []
+    errors: list[BaseException] = []
+
+    def claim(db: Database) -> None:
+        try:
+            barrier.wait(30)
+            won.append(AutonomousTurns(db).claim(personas, now))
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=claim, args=(db,)) for db in databases]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    return sorted(p for w in won for p in w)
+
+
 def test_claims_race_and_exactly_one_wins(databases: list[Database]) -> None:
     """Eight claimers of the same 600 personas (more than one statement's chunk) at the same moment,
     for ten rounds one interval apart: every persona is taken exactly once a round."""
     personas = [(f"p{i:03d}", 60) for i in range(600)]
     t0 = datetime(2026, 1, 1, 12, 0, 0, 123456)
     for round_ in range(10):
-        now = t0 + timedelta(seconds=60 * round_)
-        barrier = threading.Barrier(len(databases))
-        won: list[set[str]] = []
-        errors: list[BaseException] = []
-
-        def claim(db: Database, now: datetime = now, barrier: threading.Barrier = barrier) -> None:
-            try:
-                barrier.wait(30)
-                won.append(AutonomousTurns(db).claim(personas, now))
-            except BaseException as exc:  # noqa: BLE001 - collected and asserted below
-                errors.append(exc)
-
-        threads = [threading.Thread(target=claim, args=(db,)) for db in databases]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(120)
-        assert errors == []
-        taken = [p for w in won for p in w]
-        assert sorted(taken) == [p for p, _ in personas], f"round {round_}"
+        assert _race(databases, personas, t0 + timedelta(seconds=60 * round_)) == [p for p, _ in personas], round_
     turns = AutonomousTurns(databases[0])
     assert turns.claim(personas, t0 + timedelta(seconds=60 * 9 + 59, microseconds=999_999)) == set()
     assert turns.claim([("p000", 30)], t0 + timedelta(seconds=60 * 9 + 30)) == {"p000"}  # a shorter interval
