@@ -7,7 +7,9 @@ the job on its in-process pulse controller, publishing every event on the pulse'
 
 Periodic tasks, deduplicated across workers by procrastinate (one job per tick, whoever defers it):
 - `saiverse.city_tick`: due schedules (each run claimed under a row lock, saiverse/schedules.py, so it
-  fires once) and, on workers started with `--autonomous`, autonomous turns — deferred as jobs;
+  fires once) and, on workers started with `--autonomous`, autonomous turns — deferred as jobs; a
+  turn is claimed in the database (saiverse/world/_auto_turns.py), so it starts once per interval
+  also beside an app's own ticker or another worker's;
 - `saiverse.recover_stalled`: jobs of a worker that stopped sending heartbeats (killed) go back to
   the queue.
 
