@@ -148,9 +148,7 @@ class SAIVerseManager(WorldFacade):
             router_playbooks=self.playbooks.router_callable, context=self.context,
         ), workers=workers)
         self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
-        self.auto_turns = AutonomousTurns(self.db)
-        """Each persona's last autonomous turn, claimed in the database: one turn per interval across every
-        process on the city, and kept over a restart (saiverse/world/_auto_turns.py)."""
+        self.auto_turns = AutonomousTurns(self.db)  # claimed across processes: saiverse/world/_auto_turns.py
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
             models=lambda p, kind: self.models(p, kind), draw_picture=self.draw_picture, home=settings.home,
@@ -425,8 +423,7 @@ class SAIVerseManager(WorldFacade):
         return handles
 
     def autonomous_tick(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
-        """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval — one
-        turn per interval however many processes tick the city (saiverse/world/_auto_turns.py)."""
+        """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval, once."""
         if not self.autonomous:
             return []
         now = now or datetime.now()
