@@ -42,19 +42,22 @@ CREATE INDEX ix_saimemory_content_trgm ON saimemory USING gin (CONTENT gin_trgm_
     # Step 10 (nothing on SQLite, whose step-3 index already holds 1-2 character grams): the same grams
     # on PostgreSQL, for the terms pg_trgm cannot serve. saimemory_grams() gives a message's persona
     # token and every 1- and 2-character gram of its lower-cased first 131,072 characters (SQLite's
-    # rules, database/steps.py step 9), each in one pass over the text: its characters, then its
-    # character pairs from the first and from the second character on (never substr() at a position
-    # or an array subscript, which walk the text from its start: quadratic). A GIN index over that
-    # expression is the gram table, contentless like SQLite's FTS5 one: PostgreSQL fills it on every
-    # insert and update of a message whoever writes it (the app, `move --to`, an import, plain SQL),
-    # drops a deleted message's entry with its row, and CREATE INDEX fills it for the messages already
-    # there. In the regular expressions `.` is any character, a newline too (PostgreSQL's default).
+    # rules, database/steps.py step 9), each kind in one pass over the text: its characters, then its
+    # character pairs from the first and from the second character on, cut apart at U+FFFF (a Unicode
+    # noncharacter: a message holding one loses the pairs around it from the index) — never substr()
+    # at a position or an array subscript, which walk the text from its start (quadratic). One
+    # expression with no sub-query, so PostgreSQL inlines it where it checks a row. A GIN index over
+    # it is the gram table, contentless like SQLite's FTS5 one: PostgreSQL fills it on every insert
+    # and update of a message whoever writes it (the app, `move --to`, an import, plain SQL), drops a
+    # deleted message's entry with its row, and CREATE INDEX fills it for the messages already there.
     10: f"""
 CREATE FUNCTION saimemory_grams(persona text, content text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT ARRAY['p:' || persona] || string_to_array(lower(left(content, {GRAM_CAP})), NULL)
-        || ARRAY(SELECT (regexp_matches(lower(left(content, {GRAM_CAP})), '..', 'g'))[1])
-        || ARRAY(SELECT (regexp_matches(substr(lower(left(content, {GRAM_CAP})), 2), '..', 'g'))[1]) $$;
+    AS $$ SELECT array_remove(ARRAY['p:' || persona] || string_to_array(lower(left(content, {GRAM_CAP})), NULL)
+        || string_to_array(regexp_replace(lower(left(content, {GRAM_CAP})), '(..)', '\\1' || chr(65535), 'g'),
+                           chr(65535))
+        || string_to_array(regexp_replace(substr(lower(left(content, {GRAM_CAP})), 2), '(..)', '\\1' || chr(65535),
+                                          'g'), chr(65535)), '') $$;
 CREATE INDEX ix_saimemory_grams ON saimemory USING gin (saimemory_grams(PERSONA_ID, CONTENT));
 """,
 }

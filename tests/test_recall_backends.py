@@ -35,9 +35,10 @@ CORPUS = [
     ("mina", "あ" * (GRAM_CAP - 1) + "猫鳥", 5),  # 猫 at the cap is indexed, 鳥 just past it is not (either side)
     ("sora", "ソラも猫が好き。図書館にも行く", 4),
     ("mina", "100% の_確率", 3),
+    ("mina", "記号\\1と$&と\\\\と(..)", 2),  # what a regular expression's replacement would read as its own
 ]
 QUERIES = ["猫", "図書", "犬", "の", "本", "絵", "鳥", "猫 図書館", "図書　猫", "猫 美術館", "a", "ab", "CAT", "cats",
-           "hello world", "🐱", "%", "_", "100%", "の_", "窓辺で眠", "図書館の猫", "い", "った"]
+           "hello world", "🐱", "%", "_", "100%", "の_", "窓辺で眠", "図書館の猫", "い", "った", "\\1", "$&", "(."]
 
 
 def _open(kind: str, home: Path, request: pytest.FixtureRequest) -> Database:

@@ -42,5 +42,9 @@ def candidate_ids(conn: Connection, persona_id: str, terms: Sequence[str], below
     if len(grams) > 1:
         clauses.append(f"saimemory_grams(PERSONA_ID, CONTENT) @> ARRAY[{', '.join(grams)}]")
     where = " AND ".join(["PERSONA_ID = :p", "ID < :last", *clauses])
+    # Plan with the terms in view, every time: psycopg prepares a statement run five times, and
+    # PostgreSQL's generic plan for it cannot tell a term pg_trgm serves from one it cannot (it would
+    # scan the whole trigram index for `%猫%`) or a rare gram from a common one.
+    conn.exec_driver_sql("SET LOCAL plan_cache_mode = force_custom_plan")
     return [int(r[0]) for r in conn.execute(text(f"SELECT ID FROM saimemory WHERE {where} ORDER BY ID DESC LIMIT :n"),
                                             params)]
