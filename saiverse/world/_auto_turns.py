@@ -2,9 +2,10 @@
 
 Several processes may tick one city — app windows on one PostgreSQL database, pulse workers started
 with `--autonomous` (saiverse/pulse/_queue.py), two apps on one SQLite home — and each asks which
-`auto` personas are due. A turn is started only by the process that claims it: one upsert per
-building interval, `INSERT … ON CONFLICT (PERSONA_ID) DO UPDATE … WHERE LAST_AT_US <= :due
-RETURNING PERSONA_ID`, where `:due` is now less the interval. The database decides: PostgreSQL
+`auto` personas are due. A turn is started only by the process that claims it: the stored times
+are read (a round with nothing due ends there, writing nothing), then the personas that look due are
+claimed with one upsert per building interval, `INSERT … ON CONFLICT (PERSONA_ID) DO UPDATE …
+WHERE LAST_AT_US <= :due RETURNING PERSONA_ID`, where `:due` is now less the interval. The database decides: PostgreSQL
 locks each conflicting row and evaluates the WHERE on its latest committed version (a second
 process ticking at the same moment waits, then finds the turn taken, and gets no row back); SQLite
 runs the whole statement inside its one write lock. A persona with no row yet is due (its first
@@ -43,11 +44,17 @@ class AutonomousTurns:
         """The personas of `due` ((persona id, interval in seconds)) whose turn this process now takes:
         those with no turn in the last `interval` seconds, recorded as taken at `now` in the same
         statement. A persona another process claimed first is not among them."""
+        at = micros(now)
+        with self.db.engine.connect() as conn:  # a plain read first: a tick with nothing due writes nothing
+            last = {r[0]: int(r[1]) for r in conn.execute(text("SELECT PERSONA_ID, LAST_AT_US FROM autonomous_turn"))}
         by_interval: dict[int, list[str]] = defaultdict(list)
         for persona_id, interval in due:
-            by_interval[int(interval)].append(persona_id)
-        at = micros(now)
+            seen = last.get(persona_id)
+            if seen is None or seen <= at - int(interval) * 1_000_000:
+                by_interval[int(interval)].append(persona_id)
         won: set[str] = set()
+        if not by_interval:
+            return won
         with self.db.session() as s:
             for interval, personas in sorted(by_interval.items()):
                 ordered = sorted(set(personas))
