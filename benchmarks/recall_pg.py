@@ -65,6 +65,7 @@ def build(db: Database, n: int, seed: int) -> float:
         raw.commit()
         raw.driver_connection.autocommit = True  # type: ignore[union-attr]  # VACUUM runs outside a transaction
         raw.driver_connection.execute("VACUUM ANALYZE")  # type: ignore[union-attr]
+        raw.driver_connection.autocommit = False  # type: ignore[union-attr]  # back to the pool as the app has it
     finally:
         raw.close()
     return time.perf_counter() - start
