@@ -1,11 +1,11 @@
 """Each persona's last autonomous turn, in the world's database (`autonomous_turn`, migration step 11).
 
-Several processes may tick one city — app windows on one PostgreSQL database, pulse workers started
-with `--autonomous` (saiverse/pulse/_queue.py), two apps on one SQLite home — and each asks which
-`auto` personas are due. A turn is started only by the process that claims it: the stored times
-are read (a round with nothing due ends there, writing nothing), then the personas that look due are
-claimed with one upsert per building interval, `INSERT … ON CONFLICT (PERSONA_ID) DO UPDATE …
-WHERE LAST_AT_US <= :due RETURNING PERSONA_ID`, where `:due` is now less the interval. The database decides: PostgreSQL
+Several processes may tick one city — app windows on one PostgreSQL database, pulse workers
+(saiverse/pulse/_queue.py), two apps on one SQLite home — and each asks which `auto` personas are
+due. A turn is started only by the process that claims it: the stored times are read (a round with
+nothing due ends there, writing nothing), then the personas that look due are claimed with one
+upsert per building interval, `INSERT … ON CONFLICT (PERSONA_ID) DO UPDATE … WHERE LAST_AT_US <=
+:due RETURNING PERSONA_ID`, where `:due` is now less the interval. The database decides: PostgreSQL
 locks each conflicting row and evaluates the WHERE on its latest committed version (a second
 process ticking at the same moment waits, then finds the turn taken, and gets no row back); SQLite
 runs the whole statement inside its one write lock. A persona with no row yet is due (its first
