@@ -142,3 +142,26 @@ def test_claims_race_and_exactly_one_wins(databases: list[Database]) -> None:
     assert turns.claim(personas, t0 + timedelta(seconds=60 * 9 + 59, microseconds=999_999)) == set()
     assert turns.claim([("p000", 30)], t0 + timedelta(seconds=60 * 9 + 30)) == {"p000"}  # a shorter interval
     assert turns.claim([("new", 60)], t0) == {"new"}  # a persona's first turn is due at once
+
+
+def test_a_round_with_nothing_due_writes_nothing(tmp_path: Path) -> None:
+    """The stored times are read first: while another process holds SQLite's write lock, a round in
+    which nobody is due still answers at once (it never asks for the lock)."""
+    import sqlite3
+
+    migrate(tmp_path / "w.db", backup=False)
+    db = Database(f"sqlite:///{tmp_path / 'w.db'}", workers=1)
+    try:
+        turns = AutonomousTurns(db)
+        t0 = datetime(2026, 1, 1, 12, 0, 0)
+        assert turns.claim([("kai", 60), ("rin", 60)], t0) == {"kai", "rin"}
+        writer = sqlite3.connect(tmp_path / "w.db", isolation_level=None)
+        try:
+            writer.execute("BEGIN IMMEDIATE")  # another process in the middle of a write
+            assert turns.claim([("kai", 60), ("rin", 60)], t0 + timedelta(seconds=59)) == set()
+            writer.execute("ROLLBACK")
+        finally:
+            writer.close()
+        assert turns.claim([("kai", 60), ("rin", 120)], t0 + timedelta(seconds=60)) == {"kai"}
+    finally:
+        db.dispose()
