@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     # Spread the first turns over one interval: persona i is "last seen" i/N of an interval ago.
     now = datetime.now()
     for i, pid in enumerate(ids):
-        m._last_auto[pid] = now - timedelta(seconds=args.interval * (i + 1) / len(ids))
+        m.auto_turns.claim([(pid, 0)], now - timedelta(seconds=args.interval * (i + 1) / len(ids)))
     m.autonomous = True
     stop = threading.Event()
     submitted = [0]

@@ -9,7 +9,8 @@ A step's SQL is written once, for SQLite; on PostgreSQL the runner applies `pg_s
   unquoted too: database/models.py);
 - what is SQLite-only (FTS5 virtual tables and their triggers) is left out, and a step whose whole
   point is SQLite-only has a PostgreSQL replacement in `PG_REPLACEMENTS` (the recall index: `pg_trgm`
-  there, where SQLite has FTS5 — docs/ARCHITECTURE.md, "Storage").
+  there, where SQLite has FTS5 — docs/ARCHITECTURE.md, "Storage" — and step 10's index of 1-2
+  character grams, which SQLite's FTS5 index already holds).
 
 Each step is one transaction (PostgreSQL's DDL is transactional), recorded in `schema_version` as on
 SQLite. A transaction-scoped advisory lock makes several processes opening one city at once migrate
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Connection, Engine, text
 
-from database.steps import LATEST_VERSION, STEPS, Step
+from database.steps import GRAM_CAP, LATEST_VERSION, STEPS, Step
 
 MIGRATION_LOCK = 0x5A1_7E25E
 """The advisory lock key every SAIVerse process takes while migrating a PostgreSQL database."""
@@ -38,6 +39,27 @@ CREATE INDEX ix_saimemory_content_trgm ON saimemory USING gin (CONTENT gin_trgm_
     # Step 9 rewrites SQLite's gram triggers to be linear in a message's length; pg_trgm (step 3 here)
     # indexes the content itself, so PostgreSQL has nothing to change.
     9: "",
+    # Step 10 (nothing on SQLite, whose step-3 index already holds 1-2 character grams): the same grams
+    # on PostgreSQL, for the terms pg_trgm cannot serve. saimemory_grams() gives a message's persona
+    # token and every 1- and 2-character gram of its lower-cased first 131,072 characters (SQLite's
+    # rules, database/steps.py step 9), each kind in one pass over the text: its characters, then its
+    # character pairs from the first and from the second character on, cut apart at U+FFFF (a Unicode
+    # noncharacter: a message holding one loses the pairs around it from the index) — never substr()
+    # at a position or an array subscript, which walk the text from its start (quadratic). One
+    # expression with no sub-query, so PostgreSQL inlines it where it checks a row. A GIN index over
+    # it is the gram table, contentless like SQLite's FTS5 one: PostgreSQL fills it on every insert
+    # and update of a message whoever writes it (the app, `move --to`, an import, plain SQL), drops a
+    # deleted message's entry with its row, and CREATE INDEX fills it for the messages already there.
+    10: f"""
+CREATE FUNCTION saimemory_grams(persona text, content text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ SELECT array_remove(ARRAY['p:' || persona] || string_to_array(lower(left(content, {GRAM_CAP})), NULL)
+        || string_to_array(regexp_replace(lower(left(content, {GRAM_CAP})), '(..)', '\\1' || chr(65535), 'g'),
+                           chr(65535))
+        || string_to_array(regexp_replace(substr(lower(left(content, {GRAM_CAP})), 2), '(..)', '\\1' || chr(65535),
+                                          'g'), chr(65535)), '') $$;
+CREATE INDEX ix_saimemory_grams ON saimemory USING gin (saimemory_grams(PERSONA_ID, CONTENT));
+""",
 }
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from database.steps_city import AUTONOMOUS_TURN_SQL, SAIMEMORY_SHORT_TERMS_SQL
 from database.steps_v03 import UPSTREAM_V03_SQL
 
 
@@ -411,5 +412,7 @@ STEPS: list[Step] = [
     Step(7, "upstream_v03_lines_tracks_notes", UPSTREAM_V03_SQL),
     Step(8, "world_setting", WORLD_SETTING_SQL),
     Step(9, "saimemory_linear_grams", MEMORY_LINEAR_GRAMS_SQL),
+    Step(10, "saimemory_short_terms", SAIMEMORY_SHORT_TERMS_SQL),
+    Step(11, "autonomous_turn", AUTONOMOUS_TURN_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version

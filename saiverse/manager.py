@@ -69,6 +69,7 @@ from saiverse.ticker import EventSink, Ticker
 from saiverse.world import (
     ANSWERING_MODES,
     AUTONOMOUS,
+    AutonomousTurns,
     InvalidImageError,
     ItemStore,
     PersonaInfo,
@@ -149,7 +150,7 @@ class SAIVerseManager(WorldFacade):
             router_playbooks=self.playbooks.router_callable, context=self.context,
         ), workers=workers)
         self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
-        self._last_auto: dict[str, datetime] = {}
+        self.auto_turns = AutonomousTurns(self.db)  # claimed across processes: saiverse/world/_auto_turns.py
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
             models=lambda p, kind: self.models(p, kind), draw_picture=self.draw_picture, home=settings.home,
@@ -425,17 +426,17 @@ class SAIVerseManager(WorldFacade):
         return handles
 
     def autonomous_tick(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
-        """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval."""
+        """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval, once."""
         if not self.autonomous:
             return []
         now = now or datetime.now()
         handles = []
         pb = self.meta_playbook("meta_auto")
-        for persona, interval in self.world.autonomous_personas():  # the whole city in one query
-            last = self._last_auto.get(persona.persona_id)
-            if last is not None and (now - last).total_seconds() < interval:
-                continue
-            self._last_auto[persona.persona_id] = now
+        city = self.world.autonomous_personas()  # the whole city in one query
+        taken = self.auto_turns.claim(((p.persona_id, interval) for p, interval in city), now)
+        for persona, _interval in city:
+            if persona.persona_id not in taken:
+                continue  # not due yet, or another process (a window, a worker) took this turn
             try:
                 handles.append((pulses or self.pulses).submit_auto(persona, persona.building_id, pb))
             except QueueFullError:

@@ -190,7 +190,7 @@ def test_search_empty_query_and_terms(library: SAIMemory) -> None:
 
 
 def test_index_follows_deletes_and_updates_made_outside_saimemory(library: SAIMemory, db: Database) -> None:
-    if db.engine.dialect.name == "postgresql":  # no index of its own to drift: pg_trgm's follows the table
+    if db.engine.dialect.name == "postgresql":  # no index of its own to drift: pg_trgm and the gram index follow the table
         with db.engine.begin() as pg:
             pg.exec_driver_sql("UPDATE saimemory SET CONTENT = '鳥が鳴いた' WHERE CONTENT = '犬と散歩した'")
             pg.exec_driver_sql("DELETE FROM saimemory WHERE CONTENT = '美術館で絵を見た'")

@@ -216,6 +216,12 @@ def test_move_a_sqlite_home_into_postgresql(pg_url: str, saiverse_home: Path, mo
         assert {p.persona_id for p in moved.world.personas()} == {"mina", "sora", "kai"}
         assert moved.history("library")[-1].content == said
         assert [r["content"] for r in moved.memory.search("mina", "星の話")] == ["星の話をしよう"]
+        assert len(moved.memory.search("kai", "記録")) == 1 and len(moved.memory.search("mina", "星")) >= 1
+        with moved.db.engine.connect() as conn:  # the copied messages are in the 1-2 character gram index
+            conn.exec_driver_sql("SET enable_seqscan = off")
+            grams = "saimemory_grams(PERSONA_ID, CONTENT) @> ARRAY['p:kai', '記録']"
+            assert "ix_saimemory_grams" in str(conn.exec_driver_sql(f"EXPLAIN SELECT ID FROM saimemory WHERE {grams}").all())
+            assert conn.exec_driver_sql(f"SELECT count(*) FROM saimemory WHERE {grams}").scalar() == 1
         new = moved.memory.add("mina", "user", "移った後の記録")  # ids continue after the copied ones
         assert new["id"] > max(r["id"] for r in moved.memory.list_messages("mina", limit=50) if r["id"] != new["id"])
     finally:

@@ -36,6 +36,7 @@ PERSONA_TABLES: tuple[tuple[str, str], ...] = (
     ("note", "PERSONA_ID"),
     ("meta_judgment_log", "PERSONA_ID"),
     ("memory_note", "PERSONA_ID"),
+    ("autonomous_turn", "PERSONA_ID"),  # when it last took an autonomous turn (saiverse/world/_auto_turns.py)
 )
 """(table, persona column) of every row that belongs to one persona alone; the names are constants."""
 

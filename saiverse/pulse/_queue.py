@@ -7,7 +7,9 @@ the job on its in-process pulse controller, publishing every event on the pulse'
 
 Periodic tasks, deduplicated across workers by procrastinate (one job per tick, whoever defers it):
 - `saiverse.city_tick`: due schedules (each run claimed under a row lock, saiverse/schedules.py, so it
-  fires once) and, on workers started with `--autonomous`, autonomous turns — deferred as jobs;
+  fires once) and, while the city's 自律 switch is on (`--autonomous` switches it on as a worker
+  starts), autonomous turns — deferred as jobs; a turn is claimed in the database
+  (saiverse/world/_auto_turns.py), so it starts once per interval also beside an app's own ticker;
 - `saiverse.recover_stalled`: jobs of a worker that stopped sending heartbeats (killed) go back to
   the queue.
 
@@ -178,7 +180,8 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     os.environ[REMOTE_ENV] = "0"  # this process runs the pulses it takes
     ensure_schema(settings.database_url)
     manager = open_city(settings)
-    manager.autonomous = bool(args.autonomous)
+    if args.autonomous:  # the city's 自律 switch, kept in the world: a worker started without it leaves it be
+        manager.autonomous = True
     name = f"{socket.gethostname()}-{os.getpid()}"
     _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False))
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,

@@ -2,6 +2,7 @@
 
 Parts (private modules; import from here):
 - `_activity`: A persona's activity state, as upstream v0.3 names it, beside this app's interaction …
+- `_auto_turns`: Each persona's last autonomous turn, in the world's database (`autonomous_turn`, …
 - `_aspect`: Aspect ratios for drawn pictures: upstream's `generate_image(aspect_ratio="16:9")`, …
 - `_avatars`: Persona avatar pictures: stored under `<home>/icons/` (where an import copies …
 - `_chat_edit`: Deleting a chat line: from the building history and, where it was remembered, from …
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from saiverse.world._activity import shown_state as shown_state
     from saiverse.world._activity import to_interaction_mode as to_interaction_mode
     from saiverse.world._aspect import crop_to_ratio as crop_to_ratio
+    from saiverse.world._auto_turns import AutonomousTurns as AutonomousTurns
     from saiverse.world._avatars import avatar_path as avatar_path
     from saiverse.world._avatars import clear_avatar as clear_avatar
     from saiverse.world._avatars import store_avatar as store_avatar
@@ -101,6 +103,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "AUTONOMOUS": "_settings",
     "ANSWERING_MODES": "_presence",
+    "AutonomousTurns": "_auto_turns",
     "BuildingInfo": "_world",
     "CheckedImage": "_media",
     "DAYS": "_schedules",
