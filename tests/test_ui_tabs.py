@@ -146,7 +146,8 @@ def test_playbook_imported_in_the_tab_is_selectable_and_runs(
     page.locator("#playbook-status .sv-error").wait_for()
     assert running.manager.playbooks.get("broken") is None
     shot(page, "t05_playbook_invalid")
-    act(page, page.locator("#playbook-upload button[aria-label]").last)  # clear the file (the ✕ button)
+    page.locator("#playbook-upload button[aria-label]").last.click()  # clear the file (the ✕ button)
+    page.locator("#playbook-upload", has_text="broken.json").wait_for(state="detached")
     upload.set_input_files(str(good))
     page.locator("#playbook-status .sv-ok").wait_for()
     act(page, page.locator("#playbook-import"))
