@@ -225,7 +225,7 @@ def act(page: Any, locator: Any) -> None:
 def open_tab(page: Any, name: str) -> None:
     """Select the top-level tab labelled `name` and wait for its refresh to land (tab.select
     re-reads the world: a refresh landing late would reset what the test types next)."""
-    act(page, page.locator("button[role='tab']", has_text=name).first)
+    act(page, page.locator("#sv-tabs button[role='tab']", has_text=name).first)
 
 
 def pick(page: Any, elem_id: str, option: str) -> None:
@@ -248,6 +248,13 @@ def wait_value(page: Any, elem_id: str, value: str, timeout: float = TIMEOUT_MS)
              return !!el && el.value === value; }""",
         arg=[elem_id, value], timeout=timeout,
     )
+
+
+def settled_look(page: Any) -> None:
+    """Wait until the window's load events have landed and its fonts are in: what a screenshot or a
+    measurement of the page should see."""
+    settle(page)
+    page.evaluate("() => document.fonts.ready.then(() => true)")
 
 
 def wait_toast(page: Any, text: str, timeout: float = TIMEOUT_MS) -> Any:

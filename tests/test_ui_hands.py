@@ -65,7 +65,7 @@ def test_a_refused_attachment_says_why_in_japanese_and_keeps_the_message(
     notes = tmp_path / "メモ.txt"
     notes.write_text("ただの文字", encoding="utf-8")
     page.locator("#chat-input input[type='file']").set_input_files(str(notes))
-    toast = page.locator("#sv-toast.sv-toast-show")
+    toast = page.locator("#sv-toast.sv-toast-show")  # the page's own refusal line (ui/attachments.py)
     toast.wait_for()
     assert "「メモ.txt」は添付できません" in toast.inner_text() and "Invalid" not in page.content()
     shot(page, "21b_refused_type")
@@ -74,7 +74,7 @@ def test_a_refused_attachment_says_why_in_japanese_and_keeps_the_message(
         fh.write(b"\x89PNG\r\n\x1a\n")
         fh.truncate(running.manager.settings.max_upload_bytes + 1)
     page.locator("#chat-input input[type='file']").set_input_files(str(big))
-    page.get_by_text("「大きな絵.png」は大きすぎます").wait_for()
+    page.locator("#sv-toast.sv-toast-show", has_text="「大きな絵.png」は大きすぎます").wait_for()
     assert "exceed" not in page.content()
     assert box.input_value() == "この資料を見て"  # the message stays in the box, nothing was sent
     assert page.locator("#chat-input img, #chat-input .thumbnail-item").count() == 0
