@@ -25,7 +25,7 @@ VIEWPORT = {"width": 1440, "height": 900}
 TIMEOUT_MS = 45_000
 """Every wait's default: generous, as CI machines are slow and shared. A wait should name the state it
 expects (a form value, a list row, a status line); a longer timeout only helps a wait that already does."""
-QUIET_MS = 300
+QUIET_MS = 500
 """How long no Gradio event may be pending before `settle` calls the window idle: a `.then` step
 is sent in the same turn of the page's event loop as its predecessor's result, well within this."""
 
