@@ -228,12 +228,18 @@ def open_tab(page: Any, name: str) -> None:
     act(page, page.locator("#sv-tabs button[role='tab']", has_text=name).first)
 
 
-def pick(page: Any, elem_id: str, option: str) -> None:
-    """Choose `option` in the dropdown `#elem_id` and wait until what the choice loads has landed."""
+def pick(page: Any, elem_id: str, option: str, *, loads: bool = True) -> None:
+    """Choose `option` in the dropdown `#elem_id`: wait until it shows the choice and, when the choice
+    `loads` something (an event of the app), until that has landed."""
     mark = sent(page)
     page.locator(f"#{elem_id} input").click()
     page.locator("[role='option']", has_text=option).first.click()
-    settle(page, mark)
+    page.wait_for_function(
+        """([id, text]) => (document.querySelector(`#${id} input`) || {}).value?.includes(text)""",
+        arg=[elem_id, option],
+    )
+    if loads:
+        settle(page, mark)
 
 
 def textbox(page: Any, elem_id: str) -> Any:
