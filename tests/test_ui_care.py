@@ -84,7 +84,7 @@ def test_backups_in_the_settings_tab(running: RunningApp, page: Any, tmp_path: P
     assert saved.read_bytes() == made.path.read_bytes()
     shot(page, "k05_backup_created")
     target = tmp_path / "restored-world"
-    pick(page, "backup-restore-pick", made.path.name)
+    pick(page, "backup-restore-pick", made.path.name, loads=False)  # read when 復元 is pressed
     textbox(page, "backup-restore-target").fill("relative/folder")
     act(page, page.locator("#backup-restore"))
     page.locator("#backup-restore-status .sv-error").wait_for()
