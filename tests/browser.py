@@ -208,11 +208,18 @@ def settle(page: Any, after: int | None = None, timeout: float = TIMEOUT_MS) -> 
     With `after` (a `sent(page)` taken before an action), also wait until that action's event was
     sent — a click's event may leave a moment after the click returns.
     """
-    page.wait_for_function(
-        """([after, quiet]) => { const sv = window.__svEvents;
-             return !!sv && sv.sent > after && sv.pending() === 0 && performance.now() - sv.changed >= quiet; }""",
-        arg=[-1 if after is None else after, QUIET_MS], timeout=timeout,
-    )
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            """([after, quiet]) => { const sv = window.__svEvents;
+                 return !!sv && sv.sent > after && sv.pending() === 0 && performance.now() - sv.changed >= quiet; }""",
+            arg=[-1 if after is None else after, QUIET_MS], timeout=timeout,
+        )
+    except PlaywrightTimeout as exc:  # say which of the two never came: the event, or its answer
+        state = page.evaluate("() => { const sv = window.__svEvents; return sv ? {sent: sv.sent,"
+                              " joining: sv.joining, open: [...sv.open]} : null; }")
+        raise AssertionError(f"the window did not settle (events after {after}): {state}") from exc
 
 
 def act(page: Any, locator: Any) -> None:
