@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, new_page, served, shot, start_app
+from tests.browser import RunningApp, act, new_page, served, shot, start_app, wait_toast
 from ui.chat import EventRenderer
 from ui.chat_time import strip_time
 from ui.i18n import Labels
@@ -104,7 +104,7 @@ def test_document_opens_edits_and_saves(running: RunningApp, page: Any) -> None:
 
     new_text = "図書館の新しい案内\n\n閉館時間は夜九時です。静かに本を読みましょう。"
     text.fill(new_text)
-    page.locator("#item-modal-save").click()
+    act(page, page.locator("#item-modal-save"))
     page.locator("#item-modal-status .sv-ok").wait_for()
     assert path.read_text(encoding="utf-8").strip() == new_text.strip()
     summary = page.locator("#item-modal-summary")
@@ -184,9 +184,7 @@ def test_unknown_item_click_warns_without_traceback(running: RunningApp, page: A
         "() => { const b = document.querySelector('#item-list [data-item-id]');"
         " b.dataset.itemId = 'no-such-item'; b.click(); }"
     )
-    toast = page.locator(".toast-body, [data-testid='toast-body']").first
-    toast.wait_for()
-    message = toast.inner_text()
+    message = wait_toast(page, "no-such-item").inner_text()
     assert "no-such-item" in message and "Traceback" not in message
     assert page.locator("#item-modal").count() == 0
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, served, shot
+from tests.browser import RunningApp, act, open_tab, pick, served, shot, textbox, wait_value
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -22,35 +22,25 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
         yield app
 
 
-def _tab(page: Any, name: str) -> None:
-    page.locator("button[role='tab']", has_text=name).click()
-
-
-def _choose(page: Any, elem_id: str, option: str) -> None:
-    page.locator(f"#{elem_id} input").click()
-    page.locator("[role='option']", has_text=option).first.click()
-
-
 def test_deleting_a_persona_asks_and_says_the_backup_keeps_its_memory(running: RunningApp, page: Any) -> None:
     running.manager.memory.add("sora", "user", "青い絵の具が好き", tags=["conversation"])
-    _tab(page, "ペルソナ")
-    page.locator("#persona-delete").click()
+    open_tab(page, "ペルソナ")
+    act(page, page.locator("#persona-delete"))
     page.locator("#persona-status .sv-error").wait_for()  # nothing picked: nothing happens
-    _choose(page, "persona-pick", "ソラ")
-    page.wait_for_function("() => document.querySelector('#persona-name input, #persona-name textarea')"
-                           ".value === 'ソラ'")
-    page.locator("#persona-delete").click()
+    pick(page, "persona-pick", "ソラ")
+    wait_value(page, "persona-name", "ソラ")
+    act(page, page.locator("#persona-delete"))
     question = page.locator("#persona-delete-text")
     question.get_by_text("バックアップ").wait_for()
     text = question.inner_text()
     assert "ソラ" in text and "記憶" in text and "アトリエ" in text
     shot(page, "k01_persona_delete_question")
-    page.locator("#persona-delete-no").click()
+    act(page, page.locator("#persona-delete-no"))
     page.locator("#persona-delete-yes").wait_for(state="hidden")
     assert {p.persona_id for p in running.manager.personas()} == {"mina", "sora"}
-    page.locator("#persona-delete").click()
-    page.locator("#persona-delete-yes").click()
-    page.locator("#persona-status .sv-ok", has_text="ソラ").wait_for(timeout=30_000)
+    act(page, page.locator("#persona-delete"))
+    act(page, page.locator("#persona-delete-yes"))
+    page.locator("#persona-status .sv-ok", has_text="ソラ").wait_for()
     assert "ソラ" not in page.locator("#persona-table").inner_text()
     shot(page, "k02_persona_deleted")
     assert [p.persona_id for p in running.manager.personas()] == ["mina"]
@@ -60,27 +50,27 @@ def test_deleting_a_persona_asks_and_says_the_backup_keeps_its_memory(running: R
 
 def test_deleting_a_building_refuses_while_someone_is_there_and_moves_items(running: RunningApp,
                                                                            page: Any) -> None:
-    _tab(page, "ワールド")
-    _choose(page, "world-pick", "図書館")
-    page.locator("#world-delete").click()
-    page.locator("#world-delete-yes").click()
-    page.locator("#world-status .sv-error", has_text="ミナ (mina) がいます").wait_for(timeout=30_000)
+    open_tab(page, "ワールド")
+    pick(page, "world-pick", "図書館")
+    act(page, page.locator("#world-delete"))
+    act(page, page.locator("#world-delete-yes"))
+    page.locator("#world-status .sv-error", has_text="ミナ (mina) がいます").wait_for()
     shot(page, "k03_building_refused")
-    _choose(page, "world-pick", "美術館")
-    page.locator("#world-delete").click()
+    pick(page, "world-pick", "美術館")
+    act(page, page.locator("#world-delete"))
     page.locator("#world-delete-text", has_text="美術館").wait_for()
-    _choose(page, "world-move-to", "エントランス")
+    pick(page, "world-move-to", "エントランス")
     page.locator("#world-delete-text", has_text="エントランス").wait_for()
     shot(page, "k04_building_delete_question")
-    page.locator("#world-delete-yes").click()
-    page.locator("#world-status .sv-ok", has_text="美術館").wait_for(timeout=30_000)
+    act(page, page.locator("#world-delete-yes"))
+    page.locator("#world-status .sv-ok", has_text="美術館").wait_for()
     assert "museum" not in {b.building_id for b in running.manager.buildings()}
     assert any(i.name == "星空の絵" for i in running.manager.items.list_owned("building", "entrance"))
 
 
 def test_backups_in_the_settings_tab(running: RunningApp, page: Any, tmp_path: Path) -> None:
-    _tab(page, "設定")
-    page.locator("#backup-create").click()
+    open_tab(page, "設定")
+    act(page, page.locator("#backup-create"))
     page.locator("#backup-status .sv-ok").wait_for(timeout=60_000)
     link = page.locator("#backup-download a").first
     link.wait_for()
@@ -94,12 +84,13 @@ def test_backups_in_the_settings_tab(running: RunningApp, page: Any, tmp_path: P
     assert saved.read_bytes() == made.path.read_bytes()
     shot(page, "k05_backup_created")
     target = tmp_path / "restored-world"
-    _choose(page, "backup-restore-pick", made.path.name)
-    page.locator("#backup-restore-target input, #backup-restore-target textarea").fill("relative/folder")
-    page.locator("#backup-restore").click()
+    pick(page, "backup-restore-pick", made.path.name, loads=False)  # read when 復元 is pressed
+    textbox(page, "backup-restore-target").fill("relative/folder")
+    act(page, page.locator("#backup-restore"))
     page.locator("#backup-restore-status .sv-error").wait_for()
-    page.locator("#backup-restore-target input, #backup-restore-target textarea").fill(str(target))
-    page.locator("#backup-restore").click()
+    wait_value(page, "backup-restore-target", "relative/folder")  # the refused folder stays to be corrected
+    textbox(page, "backup-restore-target").fill(str(target))
+    act(page, page.locator("#backup-restore"))
     done = page.locator("#backup-restore-status .sv-ok")
     done.wait_for(timeout=60_000)
     assert f"python main.py --home {target}" in done.inner_text()
@@ -107,5 +98,5 @@ def test_backups_in_the_settings_tab(running: RunningApp, page: Any, tmp_path: P
     with sqlite3.connect(target / "saiverse.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert conn.execute("SELECT count(*) FROM ai").fetchone()[0] == len(running.manager.personas())
-    page.locator("#backup-restore").click()  # the same folder again: it is not empty now
-    page.locator("#backup-restore-status .sv-error", has_text="not empty").wait_for(timeout=30_000)
+    act(page, page.locator("#backup-restore"))  # the same folder again: it is not empty now
+    page.locator("#backup-restore-status .sv-error", has_text="not empty").wait_for()

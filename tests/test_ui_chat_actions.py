@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, new_page, served, shot
+from tests.browser import RunningApp, act, new_page, open_tab, pick, sent, served, settle, shot, wait_toast
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -33,6 +33,7 @@ def _say(page: Any, text: str) -> None:
     box.press("Enter")
     replies.nth(before).wait_for()  # the new reply has reached the Chatbot (the send is over)
     page.wait_for_function("() => !document.querySelector('#chat-live')?.innerText.trim()")
+    settle(page)  # the send and what it set off are over: a line clicked next is the stored one
 
 
 def test_delete_a_line_from_history_and_memory(running: RunningApp, browser: Any) -> None:
@@ -44,8 +45,8 @@ def test_delete_a_line_from_history_and_memory(running: RunningApp, browser: Any
         assert "猫の話をしよう" in bar.inner_text()
         shot(page, "21c_delete_confirm")
         assert ("user", "猫の話をしよう") in _memory(running, "mina")
-        page.locator("#sv-line-delete").click()
-        page.get_by_text("削除しました (会話の履歴とミナの記憶から)。").first.wait_for()
+        act(page, page.locator("#sv-line-delete"))
+        wait_toast(page, "削除しました (会話の履歴とミナの記憶から)。")
         page.wait_for_function(
             "() => !document.querySelector('#chat').innerText.includes('猫の話をしよう')")
         bar.wait_for(state="hidden")
@@ -66,13 +67,15 @@ def test_delete_at_390px_and_cancel(running: RunningApp, browser: Any) -> None:
         box = bar.bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
         shot(page, "21c_delete_confirm_390")
-        page.locator("#sv-line-cancel").click()
+        act(page, page.locator("#sv-line-cancel"))
         bar.wait_for(state="hidden")
         lines = running.manager.history("library")
         reply_text = [e for e in lines if e.speaker_kind == "persona"][-1].content
         page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last.click()
-        page.locator("#sv-line-delete").click()
-        page.get_by_text("削除しました (会話の履歴とミナの記憶から)。").first.wait_for()
+        bar.get_by_text("ミナの記憶から消します").wait_for()
+        act(page, page.locator("#sv-line-delete"))
+        wait_toast(page, "削除しました (会話の履歴とミナの記憶から)。")
+        bar.wait_for(state="hidden")
         assert ("assistant", reply_text) not in _memory(running, "mina")
         assert [e.id for e in running.manager.history("library")] == [e.id for e in lines[:-1]]
         shot(page, "21c_deleted_390")
@@ -83,16 +86,19 @@ def test_regenerate_the_last_reply_and_swipe_back(running: RunningApp, browser: 
         _say(page, "好きな色は？")
         first = running.manager.history("library")[-1]
         page.locator("#chat [data-testid='bot']").filter(has_text="ミナ").last.click()
-        page.locator("#sv-line-regen").click()
         bar = page.locator("#sv-line-actions")
+        bar.get_by_text("ミナの記憶から消します").wait_for()  # the clicked reply is the one the bar acts on
+        mark = sent(page)
+        page.locator("#sv-line-regen").click()
+        wait_toast(page, "返事を作り直しました (2/2)")
         bar.get_by_text("返事 2/2").wait_for()
-        page.get_by_text("返事を作り直しました (2/2)").first.wait_for()
+        settle(page, mark)
         shot(page, "21c_regenerated")
         lines = running.manager.history("library")
         assert lines[-1].id == first.id and [e.content for e in lines].count("好きな色は？") == 1
         swipes = running.manager.reply_swipes("library", first.id)
         assert swipes is not None and len(swipes.answers) == 2 and swipes.chosen == 1
-        page.locator("#sv-line-prev").click()
+        act(page, page.locator("#sv-line-prev"))
         bar.get_by_text("返事 1/2").wait_for()
         assert page.locator("#sv-line-next").is_visible() and not page.locator("#sv-line-prev").is_visible()
         assert running.manager.history("library")[-1].content == first.content
@@ -117,7 +123,7 @@ def test_edit_your_last_message_redoes_the_reply(running: RunningApp, browser: A
         box.fill("犬が好き")
         shot(page, "21c_edit_box")
         page.locator("#chat button[aria-label='送信']").first.click()
-        page.get_by_text("メッセージを直して、返事を作り直しました").first.wait_for()
+        wait_toast(page, "メッセージを直して、返事を作り直しました")
         page.locator("#chat [data-testid='user']").filter(has_text="犬が好き").wait_for()
         shot(page, "21c_edited")
     texts = [(e.speaker_kind, e.content) for e in running.manager.history("library")]
@@ -158,12 +164,11 @@ def test_an_avatar_uploaded_in_the_personas_tab_is_drawn_in_chips_and_chat(
     Image.new("RGB", (64, 64), "teal").save(buf, "PNG")
     picture.write_bytes(buf.getvalue())
     with new_page(browser, running.url) as page:
-        page.locator("button[role='tab']", has_text="ペルソナ").click()
-        page.locator("#persona-pick input").click()
-        page.locator("[role='option']", has_text="ミナ").first.click()
+        open_tab(page, "ペルソナ")
+        pick(page, "persona-pick", "ミナ")
         page.locator("#persona-avatar-panel").get_by_text("アバター画像").click()
         page.locator("#persona-avatar-file input[type='file']").set_input_files(str(picture))
-        page.get_by_text("ミナ のアバター画像を設定しました。").wait_for()
+        page.locator("#persona-avatar-status .sv-ok", has_text="ミナ のアバター画像を設定しました。").wait_for()
         shot(page, "21c_avatar_upload")
     assert (running.manager.world.persona("mina").avatar_image or "").startswith("icons/")
     with new_page(browser, running.url) as page:  # chips and the chat draw the picture

@@ -11,7 +11,18 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, served, shot
+from tests.browser import (
+    TIMEOUT_MS,
+    RunningApp,
+    act,
+    open_tab,
+    served,
+    settled_look,
+    shot,
+    textbox,
+    wait_value,
+    watch_events,
+)
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -58,14 +69,14 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
 @contextmanager
 def window(browser: Any, running: RunningApp, viewport: dict[str, int], *, dark: bool = False) -> Iterator[Any]:
     context = browser.new_context(viewport=viewport, locale="ja-JP", color_scheme="dark" if dark else "light")
-    context.set_default_timeout(45_000)
-    page = context.new_page()
+    context.set_default_timeout(TIMEOUT_MS)
+    page = watch_events(context).new_page()
     running.manager.move_user("library")
     try:
         page.goto(running.url)
         page.wait_for_selector("#chat-header [data-building-id='library']")
         page.wait_for_selector("#city-map .sv-map-here[data-map-building='library']", state="attached")
-        page.wait_for_timeout(300)  # fonts and the theme settle
+        settled_look(page)
         yield page
     finally:
         context.close()
@@ -137,14 +148,15 @@ def test_phone_map_in_the_drawer(running: RunningApp, browser: Any, dark: bool) 
 def test_world_tab_edits_the_position(running: RunningApp, browser: Any) -> None:
     m = running.manager
     with window(browser, running, DESKTOP) as page:
-        page.locator("#sv-tabs [role='tab']", has_text="ワールド").first.click()
-        page.locator("#world-name textarea, #world-name input").first.fill("港")
-        page.locator("#world-map-x textarea, #world-map-x input").first.fill("-75.5")
-        page.locator("#world-save").click()
+        open_tab(page, "ワールド")
+        textbox(page, "world-name").fill("港")
+        textbox(page, "world-map-x").fill("-75.5")
+        act(page, page.locator("#world-save"))
         page.locator("#world-status", has_text="go together").wait_for()  # only X: refused, nothing made
         assert "港" not in [b.name for b in m.buildings()]
-        page.locator("#world-map-y textarea, #world-map-y input").first.fill("120")
-        page.locator("#world-save").click()
+        wait_value(page, "world-name", "港")  # the refused form keeps what was typed
+        textbox(page, "world-map-y").fill("120")
+        act(page, page.locator("#world-save"))
         page.locator("#world-status .sv-ok").wait_for()
         [spot] = [s for s in m.city_map() if s.name == "港"]
         assert (spot.x, spot.y, spot.auto) == (-75.5, 120.0, False)
@@ -152,7 +164,7 @@ def test_world_tab_edits_the_position(running: RunningApp, browser: Any) -> None
         assert page.locator("#building-table tr", has_text="図書館").filter(has_text="(300, 10)").count() == 1
         assert page.locator("#building-table tr", has_text="アトリエ").filter(has_text="自動配置").count() == 1
         shot(page, "map_world_tab")
-        page.locator("#tab-chat-button, #sv-tabs [role='tab']", has_text="チャット").first.click()
+        open_tab(page, "チャット")
         page.wait_for_selector(tile(spot.building_id), state="attached")
         m.admin.update_building(spot.building_id, {"map_x": "", "map_y": ""})
         assert [s for s in m.city_map() if s.name == "港"][0].auto

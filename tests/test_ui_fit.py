@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, served, shot
+from tests.browser import TIMEOUT_MS, RunningApp, open_tab, served, settled_look, shot, watch_events
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -96,14 +96,14 @@ def window(browser: Any, running: RunningApp, viewport: dict[str, int], *, dark:
     """A page at `viewport`; dark='system' sets the browser's colour scheme, 'query' uses ?__theme=dark."""
     context = browser.new_context(viewport=viewport, locale="ja-JP", has_touch=viewport == PHONE,
                                   color_scheme="dark" if dark == "system" else "light")
-    context.set_default_timeout(45_000)
-    page = context.new_page()
+    context.set_default_timeout(TIMEOUT_MS)
+    page = watch_events(context).new_page()
     running.manager.move_user("library")  # a new tab opens where the person is
     try:
         page.goto(running.url + ("?__theme=dark" if dark == "query" else ""))
         page.wait_for_selector("#chat-header [data-building-id='library']")
         page.wait_for_selector("#item-list [data-item-id]", state="attached")
-        page.wait_for_timeout(300)  # fonts and the theme settle
+        settled_look(page)
         yield page
     finally:
         context.close()
@@ -197,7 +197,7 @@ def test_desktop_keeps_three_panes(running: RunningApp, browser: Any, dark: str)
         assert_readable(page, case, (".sv-header-title", "#sv-tabs [role='tab']", "#building-select label",
                                      *PANEL_TEXTS))
         shot(page, f"fit_{case}")
-        page.locator("#tab-world-button, #sv-tabs [role='tab']", has_text="ワールド").first.click()
+        open_tab(page, "ワールド")
         page.wait_for_selector("#building-table table")
         rows = page.evaluate(CONTRAST_JS, ["table.sv-table td", "table.sv-table th"])
         assert rows and all(r["ratio"] >= 4.5 for r in rows), rows

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, served, shot
+from tests.browser import RunningApp, open_tab, served, settle, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,33 +39,20 @@ def cli(running: RunningApp, *args: str) -> subprocess.CompletedProcess[str]:
                           env=env, cwd=running.home.parent, timeout=120, check=False)
 
 
-def open_tab(page: Any, name: str) -> None:
-    page.locator("#sv-tabs [role='tab']", has_text=name).first.click()
-
-
 def options(page: Any, selector: str) -> list[str]:
     """The choices a dropdown offers now (opened, read, closed)."""
     listbox = page.locator("[role=listbox]:visible").first  # the open list (Gradio may portal it)
-    for _ in range(5):  # a click while the tab's refresh re-renders the dropdown may be lost
-        page.locator(f"{selector} input").click()
-        try:
-            listbox.wait_for(timeout=3_000)
-            break
-        except Exception:  # noqa: BLE001 - playwright's TimeoutError: click again
-            page.keyboard.press("Escape")
+    page.locator(f"{selector} input").click()  # the tab's refresh has landed (open_tab): nothing re-renders it
     listbox.wait_for()
     texts = [t.strip() for t in listbox.locator("[role=option]").all_inner_texts()]
     page.keyboard.press("Escape")
     return texts
 
 
-def wait_option(page: Any, selector: str, text: str) -> None:
-    page.wait_for_timeout(300)  # the tab's refresh lands
-    for _ in range(20):
-        if any(text in t for t in options(page, selector)):
-            return
-        page.wait_for_timeout(300)
-    raise AssertionError(f"{text!r} not offered by {selector}: {options(page, selector)}")
+def assert_offered(page: Any, selector: str, text: str) -> None:
+    """The dropdown offers `text` now: opening the tab (open_tab waits for its refresh) re-read the world."""
+    offered = options(page, selector)
+    assert any(text in t for t in offered), f"{text!r} not offered by {selector}: {offered}"
 
 
 def test_lists_follow_other_tabs_and_the_cli(running: RunningApp, page: Any, tmp_path: Path) -> None:
@@ -83,23 +70,24 @@ def test_lists_follow_other_tabs_and_the_cli(running: RunningApp, page: Any, tmp
     assert done.returncode == 0, done.stderr
 
     open_tab(page, "ワールド")
-    wait_option(page, "#world-pick", "温室")
+    assert_offered(page, "#world-pick", "温室")
     open_tab(page, "ペルソナ")
-    wait_option(page, "#persona-pick", "ハナ")
+    assert_offered(page, "#persona-pick", "ハナ")
     open_tab(page, "メモリ")
-    wait_option(page, "#memory-persona", "ハナ")
+    assert_offered(page, "#memory-persona", "ハナ")
     open_tab(page, "スケジュール")
-    wait_option(page, "#schedule-persona", "ハナ")
+    assert_offered(page, "#schedule-persona", "ハナ")
     open_tab(page, "プレイブック")
     page.locator("#playbook-table", has_text="sketch_walk").wait_for()
-    wait_option(page, "#playbook-graph-pick", "sketch_walk")
+    assert_offered(page, "#playbook-graph-pick", "sketch_walk")
     shot(page, "fresh_playbooks")
 
     # A reload, then straight to the world tab: the new building is there to edit.
     page.reload()
     page.wait_for_selector("#chat-header [data-building-id]")
+    settle(page)  # the reloaded page's load events have landed
     open_tab(page, "ワールド")
-    wait_option(page, "#world-pick", "温室")
+    assert_offered(page, "#world-pick", "温室")
     shot(page, "fresh_world_pick")
 
     # Another window deletes the building (the CLI refuses while the app has the home open): after

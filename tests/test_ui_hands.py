@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, new_page, served, shot
+from tests.browser import RunningApp, act, new_page, open_tab, pick, sent, served, settle, shot, wait_toast, wait_value
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -28,15 +28,20 @@ def test_the_autonomy_switch_is_in_the_chat_and_remembered(running: RunningApp, 
     with new_page(browser, running.url) as page:
         switch = page.locator("#chat-autonomy input")
         assert not switch.is_checked()
+        mark = sent(page)
         switch.check()
-        page.get_by_text("自律を ON にしました。自律モードのペルソナ (ソラ)").first.wait_for()
+        wait_toast(page, "自律を ON にしました。自律モードのペルソナ (ソラ)")
+        settle(page, mark)
         page.wait_for_function("() => document.querySelector('#chat-autonomy input').checked")
         shot(page, "21b_autonomy_on")
         assert running.manager.autonomous  # the world's switch, in the database
     with new_page(browser, running.url) as page:  # a new window shows the world's state
         page.wait_for_function("() => document.querySelector('#chat-autonomy input').checked")
+        mark = sent(page)
         page.locator("#chat-autonomy input").uncheck()
-        page.get_by_text("自律を OFF にしました").first.wait_for()
+        wait_toast(page, "自律を OFF にしました")
+        settle(page, mark)
+        assert not page.locator("#chat-autonomy input").is_checked()
     assert not running.manager.autonomous
 
 
@@ -60,7 +65,7 @@ def test_a_refused_attachment_says_why_in_japanese_and_keeps_the_message(
     notes = tmp_path / "メモ.txt"
     notes.write_text("ただの文字", encoding="utf-8")
     page.locator("#chat-input input[type='file']").set_input_files(str(notes))
-    toast = page.locator("#sv-toast.sv-toast-show")
+    toast = page.locator("#sv-toast.sv-toast-show")  # the page's own refusal line (ui/attachments.py)
     toast.wait_for()
     assert "「メモ.txt」は添付できません" in toast.inner_text() and "Invalid" not in page.content()
     shot(page, "21b_refused_type")
@@ -69,7 +74,7 @@ def test_a_refused_attachment_says_why_in_japanese_and_keeps_the_message(
         fh.write(b"\x89PNG\r\n\x1a\n")
         fh.truncate(running.manager.settings.max_upload_bytes + 1)
     page.locator("#chat-input input[type='file']").set_input_files(str(big))
-    page.get_by_text("「大きな絵.png」は大きすぎます").wait_for()
+    page.locator("#sv-toast.sv-toast-show", has_text="「大きな絵.png」は大きすぎます").wait_for()
     assert "exceed" not in page.content()
     assert box.input_value() == "この資料を見て"  # the message stays in the box, nothing was sent
     assert page.locator("#chat-input img, #chat-input .thumbnail-item").count() == 0
@@ -82,21 +87,16 @@ def _dup_ids(page: Any) -> list[str]:
 
 
 def test_delete_confirmations_have_one_element_each(running: RunningApp, page: Any) -> None:
-    page.locator("button[role='tab']", has_text="ワールド").click()
-    page.locator("#world-pick input").click()
-    page.locator("[role='option']", has_text="アトリエ").first.click()
-    page.locator("#world-name input, #world-name textarea").first.wait_for()
-    page.wait_for_function("() => (document.querySelector('#world-name textarea, #world-name input') || {}).value"
-                           " === 'アトリエ'")
-    page.locator("#world-delete").click()
+    open_tab(page, "ワールド")
+    pick(page, "world-pick", "アトリエ")
+    wait_value(page, "world-name", "アトリエ")
+    act(page, page.locator("#world-delete"))
     page.locator("#world-delete-confirm").get_by_text("アトリエ を削除します").wait_for()
     assert page.locator("#world-delete-confirm").count() == 1 and _dup_ids(page) == []
-    page.locator("#world-delete-no").click()
-    page.locator("button[role='tab']", has_text="ペルソナ").click()
-    page.locator("#persona-pick input").click()
-    page.locator("[role='option']", has_text="ソラ").first.click()
-    page.wait_for_function("() => (document.querySelector('#persona-name textarea, #persona-name input') || {})"
-                           ".value === 'ソラ'")
-    page.locator("#persona-delete").click()
+    act(page, page.locator("#world-delete-no"))
+    open_tab(page, "ペルソナ")
+    pick(page, "persona-pick", "ソラ")
+    wait_value(page, "persona-name", "ソラ")
+    act(page, page.locator("#persona-delete"))
     page.locator("#persona-delete-confirm").get_by_text("ソラ を削除します").wait_for()
     assert page.locator("#persona-delete-confirm").count() == 1 and _dup_ids(page) == []

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from saiverse.care import Gate, read_login
-from tests.browser import RunningApp, served, shot
+from tests.browser import RunningApp, act, open_tab, served, shot, textbox
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 PASSWORD = "correct horse battery"
@@ -23,27 +23,27 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
 
 
 def _fill(page: Any, elem_id: str, text: str) -> None:
-    page.locator(f"#{elem_id} input, #{elem_id} textarea").first.fill(text)
+    textbox(page, elem_id).fill(text)
 
 
 def test_the_password_is_set_twice_typed_and_removed_in_the_settings_tab(running: RunningApp, page: Any) -> None:
-    page.locator("button[role='tab']", has_text="設定").click()
+    open_tab(page, "設定")
     state = page.locator("#login-state")
     state.get_by_text("未設定").wait_for()
     _fill(page, "login-user", "mika")
     _fill(page, "login-password", PASSWORD)
     _fill(page, "login-again", PASSWORD + "x")
-    page.locator("#login-set").click()
-    page.locator("#login-status .sv-error", has_text="違います").wait_for(timeout=30_000)
+    act(page, page.locator("#login-set"))
+    page.locator("#login-status .sv-error", has_text="違います").wait_for()
     assert read_login(running.home) is None
     _fill(page, "login-password", "short")
     _fill(page, "login-again", "short")
-    page.locator("#login-set").click()
-    page.locator("#login-status .sv-error", has_text="too short").wait_for(timeout=30_000)
+    act(page, page.locator("#login-set"))
+    page.locator("#login-status .sv-error", has_text="too short").wait_for()
     _fill(page, "login-password", PASSWORD)
     _fill(page, "login-again", PASSWORD)
-    page.locator("#login-set").click()
-    page.locator("#login-status .sv-ok", has_text="mika").wait_for(timeout=30_000)
+    act(page, page.locator("#login-set"))
+    page.locator("#login-status .sv-ok", has_text="mika").wait_for()
     state.get_by_text("設定済み").wait_for()
     # The boxes are emptied: the page keeps no password.
     assert page.locator("#login-password input").input_value() == ""
@@ -52,7 +52,7 @@ def test_the_password_is_set_twice_typed_and_removed_in_the_settings_tab(running
     assert PASSWORD not in stored and json.loads(stored)["user"] == "mika"
     gate = Gate(lambda: read_login(running.home))
     assert gate("mika", PASSWORD) and not gate("mika", "wrong")
-    page.locator("#login-clear").click()
-    page.locator("#login-status .sv-ok", has_text="削除").wait_for(timeout=30_000)
+    act(page, page.locator("#login-clear"))
+    page.locator("#login-status .sv-ok", has_text="削除").wait_for()
     state.get_by_text("未設定").wait_for()
     assert not (running.home / "login.json").exists() and not gate("mika", PASSWORD)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, served
+from tests.browser import RunningApp, act, open_tab, pick, served, wait_value
 
 pytestmark = pytest.mark.filterwarnings("ignore:::gradio.queueing")
 SERVER = Path(__file__).with_name("mcp_server.py")
@@ -24,24 +24,22 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
 
 @pytest.mark.browser
 def test_persona_mcp_servers_saved_masked_and_checked(running: RunningApp, page: Any) -> None:
-    page.locator("button[role='tab']", has_text="ペルソナ").click()
-    page.locator("#persona-pick input").click()
-    page.locator("[role='option']", has_text="ミナ").first.click()
-    # The pick has loaded the persona (the tab's own refresh may land first under load: wait for it).
-    page.wait_for_function("document.querySelector('#persona-name textarea, #persona-name input')?.value === 'ミナ'",
-                           timeout=45000)
+    open_tab(page, "ペルソナ")
+    pick(page, "persona-pick", "ミナ")
+    wait_value(page, "persona-name", "ミナ")  # the pick has loaded the persona whose servers are edited
     page.locator("#persona-mcp").get_by_text("MCP サーバー").first.click()
     box = page.locator("#persona-mcp-json textarea")
     box.wait_for()
     box.fill("[{]")
-    page.locator("#persona-mcp-save").click()
+    act(page, page.locator("#persona-mcp-save"))
     page.locator("#persona-mcp-status .sv-error", has_text="JSON").wait_for()
+    assert box.input_value() == "[{]"  # the refused text stays to be corrected
     servers = [{"name": "calc", "command": [sys.executable, str(SERVER)], "env": {"MCP_TEST_SECRET": "s3cr3t-value"}}]
     box.fill(json.dumps(servers))
-    page.locator("#persona-mcp-save").click()
+    act(page, page.locator("#persona-mcp-save"))
     page.locator("#persona-mcp-status .sv-ok").wait_for()
     assert "s3cr3t-value" not in box.input_value() and "****" in box.input_value()
-    page.locator("#persona-mcp-save").click()  # saved back masked: the stored value is kept
+    act(page, page.locator("#persona-mcp-save"))  # saved back masked: the stored value is kept
     page.locator("#persona-mcp-status .sv-ok").wait_for()
     stored = json.loads((running.manager.settings.home / "settings.json").read_text(encoding="utf-8"))
     assert stored["mcp_servers"]["mina"][0]["env"] == {"MCP_TEST_SECRET": "s3cr3t-value"}

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from saiverse.llm.local import CATALOG
-from tests.browser import RunningApp, free_port, new_page, require_chromium, shot
+from tests.browser import RunningApp, free_port, new_page, open_tab, require_chromium, shot
 from tests.fakes_hub import FakeHub, FakeModelServer
 
 pytestmark = pytest.mark.browser
@@ -61,7 +61,7 @@ def running(tmp_path_factory: pytest.TempPathFactory, hub: FakeHub, ollama: Fake
 
 
 def _settings_tab(page: Any) -> None:
-    page.locator("button[role='tab']", has_text="設定").click()
+    open_tab(page, "設定")
     page.locator("#models-catalog table").wait_for()
 
 

@@ -37,17 +37,17 @@ def test_plan_panel_items_and_mid_run_instruction(running: RunningApp, monkeypat
         box = page.locator("#chat-input textarea")
         box.fill("絵本を作って: 猫の冒険")
         box.press("Enter")
-        page.locator("#plan-panel .sv-step").nth(4).wait_for(timeout=20_000)
+        page.locator("#plan-panel .sv-step").nth(4).wait_for(timeout=60_000)
         assert page.locator("#plan-panel .sv-step").count() == 5
         box.fill("最後にあとがきも追加して")
         box.press("Enter")
-        page.get_by_text("制作中の計画に指示を追加しました").first.wait_for(timeout=20_000)
+        page.get_by_text("制作中の計画に指示を追加しました").first.wait_for(timeout=60_000)
         page.wait_for_function(
             "() => document.querySelectorAll('#plan-panel .sv-step').length === 6 &&"
-            " document.querySelectorAll('#plan-panel .sv-step-completed').length === 6", timeout=60_000)
-        page.locator("#item-list .sv-item", has_text="猫の冒険 — 本文").wait_for(timeout=20_000)
+            " document.querySelectorAll('#plan-panel .sv-step-completed').length === 6", timeout=120_000)
+        page.locator("#item-list .sv-item", has_text="猫の冒険 — 本文").wait_for()
         page.locator("#item-list .sv-item", has_text="猫の冒険 — 挿絵 1").wait_for()
-        page.locator("#chat .message", has_text="頼まれたものを作").last.wait_for(timeout=20_000)  # told in words
+        page.locator("#chat .message", has_text="頼まれたものを作").last.wait_for()  # told in words
         shot(page, "p01_production_done")
     steps = running.manager.production.current_plan("atelier")["plan"]
     assert steps[-1]["title"] == "あとがき" and steps[-1]["status"] == "completed"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, served, shot
+from tests.browser import RunningApp, new_context, served, settle, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -30,7 +30,7 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
         yield app
 
 
-def open_tab(context: Any, url: str) -> Any:
+def open_window(context: Any, url: str) -> Any:
     page = context.new_page()
     page.goto(url)
     page.wait_for_selector("#chat-header [data-building-id]")
@@ -41,6 +41,7 @@ def settled(page: Any, bid: str) -> None:
     """Wait until the page shows `bid` and its load/move events are over."""
     page.wait_for_selector(f"#chat-header [data-building-id='{bid}']")
     page.locator("#chat", has_text=f"〔{bid}〕").wait_for()
+    settle(page)
 
 
 def agree(page: Any) -> str:
@@ -75,11 +76,10 @@ def test_switch_reload_refused_file_and_send_never_disagree(running: RunningApp,
     refused = tmp_path / "memo.txt"
     refused.write_text("not an image", encoding="utf-8")
     rng = random.Random(21)
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="ja-JP")
-    context.set_default_timeout(45_000)
+    context = new_context(browser)
     try:
         running.manager.move_user("library")
-        page = open_tab(context, running.url)
+        page = open_window(context, running.url)
         settled(page, "library")
         for i in range(12):
             target = rng.choice([b for b in BUILDINGS if b != agree(page)])
@@ -93,7 +93,7 @@ def test_switch_reload_refused_file_and_send_never_disagree(running: RunningApp,
                 assert agree(page) == target  # this tab keeps its building across a reload
             if i % 3 == 2:
                 page.locator("#chat-input input[type='file']").set_input_files(str(refused))
-                page.wait_for_timeout(300)
+                settle(page)  # the refusal is the page's own: nothing was sent, nothing moved
                 assert agree(page) == target
             text = f"確認{i}番"
             send(page, text)
@@ -109,8 +109,7 @@ def test_a_click_while_the_page_loads_is_never_undone(running: RunningApp, brows
     """The issue's failure: the server moved the person, then the page went back to where it
     loaded. A click that reached the server must be what the page shows; one that came before the
     page could take it is simply not taken — either way the page agrees with itself."""
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="ja-JP")
-    context.set_default_timeout(45_000)
+    context = new_context(browser)
     try:
         for n, target in enumerate(["atelier", "museum", "entrance", "atelier", "museum"]):
             running.manager.move_user("library")
@@ -118,7 +117,7 @@ def test_a_click_while_the_page_loads_is_never_undone(running: RunningApp, brows
             page.goto(running.url, wait_until="commit")
             page.locator("#building-select label", has_text=BUILDINGS[target]).click()
             page.wait_for_selector("#chat-header [data-building-id]")
-            page.wait_for_timeout(1_500)  # anything still in flight from the load lands now
+            settle(page)  # anything still in flight from the load lands now
             shown = agree(page)
             moved = running.manager.user_building()
             assert shown == moved, (n, target, shown, moved)
@@ -131,15 +130,14 @@ def test_a_click_while_the_page_loads_is_never_undone(running: RunningApp, brows
 
 
 def test_two_tabs_stand_in_two_buildings(running: RunningApp, browser: Any) -> None:
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="ja-JP")
-    context.set_default_timeout(45_000)
+    context = new_context(browser)
     try:
         running.manager.move_user("library")
-        a = open_tab(context, running.url)
+        a = open_window(context, running.url)
         settled(a, "library")
         a.locator("#building-select label", has_text="美術館").click()
         settled(a, "museum")
-        b = open_tab(context, running.url)  # a new tab opens where the person last was
+        b = open_window(context, running.url)  # a new tab opens where the person last was
         settled(b, "museum")
         b.locator("#building-select label", has_text="アトリエ").click()
         settled(b, "atelier")
@@ -149,6 +147,8 @@ def test_two_tabs_stand_in_two_buildings(running: RunningApp, browser: Any) -> N
         assert where_said(running, "タブAから") == ["museum"]
         assert where_said(running, "タブBから") == ["atelier"]
         a.wait_for_timeout(6_000)  # a refresh tick of each window passes: neither is pulled along
+        settle(a)
+        settle(b)
         assert agree(a) == "museum" and agree(b) == "atelier"
         shot(a, "session_tab_a")
         shot(b, "session_tab_b")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, chromium, new_page, served, shot
+from tests.browser import RunningApp, chromium, new_page, open_tab, pick, served, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore:::gradio.queueing")]
 
@@ -32,9 +32,8 @@ def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
 
 def test_tracks_panel_shows_state_tracks_and_notes(running: RunningApp) -> None:
     with chromium() as browser, new_page(browser, running.url) as page:
-        page.locator("button[role='tab']", has_text="メモリ").click()
-        page.locator("#memory-persona input").click()
-        page.locator("[role='option']", has_text="ミナ").first.click()
+        open_tab(page, "メモリ")
+        pick(page, "memory-persona", "ミナ")
         page.locator("#memory-subtabs button[role='tab']", has_text="トラックとノート").click()
         panel = page.locator("#tracks-panel")
         panel.get_by_text("本棚の整理").wait_for()
