@@ -46,7 +46,8 @@ class Store:
         if self.url is None:
             conn = sqlite3.connect(self.home / "saiverse.db")
             try:
-                return list(conn.execute(query, params).fetchall())
+                with conn:  # commits a write
+                    return list(conn.execute(query, params).fetchall())
             finally:
                 conn.close()
         import psycopg
@@ -54,7 +55,8 @@ class Store:
         from saiverse.pulse._remote import libpq_url
 
         with psycopg.connect(libpq_url(self.url), autocommit=True) as pg:
-            return list(pg.execute(query.replace("?", "%s"), params).fetchall())  # type: ignore[arg-type]
+            cur = pg.execute(query.replace("?", "%s"), params)  # type: ignore[arg-type]
+            return list(cur.fetchall()) if cur.description else []
 
     def check_consistent(self) -> str:
         """The database's own check, and no orphaned rows; returns what was checked (for the report)."""
