@@ -13,7 +13,8 @@ Periodic tasks, deduplicated across workers by procrastinate (one job per tick, 
 
 A retried job never doubles a pulse (the journal: the user's message is stored first, everything else
 in one transaction at the end, saiverse/pulse.py). The pulse id is its idempotency key:
-- the pulse's writes are there → it ended before the kill: nothing runs again;
+- the pulse's writes are there → it ended before the kill: nothing runs again (and a job whose pulse an
+  earlier attempt ended as failed, `pulse_stopped`, fails again: its worker was killed before the job was);
 - nothing of it is stored, or only the user's message, and it never started → it runs (the message is
   not stored twice);
 - it had started (a retry, with the user's message stored, or any schedule/auto pulse) → tools may
@@ -128,6 +129,8 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
             publisher.publish(event("notice", kind="pulse_already_ended", text="このパルスは既に終わっています。",
                                     **base))
             publisher.publish(event("pulse_end", status="error" if stopped else "ok", **base))
+            if stopped:  # an earlier attempt ended it as failed and was killed before its job was: fail it too
+                raise PulseLost(f"pulse {pulse_id} had already ended as failed")
             return
         if context.job.attempts > 0 and (stored or kind != "user"):
             why = "ワーカーが途中で止まりました"
