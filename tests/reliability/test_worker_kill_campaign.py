@@ -215,7 +215,11 @@ def _check(store: Store, sent: dict[str, list[tuple[str, list[dict[str, Any]]]]]
         if users[pulse] != (kind == "user") or not (whole if state == "succeeded" else failed):
             wrong.append((pulse, kind, state, users[pulse], replies[pulse], thoughts[pulse], lines[pulse],
                           stopped[pulse]))
-    assert not wrong, f"pulses whose writes do not match their end (kind, job, user, reply, thought, line, stopped): {wrong[:5]}"
+    seen = {str(e.get("pulse_id")): [(e.get("type"), e.get("kind") or e.get("status"), e.get("message"))
+                                      for e in evs if e.get("type") in ("error", "notice", "pulse_end")]
+            for msgs in sent.values() for _t, evs in msgs for e in evs if e.get("type") == "pulse_end"}
+    assert not wrong, ("pulses whose writes do not match their end (kind, job, user, reply, thought, line, stopped): "
+                       f"{wrong[:5]}; the user saw {[seen.get(w[0]) for w in wrong[:5]]}")
 
     history = Counter(c for (c,) in store.rows("SELECT CONTENT FROM building_history WHERE SPEAKER_ID = 'user'"))
     for pid, messages in sent.items():
