@@ -15,7 +15,7 @@ queue drains. Checked afterwards, per pulse (a `saiverse.run_pulse` job, its pul
 - every schedule fired exactly once (one job) and, being one-shot, is disabled;
 - the database is consistent (amcheck, no orphaned rows).
 
-`SAIVERSE_WORKER_KILLS=N` sets the number of kills (default 6).
+`SAIVERSE_WORKER_KILLS=N` sets the number of kills (default 5).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from saiverse.settings import load_settings
 from tests.reliability.backends import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-KILLS = int(os.environ.get("SAIVERSE_WORKER_KILLS", "") or 6)
+KILLS = int(os.environ.get("SAIVERSE_WORKER_KILLS", "") or 5)
 WORKERS = 2
 SCHEDULES = 6
 TALKERS = {"mina": "library", "sora": "library"}
