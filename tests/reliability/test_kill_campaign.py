@@ -34,9 +34,9 @@ KILLS = {"sqlite": 52, "postgres": 8}
 """Kills per store; PostgreSQL's children start slower, so fewer keep the suite's time (SAIVERSE_KILLS sets both)."""
 
 
-WINDOW = {"sqlite": 1.2, "postgres": 3.0}
-"""A kill lands 0.05 s to this many seconds after the child is ready: on PostgreSQL a child's first pulse
-takes about 2 s (imports, the first connections), so a shorter window would rarely see one commit."""
+WINDOW = {"sqlite": 1.0, "postgres": 2.0}
+"""The random while before a kill, at most (s): on PostgreSQL a child's first pulse takes about 2 s
+(imports, the first connections)."""
 
 
 def _kills(kind: str) -> int:
@@ -62,7 +62,14 @@ def _run_until_killed(home: Path, seed: int, rng: random.Random, window: float) 
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    assert ready.wait(60), proc.stderr.read() if proc.poll() is not None and proc.stderr else "no READY"
+    assert ready.wait(120), proc.stderr.read() if proc.poll() is not None and proc.stderr else "no READY"
+    # The moment: after a random number of the child's own commits (0-3), then a random while. Counting
+    # commits keeps the campaign reaching its writes however loaded the machine is (a child's first
+    # pulse takes seconds there); the random while puts the kill anywhere inside the next write.
+    wanted, deadline = rng.choice([0, 0, 1, 2, 3]), time.monotonic() + 120
+    while len(reports) < wanted and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else proc.returncode
+        time.sleep(0.01)
     time.sleep(rng.uniform(0.05, window))
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
