@@ -57,6 +57,10 @@ class PulseLost(RuntimeError):
     """A pulse whose worker died after it started: ended as failed (the job fails with it)."""
 
 
+class PulseFailed(RuntimeError):
+    """A pulse that ended with an error on this worker (its events said so): the job fails with it."""
+
+
 @dataclass
 class _Worker:
     """What a worker process holds: its city and a queue to defer the pulses its tick starts."""
@@ -145,13 +149,17 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
             publisher.publish(event("error", kind="PlaybookError", message=f"playbook {playbook!r} does not exist",
                                     **base))
             publisher.publish(event("pulse_end", status="error", **base))
-            return
+            raise PulseFailed(f"pulse {pulse_id}: playbook {playbook!r} does not exist")
         handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
                                    pulse_id=pulse_id, user_stored=bool(stored))
+        end: dict[str, Any] = {}
         for ev in handle.events():
             publisher.publish(ev)
+            end = ev if ev.get("type") == "pulse_end" else end
             if context.should_abort():
                 handle.cancel()
+        if end.get("status") == "error":  # the job ends as its pulse did: an operator sees it failed
+            raise PulseFailed(f"pulse {pulse_id} ended with an error")
     finally:
         publisher.close()
 

@@ -6,7 +6,9 @@
   as the pulse did (it was marked `succeeded` with a failed pulse before the fix);
 - a worker killed in its tick between claiming a due schedule and deferring its pulse → the claim is
   undone with it, and the next worker fires the schedule, once (it was never fired before the fix:
-  the run claimed, no job deferred — lost silently).
+  the run claimed, no job deferred — lost silently);
+- and, what the campaign's check "the job ends as its pulse did" also asks: a pulse that fails on a
+  worker (here its playbook is gone) fails its job (it was marked `succeeded` before the fix).
 """
 
 from __future__ import annotations
@@ -77,3 +79,21 @@ def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> Non
     said = city.sql("SELECT count(*) FROM saimemory WHERE PERSONA_ID = %s AND PULSE_ID IS NOT NULL",
                     city.persona_id)
     assert said == [(1,)]
+
+
+def test_a_pulse_that_fails_on_a_worker_fails_its_job(city: City) -> None:
+    manager, queue = _queue(city)
+    city.worker()
+    try:
+        persona = manager.world.persona(city.persona_id)
+        gone = manager.meta_playbook(None).model_copy(update={"name": "no_such_playbook"})
+        handle = queue.submit_user(persona, city.building_id, "失敗するはず", gone)
+        assert handle.done.wait(WAIT)
+        events = list(handle.events())
+        _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+                                   handle.pulse_id)[0][0] in ("succeeded", "failed"), "the job ends")
+    finally:
+        manager.close()
+    assert events[-1]["type"] == "pulse_end" and events[-1]["status"] == "error"
+    assert city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+                    handle.pulse_id) == [("failed",)]
