@@ -1,13 +1,13 @@
 """SAIVerseManager: the in-process facade the UI and the CLI call (docs/ARCHITECTURE.md, "Layers").
 
-It owns the database, the world, SAIMemory, items and the pulse controller, and is the only thing
-`ui/` and `main.py` talk to. It wires the services: each gets only the parts it uses (stores,
-a model resolver, the settings store), never the manager. Opening it migrates the database and
-seeds the first-run world.
+It owns the database, the world, SAIMemory, items and the pulse controller, and is the only thing `ui/` and
+`main.py` talk to. It wires the services: each gets only the parts it uses (stores, a model resolver, the
+settings store), never the manager. Opening it migrates the database and seeds the first-run world.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -414,15 +414,18 @@ class SAIVerseManager(WorldFacade):
         now = now or datetime.now()
         handles = []
         for entry in self.schedules.due(now):
-            if not self.schedules.mark_fired(entry.schedule_id, now):
-                continue
+            claim = functools.partial(self.schedules.mark_fired, entry.schedule_id, now)
             try:
                 persona = self.world.persona(entry.persona_id)
                 pb = self.meta_playbook(entry.meta_playbook)
-                handles.append((pulses or self.pulses).submit_schedule(
-                    persona, persona.building_id or self.user_building(), pb, args=entry.args))
-            except (UnknownIdError, PlaybookError, QueueFullError):
-                continue  # the entry stays listed; a deleted persona or playbook just skips a run
+                handle = (pulses or self.pulses).submit_claimed(  # claimed and submitted together
+                    claim, persona, persona.building_id or self.user_building(), pb, args=entry.args)
+            except (UnknownIdError, PlaybookError):
+                claim()  # the entry stays listed; a deleted persona or playbook just skips a run
+                continue
+            except QueueFullError:
+                continue  # a persona with a full queue skips this run
+            handles += [handle] if handle is not None else []
         return handles
 
     def autonomous_tick(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:

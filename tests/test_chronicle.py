@@ -269,3 +269,15 @@ def test_chronicle_cli_builds_and_lists(saiverse_home: Path) -> None:
     bad = cli("chronicle", "--persona", "nobody")
     assert bad.returncode == 2 and "nobody" in bad.stderr
 
+
+
+def test_a_pulse_takes_the_chronicle_into_its_context(manager: SAIVerseManager) -> None:
+    """On both stores: PostgreSQL has no json_valid, and every pulse of a persona with a Chronicle failed
+    there (found by tests/reliability/test_worker_kill_campaign.py)."""
+    converse(manager, 70)
+    manager.build_chronicle(P)
+    insert_entry(manager, P, "broken-ids", content="壊れた", source_ids="not json", end=datetime(2026, 2, 1))
+    candidates = manager.chronicle.context_candidates(P)
+    assert candidates and "broken-ids" not in {e.entry_id for e in candidates}
+    events = list(manager.handle_user_input("library", "こんにちは", persona_id=P))
+    assert events[-1]["type"] == "pulse_end" and events[-1]["status"] == "ok", [e for e in events if e["type"] == "error"]

@@ -53,6 +53,16 @@ class Entry:
         }
 
 
+def _ids_ok(checked: Any) -> bool:
+    """SQLite's verdict on SOURCE_IDS (1/0), or PostgreSQL's raw text: a JSON array?"""
+    if not isinstance(checked, str):
+        return bool(checked)
+    try:
+        return isinstance(json.loads(checked), list)
+    except ValueError:
+        return False
+
+
 def entry_from_row(row: Any) -> Entry:
     """A stored row as an `Entry`; what is wrong with it goes to `problem` instead of raising."""
     problems: list[str] = []
@@ -152,6 +162,9 @@ class ChronicleStore:
         checked in SQL (`json_valid`) and not read."""
         found: list[Entry] = []
         with self.db.engine.connect() as conn:
+            # PostgreSQL (15) has no json_valid: there the few rows' ids are read and checked here instead.
+            ids_check = ("SOURCE_IDS" if conn.dialect.name == "postgresql"
+                         else "CASE WHEN json_valid(SOURCE_IDS) THEN json_type(SOURCE_IDS) = 'array' ELSE 0 END")
             level: Any = 0
             for _ in range(32):
                 # The next level present, by an index seek; SQLite sorts text after numbers, so an
@@ -165,11 +178,10 @@ class ChronicleStore:
                 # ones are among the newest, and the walk never goes through a long consolidated past.
                 rows = conn.execute(text(
                     "SELECT ENTRY_ID, LEVEL, CONTENT, '[]', START_TIME, END_TIME, SOURCE_COUNT, MESSAGE_COUNT, "
-                    "PARENT_ID, IS_CONSOLIDATED, CREATED_AT, "
-                    "CASE WHEN json_valid(SOURCE_IDS) THEN json_type(SOURCE_IDS) = 'array' ELSE 0 END "
+                    f"PARENT_ID, IS_CONSOLIDATED, CREATED_AT, {ids_check} "
                     "FROM chronicle_entry WHERE PERSONA_ID = :p AND LEVEL = :lv ORDER BY END_TIME DESC LIMIT :n"),
                     {"p": persona_id, "lv": level, "n": per_level * 2})
-                found += [entry_from_row(r) for r in rows if r[11] and not r[9]][:per_level]
+                found += [entry_from_row(r) for r in rows if _ids_ok(r[11]) and not r[9]][:per_level]
         usable = [e for e in found if e.problem is None and e.end is not None]
         return sorted(usable, key=lambda e: e.end or datetime.min, reverse=True)
 

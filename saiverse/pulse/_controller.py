@@ -167,6 +167,14 @@ class PulseKinds:
     def submit_auto(self, persona: PersonaInfo, building_id: str, playbook: Playbook) -> PulseHandle:
         return self.submit("auto", persona, building_id, playbook, user_input="")
 
+    def submit_claimed(self, claim: Callable[..., bool], persona: PersonaInfo, building_id: str, playbook: Playbook,
+                       *, args: dict[str, Any] | None = None) -> PulseHandle | None:
+        """A schedule's run: submitted only if `claim(within=…)` wins it (ScheduleStore.mark_fired), else None.
+        In process: claim, then submit; the queue defers the job inside the claim's transaction."""
+        if not claim():
+            return None
+        return self.submit_schedule(persona, building_id, playbook, args=args)
+
 
 class PulseController(PulseKinds):
     """Submits, queues, runs and cancels pulses."""

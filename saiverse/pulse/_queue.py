@@ -15,7 +15,8 @@ Periodic tasks, deduplicated across workers by procrastinate (one job per tick, 
 
 A retried job never doubles a pulse (the journal: the user's message is stored first, everything else
 in one transaction at the end, saiverse/pulse.py). The pulse id is its idempotency key:
-- the pulse's writes are there → it ended before the kill: nothing runs again;
+- the pulse's writes are there → it ended before the kill: nothing runs again (and a job whose pulse an
+  earlier attempt ended as failed, `pulse_stopped`, fails again: its worker was killed before the job was);
 - nothing of it is stored, or only the user's message, and it never started → it runs (the message is
   not stored twice);
 - it had started (a retry, with the user's message stored, or any schedule/auto pulse) → tools may
@@ -56,6 +57,10 @@ log = logging.getLogger(__name__)
 
 class PulseLost(RuntimeError):
     """A pulse whose worker died after it started: ended as failed (the job fails with it)."""
+
+
+class PulseFailed(RuntimeError):
+    """A pulse that ended with an error on this worker (its events said so): the job fails with it."""
 
 
 @dataclass
@@ -130,6 +135,8 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
             publisher.publish(event("notice", kind="pulse_already_ended", text="このパルスは既に終わっています。",
                                     **base))
             publisher.publish(event("pulse_end", status="error" if stopped else "ok", **base))
+            if stopped:  # an earlier attempt ended it as failed and was killed before its job was: fail it too
+                raise PulseLost(f"pulse {pulse_id} had already ended as failed")
             return
         if context.job.attempts > 0 and (stored or kind != "user"):
             why = "ワーカーが途中で止まりました"
@@ -144,13 +151,17 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
             publisher.publish(event("error", kind="PlaybookError", message=f"playbook {playbook!r} does not exist",
                                     **base))
             publisher.publish(event("pulse_end", status="error", **base))
-            return
+            raise PulseFailed(f"pulse {pulse_id}: playbook {playbook!r} does not exist")
         handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
                                    pulse_id=pulse_id, user_stored=bool(stored))
+        end: dict[str, Any] = {}
         for ev in handle.events():
             publisher.publish(ev)
+            end = ev if ev.get("type") == "pulse_end" else end
             if context.should_abort():
                 handle.cancel()
+        if end.get("status") == "error":  # the job ends as its pulse did: an operator sees it failed
+            raise PulseFailed(f"pulse {pulse_id} ended with an error")
     finally:
         publisher.close()
 

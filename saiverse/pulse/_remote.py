@@ -18,6 +18,7 @@ import os
 import threading
 import uuid
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
@@ -129,11 +130,25 @@ class QueuedPulses(PulseKinds):
         self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
         self._closed = False
 
+    def submit_claimed(self, claim: Callable[..., bool], persona: PersonaInfo, building_id: str, playbook: Playbook,
+                       *, args: dict[str, Any] | None = None) -> PulseHandle | None:
+        """A schedule's run, its job deferred inside the claim's transaction (ScheduleStore.mark_fired): a
+        worker killed between the two would otherwise leave the run claimed and never deferred."""
+        made: list[PulseHandle] = []
+
+        def defer(conn: Any) -> None:  # a SQLAlchemy connection on this city's database
+            made.append(self.submit("schedule", persona, building_id, playbook, args=args,
+                                    user_input=str((args or {}).get("input", "")),
+                                    connection=conn.connection.driver_connection))
+
+        return made[0] if claim(within=defer) else None
+
     def submit(
         self, kind: str, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
-        args: dict[str, Any] | None = None, user_input: str | None = None,
+        args: dict[str, Any] | None = None, user_input: str | None = None, connection: Any = None,
     ) -> PulseHandle:
-        """Defer a pulse to the workers; its handle streams the events they publish."""
+        """Defer a pulse to the workers; its handle streams the events they publish. With `connection`
+        (psycopg, in a transaction) the job is deferred in that transaction."""
         if self._closed:
             raise RuntimeError("the pulse queue is shut down")
         record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
@@ -147,6 +162,7 @@ class QueuedPulses(PulseKinds):
         try:
             job_id = self.app.configure_task(
                 name=RUN_PULSE, lock=persona_lock(persona.persona_id), priority=QUEUE_PRIORITY[kind],
+                **({"connection": connection} if connection is not None else {}),
             ).defer(pulse_id=record.pulse_id, kind=kind, persona_id=persona.persona_id, building_id=building_id,
                     playbook=playbook.name, user_input=user_input, args=dict(args or {}))
         except BaseException:

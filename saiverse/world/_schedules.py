@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -176,10 +177,15 @@ class ScheduleStore:
             ).order_by(Schedule.next_run_at)).all()
             return [_info(r) for r in rows]
 
-    def mark_fired(self, schedule_id: str, now: datetime) -> bool:
+    def mark_fired(self, schedule_id: str, now: datetime, *, within: Callable[[Any], None] | None = None) -> bool:
         """Claim a due run: record it and compute the next one (a one-shot is disabled). False when the
         entry is gone or no longer due — another process (a pulse worker, saiverse/pulse/_queue.py)
-        claimed this run first; the row is locked while it is claimed, so a run fires once."""
+        claimed this run first; the row is locked while it is claimed, so a run fires once.
+
+        `within(connection)` runs inside the claim's transaction (the pulse queue defers the run's job
+        there, saiverse/pulse/_remote.py): the claim and the job commit together or not at all, so a
+        process killed between them neither loses the run nor fires it twice. If it raises, the claim
+        is undone."""
         with self.db.session() as s:
             row = s.scalars(select(Schedule).where(Schedule.schedule_id == schedule_id).with_for_update()).first()
             if row is None or not row.enabled or row.next_run_at is None or row.next_run_at > now:
@@ -188,4 +194,7 @@ class ScheduleStore:
             row.next_run_at = next_run(row, now)
             if row.next_run_at is None:
                 row.enabled = 0
+            if within is not None:
+                s.flush()
+                within(s.connection())
             return True

@@ -1,9 +1,13 @@
-"""kill -9 campaign: ≥ 50 kills at random moments of pulses, document patches, uploads and productions.
+"""kill -9 campaign: kills at random moments of pulses, document patches, uploads and productions,
+on both stores (tests/reliability/backends.py): the home's SQLite file (52 kills) and PostgreSQL (8).
 
-After each kill the next child's start repairs the home; at the end the parent checks SQLite's
-integrity, that every write the children reported as committed is still there, that no file is torn
-(each document's text matches the sha256 its row records), that no temp file is left, and that no
-production item was made twice. Figures go to benchmarks/RESULTS-reliability.md.
+After each kill the next child's start repairs the home; at the end the parent checks the database's
+own consistency (SQLite's integrity check, PostgreSQL's amcheck) and that no row lost its parent, that
+every write the children reported as committed is still there exactly once, that the journal accounts
+for every pulse (all of its writes or none: a reply line in the building iff its reply in memory, never
+two), that no file is torn (each document's text matches the sha256 its row records) or missing, that
+no temp file is left, and that no production item was made twice. `SAIVERSE_KILLS=N` sets the number
+of kills for both stores. Figures go to benchmarks/RESULTS-reliability.md.
 """
 
 from __future__ import annotations
@@ -13,7 +17,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -23,13 +26,24 @@ from pathlib import Path
 
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
+from tests.reliability.backends import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKLOAD = Path(__file__).with_name("workload.py")
-KILLS = int(os.environ.get("SAIVERSE_KILLS", "52"))
+KILLS = {"sqlite": 52, "postgres": 8}
+"""Kills per store; PostgreSQL's children start slower, so fewer keep the suite's time (SAIVERSE_KILLS sets both)."""
 
 
-def _run_until_killed(home: Path, seed: int, rng: random.Random) -> list[dict[str, object]]:
+WINDOW = {"sqlite": 1.0, "postgres": 2.0}
+"""The random while before a kill, at most (s): on PostgreSQL a child's first pulse takes about 2 s
+(imports, the first connections)."""
+
+
+def _kills(kind: str) -> int:
+    return int(os.environ.get("SAIVERSE_KILLS", "") or KILLS[kind])
+
+
+def _run_until_killed(home: Path, seed: int, rng: random.Random, window: float) -> list[dict[str, object]]:
     """Start a workload child, let it work for a random while after READY, SIGKILL it."""
     proc = subprocess.Popen([sys.executable, str(WORKLOAD), str(home), str(seed)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "SAIVERSE_HOME": str(home)})
@@ -48,8 +62,15 @@ def _run_until_killed(home: Path, seed: int, rng: random.Random) -> list[dict[st
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    assert ready.wait(60), proc.stderr.read() if proc.poll() is not None and proc.stderr else "no READY"
-    time.sleep(rng.uniform(0.05, 1.2))
+    assert ready.wait(120), proc.stderr.read() if proc.poll() is not None and proc.stderr else "no READY"
+    # The moment: after a random number of the child's own commits (0-3), then a random while. Counting
+    # commits keeps the campaign reaching its writes however loaded the machine is (a child's first
+    # pulse takes seconds there); the random while puts the kill anywhere inside the next write.
+    wanted, deadline = rng.choice([0, 0, 1, 2, 3]), time.monotonic() + 120
+    while len(reports) < wanted and time.monotonic() < deadline:
+        assert proc.poll() is None, proc.stderr.read() if proc.stderr else proc.returncode
+        time.sleep(0.01)
+    time.sleep(rng.uniform(0.05, window))
     proc.send_signal(signal.SIGKILL)
     proc.wait(30)
     reader.join(10)
@@ -57,41 +78,60 @@ def _run_until_killed(home: Path, seed: int, rng: random.Random) -> list[dict[st
     return reports
 
 
-def test_kill_campaign(saiverse_home: Path) -> None:
-    m = SAIVerseManager(load_settings(saiverse_home))
+def test_kill_campaign(backend: Store) -> None:
+    home = backend.home
+    m = SAIVerseManager(load_settings(home))
     m.world.move_persona("sora", "atelier")
     m.close()
     rng = random.Random(20261123)
     committed: list[dict[str, object]] = []
-    for seed in range(KILLS):
-        committed += _run_until_killed(saiverse_home, seed, rng)
+    kills = _kills(backend.kind)
+    started = time.monotonic()
+    for seed in range(kills):
+        committed += _run_until_killed(home, seed, rng, WINDOW[backend.kind])
     ops = Counter(str(r["op"]) for r in committed)
     assert all(ops[k] > 0 for k in ("pulse", "patch", "upload")), ops
 
-    m = SAIVerseManager(load_settings(saiverse_home))  # the last repair
+    m = SAIVerseManager(load_settings(home))  # the last repair
     try:
         m.production.resume_interrupted(lambda _e: None)
-        _check(m, saiverse_home, committed)
+        _check(m, backend, committed)
+        pulses = _check_journal(backend)
     finally:
         m.close()
-    print(f"\nkill campaign: {KILLS} kills, committed writes checked: {dict(ops)}, lost 0")
+    checked = backend.check_consistent()
+    print(f"\nkill campaign ({backend.kind}): {kills} kills in {time.monotonic() - started:.0f} s, committed writes "
+          f"checked: {dict(ops)}, lost 0; {pulses}; {checked}")
 
 
-def _check(m: SAIVerseManager, home: Path, committed: list[dict[str, object]]) -> None:
-    conn = sqlite3.connect(home / "saiverse.db")
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        history = {row[0] for row in conn.execute("SELECT CONTENT FROM building_history")}
-        memory = {row[0] for row in conn.execute("SELECT CONTENT FROM saimemory WHERE PERSONA_ID='mina'")}
-        states = [json.loads(s or "{}") for (s,) in conn.execute("SELECT STATE_JSON FROM item")]
-    finally:
-        conn.close()
+def _check_journal(store: Store) -> str:
+    """Every pulse whose user message is stored: all of its writes or none, each once (the journal's rule)."""
+    memory = store.rows("SELECT PULSE_ID, ROLE, TAGS FROM saimemory WHERE PULSE_ID IS NOT NULL")
+    lines = Counter(p for (p,) in store.rows("SELECT PULSE_ID FROM building_history WHERE PULSE_ID IS NOT NULL"))
+    users: Counter[str] = Counter()
+    replies: Counter[str] = Counter()
+    for pulse, role, tags in memory:
+        if "conversation" in json.loads(tags or "[]"):
+            (users if role == "user" else replies)[pulse] += 1
+    doubled = [p for p in set(users) | set(replies) | set(lines) if users[p] > 1 or replies[p] > 1 or lines[p] > 1]
+    assert not doubled, f"pulses with a doubled message or line: {doubled[:5]}"
+    partial = [p for p in set(users) | set(replies) | set(lines) if replies[p] != lines[p] or not users[p]]
+    assert not partial, f"pulses with part of their writes: {partial[:5]}"
+    ended = sum(1 for p in users if replies[p])
+    return f"journal: {ended} pulses whole, {len(users) - ended} stopped by a kill with only the user's message"
+
+
+def _check(m: SAIVerseManager, store: Store, committed: list[dict[str, object]]) -> None:
+    home = store.home
+    history = Counter(row[0] for row in store.rows("SELECT CONTENT FROM building_history"))
+    memory = Counter(row[0] for row in store.rows("SELECT CONTENT FROM saimemory WHERE PERSONA_ID='mina' AND ROLE='user'"))
+    states = [json.loads(s or "{}") for (s,) in store.rows("SELECT STATE_JSON FROM item")]
     lost = []
     for rec in committed:
         if rec["op"] in ("pulse", "production"):
-            if rec["text"] not in history:
+            if history[rec["text"]] != 1:  # the user's line: there, once
                 lost.append(rec)
-            if rec["op"] == "pulse" and not any(str(rec["text"]) in c for c in memory):
+            if rec["op"] == "pulse" and memory[rec["text"]] != 1:
                 lost.append(rec)
         elif rec["op"] == "patch":
             if f"{rec['line']}\n" not in m.items.read_document(str(rec["item_id"])):
@@ -100,8 +140,11 @@ def _check(m: SAIVerseManager, home: Path, committed: list[dict[str, object]]) -
             info = m.items.get(str(rec["item_id"]))
             if hashlib.sha256(m.items.file_of(info).read_bytes()).hexdigest() != rec["sha256"]:
                 lost.append(rec)
-    assert not lost, f"{len(lost)} committed writes lost: {lost[:5]}"
-    for item in m.items.list_owned("building", "library") + m.items.list_owned("building", "atelier"):
+    assert not lost, f"{len(lost)} committed writes lost or doubled: {lost[:5]}"
+    for item in (m.items.list_owned("building", "library") + m.items.list_owned("building", "atelier")
+                 + m.items.list_owned("building", "museum")):
+        if item.file_path:
+            assert m.items.file_of(item).is_file(), f"item {item.name} lost its file"
         if item.type == "document" and "sha256" in item.state:
             text = m.items.file_of(item).read_text(encoding="utf-8")
             assert hashlib.sha256(text.encode()).hexdigest() == item.state["sha256"], f"torn file {item.name}"
