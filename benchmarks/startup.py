@@ -5,8 +5,10 @@ against a bare `gr.Blocks` app with one `Chatbot`, interleaved.
 
 Each run starts the real app on a free loopback port with a fresh data home (first run: migrate
 and seed), then the bare Gradio app, then the real app again on the same home (a normal start),
-then the bare app again: pairs, so load from other processes falls on both alike. Prints min /
-median of each and the ratios (normal start / bare, idle RSS / bare). The last line is one JSON object.
+then the bare app again: pairs, so load from other processes falls on both alike. Bytecode is
+cached as Python does by default (only the very first start compiles the app's modules). Prints
+min / median of each and the ratios (normal start / bare, idle RSS / bare). The last line is one
+JSON object.
 """
 
 from __future__ import annotations
@@ -64,6 +66,10 @@ demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
 def start_once(home: Path, *, bare: bool = False) -> tuple[float, float]:
     port = free_port()
     env = {**os.environ, "SAIVERSE_HOME": str(home), "GRADIO_ANALYTICS_ENABLED": "False"}
+    # A start as Python runs by default: modules compiled once and their bytecode cached. With
+    # PYTHONDONTWRITEBYTECODE set (as on some development machines) every start would compile the
+    # app's ~300 modules again, while the bare app's gradio comes precompiled with its install.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     argv = [sys.executable, "-c", BARE_APP, str(port)] if bare else [sys.executable, str(ROOT / "main.py"),
                                                                       "--port", str(port)]
     t0 = time.perf_counter()
