@@ -1,14 +1,15 @@
 """Start-up benchmark: `python main.py` to the first HTTP 200, and resident memory after 3 s idle,
 against a bare `gr.Blocks` app with one `Chatbot`, interleaved.
 
-    python benchmarks/startup.py [--runs 3]
+    python benchmarks/startup.py [--runs 3] [--bare-without-ipython]
 
 Each run starts the real app on a free loopback port with a fresh data home (first run: migrate
 and seed), then the bare Gradio app, then the real app again on the same home (a normal start),
 then the bare app again: pairs, so load from other processes falls on both alike. Bytecode is
 cached as Python does by default (only the very first start compiles the app's modules). Prints
 min / median of each and the ratios (normal start / bare, its CPU time / bare, idle RSS / bare). The last line is one
-JSON object.
+JSON object. `python main.py` refuses Gradio's optional IPython import (cli/_system.py);
+`--bare-without-ipython` has the bare app do the same, which is what a machine without IPython shows.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ def children(pid: int) -> list[int]:
 
 BARE_APP = """
 import sys
+if sys.argv[2:] == ["no-ipython"]:
+    sys.modules["IPython"] = None  # as python main.py does: Gradio's notebook magics are not loaded
 import gradio as gr
 with gr.Blocks() as demo:
     gr.Chatbot()
@@ -70,7 +73,7 @@ demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
 """
 
 
-def start_once(home: Path, *, bare: bool = False) -> tuple[float, float, float]:
+def start_once(home: Path, *, bare: bool = False, bare_ipython: bool = True) -> tuple[float, float, float]:
     """(seconds to HTTP 200, CPU seconds the process used until then, resident MiB after 3 s idle)."""
     port = free_port()
     env = {**os.environ, "SAIVERSE_HOME": str(home), "GRADIO_ANALYTICS_ENABLED": "False"}
@@ -78,8 +81,8 @@ def start_once(home: Path, *, bare: bool = False) -> tuple[float, float, float]:
     # PYTHONDONTWRITEBYTECODE set (as on some development machines) every start would compile the
     # app's ~300 modules again, while the bare app's gradio comes precompiled with its install.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    argv = [sys.executable, "-c", BARE_APP, str(port)] if bare else [sys.executable, str(ROOT / "main.py"),
-                                                                      "--port", str(port)]
+    bare_argv = [sys.executable, "-c", BARE_APP, str(port)] + ([] if bare_ipython else ["no-ipython"])
+    argv = bare_argv if bare else [sys.executable, str(ROOT / "main.py"), "--port", str(port)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=home)
     try:
@@ -111,6 +114,9 @@ def _stats(values: list[float]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--bare-without-ipython", action="store_true",
+                    help="the bare app skips Gradio's IPython import too, as python main.py does (what a "
+                         "machine without IPython installed would show)")
     args = ap.parse_args()
     first, again, bare, rss, bare_rss, cpu, bare_cpu = [], [], [], [], [], [], []
     for _ in range(args.runs):
@@ -119,7 +125,7 @@ def main() -> int:
         first.append(t)
         rss.append(r)
         for ours in (False, True, False):  # bare, ours (normal start), bare: each of ours between two bare
-            t, c, r = start_once(home, bare=not ours)
+            t, c, r = start_once(home, bare=not ours, bare_ipython=not args.bare_without_ipython)
             (again if ours else bare).append(t)
             (cpu if ours else bare_cpu).append(c)
             (rss if ours else bare_rss).append(r)
@@ -138,6 +144,7 @@ def main() -> int:
         "bare_idle_rss_mb": round(med(bare_rss), 1),
         "rss_ratio": round(med(rss) / med(bare_rss), 2),
         "runs": args.runs,
+        "bare_without_ipython": args.bare_without_ipython,
     }
     print(f"first start (migrate + seed) to HTTP 200: {_stats(first)} s")
     print(f"normal start to HTTP 200:                {_stats(again)} s")
