@@ -1,12 +1,15 @@
 """Start-up benchmark: `python main.py` to the first HTTP 200, and resident memory after 3 s idle,
 against a bare `gr.Blocks` app with one `Chatbot`, interleaved.
 
-    python benchmarks/startup.py [--runs 3]
+    python benchmarks/startup.py [--runs 3] [--bare-without-ipython]
 
 Each run starts the real app on a free loopback port with a fresh data home (first run: migrate
 and seed), then the bare Gradio app, then the real app again on the same home (a normal start),
-then the bare app again: pairs, so load from other processes falls on both alike. Prints min /
-median of each and the ratios (normal start / bare, idle RSS / bare). The last line is one JSON object.
+then the bare app again: pairs, so load from other processes falls on both alike. Bytecode is
+cached as Python does by default (only the very first start compiles the app's modules). Prints
+min / median of each and the ratios (normal start / bare, its CPU time / bare, idle RSS / bare). The last line is one
+JSON object. `python main.py` refuses Gradio's optional IPython import (cli/_system.py);
+`--bare-without-ipython` has the bare app do the same, which is what a machine without IPython shows.
 """
 
 from __future__ import annotations
@@ -43,6 +46,13 @@ def rss_mb(pid: int) -> float:
     return total
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds the process has used so far (its own threads; /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def children(pid: int) -> list[int]:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as fh:
@@ -53,6 +63,8 @@ def children(pid: int) -> list[int]:
 
 BARE_APP = """
 import sys
+if sys.argv[2:] == ["no-ipython"]:
+    sys.modules["IPython"] = None  # as python main.py does: Gradio's notebook magics are not loaded
 import gradio as gr
 with gr.Blocks() as demo:
     gr.Chatbot()
@@ -61,11 +73,16 @@ demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
 """
 
 
-def start_once(home: Path, *, bare: bool = False) -> tuple[float, float]:
+def start_once(home: Path, *, bare: bool = False, bare_ipython: bool = True) -> tuple[float, float, float]:
+    """(seconds to HTTP 200, CPU seconds the process used until then, resident MiB after 3 s idle)."""
     port = free_port()
     env = {**os.environ, "SAIVERSE_HOME": str(home), "GRADIO_ANALYTICS_ENABLED": "False"}
-    argv = [sys.executable, "-c", BARE_APP, str(port)] if bare else [sys.executable, str(ROOT / "main.py"),
-                                                                      "--port", str(port)]
+    # A start as Python runs by default: modules compiled once and their bytecode cached. With
+    # PYTHONDONTWRITEBYTECODE set (as on some development machines) every start would compile the
+    # app's ~300 modules again, while the bare app's gradio comes precompiled with its install.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    bare_argv = [sys.executable, "-c", BARE_APP, str(port)] + ([] if bare_ipython else ["no-ipython"])
+    argv = bare_argv if bare else [sys.executable, str(ROOT / "main.py"), "--port", str(port)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=home)
     try:
@@ -82,8 +99,9 @@ def start_once(home: Path, *, bare: bool = False) -> tuple[float, float]:
             if time.perf_counter() - t0 > 180:
                 raise RuntimeError("no HTTP 200 within 180 s")
         elapsed = time.perf_counter() - t0
+        cpu = cpu_s(proc.pid)
         time.sleep(3)  # idle
-        return elapsed, rss_mb(proc.pid)
+        return elapsed, cpu, rss_mb(proc.pid)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
@@ -96,16 +114,20 @@ def _stats(values: list[float]) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--bare-without-ipython", action="store_true",
+                    help="the bare app skips Gradio's IPython import too, as python main.py does (what a "
+                         "machine without IPython installed would show)")
     args = ap.parse_args()
-    first, again, bare, rss, bare_rss = [], [], [], [], []
+    first, again, bare, rss, bare_rss, cpu, bare_cpu = [], [], [], [], [], [], []
     for _ in range(args.runs):
         home = Path(tempfile.mkdtemp(prefix="saiverse-start-"))
-        t, r = start_once(home)
+        t, _c, r = start_once(home)
         first.append(t)
         rss.append(r)
         for ours in (False, True, False):  # bare, ours (normal start), bare: each of ours between two bare
-            t, r = start_once(home, bare=not ours)
+            t, c, r = start_once(home, bare=not ours, bare_ipython=not args.bare_without_ipython)
             (again if ours else bare).append(t)
+            (cpu if ours else bare_cpu).append(c)
             (rss if ours else bare_rss).append(r)
     med = statistics.median
     figures = {
@@ -115,14 +137,20 @@ def main() -> int:
         "bare_start_min_s": round(min(bare), 2),
         "bare_start_s": round(med(bare), 2),
         "start_ratio": round(med(again) / med(bare), 2),
+        "start_cpu_s": round(med(cpu), 2),
+        "bare_start_cpu_s": round(med(bare_cpu), 2),
+        "start_cpu_ratio": round(med(cpu) / med(bare_cpu), 2),
         "idle_rss_mb": round(med(rss), 1),
         "bare_idle_rss_mb": round(med(bare_rss), 1),
         "rss_ratio": round(med(rss) / med(bare_rss), 2),
         "runs": args.runs,
+        "bare_without_ipython": args.bare_without_ipython,
     }
     print(f"first start (migrate + seed) to HTTP 200: {_stats(first)} s")
     print(f"normal start to HTTP 200:                {_stats(again)} s")
     print(f"bare gr.Blocks + Chatbot to HTTP 200:    {_stats(bare)} s   ratio {figures['start_ratio']}x")
+    print(f"CPU time to HTTP 200:                    {_stats(cpu)} s, bare {_stats(bare_cpu)} s   "
+          f"ratio {figures['start_cpu_ratio']}x")
     print(f"resident memory after 3 s idle:          median {figures['idle_rss_mb']} MiB, bare "
           f"{figures['bare_idle_rss_mb']} MiB   ratio {figures['rss_ratio']}x")
     print(json.dumps(figures))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, get_args, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
@@ -33,22 +34,34 @@ class ToolUnavailableError(ToolError):
 
 @dataclass(frozen=True)
 class ToolDef:
-    """One tool: its name, description, JSON-schema parameters and implementation."""
+    """One tool: its name, description, JSON-schema parameters and implementation.
+
+    The pydantic model of its arguments (and the JSON schema made from it) is built on first use,
+    not when the tool is registered: the app's start registers every tool and uses none
+    (README, "Benchmarks": start-up)."""
 
     name: str
     """The name playbooks and models call it by."""
     description: str
     """What the model is told the tool does (the function's docstring)."""
-    parameters: dict[str, Any]
-    """JSON schema of the arguments, derived from `args_model`."""
     fn: Callable[..., Any]
     """The implementation, `fn(ctx, **args)`."""
-    args_model: type[BaseModel]
-    """Pydantic model of the arguments (extra arguments forbidden)."""
+    arg_names: tuple[str, ...]
+    """The arguments' names (the signature after `ctx`), in order."""
     unavailable: str | None = None
     """Why the tool cannot run here (None when it can)."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Older argument names still accepted (old name → the name in the signature); not in the schema."""
+
+    @cached_property
+    def args_model(self) -> type[BaseModel]:
+        """Pydantic model of the arguments (extra arguments forbidden)."""
+        return _args_model(self.name, self.fn)
+
+    @cached_property
+    def parameters(self) -> dict[str, Any]:
+        """JSON schema of the arguments, derived from `args_model`."""
+        return json_schema(self.args_model)
 
     def spec(self) -> dict[str, Any]:
         """What a model is shown (name, description, parameters)."""
@@ -83,13 +96,12 @@ def tool(
         description = doc.split("\n\n")[0].replace("\n", " ").strip()
         if not description:
             raise TypeError(f"tool {name!r}: the function needs a docstring (it is the tool's description)")
-        model = _args_model(name, fn)
+        arg_names = tuple(list(inspect.signature(fn).parameters)[1:])  # after ctx
         renames = dict(aliases or {})
-        unknown = sorted(set(renames.values()) - set(model.model_fields))
+        unknown = sorted(set(renames.values()) - set(arg_names))
         if unknown:
             raise TypeError(f"tool {name!r}: aliases point at arguments it does not have: {', '.join(unknown)}")
-        fn.tool_def = ToolDef(  # type: ignore[attr-defined]
-            name, description, json_schema(model), fn, model, unavailable, renames)
+        fn.tool_def = ToolDef(name, description, fn, arg_names, unavailable, renames)  # type: ignore[attr-defined]
         return fn
 
     return wrap

@@ -83,7 +83,10 @@ def probe_one(kind: str, url: str, timeout: float = PROBE_TIMEOUT) -> FoundServe
 
     _field, label, path = KINDS[kind]
     try:
-        response = httpx.get(url.rstrip("/") + path, timeout=timeout)
+        # A plain-HTTP address needs no TLS context: building one (loading the CA bundle) per probe
+        # cost more than the start's whole look; an https:// address is verified as always.
+        secure = url.lower().startswith("https://")
+        response = httpx.get(url.rstrip("/") + path, timeout=timeout, verify=secure)
         response.raise_for_status()
         models = _models(kind, response.json())
     except (httpx.HTTPError, ValueError) as exc:

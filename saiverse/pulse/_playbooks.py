@@ -28,8 +28,7 @@ def available_tools() -> dict[str, set[str]]:
     for name, tool_def in TOOL_REGISTRY.items():
         if getattr(tool_def, "unavailable", None):
             continue
-        props = (tool_def.parameters or {}).get("properties")
-        out[name] = set(props) if isinstance(props, dict) else set()
+        out[name] = set(tool_def.arg_names)  # the schema's properties, without building it (tools/registry.py)
     return out
 
 

@@ -19,10 +19,7 @@ import threading
 import uuid
 from collections import deque
 from collections.abc import Callable
-from typing import Any
-
-import psycopg
-from psycopg import sql
+from typing import TYPE_CHECKING, Any
 
 from database.engine import is_postgres, libpq_url
 from saiverse.errors import UsageError
@@ -31,6 +28,9 @@ from saiverse.world import PersonaInfo
 from sea.events import Event, event
 from sea.playbook import Playbook
 from sea.ports import CancellationToken
+
+if TYPE_CHECKING:
+    import psycopg
 
 REMOTE_ENV = "SAIVERSE_PULSE_WORKERS_REMOTE"
 RUN_PULSE = "saiverse.run_pulse"
@@ -75,6 +75,7 @@ def remote_pulses(settings: Any, local: Any) -> Any:
 
 def ensure_schema(url: str) -> None:
     """procrastinate's tables and the large-event table, made once (an advisory lock orders openers)."""
+    import psycopg  # loaded by a city in PostgreSQL only: an SQLite home's start never pays for it
     from procrastinate.schema import SchemaManager
 
     with psycopg.connect(libpq_url(url), autocommit=True) as conn:
@@ -100,6 +101,8 @@ class EventPublisher:
 
     def __init__(self, url: str, pulse_id: str) -> None:
         self.pulse_id = pulse_id
+        import psycopg
+
         self._conn = psycopg.connect(libpq_url(url), autocommit=True)
 
     def publish(self, ev: Event | dict[str, Any]) -> None:
@@ -157,6 +160,9 @@ class QueuedPulses(PulseKinds):
         # Only a user's pulse is followed: schedules and autonomous turns (an app's ticker may start
         # a thousand) are not worth a connection each; their lines reach the building as written.
         if self.listen and kind == "user":
+            import psycopg
+            from psycopg import sql
+
             conn = psycopg.connect(libpq_url(self.url), autocommit=True)
             conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(record.pulse_id))))
         try:

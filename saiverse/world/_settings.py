@@ -4,8 +4,7 @@ this city, travel with its backup and survive a restart. The 自律 switch is on
 from __future__ import annotations
 
 from datetime import datetime
-
-from sqlalchemy.dialects import postgresql, sqlite
+from importlib import import_module
 
 from database.engine import Database
 from database.models import WorldSetting
@@ -29,8 +28,10 @@ class WorldSettings:
         """Insert or replace in one statement, so two writers at once never collide on the key."""
         now = datetime.now()
         with self.db.session() as s:
-            # Both dialects speak `INSERT … ON CONFLICT DO UPDATE`; each builds its own statement.
-            insert = postgresql.insert if s.get_bind().dialect.name == "postgresql" else sqlite.insert
+            # Both dialects speak `INSERT … ON CONFLICT DO UPDATE`; each builds its own statement. Only
+            # the one in use is imported (an SQLite home's start never loads the PostgreSQL dialect).
+            dialect = "postgresql" if s.get_bind().dialect.name == "postgresql" else "sqlite"
+            insert = import_module(f"sqlalchemy.dialects.{dialect}").insert
             stmt = insert(WorldSetting).values(key=key, value=value, updated_at=now)
             s.execute(stmt.on_conflict_do_update(index_elements=[WorldSetting.key],
                                                  set_={WorldSetting.value: value, WorldSetting.updated_at: now}))

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import time
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import regex as re  # the `regex` package: same syntax as `re`, and a match can be given a timeout
 from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import ToolArgumentError, tool
+
+if TYPE_CHECKING:
+    import regex as re
 
 MAX_PATTERN = 200
 MAX_MATCHES = 100
@@ -36,6 +38,10 @@ def document_search(
         raise ToolArgumentError("tool 'document_search': pattern is empty")
     if len(pattern) > MAX_PATTERN:
         raise ToolArgumentError(f"tool 'document_search': pattern is longer than {MAX_PATTERN} characters")
+    # The `regex` package (same syntax as `re`, and a match can be given a timeout) is loaded by the
+    # first search: a C extension the app's start does not need.
+    import regex as re
+
     try:
         regex = re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
     except re.error as exc:
