@@ -63,6 +63,9 @@ class _Worker:
     url: str
     manager: Any
     enqueuer: QueuedPulses
+    autonomous: bool = False
+    """Started with `--autonomous`: its tick also starts autonomous turns (while the city's 自律 switch is on).
+    The switch itself is the world's and is never changed by a worker."""
 
 
 _STATE: dict[str, _Worker] = {}
@@ -158,7 +161,8 @@ def _tick() -> None:
     try:
         state.manager.fire_due_schedules(pulses=state.enqueuer)
     finally:
-        state.manager.autonomous_tick(pulses=state.enqueuer)
+        if state.autonomous:
+            state.manager.autonomous_tick(pulses=state.enqueuer)
         import psycopg
 
         with psycopg.connect(libpq_url(state.url), autocommit=True) as conn:
@@ -178,11 +182,11 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     os.environ[REMOTE_ENV] = "0"  # this process runs the pulses it takes
     ensure_schema(settings.database_url)
     manager = open_city(settings)
-    manager.autonomous = bool(args.autonomous)
     name = f"{socket.gethostname()}-{os.getpid()}"
-    _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False))
+    _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False),
+                               autonomous=bool(args.autonomous))
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
-                "autonomous": manager.autonomous})
+                "autonomous": bool(args.autonomous)})
     try:
         build_app(settings.database_url).run_worker(
             name=name, concurrency=args.concurrency, update_heartbeat_interval=beat,
