@@ -9,8 +9,12 @@ job each one waits with. A worker takes the best ready persona's best job, so:
 - a user's pulse is taken before every waiting schedule or autonomous one;
 - autonomous pulses never occupy the last worker (`reserved`), so a user's pulse never waits
   behind a full pool of autonomous turns — only behind its own persona's running pulse;
-- while a user's pulse runs, no autonomous pulse starts (those running finish): on a machine with
-  few cores the user's reply then competes with no new turns for the CPU (benchmarks/city.py).
+- while a user's pulse runs, no autonomous pulse starts, and those running pause at their next safe
+  point (`yield_to_users`: between nodes and between streamed chunks, where a pulse holds no
+  transaction) until it ends. Pulses are Python on one interpreter: a running autonomous turn held
+  the GIL while the user's pulse waited for it after every database call (up to the switch interval,
+  5 ms, each time), which made a user's first token ~7× slower in a busy city (benchmarks/city.py,
+  benchmarks/RESULTS-city.md). A pause is bounded (`MAX_YIELD`), so no turn stalls for good.
 
 A worker survives whatever the job raises (logged) and goes on with the next one.
 """
@@ -21,6 +25,7 @@ import heapq
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +36,8 @@ USER_PRIORITY = 0
 """The priority of a user's pulse (PRIORITY["user"] in saiverse/pulse/_controller.py)."""
 AUTO_PRIORITY = 2
 """The priority of an autonomous pulse (PRIORITY["auto"] in saiverse/pulse/_controller.py)."""
+MAX_YIELD = 10.0
+"""Seconds an autonomous pulse waits at one safe point for users' pulses to end before going on."""
 
 
 @dataclass(order=True)
@@ -60,6 +67,9 @@ class PulsePool:
         self._running: dict[str, int] = {}
         """persona id → priority of the job it runs now."""
         self._closed = False
+        self._users_idle = threading.Event()
+        """Set while no user's job runs (read without the lock at every safe point of every pulse)."""
+        self._users_idle.set()
         self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
                          for i in range(workers)]
         for t in self._threads:
@@ -84,6 +94,15 @@ class PulsePool:
         """How many jobs of a persona wait (not counting the one it runs)."""
         with self._cond:
             return len(self._pending.get(persona_id, ()))
+
+    def yield_to_users(self, cancelled: Callable[[], bool], *, limit: float = MAX_YIELD) -> None:
+        """An autonomous pulse's safe point: wait while a user's job runs (until it ends, the pulse is
+        cancelled, or `limit` seconds passed); returns at once when none runs."""
+        if self._users_idle.is_set():
+            return
+        deadline = time.monotonic() + limit
+        while not self._users_idle.wait(0.05) and not cancelled() and time.monotonic() < deadline:
+            pass
 
     def running_count(self) -> int:
         with self._cond:
@@ -120,12 +139,16 @@ class PulsePool:
             if not heap:
                 del self._pending[persona_id]
             self._running[persona_id] = job.priority
+            if job.priority <= USER_PRIORITY:
+                self._users_idle.clear()
             return job
         return None
 
     def _done(self, persona_id: str) -> None:
         with self._cond:
             self._running.pop(persona_id, None)
+            if not self._user_running():
+                self._users_idle.set()
             heap = self._pending.get(persona_id)
             if heap:
                 heapq.heappush(self._ready, (heap[0].priority, heap[0].seq, persona_id))

@@ -7,6 +7,8 @@ subprocesses (`python main.py worker`, saiverse/pulse/_queue.py):
   pulse ends as failed — the user's message kept once, a `pulse_stopped` note, never run twice; killed
   just after the commit: nothing runs again, nothing doubled;
 - a schedule fires once with three workers ticking;
+- a worker started without `--autonomous` leaves the city's 自律 switch on and starts no autonomous
+  turn; one started with it does;
 - queued pulses are taken user, then schedule, then autonomous; remote pulses on SQLite are refused.
 """
 
@@ -59,8 +61,9 @@ class City:
         finally:
             manager.close()
 
-    def worker(self, *, kill: tuple[str, str] | None = None, concurrency: int = 2) -> subprocess.Popen[str]:
-        argv = ["worker", "--concurrency", str(concurrency)]
+    def worker(self, *, kill: tuple[str, str] | None = None, concurrency: int = 2,
+               autonomous: bool = False) -> subprocess.Popen[str]:
+        argv = ["worker", "--concurrency", str(concurrency), *(["--autonomous"] if autonomous else [])]
         cmd = [sys.executable, str(KILLAT), *kill, "--", *argv] if kill else [sys.executable, str(ROOT / "main.py"),
                                                                             *argv]
         log = open(Path.cwd() / f"worker-{len(self.workers)}.log", "w")  # noqa: SIM115 - kept while it runs
@@ -217,6 +220,27 @@ def test_a_schedule_fires_once_with_three_workers(city: City) -> None:
     ticks = city.sql("SELECT args->>'timestamp' FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'")
     assert len(ticks) == len({t for (t,) in ticks})  # one tick job per second, whichever worker deferred it
 
+
+
+def test_only_autonomous_workers_start_autonomous_turns(city: City) -> None:
+    manager = SAIVerseManager(load_settings(), seed=False)
+    try:
+        manager.admin.update_persona(city.persona_id, {"interaction_mode": "auto"})
+        manager.autonomous = True  # the user's switch, on
+        plain = city.worker()
+        succeeded_ticks = ("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
+                           " AND status = 'succeeded'")
+        _wait_for(lambda: city.sql(succeeded_ticks)[0][0] >= 3, "three ticks of the plain worker")
+        assert manager.autonomous  # a worker never switches the city's autonomous mode
+        assert city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'") == [(0,)]
+        plain.terminate()
+        plain.wait(30)
+        city.worker(autonomous=True)
+        _wait_for(lambda: city.sql("SELECT args->>'kind' FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                                   " AND status = 'succeeded'") == [("auto",)], "the persona's autonomous turn")
+        assert manager.autonomous
+    finally:
+        manager.close()
 
 
 def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City) -> None:
