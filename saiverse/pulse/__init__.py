@@ -12,6 +12,7 @@ Parts (private modules; import from here):
 - `_toolctx`: The domain's implementation of `tools.ToolContext`: the world as one tool call sees it.
 - `_toolctx_items`: Items as one tool call reaches them: those in the persona's building and in its hands.
 - `_toolctx_v03`: Upstream v0.3 tools' half of `saiverse.pulse._toolctx.ManagerToolContext` (a mixin): …
+- `_usergate`: Users first across worker processes: while a user's pulse runs on any pulse worker, …
 """
 
 from __future__ import annotations

@@ -239,6 +239,11 @@ class PulseController(PulseKinds):
         with self._guard:
             return bool(self._running or self._queued)
 
+    def hold_autonomous(self, key: str, on: bool) -> None:
+        """A user's pulse runs (or ended) in another process: autonomous pulses here give way to it too
+        (saiverse/pulse/_usergate.py)."""
+        self._pool.hold(key, on)
+
     def shutdown(self) -> None:
         """Cancel everything; waiting pulses end as cancelled on the workers, which then stop."""
         self._closed = True

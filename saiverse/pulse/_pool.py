@@ -67,6 +67,8 @@ class PulsePool:
         self._running: dict[str, int] = {}
         """persona id → priority of the job it runs now."""
         self._closed = False
+        self._holds: set[str] = set()
+        """Users' pulses running in other processes (saiverse/pulse/_usergate.py): held like one running here."""
         self._users_idle = threading.Event()
         """Set while no user's job runs (read without the lock at every safe point of every pulse)."""
         self._users_idle.set()
@@ -104,6 +106,21 @@ class PulsePool:
         while not self._users_idle.wait(0.05) and not cancelled() and time.monotonic() < deadline:
             pass
 
+    def hold(self, key: str, on: bool) -> None:
+        """A user's pulse `key` runs (on=True) or ended (False) in another process: autonomous pulses here
+        wait for it as for one of this pool's own."""
+        with self._cond:
+            (self._holds.add if on else self._holds.discard)(key)
+            if self._user_running():
+                self._users_idle.clear()
+            else:
+                self._users_idle.set()
+                self._cond.notify_all()
+
+    def users_busy(self) -> bool:
+        """Whether a user's pulse runs, here or (held) elsewhere."""
+        return not self._users_idle.is_set()
+
     def running_count(self) -> int:
         with self._cond:
             return len(self._running)
@@ -121,7 +138,7 @@ class PulsePool:
         return sum(1 for p in self._running.values() if p >= AUTO_PRIORITY)
 
     def _user_running(self) -> bool:
-        return any(p <= USER_PRIORITY for p in self._running.values())
+        return bool(self._holds) or any(p <= USER_PRIORITY for p in self._running.values())
 
     def _take(self) -> PoolJob | None:
         """The best runnable job, or None (caller holds the lock)."""

@@ -11,6 +11,9 @@ Periodic tasks, deduplicated across workers by procrastinate (one job per tick, 
 - `saiverse.recover_stalled`: jobs of a worker that stopped sending heartbeats (killed) go back to
   the queue.
 
+While a user's pulse runs on any worker, autonomous pulses on every worker give way to it at their safe
+points (saiverse/pulse/_usergate.py: NOTIFY on `saiverse_users`, as the pulse pool does in one process).
+
 A retried job never doubles a pulse (the journal: the user's message is stored first, everything else
 in one transaction at the end, saiverse/pulse.py). The pulse id is its idempotency key:
 - the pulse's writes are there → it ended before the kill: nothing runs again;
@@ -40,6 +43,7 @@ from saiverse.pulse._remote import (
     ensure_schema,
     libpq_url,
 )
+from saiverse.pulse._usergate import UserGate, announce
 from sea.events import event
 
 TICK_ENV = "SAIVERSE_WORKER_TICK"
@@ -146,12 +150,18 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
                                     **base))
             publisher.publish(event("pulse_end", status="error", **base))
             return
-        handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
-                                   pulse_id=pulse_id, user_stored=bool(stored))
-        for ev in handle.events():
-            publisher.publish(ev)
-            if context.should_abort():
-                handle.cancel()
+        if kind == "user":  # autonomous pulses on every worker give way to it (saiverse/pulse/_usergate.py)
+            announce(publisher.conn, pulse_id, started=True)
+        try:
+            handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
+                                       pulse_id=pulse_id, user_stored=bool(stored))
+            for ev in handle.events():
+                publisher.publish(ev)
+                if context.should_abort():
+                    handle.cancel()
+        finally:
+            if kind == "user":
+                announce(publisher.conn, pulse_id, started=False)
     finally:
         publisher.close()
 
@@ -185,6 +195,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     name = f"{socket.gethostname()}-{os.getpid()}"
     _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False),
                                autonomous=bool(args.autonomous))
+    gate = UserGate(settings.database_url, manager.pulses.hold_autonomous)
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
                 "autonomous": bool(args.autonomous)})
     try:
@@ -193,6 +204,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
             stalled_worker_timeout=3 * beat, fetch_job_polling_interval=min(5.0, beat * 2),
         )
     finally:
+        gate.close()
         _STATE["worker"].enqueuer.shutdown()
         manager.close()
         _STATE.pop("worker", None)

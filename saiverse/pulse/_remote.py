@@ -106,6 +106,11 @@ class EventPublisher:
         self.pulse_id = pulse_id
         self._conn = psycopg.connect(libpq_url(url), autocommit=True)
 
+    @property
+    def conn(self) -> psycopg.Connection:
+        """The publisher's autocommit connection (saiverse/pulse/_usergate.py announces on it too)."""
+        return self._conn
+
     def publish(self, ev: Event | dict[str, Any]) -> None:
         payload = json.dumps(ev, ensure_ascii=False, default=str)
         if len(payload.encode()) > NOTIFY_LIMIT:
