@@ -23,8 +23,10 @@ load average beside it, database growth per 1,000 pulses. The last line is one J
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -131,6 +133,8 @@ def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("SAIVERSE_DEFAULT_MODEL", "offline")
     url = os.environ.get("SAIVERSE_DATABASE_URL", "")
     home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-city-"))
+    if not args.home:
+        atexit.register(shutil.rmtree, home, True)  # a temp home goes with the run
     os.environ["SAIVERSE_PULSE_WORKERS_REMOTE"] = "1" if args.processes else "0"
     m = SAIVerseManager(load_settings(home))
     m.chronicle_worker.stop()  # the offline model summarises too; this measures pulses alone
@@ -212,6 +216,7 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
         extra = {"queue_wait_p50_ms": round(pct(q["waits"], 0.5) * 1000, 1),
                  "queue_wait_p95_ms": round(pct(q["waits"], 0.95) * 1000, 1),
                  "backlog_at_end": q["backlog_at_end"], "user_queue_wait_s": q["user_queue_wait_s"],
+                 "queue_tables_kb_per_1000_pulses": round(q["queue_tables_bytes"] / 1024 / max(done, 1) * 1000, 1),
                  "workers_alive_at_end": workers.alive()}
     else:
         with lock:

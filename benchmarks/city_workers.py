@@ -60,7 +60,8 @@ class Workers:
                 time.sleep(0.2)
             line = out.read_text().splitlines()[0] if out.read_text().strip() else ""
             if not line.startswith("{") or json.loads(line).get("type") != "worker_started":
-                raise RuntimeError(f"worker {i} did not start: {line!r}; see {logs / f'worker-{i}.log'}")
+                tail = (logs / f"worker-{i}.log").read_text()[-2000:]
+                raise RuntimeError(f"worker {i} did not start: {line!r}; its stderr ends:\n{tail}")
             self.procs.append(proc)
 
     def rss(self) -> list[float]:
@@ -141,6 +142,9 @@ def queue_figures(url: str, start: Any, end: Any) -> dict[str, Any]:
                       max(e.at) FILTER (WHERE e.type::text = ANY(%s))
                FROM procrastinate_jobs j JOIN procrastinate_events e ON e.job_id = j.id
                WHERE j.task_name = 'saiverse.run_pulse' GROUP BY j.id""", (list(ENDED),)).fetchall()
+        queue_bytes = conn.execute(
+            "SELECT pg_total_relation_size('procrastinate_jobs') + pg_total_relation_size('procrastinate_events')"
+        ).fetchone()[0]  # type: ignore[index]
         backlog = conn.execute("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
                                " AND status IN ('todo', 'doing')").fetchone()[0]  # type: ignore[index]
     lat, wait, statuses, user_wait = [], [], {}, {"idle": [], "loaded": []}
@@ -154,4 +158,4 @@ def queue_figures(url: str, start: Any, end: Any) -> dict[str, Any]:
         if started:
             wait.append((started - deferred).total_seconds())
     return {"ended": sum(statuses.values()), "statuses": statuses, "latencies": lat, "waits": wait,
-            "backlog_at_end": int(backlog), "user_queue_wait_s": user_wait}
+            "backlog_at_end": int(backlog), "queue_tables_bytes": int(queue_bytes), "user_queue_wait_s": user_wait}
