@@ -2,7 +2,9 @@
 
 The queue is `procrastinate` (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY). Each pulse is a `saiverse.run_pulse`
 job with the persona's `lock` (one pulse of a persona at a time across every worker) and a priority
-(user > schedule > auto, saiverse/pulse/_remote.py). A worker opens the city like the app does and runs
+(user > schedule > auto, saiverse/pulse/_remote.py). Users' pulses go to their own queue, and each
+worker runs one more slot (the user lane) that takes only those: a user's pulse never waits for a slot
+that autonomous turns hold. A worker opens the city like the app does and runs
 the job on its in-process pulse controller, publishing every event on the pulse's channel.
 
 Periodic tasks, deduplicated across workers by procrastinate (one job per tick, whoever defers it):
@@ -26,9 +28,12 @@ in one transaction at the end, saiverse/pulse.py). The pulse id is its idempoten
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,6 +43,7 @@ from saiverse.pulse._remote import (
     EVENTS_TABLE,
     REMOTE_ENV,
     RUN_PULSE,
+    USER_QUEUE,
     EventPublisher,
     QueuedPulses,
     ensure_schema,
@@ -179,6 +185,27 @@ def _tick() -> None:
             conn.execute(f"DELETE FROM {EVENTS_TABLE} WHERE created_at < now() - interval '1 day'")
 
 
+async def _serve(app: Any, name: str, concurrency: int, beat: float) -> None:
+    """The worker's `concurrency` slots for every queue, and a user lane: one more slot that takes only
+    users' pulses (USER_QUEUE), so a user's pulse starts at once however many autonomous turns hold
+    the other slots. SIGINT/SIGTERM stop the main worker (procrastinate's handlers); the lane follows."""
+    # Sync tasks run on the loop's default executor (min(32, cores + 4) threads unless set): one
+    # thread per slot, the lane's and the periodic tasks' included, or `--concurrency` would be capped.
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=concurrency + 3, thread_name_prefix="worker-task"))
+    common = {"update_heartbeat_interval": beat, "stalled_worker_timeout": 3 * beat,
+              "fetch_job_polling_interval": min(5.0, beat * 2)}
+    async with app.open_async():
+        lane = asyncio.create_task(app.run_worker_async(
+            name=f"{name}-user", queues=[USER_QUEUE], concurrency=1, install_signal_handlers=False, **common))
+        try:
+            await app.run_worker_async(name=name, concurrency=concurrency, **common)
+        finally:
+            lane.cancel()  # procrastinate stops it gracefully: its running pulse ends first
+            with contextlib.suppress(asyncio.CancelledError):
+                await lane
+
+
 def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) -> int:
     """`python main.py worker`: run pulses from the queue until stopped (SIGINT/SIGTERM end it cleanly).
 
@@ -199,10 +226,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
                 "autonomous": bool(args.autonomous)})
     try:
-        build_app(settings.database_url).run_worker(
-            name=name, concurrency=args.concurrency, update_heartbeat_interval=beat,
-            stalled_worker_timeout=3 * beat, fetch_job_polling_interval=min(5.0, beat * 2),
-        )
+        asyncio.run(_serve(build_app(settings.database_url), name, args.concurrency, beat))
     finally:
         gate.close()
         _STATE["worker"].enqueuer.shutdown()
