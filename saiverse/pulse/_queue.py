@@ -101,15 +101,20 @@ def tick_cron() -> str:
     return f"* * * * * */{int(_seconds(TICK_ENV, 15, 1, 59))}"
 
 
-def build_app(url: str) -> Any:
-    """The workers' procrastinate App with the pulse, tick and recovery tasks."""
+def build_app(url: str, *, lane: bool = False) -> Any:
+    """The workers' procrastinate App with the pulse, tick and recovery tasks; `lane`: the user lane's,
+    with the pulse task alone (each App's worker defers its periodic tasks, and one deferrer per worker
+    process keeps the ticks one per second — more raced into duplicates)."""
     from procrastinate import App, JobContext, PsycopgConnector
 
-    app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=8))
+    app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=2 if lane else 8))
 
     @app.task(name=RUN_PULSE, pass_context=True)
     def run_pulse(context: JobContext, **job: Any) -> None:
         _run_pulse(context, **job)
+
+    if lane:
+        return app
 
     @app.periodic(cron=tick_cron(), periodic_id="tick")
     @app.task(name="saiverse.city_tick", queueing_lock="saiverse.city_tick", priority=SYSTEM_PRIORITY)
@@ -185,7 +190,7 @@ def _tick() -> None:
             conn.execute(f"DELETE FROM {EVENTS_TABLE} WHERE created_at < now() - interval '1 day'")
 
 
-async def _serve(app: Any, name: str, concurrency: int, beat: float) -> None:
+async def _serve(url: str, name: str, concurrency: int, beat: float) -> None:
     """The worker's `concurrency` slots for every queue, and a user lane: one more slot that takes only
     users' pulses (USER_QUEUE), so a user's pulse starts at once however many autonomous turns hold
     the other slots. SIGINT/SIGTERM stop the main worker (procrastinate's handlers); the lane follows."""
@@ -195,8 +200,9 @@ async def _serve(app: Any, name: str, concurrency: int, beat: float) -> None:
         ThreadPoolExecutor(max_workers=concurrency + 3, thread_name_prefix="worker-task"))
     common = {"update_heartbeat_interval": beat, "stalled_worker_timeout": 3 * beat,
               "fetch_job_polling_interval": min(5.0, beat * 2)}
-    async with app.open_async():
-        lane = asyncio.create_task(app.run_worker_async(
+    app, users = build_app(url), build_app(url, lane=True)
+    async with app.open_async(), users.open_async():
+        lane = asyncio.create_task(users.run_worker_async(
             name=f"{name}-user", queues=[USER_QUEUE], concurrency=1, install_signal_handlers=False, **common))
         try:
             await app.run_worker_async(name=name, concurrency=concurrency, **common)
@@ -226,7 +232,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
                 "autonomous": bool(args.autonomous)})
     try:
-        asyncio.run(_serve(build_app(settings.database_url), name, args.concurrency, beat))
+        asyncio.run(_serve(settings.database_url, name, args.concurrency, beat))
     finally:
         gate.close()
         _STATE["worker"].enqueuer.shutdown()
