@@ -38,7 +38,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.city_workers import Sampler, Workers, db_now, queue_figures  # noqa: E402
+from benchmarks.city_workers import (  # noqa: E402
+    Sampler,
+    Workers,
+    cpu_seconds,
+    db_now,
+    postgres_cpu,
+    queue_figures,
+)
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.pulse import PulseHandle  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
@@ -114,6 +121,7 @@ def main() -> int:
         with running_cluster() as cluster:
             cluster.admin("CREATE DATABASE city")
             os.environ["SAIVERSE_DATABASE_URL"] = cluster.url("city")
+            args.pg_data = cluster.directory / "data"
             return run(args)
     return run(args)
 
@@ -192,6 +200,8 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
                     statuses[f"tick:{type(exc).__name__}"] = statuses.get(f"tick:{type(exc).__name__}", 0) + 1
 
     size0 = db_bytes(m)
+    pg_data = getattr(args, "pg_data", None)
+    cpu0 = (cpu_seconds(), workers.cpu() if workers else 0.0, postgres_cpu(pg_data))
     sampler = Sampler(workers).start()
     m.autonomous = True
     window_start = db_now(url) if workers else None
@@ -210,6 +220,7 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
     m.autonomous = False
     elapsed = time.perf_counter() - start
     sampler.stop()
+    cpu1 = (cpu_seconds(), workers.cpu() if workers else 0.0, postgres_cpu(pg_data))
     if workers is not None:
         q = queue_figures(url, window_start, db_now(url))
         latencies, done, stat = q["latencies"], q["ended"], q["statuses"]
@@ -240,6 +251,9 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
         **sampler.summary(),
         "db_growth_kb_per_1000_pulses": round((db_bytes(m) - size0) / 1024 / max(done, 1) * 1000, 1),
         "threads": threading.active_count(),
+        # CPU ms per ended pulse, this run's user sends and ticks included (postgres: a local cluster only)
+        "cpu_ms_per_pulse_app_workers_postgres": [round((b - a) * 1000 / max(done, 1), 1)
+                                                  for a, b in zip(cpu0, cpu1, strict=True)],
     }
     print(f"demand {figures['demand_per_s']}/s  sustained {figures['sustained_per_s']}/s  "
           f"({figures['ended']} pulses in {figures['duration_s']} s, statuses {figures['statuses']})")
@@ -248,7 +262,8 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
           f"{figures['user_first_token_loaded_ms']} ms (x{figures['user_ratio']})")
     print(f"load average (1 min) min/median/max {figures['load1_min_med_max']}; app RSS MiB "
           f"{figures['app_rss_mb_start_third_end']}; workers {figures.get('worker_rss_mb_start_third_end', '-')}; "
-          f"db growth {figures['db_growth_kb_per_1000_pulses']} KiB per 1,000 pulses")
+          f"db growth {figures['db_growth_kb_per_1000_pulses']} KiB per 1,000 pulses; CPU ms per pulse (app, "
+          f"workers, postgres) {figures['cpu_ms_per_pulse_app_workers_postgres']}")
     print(json.dumps(figures, ensure_ascii=False), flush=True)
     return 0
 

@@ -35,6 +35,35 @@ def rss_of(pid: int | str = "self") -> float:
         return 0.0
 
 
+def cpu_seconds(pid: int | str = "self", *, children: bool = False) -> float:
+    """User + system CPU time of a process (with `children`, also of its ended, waited-for children)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def postgres_cpu(data_dir: Path | None) -> float:
+    """CPU seconds of a local cluster: the postmaster, its ended backends, and those alive now."""
+    if data_dir is None or not (data_dir / "postmaster.pid").exists():
+        return 0.0
+    master = (data_dir / "postmaster.pid").read_text().split()[0]
+    total = cpu_seconds(master, children=True)
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as fh:
+                    ppid = fh.read().rsplit(")", 1)[1].split()[1]
+            except OSError:
+                continue
+            if ppid == master:
+                total += cpu_seconds(entry.name)
+    return total
+
+
 def libpq(url: str) -> str:
     return url.replace("postgresql+psycopg://", "postgresql://", 1)
 
@@ -63,6 +92,9 @@ class Workers:
                 tail = (logs / f"worker-{i}.log").read_text()[-2000:]
                 raise RuntimeError(f"worker {i} did not start: {line!r}; its stderr ends:\n{tail}")
             self.procs.append(proc)
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(p.pid) for p in self.procs)
 
     def rss(self) -> list[float]:
         return [round(rss_of(p.pid), 1) for p in self.procs]

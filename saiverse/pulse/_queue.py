@@ -11,7 +11,8 @@ Periodic tasks, deduplicated across workers by procrastinate (one job per tick, 
 - `saiverse.city_tick`: due schedules (each run claimed under a row lock, saiverse/schedules.py, so it
   fires once) and, on workers started with `--autonomous`, autonomous turns — deferred as jobs;
 - `saiverse.recover_stalled`: jobs of a worker that stopped sending heartbeats (killed) go back to
-  the queue.
+  the queue;
+- `saiverse.prune_jobs` (hourly): jobs that succeeded a day ago, or failed a week ago, are deleted.
 
 While a user's pulse runs on any worker, autonomous pulses on every worker give way to it at their safe
 points (saiverse/pulse/_usergate.py: NOTIFY on `saiverse_users`, as the pulse pool does in one process).
@@ -59,6 +60,11 @@ RECOVER_CRON = "* * * * * */5"
 HEARTBEAT_ENV = "SAIVERSE_WORKER_HEARTBEAT"
 """Seconds between a worker's heartbeats (default 10); a worker silent for 3 of them is dead."""
 SYSTEM_PRIORITY = 30
+PRUNE_CRON = "17 * * * *"
+"""Hourly: finished jobs leave the queue's tables (procrastinate keeps every job and its events)."""
+KEEP_SUCCEEDED_HOURS = 24
+KEEP_FAILED_HOURS = 24 * 7
+"""Failed, cancelled and aborted jobs are kept a week, for an operator to look at."""
 log = logging.getLogger(__name__)
 
 
@@ -129,7 +135,20 @@ def build_app(url: str, *, lane: bool = False) -> Any:
             log.warning("job %s (%s) lost its worker: back to the queue", job.id, job.task_name)
             await app.job_manager.retry_job(job)
 
+    @app.periodic(cron=PRUNE_CRON, periodic_id="prune")
+    @app.task(name="saiverse.prune_jobs", queueing_lock="saiverse.prune_jobs", priority=SYSTEM_PRIORITY)
+    async def prune_jobs(timestamp: int) -> None:
+        await prune(app)
+
     return app
+
+
+async def prune(app: Any) -> None:
+    """Delete jobs finished long ago (with their events): the queue's tables would otherwise grow by
+    every pulse, about as much as the pulses' own rows (benchmarks/RESULTS-city.md)."""
+    await app.job_manager.delete_old_jobs(nb_hours=KEEP_SUCCEEDED_HOURS)
+    await app.job_manager.delete_old_jobs(nb_hours=KEEP_FAILED_HOURS, include_failed=True, include_cancelled=True,
+                                          include_aborted=True)
 
 
 def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, building_id: str, playbook: str,

@@ -1,8 +1,9 @@
-"""Users first across worker processes (saiverse/pulse/_usergate.py), on a real PostgreSQL cluster (tests/pg.py).
+"""The pulse workers' queue beyond one pulse, on a real PostgreSQL cluster (tests/pg.py).
 
-A user's pulse announced on the `saiverse_users` channel by another worker holds this worker's
-autonomous pulses (a schedule still runs) until it is announced ended; a hold whose worker never
-says `end` (killed) expires.
+Users first across worker processes (saiverse/pulse/_usergate.py): a user's pulse announced on the
+`saiverse_users` channel by another worker holds this worker's autonomous pulses (a schedule still
+runs) until it is announced ended; a hold whose worker never says `end` (killed) expires. And the
+queue's tables do not grow for ever: finished jobs are pruned (saiverse/pulse/_queue.py).
 """
 
 from __future__ import annotations
@@ -73,3 +74,31 @@ def test_a_hold_whose_worker_died_expires(pg_url: str) -> None:
     finally:
         gate.close()
         pool.shutdown(wait=WAIT)
+
+
+def test_finished_jobs_leave_the_queue_after_a_day(pg_url: str) -> None:
+    """`saiverse.prune_jobs` (saiverse/pulse/_queue.py): a job that succeeded two days ago goes, one that
+    succeeded now stays, one that failed two days ago stays (kept a week)."""
+    import asyncio
+
+    from saiverse.pulse._queue import build_app, prune
+    from saiverse.pulse._remote import RUN_PULSE, ensure_schema
+
+    ensure_schema(pg_url)
+    app = build_app(pg_url)
+    with app.open():
+        ids = [app.configure_task(name=RUN_PULSE).defer(pulse_id=f"p{i}") for i in range(3)]
+    with psycopg.connect(libpq_url(pg_url), autocommit=True) as conn:
+        for job_id, status in zip(ids, ("succeeded", "succeeded", "failed"), strict=True):
+            conn.execute("UPDATE procrastinate_jobs SET status = 'doing' WHERE id = %s", (job_id,))
+            conn.execute("UPDATE procrastinate_jobs SET status = %s WHERE id = %s", (status, job_id))
+        conn.execute("UPDATE procrastinate_events SET at = now() - interval '2 days' WHERE job_id = ANY(%s)",
+                     ([ids[0], ids[2]],))
+
+        async def run() -> None:
+            async with app.open_async():
+                await prune(app)
+
+        asyncio.run(run())
+        left = conn.execute("SELECT id FROM procrastinate_jobs ORDER BY id").fetchall()
+    assert [r[0] for r in left] == [ids[1], ids[2]]
