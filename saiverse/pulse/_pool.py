@@ -11,10 +11,13 @@ job each one waits with. A worker takes the best ready persona's best job, so:
   behind a full pool of autonomous turns — only behind its own persona's running pulse;
 - while a user's pulse runs, no autonomous pulse starts, and those running pause at their next safe
   point (`yield_to_users`: between nodes and between streamed chunks, where a pulse holds no
-  transaction) until it ends. Pulses are Python on one interpreter: a running autonomous turn held
-  the GIL while the user's pulse waited for it after every database call (up to the switch interval,
-  5 ms, each time), which made a user's first token ~7× slower in a busy city (benchmarks/city.py,
-  benchmarks/RESULTS-city.md). A pause is bounded (`MAX_YIELD`), so no turn stalls for good.
+  transaction) until it ends, for at most `MAX_YIELD` per safe point;
+- while a user's pulse runs, the interpreter switches threads every `USER_SWITCH_INTERVAL` instead
+  of every 5 ms (`sys.setswitchinterval`, restored after): pulses are Python on one interpreter, and
+  the user's pulse gives up the GIL at every database call and event; each time, it waited for a
+  running autonomous turn to hand the GIL back, up to a switch interval. Measured interleaved on a
+  busy city (benchmarks/RESULTS-city.md): a user's first token at median 11.8 ms with 0.5 ms against
+  43.8 ms with 5 ms (idle: 5–7 ms).
 
 A worker survives whatever the job raises (logged) and goes on with the next one.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +40,21 @@ USER_PRIORITY = 0
 """The priority of a user's pulse (PRIORITY["user"] in saiverse/pulse/_controller.py)."""
 AUTO_PRIORITY = 2
 """The priority of an autonomous pulse (PRIORITY["auto"] in saiverse/pulse/_controller.py)."""
+USER_SWITCH_INTERVAL = 0.0005
+"""Seconds between the interpreter's thread switches while a user's pulse runs in this process."""
+_SWITCH = {"users": 0, "default": sys.getswitchinterval()}
+_SWITCH_LOCK = threading.Lock()
+
+
+def _user_pulses_here(delta: int) -> None:
+    """Count users' pulses running in this process (every pool); the switch interval follows the count."""
+    with _SWITCH_LOCK:
+        if _SWITCH["users"] == 0 and delta > 0:
+            _SWITCH["default"] = sys.getswitchinterval()
+        _SWITCH["users"] += delta
+        sys.setswitchinterval(USER_SWITCH_INTERVAL if _SWITCH["users"] > 0 else _SWITCH["default"])
+
+
 MAX_YIELD = 10.0
 """Seconds an autonomous pulse waits at one safe point for users' pulses to end before going on."""
 
@@ -158,12 +177,14 @@ class PulsePool:
             self._running[persona_id] = job.priority
             if job.priority <= USER_PRIORITY:
                 self._users_idle.clear()
+                _user_pulses_here(+1)
             return job
         return None
 
     def _done(self, persona_id: str) -> None:
         with self._cond:
-            self._running.pop(persona_id, None)
+            if self._running.pop(persona_id, AUTO_PRIORITY) <= USER_PRIORITY:
+                _user_pulses_here(-1)
             if not self._user_running():
                 self._users_idle.set()
             heap = self._pending.get(persona_id)

@@ -150,6 +150,36 @@ def test_a_running_autonomous_job_gives_way_to_a_user_job() -> None:
         pool.shutdown(wait=WAIT)
 
 
+def test_the_interpreter_switches_threads_often_while_a_user_job_runs() -> None:
+    """The GIL is handed back to a user's pulse sooner while it runs (saiverse/pulse/_pool.py)."""
+    import sys
+
+    from saiverse.pulse._pool import USER_SWITCH_INTERVAL
+
+    default = sys.getswitchinterval()
+    seen: dict[str, float] = {}
+    jobs = Jobs()
+
+    def run(payload: tuple[str, str]) -> None:
+        seen[payload[1]] = sys.getswitchinterval()
+        jobs.run(payload)
+
+    pool = PulsePool(run, workers=3, reserved=1)
+    try:
+        pool.put("a", 2, ("a", "auto"))
+        _wait_for(lambda: "auto" in jobs.order)
+        pool.put("u", 0, ("u", "hold"))
+        assert jobs.started["hold"].wait(WAIT)
+        assert sys.getswitchinterval() == USER_SWITCH_INTERVAL
+        jobs.release.set()
+        _wait_for(lambda: pool.running_count() == 0)
+        assert seen == {"auto": default, "hold": USER_SWITCH_INTERVAL}
+        assert sys.getswitchinterval() == default  # restored once no user's job runs
+    finally:
+        jobs.release.set()
+        pool.shutdown(wait=WAIT)
+
+
 def test_a_paused_autonomous_job_still_hears_its_cancel() -> None:
     started, release = threading.Event(), threading.Event()
     pool = PulsePool(lambda _p: (started.set(), release.wait(WAIT)), workers=2, reserved=1)
