@@ -76,7 +76,7 @@ def test_a_hold_whose_worker_died_expires(pg_url: str) -> None:
         pool.shutdown(wait=WAIT)
 
 
-def test_finished_jobs_leave_the_queue_after_a_day(pg_url: str) -> None:
+def test_finished_jobs_leave_the_queue(pg_url: str) -> None:
     """`saiverse.prune_jobs` (saiverse/pulse/_queue.py): a job that succeeded two days ago goes, one that
     succeeded now stays, one that failed two days ago stays (kept a week)."""
     import asyncio

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from saiverse.pulse._journal import persona_context as persona_context
     from saiverse.pulse._journal import system_prompt_for as system_prompt_for
     from saiverse.pulse._playbooks import PlaybookCatalog as PlaybookCatalog
+    from saiverse.pulse._pool import user_turn as user_turn
     from saiverse.pulse._production import ProductionService as ProductionService
     from saiverse.pulse._queue import worker_command as worker_command
     from saiverse.pulse._remote import remote_enabled as remote_enabled
@@ -48,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "remote_enabled": "_remote",
     "remote_pulses": "_remote",
     "worker_command": "_queue",
+    "user_turn": "_pool",
     "DEFAULT_CONTEXT_TOKENS": "_context",
     "Line": "_context",
     "MESSAGE_OVERHEAD": "_context",

@@ -30,7 +30,8 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +54,17 @@ def _user_pulses_here(delta: int) -> None:
             _SWITCH["default"] = sys.getswitchinterval()
         _SWITCH["users"] += delta
         sys.setswitchinterval(USER_SWITCH_INTERVAL if _SWITCH["users"] > 0 else _SWITCH["default"])
+
+
+@contextmanager
+def user_turn() -> Iterator[None]:
+    """A user's message being handled in this process, from before its pulse is queued (the message
+    stored, the building read) to its last event: the short switch interval for all of it."""
+    _user_pulses_here(+1)
+    try:
+        yield
+    finally:
+        _user_pulses_here(-1)
 
 
 MAX_YIELD = 10.0

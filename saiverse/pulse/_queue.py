@@ -12,7 +12,7 @@ Periodic tasks, deduplicated across workers by procrastinate (one job per tick, 
   fires once) and, on workers started with `--autonomous`, autonomous turns — deferred as jobs;
 - `saiverse.recover_stalled`: jobs of a worker that stopped sending heartbeats (killed) go back to
   the queue;
-- `saiverse.prune_jobs` (hourly): jobs that succeeded a day ago, or failed a week ago, are deleted.
+- `saiverse.prune_jobs` (hourly): jobs that succeeded over an hour ago, or failed over a week ago, are deleted.
 
 While a user's pulse runs on any worker, autonomous pulses on every worker give way to it at their safe
 points (saiverse/pulse/_usergate.py: NOTIFY on `saiverse_users`, as the pulse pool does in one process).
@@ -62,7 +62,7 @@ HEARTBEAT_ENV = "SAIVERSE_WORKER_HEARTBEAT"
 SYSTEM_PRIORITY = 30
 PRUNE_CRON = "17 * * * *"
 """Hourly: finished jobs leave the queue's tables (procrastinate keeps every job and its events)."""
-KEEP_SUCCEEDED_HOURS = 24
+KEEP_SUCCEEDED_HOURS = 1
 KEEP_FAILED_HOURS = 24 * 7
 """Failed, cancelled and aborted jobs are kept a week, for an operator to look at."""
 log = logging.getLogger(__name__)

@@ -263,3 +263,15 @@ def test_user_input_never_raises_on_a_busy_database(manager: Any, monkeypatch: p
     monkeypatch.undo()
     ends = [e for e in manager.handle_user_input("library", "もう一度") if e["type"] == "pulse_end"]
     assert ends and all(e["status"] == "ok" for e in ends)
+
+
+def test_a_users_whole_send_runs_with_the_short_switch_interval(manager: Any) -> None:
+    """From before the pulse is queued (the message stored) to its last event (saiverse/manager.py)."""
+    import sys
+
+    from saiverse.pulse._pool import USER_SWITCH_INTERVAL
+
+    default = sys.getswitchinterval()
+    seen = [sys.getswitchinterval() for _ev in manager.handle_user_input("library", "こんにちは", persona_id="mina")]
+    assert seen and set(seen) == {USER_SWITCH_INTERVAL}
+    assert sys.getswitchinterval() == default
