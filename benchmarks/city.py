@@ -1,23 +1,32 @@
-"""City benchmark: many personas on autonomous turns in one process, and a user chatting meanwhile.
+"""City benchmark: many personas on autonomous turns, and a user chatting meanwhile.
 
-    python benchmarks/city.py [--personas 1000] [--interval 60] [--duration 300] [--workers 8] [--postgres]
+    python benchmarks/city.py [--personas 1000] [--interval 60] [--minutes 10] [--workers 8]
+    python benchmarks/city.py --postgres                       # in-process, a throwaway PostgreSQL cluster
+    python benchmarks/city.py --processes 2 [--concurrency 4]  # 2 `main.py worker` processes, PostgreSQL
+    python benchmarks/city.py --processes 4 --database-url postgresql+psycopg://…/empty_db
 
-Offline model, SQLite in the home (or, with --postgres, a throwaway PostgreSQL cluster started like
-the tests' — tests/pg.py), the in-process pulse pool (saiverse/pulse/_pool.py). The city is
-made through the admin service (what `python main.py persona create` does); every persona is `auto`,
-its building's interval is `--interval` seconds, and the personas' first turns are spread evenly over
-one interval, so demand is personas / interval pulses per second from the start. The clock runs the
-ticker's round once a second. Prints sustained pulses/s against the demand, failed pulses, p50/p95
-pulse latency (queued → ended), the user's first-token latency idle and while the city runs (and their
-ratio), resident memory sampled over the run (flat or not), database growth per 1,000 pulses, and the
-threads alive. The last line is one JSON object with the figures.
+Offline model. Without `--processes`, pulses run in this process on the pulse pool
+(saiverse/pulse/_pool.py), the city in SQLite in the home (or PostgreSQL with --postgres /
+--database-url). With `--processes N`, N `python main.py worker` subprocesses run them from the queue
+in PostgreSQL and this process plays the app (benchmarks/city_workers.py). The database is a
+throwaway cluster started like the tests' (tests/pg.py: initdb + pg_ctl as an unprivileged user, also
+when run as root) unless `--database-url` names an empty one. The city is made through the admin
+service (what `python main.py persona create` does); every persona is `auto`, its building's interval
+is `--interval` seconds, and the first turns are spread evenly over one interval, so demand is
+personas / interval pulses per second from the start; Chronicle is off for them (this measures
+pulses). The clock runs the autonomous tick once a second. Prints sustained pulses/s against the
+demand, failed pulses, p50/p95 pulse latency (queued → ended), the user's first-token latency idle and
+while the city runs (and their ratio), resident memory of every process sampled over the run, the
+load average beside it, database growth per 1,000 pulses. The last line is one JSON object.
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -29,15 +38,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.city_workers import (  # noqa: E402
+    Sampler,
+    Workers,
+    cpu_seconds,
+    db_now,
+    postgres_cpu,
+    queue_figures,
+)
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.pulse import PulseHandle  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
-
-
-def rss_mb() -> float:
-    """Current resident set size (Linux /proc), in MiB."""
-    with open("/proc/self/statm") as fh:
-        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1_048_576
 
 
 def pct(values: list[float], q: float) -> float:
@@ -86,33 +97,78 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--personas", type=int, default=1000)
     ap.add_argument("--interval", type=int, default=60, help="seconds between a persona's turns (≥ 60)")
-    ap.add_argument("--duration", type=int, default=300, help="seconds the city runs")
-    ap.add_argument("--workers", type=int, default=8, help="pulse workers ($SAIVERSE_PULSE_WORKERS)")
+    ap.add_argument("--minutes", type=float, default=10.0, help="how long the city runs (default 10)")
+    ap.add_argument("--duration", type=int, help="the same in seconds (wins over --minutes)")
+    ap.add_argument("--workers", type=int, default=8, help="in-process pulse workers ($SAIVERSE_PULSE_WORKERS)")
+    ap.add_argument("--processes", type=int, default=0, help="`main.py worker` processes (0: pulses in-process)")
+    ap.add_argument("--concurrency", type=int, default=4, help="pulses each worker process runs at once")
     ap.add_argument("--user-sends", type=int, default=10, help="user messages idle and again under load")
     ap.add_argument("--home", help="data home (default: a temp dir)")
     ap.add_argument("--postgres", action="store_true", help="the city in a throwaway PostgreSQL cluster")
+    ap.add_argument("--database-url", help="an empty PostgreSQL database (postgresql+psycopg://…) instead")
     args = ap.parse_args()
-    if args.postgres:
+    args.duration = args.duration or int(args.minutes * 60)
+    if args.processes < 0 or args.concurrency < 1 or args.personas < 1 or args.duration < 10:
+        ap.error("--processes ≥ 0, --concurrency ≥ 1, --personas ≥ 1 and a run of ≥ 10 s")
+    if args.database_url:
+        if not args.database_url.startswith("postgresql+psycopg://"):
+            ap.error("--database-url must be postgresql+psycopg://…")
+        os.environ["SAIVERSE_DATABASE_URL"] = args.database_url
+        return run(args)
+    if args.postgres or args.processes:
         from tests.pg import running_cluster
 
         with running_cluster() as cluster:
             cluster.admin("CREATE DATABASE city")
             os.environ["SAIVERSE_DATABASE_URL"] = cluster.url("city")
+            args.pg_data = cluster.directory / "data"
             return run(args)
     return run(args)
+
+
+def quiet_chronicle(m: SAIVerseManager, ids: list[str]) -> None:
+    """Chronicle off for the city's personas: every worker process would otherwise summarise them too."""
+    from sqlalchemy import bindparam, text
+
+    with m.db.engine.begin() as conn:
+        conn.execute(text("UPDATE ai SET CHRONICLE_ENABLED = 0 WHERE AIID IN :ids").bindparams(
+            bindparam("ids", expanding=True)), {"ids": ids})
 
 
 def run(args: argparse.Namespace) -> int:
     """The benchmark itself, on whatever store the environment names."""
     os.environ["SAIVERSE_PULSE_WORKERS"] = str(args.workers)
     os.environ.setdefault("SAIVERSE_DEFAULT_MODEL", "offline")
+    url = os.environ.get("SAIVERSE_DATABASE_URL", "")
     home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-city-"))
+    if not args.home:
+        atexit.register(shutil.rmtree, home, True)  # a temp home goes with the run
+    os.environ["SAIVERSE_PULSE_WORKERS_REMOTE"] = "1" if args.processes else "0"
     m = SAIVerseManager(load_settings(home))
     m.chronicle_worker.stop()  # the offline model summarises too; this measures pulses alone
+    if m.world.personas() and any(p.persona_id.startswith("c000-") for p in m.world.personas()):
+        print("the database already holds a benchmark city: give an empty one", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     ids = make_city(m, args.personas, args.interval)
+    quiet_chronicle(m, ids)
     print(f"city: {len(ids)} personas in {time.perf_counter() - t0:.1f} s; home {home}", flush=True)
+    workers = None
+    if args.processes:
+        workers = Workers(args.processes, args.concurrency, home, url)
+        print(f"{args.processes} worker processes × {args.concurrency}: pids {[p.pid for p in workers.procs]}",
+              flush=True)
+    try:
+        return measure(args, m, workers, url)
+    finally:
+        if workers is not None:
+            workers.stop()
+        m.close()
 
+
+def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | None, url: str) -> int:
+    for i in range(2):  # warm-up: the first pulse of a process loads the playbooks and the model
+        first_token(m, f"はじめまして {i}")
     idle = [first_token(m, f"こんにちは {i}")[0] for i in range(args.user_sends)]
     lock = threading.Lock()
     latencies: list[float] = []
@@ -127,9 +183,9 @@ def run(args: argparse.Namespace) -> int:
 
     # Spread the first turns over one interval: persona i is "last seen" i/N of an interval ago.
     now = datetime.now()
+    ids = ids_of(m)
     for i, pid in enumerate(ids):
         m.auto_turns.claim([(pid, 0)], now - timedelta(seconds=args.interval * (i + 1) / len(ids)))
-    m.autonomous = True
     stop = threading.Event()
     submitted = [0]
 
@@ -138,54 +194,84 @@ def run(args: argparse.Namespace) -> int:
             try:
                 for h in m.autonomous_tick():
                     submitted[0] += 1
-                    h.drain_to(lambda events, h=h: ended(h, events))
+                    if workers is None:
+                        h.drain_to(lambda events, h=h: ended(h, events))
             except Exception as exc:  # noqa: BLE001 - counted, and the clock goes on like the ticker's
                 with lock:
                     statuses[f"tick:{type(exc).__name__}"] = statuses.get(f"tick:{type(exc).__name__}", 0) + 1
 
-    size0, rss = db_bytes(m), [(0.0, rss_mb())]
+    size0 = db_bytes(m)
+    pg_data = getattr(args, "pg_data", None)
+    cpu0 = (cpu_seconds(), workers.cpu() if workers else 0.0, postgres_cpu(pg_data))
+    sampler = Sampler(workers).start()
+    m.autonomous = True
+    window_start = db_now(url) if workers else None
     start = time.perf_counter()
     threading.Thread(target=clock, daemon=True).start()
     loaded: list[float] = []
     user_status: list[str] = []
     spacing = args.duration / (args.user_sends + 1)
     for i in range(args.user_sends):
-        time.sleep(spacing)
+        time.sleep(max(0.0, start + spacing * (i + 1) - time.perf_counter()))
         took, status = first_token(m, f"混んでいる? {i}")
         loaded.append(took)
         user_status.append(status)
-        rss.append((time.perf_counter() - start, rss_mb()))
     time.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
     stop.set()
+    m.autonomous = False
     elapsed = time.perf_counter() - start
+    sampler.stop()
+    cpu1 = (cpu_seconds(), workers.cpu() if workers else 0.0, postgres_cpu(pg_data))
+    if workers is not None:
+        q = queue_figures(url, window_start, db_now(url))
+        latencies, done, stat = q["latencies"], q["ended"], q["statuses"]
+        extra = {"queue_wait_p50_ms": round(pct(q["waits"], 0.5) * 1000, 1),
+                 "queue_wait_p95_ms": round(pct(q["waits"], 0.95) * 1000, 1),
+                 "backlog_at_end": q["backlog_at_end"], "user_queue_wait_s": q["user_queue_wait_s"],
+                 "queue_tables_kb_per_1000_pulses": round(q["queue_tables_bytes"] / 1024 / max(done, 1) * 1000, 1),
+                 "workers_alive_at_end": workers.alive()}
+    else:
+        with lock:
+            done = sum(v for k, v in statuses.items() if not k.startswith("tick:"))
+            stat = dict(statuses)
+        extra = {}
     with lock:
-        done = sum(v for k, v in statuses.items() if not k.startswith("tick:"))
-        figures = {
-            "personas": len(ids), "workers": args.workers, "interval_s": args.interval, "duration_s": round(elapsed, 1),
-            "demand_per_s": round(len(ids) / args.interval, 2), "submitted": submitted[0],
-            "ended": done, "sustained_per_s": round(done / elapsed, 2), "statuses": dict(statuses),
-            "pulse_p50_ms": round(pct(latencies, 0.5) * 1000, 1), "pulse_p95_ms": round(pct(latencies, 0.95) * 1000, 1),
-        }
-    figures.update({
+        stat.update({k: v for k, v in statuses.items() if k.startswith("tick:")})
+    figures: dict[str, Any] = {
+        "store": m.db.engine.dialect.name, "processes": args.processes,
+        "concurrency": args.concurrency if workers else args.workers,
+        "personas": args.personas, "interval_s": args.interval, "duration_s": round(elapsed, 1),
+        "demand_per_s": round(args.personas / args.interval, 2), "submitted": submitted[0],
+        "ended": done, "sustained_per_s": round(done / elapsed, 2), "statuses": stat,
+        "pulse_p50_ms": round(pct(latencies, 0.5) * 1000, 1), "pulse_p95_ms": round(pct(latencies, 0.95) * 1000, 1),
+        **extra,
         "user_first_token_idle_ms": round(statistics.median(idle) * 1000, 1),
         "user_first_token_loaded_ms": round(statistics.median(loaded) * 1000, 1),
         "user_ratio": round(statistics.median(loaded) / statistics.median(idle), 2),
-        "user_statuses": user_status,
-        "rss_mb": [round(r, 1) for _, r in rss],
+        "user_loaded_max_ms": round(max(loaded) * 1000, 1), "user_statuses": user_status,
+        **sampler.summary(),
         "db_growth_kb_per_1000_pulses": round((db_bytes(m) - size0) / 1024 / max(done, 1) * 1000, 1),
         "threads": threading.active_count(),
-    })
+        # CPU ms per ended pulse, this run's user sends and ticks included (postgres: a local cluster only)
+        "cpu_ms_per_pulse_app_workers_postgres": [round((b - a) * 1000 / max(done, 1), 1)
+                                                  for a, b in zip(cpu0, cpu1, strict=True)],
+    }
     print(f"demand {figures['demand_per_s']}/s  sustained {figures['sustained_per_s']}/s  "
           f"({figures['ended']} pulses in {figures['duration_s']} s, statuses {figures['statuses']})")
     print(f"pulse latency p50 {figures['pulse_p50_ms']} ms  p95 {figures['pulse_p95_ms']} ms")
     print(f"user first token: idle {figures['user_first_token_idle_ms']} ms, loaded "
           f"{figures['user_first_token_loaded_ms']} ms (x{figures['user_ratio']})")
-    print(f"RSS MiB over the run: {figures['rss_mb']}; threads {figures['threads']}; "
-          f"db growth {figures['db_growth_kb_per_1000_pulses']} KiB per 1,000 pulses")
-    figures["store"] = m.db.engine.dialect.name
-    print(json.dumps(figures, ensure_ascii=False))
-    m.close()
+    print(f"load average (1 min) min/median/max {figures['load1_min_med_max']}; app RSS MiB "
+          f"{figures['app_rss_mb_start_third_end']}; workers {figures.get('worker_rss_mb_start_third_end', '-')}; "
+          f"db growth {figures['db_growth_kb_per_1000_pulses']} KiB per 1,000 pulses; CPU ms per pulse (app, "
+          f"workers, postgres) {figures['cpu_ms_per_pulse_app_workers_postgres']}")
+    print(json.dumps(figures, ensure_ascii=False), flush=True)
     return 0
+
+
+def ids_of(m: SAIVerseManager) -> list[str]:
+    """The benchmark city's personas (made by make_city), in order."""
+    return sorted(p.persona_id for p in m.world.personas() if p.persona_id[:1] == "c" and "-" in p.persona_id)
 
 
 if __name__ == "__main__":

@@ -112,7 +112,8 @@ def register(sub: Any) -> None:
 
     p = command(sub, worker)
     p.add_argument("--concurrency", type=_concurrency, default=2, help="pulses this worker runs at once (default 2)")
-    p.add_argument("--autonomous", action="store_true", help="switch the city's 自律 on as this worker starts")
+    p.add_argument("--autonomous", action="store_true",
+                   help="switch the city's 自律 on as this worker starts, and start autonomous turns from its tick")
 
     p = command(sub, move)
     p.add_argument("--to", required=True, metavar="URL|sqlite",

@@ -61,6 +61,7 @@ from saiverse.pulse import (
     PulseServices,
     QueueFullError,
     ToolServices,
+    user_turn,
 )
 from saiverse.seed import seed_world
 from saiverse.settings import Settings, SettingsStore
@@ -309,8 +310,9 @@ class SAIVerseManager(WorldFacade):
 
         Never raises for a busy database: the caller gets an `error` event (kind `busy`) instead."""
         try:
-            yield from self._user_input(building_id, text, attachments, persona_id=persona_id,
-                                        meta_playbook=meta_playbook, args=args)
+            with user_turn():  # the interpreter hands the GIL back sooner meanwhile (saiverse/pulse/_pool.py)
+                yield from self._user_input(building_id, text, attachments, persona_id=persona_id,
+                                            meta_playbook=meta_playbook, args=args)
         except SQLAlchemyError as exc:
             # One line, never the SQL and its parameters (they hold the user's text): the event says it.
             locked = busy_database_message(exc)

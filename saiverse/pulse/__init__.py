@@ -12,6 +12,7 @@ Parts (private modules; import from here):
 - `_toolctx`: The domain's implementation of `tools.ToolContext`: the world as one tool call sees it.
 - `_toolctx_items`: Items as one tool call reaches them: those in the persona's building and in its hands.
 - `_toolctx_v03`: Upstream v0.3 tools' half of `saiverse.pulse._toolctx.ManagerToolContext` (a mixin): …
+- `_usergate`: Users first across worker processes: while a user's pulse runs on any pulse worker, …
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from saiverse.pulse._journal import persona_context as persona_context
     from saiverse.pulse._journal import system_prompt_for as system_prompt_for
     from saiverse.pulse._playbooks import PlaybookCatalog as PlaybookCatalog
+    from saiverse.pulse._pool import user_turn as user_turn
     from saiverse.pulse._production import ProductionService as ProductionService
     from saiverse.pulse._queue import worker_command as worker_command
     from saiverse.pulse._remote import remote_enabled as remote_enabled
@@ -47,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "remote_enabled": "_remote",
     "remote_pulses": "_remote",
     "worker_command": "_queue",
+    "user_turn": "_pool",
     "DEFAULT_CONTEXT_TOKENS": "_context",
     "Line": "_context",
     "MESSAGE_OVERHEAD": "_context",

@@ -44,6 +44,21 @@ def default_workers() -> int:
     return 8
 
 
+class YieldingToken(CancellationToken):
+    """An autonomous pulse's token: the runtime reads it between nodes and between streamed chunks
+    (points where the pulse holds no transaction), and each read first gives way to a user's pulse
+    running in this process (`PulsePool.yield_to_users`, saiverse/pulse/_pool.py)."""
+
+    def __init__(self, pool: PulsePool) -> None:
+        super().__init__()
+        self._pool = pool
+
+    @property
+    def cancelled(self) -> bool:
+        self._pool.yield_to_users(self._event.is_set)
+        return self._event.is_set()
+
+
 class QueueFullError(UserError, RuntimeError):
     """A persona already has too many pulses waiting."""
 
@@ -202,7 +217,7 @@ class PulseController(PulseKinds):
         if self._closed:
             raise RuntimeError("the pulse controller is shut down")
         record = PulseRecord(pulse_id or uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
-        handle = PulseHandle(record, CancellationToken())
+        handle = PulseHandle(record, YieldingToken(self._pool) if kind == "auto" else CancellationToken())
         with self._guard:
             waiting = self._pool.waiting(persona.persona_id)
             if waiting >= self.max_queue:
@@ -252,6 +267,11 @@ class PulseController(PulseKinds):
     def busy(self) -> bool:
         with self._guard:
             return bool(self._running or self._queued)
+
+    def hold_autonomous(self, key: str, on: bool) -> None:
+        """A user's pulse runs (or ended) in another process: autonomous pulses here give way to it too
+        (saiverse/pulse/_usergate.py)."""
+        self._pool.hold(key, on)
 
     def shutdown(self) -> None:
         """Cancel everything; waiting pulses end as cancelled on the workers, which then stop."""

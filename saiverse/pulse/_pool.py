@@ -9,8 +9,15 @@ job each one waits with. A worker takes the best ready persona's best job, so:
 - a user's pulse is taken before every waiting schedule or autonomous one;
 - autonomous pulses never occupy the last worker (`reserved`), so a user's pulse never waits
   behind a full pool of autonomous turns — only behind its own persona's running pulse;
-- while a user's pulse runs, no autonomous pulse starts (those running finish): on a machine with
-  few cores the user's reply then competes with no new turns for the CPU (benchmarks/city.py).
+- while a user's pulse runs, no autonomous pulse starts, and those running pause at their next safe
+  point (`yield_to_users`: between nodes and between streamed chunks, where a pulse holds no
+  transaction) until it ends, for at most `MAX_YIELD` per safe point;
+- while a user's pulse runs, the interpreter switches threads every `USER_SWITCH_INTERVAL` instead
+  of every 5 ms (`sys.setswitchinterval`, restored after): pulses are Python on one interpreter, and
+  the user's pulse gives up the GIL at every database call and event; each time, it waited for a
+  running autonomous turn to hand the GIL back, up to a switch interval. Measured interleaved on a
+  busy city (benchmarks/RESULTS-city.md): a user's first token at median 11.8 ms with 0.5 ms against
+  43.8 ms with 5 ms (idle: 5–7 ms).
 
 A worker survives whatever the job raises (logged) and goes on with the next one.
 """
@@ -20,8 +27,11 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +41,34 @@ USER_PRIORITY = 0
 """The priority of a user's pulse (PRIORITY["user"] in saiverse/pulse/_controller.py)."""
 AUTO_PRIORITY = 2
 """The priority of an autonomous pulse (PRIORITY["auto"] in saiverse/pulse/_controller.py)."""
+USER_SWITCH_INTERVAL = 0.0005
+"""Seconds between the interpreter's thread switches while a user's pulse runs in this process."""
+_SWITCH = {"users": 0, "default": sys.getswitchinterval()}
+_SWITCH_LOCK = threading.Lock()
+
+
+def _user_pulses_here(delta: int) -> None:
+    """Count users' pulses running in this process (every pool); the switch interval follows the count."""
+    with _SWITCH_LOCK:
+        if _SWITCH["users"] == 0 and delta > 0:
+            _SWITCH["default"] = sys.getswitchinterval()
+        _SWITCH["users"] += delta
+        sys.setswitchinterval(USER_SWITCH_INTERVAL if _SWITCH["users"] > 0 else _SWITCH["default"])
+
+
+@contextmanager
+def user_turn() -> Iterator[None]:
+    """A user's message being handled in this process, from before its pulse is queued (the message
+    stored, the building read) to its last event: the short switch interval for all of it."""
+    _user_pulses_here(+1)
+    try:
+        yield
+    finally:
+        _user_pulses_here(-1)
+
+
+MAX_YIELD = 10.0
+"""Seconds an autonomous pulse waits at one safe point for users' pulses to end before going on."""
 
 
 @dataclass(order=True)
@@ -60,6 +98,11 @@ class PulsePool:
         self._running: dict[str, int] = {}
         """persona id → priority of the job it runs now."""
         self._closed = False
+        self._holds: set[str] = set()
+        """Users' pulses running in other processes (saiverse/pulse/_usergate.py): held like one running here."""
+        self._users_idle = threading.Event()
+        """Set while no user's job runs (read without the lock at every safe point of every pulse)."""
+        self._users_idle.set()
         self._threads = [threading.Thread(target=self._work, name=f"{name}-{i}", daemon=True)
                          for i in range(workers)]
         for t in self._threads:
@@ -85,6 +128,30 @@ class PulsePool:
         with self._cond:
             return len(self._pending.get(persona_id, ()))
 
+    def yield_to_users(self, cancelled: Callable[[], bool], *, limit: float = MAX_YIELD) -> None:
+        """An autonomous pulse's safe point: wait while a user's job runs (until it ends, the pulse is
+        cancelled, or `limit` seconds passed); returns at once when none runs."""
+        if self._users_idle.is_set():
+            return
+        deadline = time.monotonic() + limit
+        while not self._users_idle.wait(0.05) and not cancelled() and time.monotonic() < deadline:
+            pass
+
+    def hold(self, key: str, on: bool) -> None:
+        """A user's pulse `key` runs (on=True) or ended (False) in another process: autonomous pulses here
+        wait for it as for one of this pool's own."""
+        with self._cond:
+            (self._holds.add if on else self._holds.discard)(key)
+            if self._user_running():
+                self._users_idle.clear()
+            else:
+                self._users_idle.set()
+                self._cond.notify_all()
+
+    def users_busy(self) -> bool:
+        """Whether a user's pulse runs, here or (held) elsewhere."""
+        return not self._users_idle.is_set()
+
     def running_count(self) -> int:
         with self._cond:
             return len(self._running)
@@ -102,7 +169,7 @@ class PulsePool:
         return sum(1 for p in self._running.values() if p >= AUTO_PRIORITY)
 
     def _user_running(self) -> bool:
-        return any(p <= USER_PRIORITY for p in self._running.values())
+        return bool(self._holds) or any(p <= USER_PRIORITY for p in self._running.values())
 
     def _take(self) -> PoolJob | None:
         """The best runnable job, or None (caller holds the lock)."""
@@ -120,12 +187,18 @@ class PulsePool:
             if not heap:
                 del self._pending[persona_id]
             self._running[persona_id] = job.priority
+            if job.priority <= USER_PRIORITY:
+                self._users_idle.clear()
+                _user_pulses_here(+1)
             return job
         return None
 
     def _done(self, persona_id: str) -> None:
         with self._cond:
-            self._running.pop(persona_id, None)
+            if self._running.pop(persona_id, AUTO_PRIORITY) <= USER_PRIORITY:
+                _user_pulses_here(-1)
+            if not self._user_running():
+                self._users_idle.set()
             heap = self._pending.get(persona_id)
             if heap:
                 heapq.heappush(self._ready, (heap[0].priority, heap[0].seq, persona_id))

@@ -2,16 +2,22 @@
 
 The queue is `procrastinate` (FOR UPDATE SKIP LOCKED, LISTEN/NOTIFY). Each pulse is a `saiverse.run_pulse`
 job with the persona's `lock` (one pulse of a persona at a time across every worker) and a priority
-(user > schedule > auto, saiverse/pulse/_remote.py). A worker opens the city like the app does and runs
+(user > schedule > auto, saiverse/pulse/_remote.py). Users' pulses go to their own queue, and each
+worker runs one more slot (the user lane) that takes only those: a user's pulse never waits for a slot
+that autonomous turns hold. A worker opens the city like the app does and runs
 the job on its in-process pulse controller, publishing every event on the pulse's channel.
 
 Periodic tasks, deduplicated across workers by procrastinate (one job per tick, whoever defers it):
 - `saiverse.city_tick`: due schedules (each run claimed under a row lock, saiverse/schedules.py, so it
-  fires once) and, while the city's 自律 switch is on (`--autonomous` switches it on as a worker
-  starts), autonomous turns — deferred as jobs; a turn is claimed in the database
+  fires once) and, on workers started with `--autonomous` (which switches the city's 自律 on), while
+  the switch is on, autonomous turns — deferred as jobs; a turn is claimed in the database
   (saiverse/world/_auto_turns.py), so it starts once per interval also beside an app's own ticker;
 - `saiverse.recover_stalled`: jobs of a worker that stopped sending heartbeats (killed) go back to
-  the queue.
+  the queue;
+- `saiverse.prune_jobs` (hourly): jobs that succeeded over an hour ago, or failed over a week ago, are deleted.
+
+While a user's pulse runs on any worker, autonomous pulses on every worker give way to it at their safe
+points (saiverse/pulse/_usergate.py: NOTIFY on `saiverse_users`, as the pulse pool does in one process).
 
 A retried job never doubles a pulse (the journal: the user's message is stored first, everything else
 in one transaction at the end, saiverse/pulse.py). The pulse id is its idempotency key:
@@ -26,9 +32,12 @@ in one transaction at the end, saiverse/pulse.py). The pulse id is its idempoten
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,11 +47,13 @@ from saiverse.pulse._remote import (
     EVENTS_TABLE,
     REMOTE_ENV,
     RUN_PULSE,
+    USER_QUEUE,
     EventPublisher,
     QueuedPulses,
     ensure_schema,
     libpq_url,
 )
+from saiverse.pulse._usergate import UserGate, announce
 from sea.events import event
 
 TICK_ENV = "SAIVERSE_WORKER_TICK"
@@ -52,6 +63,11 @@ RECOVER_CRON = "* * * * * */5"
 HEARTBEAT_ENV = "SAIVERSE_WORKER_HEARTBEAT"
 """Seconds between a worker's heartbeats (default 10); a worker silent for 3 of them is dead."""
 SYSTEM_PRIORITY = 30
+PRUNE_CRON = "17 * * * *"
+"""Hourly: finished jobs leave the queue's tables (procrastinate keeps every job and its events)."""
+KEEP_SUCCEEDED_HOURS = 1
+KEEP_FAILED_HOURS = 24 * 7
+"""Failed, cancelled and aborted jobs are kept a week, for an operator to look at."""
 log = logging.getLogger(__name__)
 
 
@@ -70,6 +86,9 @@ class _Worker:
     url: str
     manager: Any
     enqueuer: QueuedPulses
+    autonomous: bool = False
+    """Started with `--autonomous`: it switched the city's 自律 on as it started, and its tick also starts
+    autonomous turns while the switch is on. A worker without it never changes the switch."""
 
 
 _STATE: dict[str, _Worker] = {}
@@ -95,15 +114,20 @@ def tick_cron() -> str:
     return f"* * * * * */{int(_seconds(TICK_ENV, 15, 1, 59))}"
 
 
-def build_app(url: str) -> Any:
-    """The workers' procrastinate App with the pulse, tick and recovery tasks."""
+def build_app(url: str, *, lane: bool = False) -> Any:
+    """The workers' procrastinate App with the pulse, tick and recovery tasks; `lane`: the user lane's,
+    with the pulse task alone (each App's worker defers its periodic tasks, and one deferrer per worker
+    process keeps the ticks one per second — more raced into duplicates)."""
     from procrastinate import App, JobContext, PsycopgConnector
 
-    app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=8))
+    app = App(connector=PsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=2 if lane else 8))
 
     @app.task(name=RUN_PULSE, pass_context=True)
     def run_pulse(context: JobContext, **job: Any) -> None:
         _run_pulse(context, **job)
+
+    if lane:
+        return app
 
     @app.periodic(cron=tick_cron(), periodic_id="tick")
     @app.task(name="saiverse.city_tick", queueing_lock="saiverse.city_tick", priority=SYSTEM_PRIORITY)
@@ -118,7 +142,20 @@ def build_app(url: str) -> Any:
             log.warning("job %s (%s) lost its worker: back to the queue", job.id, job.task_name)
             await app.job_manager.retry_job(job)
 
+    @app.periodic(cron=PRUNE_CRON, periodic_id="prune")
+    @app.task(name="saiverse.prune_jobs", queueing_lock="saiverse.prune_jobs", priority=SYSTEM_PRIORITY)
+    async def prune_jobs(timestamp: int) -> None:
+        await prune(app)
+
     return app
+
+
+async def prune(app: Any) -> None:
+    """Delete jobs finished long ago (with their events): the queue's tables would otherwise grow by
+    every pulse, about as much as the pulses' own rows (benchmarks/RESULTS-city.md)."""
+    await app.job_manager.delete_old_jobs(nb_hours=KEEP_SUCCEEDED_HOURS)
+    await app.job_manager.delete_old_jobs(nb_hours=KEEP_FAILED_HOURS, include_failed=True, include_cancelled=True,
+                                          include_aborted=True)
 
 
 def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, building_id: str, playbook: str,
@@ -152,14 +189,20 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
                                     **base))
             publisher.publish(event("pulse_end", status="error", **base))
             raise PulseFailed(f"pulse {pulse_id}: playbook {playbook!r} does not exist")
-        handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
-                                   pulse_id=pulse_id, user_stored=bool(stored))
-        end: dict[str, Any] = {}
-        for ev in handle.events():
-            publisher.publish(ev)
-            end = ev if ev.get("type") == "pulse_end" else end
-            if context.should_abort():
-                handle.cancel()
+        if kind == "user":  # autonomous pulses on every worker give way to it (saiverse/pulse/_usergate.py)
+            announce(publisher.conn, pulse_id, started=True)
+        try:
+            handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
+                                       pulse_id=pulse_id, user_stored=bool(stored))
+            end: dict[str, Any] = {}
+            for ev in handle.events():
+                publisher.publish(ev)
+                end = ev if ev.get("type") == "pulse_end" else end
+                if context.should_abort():
+                    handle.cancel()
+        finally:
+            if kind == "user":
+                announce(publisher.conn, pulse_id, started=False)
         if end.get("status") == "error":  # the job ends as its pulse did: an operator sees it failed
             raise PulseFailed(f"pulse {pulse_id} ended with an error")
     finally:
@@ -171,11 +214,34 @@ def _tick() -> None:
     try:
         state.manager.fire_due_schedules(pulses=state.enqueuer)
     finally:
-        state.manager.autonomous_tick(pulses=state.enqueuer)
+        if state.autonomous:
+            state.manager.autonomous_tick(pulses=state.enqueuer)
         import psycopg
 
         with psycopg.connect(libpq_url(state.url), autocommit=True) as conn:
             conn.execute(f"DELETE FROM {EVENTS_TABLE} WHERE created_at < now() - interval '1 day'")
+
+
+async def _serve(url: str, name: str, concurrency: int, beat: float) -> None:
+    """The worker's `concurrency` slots for every queue, and a user lane: one more slot that takes only
+    users' pulses (USER_QUEUE), so a user's pulse starts at once however many autonomous turns hold
+    the other slots. SIGINT/SIGTERM stop the main worker (procrastinate's handlers); the lane follows."""
+    # Sync tasks run on the loop's default executor (min(32, cores + 4) threads unless set): one
+    # thread per slot, the lane's and the periodic tasks' included, or `--concurrency` would be capped.
+    asyncio.get_running_loop().set_default_executor(
+        ThreadPoolExecutor(max_workers=concurrency + 3, thread_name_prefix="worker-task"))
+    common = {"update_heartbeat_interval": beat, "stalled_worker_timeout": 3 * beat,
+              "fetch_job_polling_interval": min(5.0, beat * 2)}
+    app, users = build_app(url), build_app(url, lane=True)
+    async with app.open_async(), users.open_async():
+        lane = asyncio.create_task(users.run_worker_async(
+            name=f"{name}-user", queues=[USER_QUEUE], concurrency=1, install_signal_handlers=False, **common))
+        try:
+            await app.run_worker_async(name=name, concurrency=concurrency, **common)
+        finally:
+            lane.cancel()  # procrastinate stops it gracefully: its running pulse ends first
+            with contextlib.suppress(asyncio.CancelledError):
+                await lane
 
 
 def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) -> int:
@@ -194,15 +260,15 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     if args.autonomous:  # the city's 自律 switch, kept in the world: a worker started without it leaves it be
         manager.autonomous = True
     name = f"{socket.gethostname()}-{os.getpid()}"
-    _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False))
+    _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False),
+                               autonomous=bool(args.autonomous))
+    gate = UserGate(settings.database_url, manager.pulses.hold_autonomous)
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
-                "autonomous": manager.autonomous})
+                "autonomous": bool(args.autonomous)})
     try:
-        build_app(settings.database_url).run_worker(
-            name=name, concurrency=args.concurrency, update_heartbeat_interval=beat,
-            stalled_worker_timeout=3 * beat, fetch_job_polling_interval=min(5.0, beat * 2),
-        )
+        asyncio.run(_serve(settings.database_url, name, args.concurrency, beat))
     finally:
+        gate.close()
         _STATE["worker"].enqueuer.shutdown()
         manager.close()
         _STATE.pop("worker", None)

@@ -36,6 +36,9 @@ REMOTE_ENV = "SAIVERSE_PULSE_WORKERS_REMOTE"
 RUN_PULSE = "saiverse.run_pulse"
 QUEUE_PRIORITY: dict[str, int] = {"user": 20, "schedule": 10, "auto": 0}
 """procrastinate runs a higher number first: a user's pulse, then a schedule, then an autonomous turn."""
+USER_QUEUE = "saiverse.user"
+"""The queue of users' pulses: every worker also runs a lane that takes only these (saiverse/pulse/_queue.py),
+so a user's pulse never waits for a worker's slots to free from autonomous turns."""
 EVENTS_TABLE = "saiverse_pulse_events"
 NOTIFY_LIMIT = 7000
 """Bytes of a NOTIFY payload (PostgreSQL's limit is 8000); a larger event goes through EVENTS_TABLE."""
@@ -105,6 +108,11 @@ class EventPublisher:
 
         self._conn = psycopg.connect(libpq_url(url), autocommit=True)
 
+    @property
+    def conn(self) -> psycopg.Connection:
+        """The publisher's autocommit connection (saiverse/pulse/_usergate.py announces on it too)."""
+        return self._conn
+
     def publish(self, ev: Event | dict[str, Any]) -> None:
         payload = json.dumps(ev, ensure_ascii=False, default=str)
         if len(payload.encode()) > NOTIFY_LIMIT:
@@ -169,6 +177,7 @@ class QueuedPulses(PulseKinds):
             job_id = self.app.configure_task(
                 name=RUN_PULSE, lock=persona_lock(persona.persona_id), priority=QUEUE_PRIORITY[kind],
                 **({"connection": connection} if connection is not None else {}),
+                **({"queue": USER_QUEUE} if kind == "user" else {}),
             ).defer(pulse_id=record.pulse_id, kind=kind, persona_id=persona.persona_id, building_id=building_id,
                     playbook=playbook.name, user_input=user_input, args=dict(args or {}))
         except BaseException:

@@ -5,6 +5,10 @@ function `NAME` of `MODULE` (a `Class.method` too) by one that kills this proces
 before (or just after) its N-th call (default the first), then runs `main.main(ARGV)`. So a kill
 lands at exactly one point of a write path — between a commit and a rename, say — every time, which
 a kill at a random moment (tests/reliability/test_kill_campaign.py) reaches only by luck.
+
+`hold` instead of `before` makes the N-th call wait, not die, until the file named by
+$SAIVERSE_TEST_RELEASE exists (it makes `<that file>.held` when the call is held): a pulse held at a
+known point while the test looks at the others.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import importlib
 import os
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +41,13 @@ def _arm(when: str, spec: str) -> None:
         calls["n"] += 1
         if calls["n"] == limit and when == "before":
             os.kill(os.getpid(), signal.SIGKILL)
+        if calls["n"] == limit and when == "hold":
+            release = Path(os.environ["SAIVERSE_TEST_RELEASE"])
+            Path(f"{release}.held").touch()  # the test knows the call is held now
+            for _ in range(6000):  # ten minutes at most: a forgotten release must not hang the suite
+                if release.exists():
+                    break
+                time.sleep(0.1)
         result = real(*args, **kwargs)
         if calls["n"] == limit and when == "after":
             os.kill(os.getpid(), signal.SIGKILL)
@@ -46,7 +58,7 @@ def _arm(when: str, spec: str) -> None:
 
 def main() -> int:
     when, spec, sep, *argv = sys.argv[1:]
-    assert when in ("before", "after") and sep == "--", sys.argv
+    assert when in ("before", "after", "hold") and sep == "--", sys.argv
     _arm(when, spec)
     import main as cli
 

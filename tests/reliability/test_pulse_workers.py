@@ -7,6 +7,9 @@ subprocesses (`python main.py worker`, saiverse/pulse/_queue.py):
   pulse ends as failed — the user's message kept once, a `pulse_stopped` note, never run twice; killed
   just after the commit: nothing runs again, nothing doubled;
 - a schedule fires once with three workers ticking;
+- a worker started without `--autonomous` leaves the city's 自律 switch on and starts no autonomous
+  turn; one started with it does;
+- a user's pulse runs at once on a worker whose every slot an autonomous turn holds (the user lane);
 - queued pulses are taken user, then schedule, then autonomous; remote pulses on SQLite are refused.
 """
 
@@ -59,8 +62,9 @@ class City:
         finally:
             manager.close()
 
-    def worker(self, *, kill: tuple[str, str] | None = None, concurrency: int = 2) -> subprocess.Popen[str]:
-        argv = ["worker", "--concurrency", str(concurrency)]
+    def worker(self, *, kill: tuple[str, str] | None = None, concurrency: int = 2,
+               autonomous: bool = False) -> subprocess.Popen[str]:
+        argv = ["worker", "--concurrency", str(concurrency), *(["--autonomous"] if autonomous else [])]
         cmd = [sys.executable, str(KILLAT), *kill, "--", *argv] if kill else [sys.executable, str(ROOT / "main.py"),
                                                                             *argv]
         log = open(Path.cwd() / f"worker-{len(self.workers)}.log", "w")  # noqa: SIM115 - kept while it runs
@@ -219,6 +223,55 @@ def test_a_schedule_fires_once_with_three_workers(city: City) -> None:
 
 
 
+def test_only_autonomous_workers_start_autonomous_turns(city: City) -> None:
+    manager = SAIVerseManager(load_settings(), seed=False)
+    try:
+        manager.admin.update_persona(city.persona_id, {"interaction_mode": "auto"})
+        manager.autonomous = True  # the user's switch, on
+        plain = city.worker()
+        succeeded_ticks = ("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
+                           " AND status = 'succeeded'")
+        _wait_for(lambda: city.sql(succeeded_ticks)[0][0] >= 3, "three ticks of the plain worker")
+        assert manager.autonomous  # a worker never switches the city's autonomous mode
+        assert city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'") == [(0,)]
+        plain.terminate()
+        plain.wait(30)
+        city.worker(autonomous=True)
+        _wait_for(lambda: city.sql("SELECT args->>'kind' FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                                   " AND status = 'succeeded'") == [("auto",)], "the persona's autonomous turn")
+        assert manager.autonomous
+    finally:
+        manager.close()
+
+
+def test_a_users_pulse_runs_while_autonomous_turns_hold_every_slot(city: City, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    release = tmp_path / "release"
+    monkeypatch.setenv("SAIVERSE_TEST_RELEASE", str(release))
+    manager, queue = _queue(city)
+    try:
+        block = manager.admin.create_building({"name": "block", "capacity": 10})
+        autos = [manager.admin.create_persona({"name": f"住人{i}", "building_id": block.building_id,
+                                               "interaction_mode": "auto"}) for i in range(3)]
+        for p in autos:
+            queue.submit_auto(p, block.building_id, manager.meta_playbook("meta_auto"))
+        # One slot, and the first autonomous turn held in it (as its pulse starts).
+        city.worker(kill=("hold", "saiverse.pulse._controller:PulseController._execute"), concurrency=1)
+        _wait_for(lambda: Path(f"{release}.held").exists(), "an autonomous turn holds the slot")
+        persona = manager.world.persona(city.persona_id)
+        user = queue.submit_user(persona, city.building_id, "割り込みます", manager.meta_playbook(None))
+        assert user.done.wait(WAIT) and user.record.status == "ok"  # it did not wait for the slot
+        kinds = city.sql("SELECT args->>'kind', status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                         " AND status IN ('doing', 'succeeded') ORDER BY id")
+        assert kinds == [("auto", "doing"), ("user", "succeeded")], kinds
+        release.touch()
+        _wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                                   " AND status = 'succeeded'") == [(4,)], "the autonomous turns ran after all")
+    finally:
+        release.touch()
+        manager.close()
+
+
 def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City) -> None:
     manager, queue = _queue(city)
     try:
@@ -237,7 +290,9 @@ def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City
     started = city.sql("""SELECT j.args->>'kind' FROM procrastinate_events e JOIN procrastinate_jobs j
                           ON j.id = e.job_id WHERE j.task_name = 'saiverse.run_pulse' AND e.type = 'started'
                           ORDER BY e.at, e.id""")
-    assert [k for (k,) in started] == ["user", "schedule", "auto"]
+    kinds = [k for (k,) in started]
+    # The general slot takes them by priority; the user lane may take the user's at the same moment.
+    assert [k for k in kinds if k != "user"] == ["schedule", "auto"] and kinds.index("user") <= 1, kinds
 
 
 def test_remote_pulses_need_postgresql(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,7 +1,8 @@
 """Autonomous turns with pulse workers (issue 24): two worker processes tick the city every second and an
 app enqueues its own ticker's turns beside them, yet each `auto` persona takes one turn per interval —
 the turns are claimed in the database (saiverse/world/_auto_turns.py), not remembered per process.
-A worker started without `--autonomous` leaves the city's 自律 switch as it is."""
+A worker started without `--autonomous` starts no autonomous turn and leaves the 自律 switch as it is
+(tests/reliability/test_pulse_workers.py)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ def test_one_turn_per_interval_across_workers_and_an_app(city: City) -> None:  #
         manager.autonomous = True
     finally:
         manager.close()
-    city.worker()
-    city.worker()  # two processes, each ticking when the cron's tick job lands on it
+    city.worker(autonomous=True)
+    city.worker(autonomous=True)  # two processes, each ticking when the cron's tick job lands on it
     app, _queue_ = _queue(city)  # an app whose ticker enqueues its turns for the workers
     try:
         ticks = city.sql(_DONE, "saiverse.city_tick")[0][0]

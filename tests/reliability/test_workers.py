@@ -1,8 +1,8 @@
 """Background workers that survive: the pulse pool's order and exclusivity, and no silent deaths.
 
 The pulse pool (saiverse/pulse/_pool.py) runs a user's job before every waiting autonomous one,
-never two jobs of one persona at once, keeps a worker free of autonomous jobs, and outlives a job
-that raises. The ticker, the Chronicle worker and `handle_user_input` survive a database that
+never two jobs of one persona at once, keeps a worker free of autonomous jobs, pauses running
+autonomous jobs at their safe points while a user's job runs, and outlives a job that raises. The ticker, the Chronicle worker and `handle_user_input` survive a database that
 refuses (SQLAlchemy's pool timeout, raised where the real one would be): logged, retried on the
 next round, an `error` event for the user — never a dead thread or an exception in the caller.
 """
@@ -113,6 +113,88 @@ def test_no_autonomous_job_starts_while_a_user_job_runs() -> None:
         pool.shutdown(wait=WAIT)
 
 
+def test_a_running_autonomous_job_gives_way_to_a_user_job() -> None:
+    """A running autonomous pulse pauses at its safe points while a user's pulse runs
+    (saiverse/pulse/_controller.py YieldingToken reads `yield_to_users` between nodes)."""
+    order: list[str] = []
+    auto_started, user_started = threading.Event(), threading.Event()
+    release, paused = threading.Event(), threading.Event()
+
+    def run(payload: tuple[str, str]) -> None:
+        persona, name = payload
+        if name == "user":
+            user_started.set()
+            assert release.wait(WAIT)
+            order.append("user ends")
+        else:  # an autonomous pulse reaching a safe point while the user's pulse runs
+            auto_started.set()
+            assert user_started.wait(WAIT)
+            paused.set()
+            pool.yield_to_users(lambda: False, limit=WAIT)
+            order.append("auto goes on")
+
+    pool = PulsePool(run, workers=3, reserved=1)
+    try:
+        pool.put("a", 2, ("a", "auto"))
+        assert auto_started.wait(WAIT)  # running before the user's job comes
+        pool.put("u", 0, ("u", "user"))
+        assert paused.wait(WAIT)
+        threading.Event().wait(0.2)  # give a pool that did not pause the chance to run ahead
+        assert order == []
+        release.set()
+        _wait_for(lambda: len(order) == 2)
+        assert order == ["user ends", "auto goes on"]
+        pool.yield_to_users(lambda: False, limit=WAIT)  # no user's pulse runs: returns at once
+    finally:
+        release.set()
+        pool.shutdown(wait=WAIT)
+
+
+def test_the_interpreter_switches_threads_often_while_a_user_job_runs() -> None:
+    """The GIL is handed back to a user's pulse sooner while it runs (saiverse/pulse/_pool.py)."""
+    import sys
+
+    from saiverse.pulse._pool import USER_SWITCH_INTERVAL
+
+    default = sys.getswitchinterval()
+    seen: dict[str, float] = {}
+    jobs = Jobs()
+
+    def run(payload: tuple[str, str]) -> None:
+        seen[payload[1]] = sys.getswitchinterval()
+        jobs.run(payload)
+
+    pool = PulsePool(run, workers=3, reserved=1)
+    try:
+        pool.put("a", 2, ("a", "auto"))
+        _wait_for(lambda: "auto" in jobs.order)
+        pool.put("u", 0, ("u", "hold"))
+        assert jobs.started["hold"].wait(WAIT)
+        assert sys.getswitchinterval() == USER_SWITCH_INTERVAL
+        jobs.release.set()
+        _wait_for(lambda: pool.running_count() == 0)
+        assert seen == {"auto": default, "hold": USER_SWITCH_INTERVAL}
+        assert sys.getswitchinterval() == default  # restored once no user's job runs
+    finally:
+        jobs.release.set()
+        pool.shutdown(wait=WAIT)
+
+
+def test_a_paused_autonomous_job_still_hears_its_cancel() -> None:
+    started, release = threading.Event(), threading.Event()
+    pool = PulsePool(lambda _p: (started.set(), release.wait(WAIT)), workers=2, reserved=1)
+    try:
+        pool.put("u", 0, "user")
+        assert started.wait(WAIT)
+        cancelled = threading.Event()
+        threading.Timer(0.1, cancelled.set).start()
+        pool.yield_to_users(cancelled.is_set, limit=WAIT)  # returns on the cancel, the user's job still runs
+        assert cancelled.is_set() and not release.is_set()
+    finally:
+        release.set()
+        pool.shutdown(wait=WAIT)
+
+
 def test_one_job_per_persona_and_a_raising_job_keeps_the_worker() -> None:
     jobs = Jobs()
     jobs.release.set()
@@ -181,3 +263,15 @@ def test_user_input_never_raises_on_a_busy_database(manager: Any, monkeypatch: p
     monkeypatch.undo()
     ends = [e for e in manager.handle_user_input("library", "もう一度") if e["type"] == "pulse_end"]
     assert ends and all(e["status"] == "ok" for e in ends)
+
+
+def test_a_users_whole_send_runs_with_the_short_switch_interval(manager: Any) -> None:
+    """From before the pulse is queued (the message stored) to its last event (saiverse/manager.py)."""
+    import sys
+
+    from saiverse.pulse._pool import USER_SWITCH_INTERVAL
+
+    default = sys.getswitchinterval()
+    seen = [sys.getswitchinterval() for _ev in manager.handle_user_input("library", "こんにちは", persona_id="mina")]
+    assert seen and set(seen) == {USER_SWITCH_INTERVAL}
+    assert sys.getswitchinterval() == default
