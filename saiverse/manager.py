@@ -7,11 +7,9 @@ settings store), never the manager. Opening it migrates the database and seeds t
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +31,7 @@ from saiverse.care import (
     repair_home,
     tighten,
 )
-from saiverse.claims import claimed
+from saiverse.clock import CityClock
 from saiverse.errors import busy_database_message
 from saiverse.facade import WorldFacade
 from saiverse.importer.files import recover_staged_files
@@ -57,7 +55,6 @@ from saiverse.pulse import (
     PlaybookCatalog,
     ProductionService,
     PulseController,
-    PulseHandle,
     PulseServices,
     QueueFullError,
     ToolServices,
@@ -65,16 +62,13 @@ from saiverse.pulse import (
 )
 from saiverse.seed import seed_world
 from saiverse.settings import Settings, SettingsStore
-from saiverse.store import backup_hook, checkpoints_of, daily_backup, open_database
-from saiverse.ticker import EventSink, Ticker
+from saiverse.store import backup_hook, checkpoints_of, open_database
 from saiverse.world import (
     ANSWERING_MODES,
-    AUTONOMOUS,
     AutonomousTurns,
     InvalidImageError,
     ItemStore,
     PersonaInfo,
-    ScheduleInfo,
     ScheduleStore,
     Summarizer,
     UnknownIdError,
@@ -92,7 +86,7 @@ log = logging.getLogger(__name__)
 _MENTION = re.compile(r"@(\S+)")
 
 
-class SAIVerseManager(WorldFacade):
+class SAIVerseManager(CityClock, WorldFacade):
     """One SAIVerse world, opened from a data home (its read and item methods: saiverse/facade.py)."""
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
@@ -181,16 +175,6 @@ class SAIVerseManager(WorldFacade):
             seed_world(self.db, self.items)
 
     @property
-    def autonomous(self) -> bool:
-        """Global autonomous-mode switch (off in a new world): `auto` personas take `meta_auto` turns.
-        Kept in the world (`world_setting`), so it is as it was left after a restart."""
-        return self.world_settings.flag(AUTONOMOUS)  # read each time: another window or process may switch it
-
-    @autonomous.setter
-    def autonomous(self, on: bool) -> None:
-        self.world_settings.set_flag(AUTONOMOUS, bool(on))
-
-    @property
     def settings(self) -> Settings:
         """The settings in force now."""
         return self.settings_store.current
@@ -201,23 +185,6 @@ class SAIVerseManager(WorldFacade):
         self.production.close()
         self.db.dispose()
         self.home_lock.close()
-
-    def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
-        """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
-        return Ticker(self._tick_round, self.production.resume_interrupted,
-                      interval=interval, on_events=on_events,
-                      chores=[claimed(self.settings.home, self.settings.database_url, "backup:daily", c)
-                              for c in daily_backup(self.settings, self.backups.daily_if_due)])
-
-    def _tick_round(self) -> list[PulseHandle]:
-        """Schedules, then autonomous turns: each part's failure is logged and the other still runs."""
-        handles: list[PulseHandle] = []
-        for part in (self.fire_due_schedules, self.autonomous_tick):
-            try:
-                handles += part()
-            except Exception:  # noqa: BLE001 - the ticker retries next round (saiverse/ticker.py)
-                log.exception("ticker: %s failed", part.__name__)
-        return handles
 
     # ---- models ---------------------------------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
@@ -397,56 +364,6 @@ class SAIVerseManager(WorldFacade):
                                     playbook, args=args)
         yield from handle.events()
 
-    # ---- schedules and autonomy -------------------------------------------------------------
-    def add_schedule(self, persona_id: str, spec: dict[str, Any]) -> ScheduleInfo:
-        """Validate a schedule against the catalog (meta playbook and args) and store it."""
-        from sea.validate import check_args
-
-        self.world.persona(persona_id)
-        name = str(spec.get("meta_playbook") or "meta_auto")
-        pb = self.playbooks.get(name)
-        if pb is None:
-            raise ValueError(f"meta_playbook {name!r} does not exist")
-        check_args(pb, dict(spec.get("args") or {}), partial=True)
-        return self.schedules.add(persona_id, {**spec, "meta_playbook": name})
-
-    def fire_due_schedules(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
-        """Submit a schedule pulse for every due entry (the ticker calls this; a pulse worker's tick gives
-        `pulses`, the queue, saiverse/pulse/_queue.py). An entry another process claimed first is skipped."""
-        now = now or datetime.now()
-        handles = []
-        for entry in self.schedules.due(now):
-            claim = functools.partial(self.schedules.mark_fired, entry.schedule_id, now)
-            try:
-                persona = self.world.persona(entry.persona_id)
-                pb = self.meta_playbook(entry.meta_playbook)
-                handle = (pulses or self.pulses).submit_claimed(  # claimed and submitted together
-                    claim, persona, persona.building_id or self.user_building(), pb, args=entry.args)
-            except (UnknownIdError, PlaybookError):
-                claim()  # the entry stays listed; a deleted persona or playbook just skips a run
-                continue
-            except QueueFullError:
-                continue  # a persona with a full queue skips this run
-            handles += [handle] if handle is not None else []
-        return handles
-
-    def autonomous_tick(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
-        """While autonomous mode is on, `auto` personas take a `meta_auto` turn per building interval, once."""
-        if not self.autonomous:
-            return []
-        now = now or datetime.now()
-        handles = []
-        pb = self.meta_playbook("meta_auto")
-        city = self.world.autonomous_personas()  # the whole city in one query
-        taken = self.auto_turns.claim(((p.persona_id, interval) for p, interval in city), now)
-        for persona, _interval in city:
-            if persona.persona_id not in taken:
-                continue  # not due yet, or another process (a window, a worker) took this turn
-            try:
-                handles.append((pulses or self.pulses).submit_auto(persona, persona.building_id, pb))
-            except QueueFullError:
-                continue
-        return handles
 
 
 __all__ = ["SAIVerseManager", "LLMError", "MigrationError"]
