@@ -25,3 +25,19 @@ def flocked(path: Path, *, create: bool = False) -> Iterator[None]:
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+@contextmanager
+def tried_flock(fd: int, *, after: int = fcntl.LOCK_UN) -> Iterator[bool]:
+    """Try an exclusive flock on the open descriptor `fd` without waiting; yields whether it was taken.
+
+    On leaving, a taken lock is given up with `after`: unlocked, or (`fcntl.LOCK_SH`) back to shared."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        fcntl.flock(fd, after)

@@ -17,7 +17,6 @@ several app processes and workers, on several machines, on one PostgreSQL city (
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import threading
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from database.engine import is_postgres, libpq_url
+from database.locking import tried_flock
 
 CLAIM_PREFIX = "claim-"
 """Lock files of claims under `<home>/.locks/` start with this (the rest is a hash of the key)."""
@@ -76,15 +76,8 @@ def _file_claim(home: Path, key: str) -> Iterator[bool]:
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     fd = os.open(folder / f"{CLAIM_PREFIX}{digest}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        with tried_flock(fd) as mine:
+            yield mine
     finally:
         os.close(fd)
 

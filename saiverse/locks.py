@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from database.locking import flocked
+from database.locking import flocked, tried_flock
 
 LOCK_DIR = ".locks"
 _thread_locks: dict[str, threading.Lock] = {}
@@ -57,15 +57,8 @@ class HomeLock:
     @contextmanager
     def alone(self) -> Iterator[bool]:
         """Yield True while this is the only process with the home open (exclusive), else False."""
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(self._fd, fcntl.LOCK_SH)
+        with tried_flock(self._fd, after=fcntl.LOCK_SH) as alone:
+            yield alone
 
     def close(self) -> None:
         if self._fd >= 0:

@@ -19,12 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import text
-
 from database.engine import is_postgres, make_engine
 from database.migrate import migrate
-from database.migrate_pg import MIGRATION_LOCK
-from saiverse.care._pgcopy import copy_sqlite_into_pg, create_schema_pg, masked, pg_problem, reach
+from saiverse.care._pgcopy import fill_empty_pg, masked, pg_problem, reach
 from saiverse.errors import UsageError
 from saiverse.settings import Settings
 
@@ -72,14 +69,8 @@ def _copy(settings: Settings, target: Any, url: str) -> MoveReport:
         setup_pg_checkpoints(url)  # PostgresSaver's empty tables (they cannot be made in a transaction)
     report = MoveReport(masked(url))
     with reach(target, url) as dst:
-        dst.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
-        problem = pg_problem(dst, url)
-        if problem:
-            raise UsageError(f"{problem} (written meanwhile); nothing was moved")
-        create_schema_pg(dst)
-        report.counts = copy_sqlite_into_pg(settings.db_path, dst)
-        if checkpoints.is_file():
-            sqlite_checkpoints_into_pg(checkpoints, dst)
+        report.counts = fill_empty_pg(dst, url, settings.db_path, checkpoints, sqlite_checkpoints_into_pg,
+                                      lambda problem: UsageError(f"{problem} (written meanwhile); nothing was moved"))
         dst.commit()
     return report
 

@@ -24,6 +24,7 @@ SAIMemory does on PostgreSQL.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -85,6 +86,25 @@ def reach(engine: Any, url: str) -> Connection:
         return engine.connect()
     except Exception as exc:  # noqa: BLE001 - any connection failure is the user's URL or server
         raise CopyError(f"cannot reach {masked(url)}: {str(exc).strip().splitlines()[0]}") from exc
+
+
+def fill_empty_pg(conn: Connection, url: str, db_path: Path, checkpoints: Path | None,
+                  put_checkpoints: Callable[[Path, Connection], object],
+                  refuse: Callable[[str], Exception]) -> dict[str, int]:
+    """A SQLite world (and its checkpoints file, if there is one) into an empty PostgreSQL database,
+    inside `conn`'s open transaction: the schema and the rows commit together or not at all (a move or
+    a restore killed before the commit leaves the database empty). Emptiness is checked again under
+    the migration lock: another writer may have come meanwhile; `refuse(problem)` is raised then.
+    Rows per table."""
+    conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
+    problem = pg_problem(conn, url)
+    if problem:
+        raise refuse(problem)
+    create_schema_pg(conn)
+    counts = copy_sqlite_into_pg(db_path, conn)
+    if checkpoints is not None and checkpoints.is_file():
+        put_checkpoints(checkpoints, conn)
+    return counts
 
 
 def create_schema_pg(conn: Connection) -> int:

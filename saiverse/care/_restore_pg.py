@@ -28,12 +28,18 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, text
+from sqlalchemy import Engine
 
-from database.migrate_pg import MIGRATION_LOCK, current_version_pg
+from database.migrate_pg import current_version_pg
 from saiverse.care._backup import CHECKPOINTS_ENTRY, DB_ENTRY, FILE_DIRS, ProgressFn
 from saiverse.care._debris import PENDING_RESTORE, RESTORE_FILES, Claim, remove_restore_debris, work_name
-from saiverse.care._pgcopy import CopyError, copy_sqlite_into_pg, create_schema_pg, masked, pg_problem, reach
+from saiverse.care._pgcopy import (
+    CopyError,
+    fill_empty_pg,
+    masked,
+    pg_problem,
+    reach,
+)
 from saiverse.care._restore import (
     RestoreError,
     RestoreResult,
@@ -155,14 +161,8 @@ def _restore(archive: Path, target: Path, engine: Engine, url: str, manifest: di
     os.rename(staging, target)
     try:
         with reach(engine, url) as conn:
-            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK})
-            problem = pg_problem(conn, url)
-            if problem:
-                raise RestoreError(f"{problem} (written meanwhile); nothing was restored")
-            create_schema_pg(conn)
-            copy_sqlite_into_pg(work / DB_ENTRY, conn)
-            if (work / CHECKPOINTS_ENTRY).is_file():
-                put_checkpoints(work / CHECKPOINTS_ENTRY, conn)
+            fill_empty_pg(conn, url, work / DB_ENTRY, work / CHECKPOINTS_ENTRY, put_checkpoints,
+                          lambda problem: RestoreError(f"{problem} (written meanwhile); nothing was restored"))
             conn.commit()
     except BaseException:
         shutil.rmtree(target, ignore_errors=True)  # the folder this restore renamed in, nothing else

@@ -70,7 +70,7 @@ def test_restore_into_postgresql_killed_before_and_after_its_commit(
         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
     home = tmp_path / "restored"
-    _killed("before", "saiverse.care._restore_pg:copy_sqlite_into_pg", "restore", str(archive), "--home", str(home))
+    _killed("before", "saiverse.care._pgcopy:copy_sqlite_into_pg", "restore", str(archive), "--home", str(home))
     assert _world_tables(pg_url) == []  # the schema was made in the transaction the kill rolled back
     assert [p.name for p in home.iterdir() if p.name.startswith(".restore-pending-")]
     with pytest.raises(UnfinishedRestore, match="run `python main.py restore"):
@@ -146,7 +146,7 @@ def test_move_into_postgresql_killed_before_its_commit_leaves_it_empty(
         list(m.handle_user_input("library", "星の話をしよう"))
     finally:
         m.close()
-    _killed("before", "saiverse.care._move:copy_sqlite_into_pg", "move", "--to", pg_url)
+    _killed("before", "saiverse.care._pgcopy:copy_sqlite_into_pg", "move", "--to", pg_url)
     assert _world_tables(pg_url) == []  # schema and rows were one transaction: none of it stayed
     moved = _ok(["move", "--to", pg_url], capsys)  # so the move simply runs again
     assert moved["counts"]["saimemory"] >= 2 and _world_tables(pg_url)
