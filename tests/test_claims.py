@@ -15,7 +15,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,7 +22,8 @@ from saiverse.care import ServerLock
 from saiverse.care._serverlock import HomeInUseError
 from saiverse.claims import claim, claimed
 from saiverse.manager import SAIVerseManager
-from saiverse.pulse._production import RunBusyError, RunPorts
+from saiverse.pulse._production import RunBusyError
+from tests.test_production import interrupted_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,23 +99,10 @@ def test_a_claimed_chore_runs_in_one_caller_only(tmp_path: Path) -> None:
     assert claimed(home, sqlite_url(home), "backup:daily", lambda: "again")() == "again"
 
 
-class _Crash(BaseException):
-    """Stands for the process dying in the middle of a step."""
-
-
 def test_a_run_another_process_is_running_is_never_resumed_twice(manager: SAIVerseManager,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     manager.world.move_persona("sora", "atelier")
-    original = RunPorts.create_picture
-
-    def crash(self: RunPorts, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        raise _Crash()
-
-    monkeypatch.setattr(RunPorts, "create_picture", crash)
-    with pytest.raises(_Crash):
-        manager.production.start("sora", "atelier", "絵本を作って: 猫の冒険", lambda ev: None)
-    monkeypatch.setattr(RunPorts, "create_picture", original)
-    (run,) = manager.production.runs()
+    run = interrupted_run(manager, monkeypatch)
     home, url = manager.settings.home, manager.settings.database_url
     with held_elsewhere(home, url, f"production:{run['run_id']}") as child:
         # Another process (a CLI `production resume`, another app of the city) is running it:

@@ -252,7 +252,8 @@ class _Crash(BaseException):
     """Stands for the process dying in the middle of a step (not an error a worker would catch)."""
 
 
-def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
+def interrupted_run(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """A picture-book run whose process "died" at its first picture (ソラ in the atelier): its row."""
     original = RunPorts.create_picture
 
     def crash(self: RunPorts, *args: Any, **kwargs: Any) -> dict[str, Any]:
@@ -261,10 +262,15 @@ def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, m
     monkeypatch.setattr(RunPorts, "create_picture", crash)
     with pytest.raises(_Crash):
         manager.production.start("sora", "atelier", "絵本を作って: 猫の冒険", lambda ev: None)
+    monkeypatch.setattr(RunPorts, "create_picture", original)
     (run,) = manager.production.runs()
     assert run["status"] == "interrupted"
+    return run
+
+
+def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
+    interrupted_run(manager, monkeypatch)
     before = {(i.state["step"], i.state["key"]) for i in production_items(manager)}
-    monkeypatch.setattr(RunPorts, "create_picture", original)
     events: list[list[dict[str, Any]]] = []
     ticker = manager.ticker(interval=3600, on_events=events.append)
     ticker.resume_productions()  # what Ticker.start() runs in the background at launch

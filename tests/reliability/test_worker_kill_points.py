@@ -13,31 +13,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
-
-import pytest
 
 from database.models import Schedule
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.reliability.test_pulse_workers import WAIT, City, _queue, _wait_for
+from tests.reliability.test_pulse_workers import (  # noqa: F401 - `city`, the fixture
+    WAIT,
+    City,
+    _queue,
+    _wait_for,
+    city,
+)
 
 
-@pytest.fixture
-def city(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[City]:
-    """A city in PostgreSQL whose workers notice a killed one quickly (as in test_pulse_workers.py)."""
-    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
-    monkeypatch.setenv("SAIVERSE_WORKER_HEARTBEAT", "0.5")
-    monkeypatch.setenv("SAIVERSE_WORKER_TICK", "1")
-    c = City(pg_url)
-    try:
-        yield c
-    finally:
-        c.stop()
-
-
-def test_a_pulse_lost_twice_ends_its_job_failed(city: City) -> None:
+def test_a_pulse_lost_twice_ends_its_job_failed(city: City) -> None:  # noqa: F811 - the fixture
     manager, queue = _queue(city)
     first = city.worker(kill=("before", "saiverse.pulse._journal:PulseJournal.commit"))
     try:
@@ -60,7 +50,7 @@ def test_a_pulse_lost_twice_ends_its_job_failed(city: City) -> None:
     assert [role for role, _ in stored] == ["user", "user"] and "途中で止まりました" in stored[-1][1], stored
 
 
-def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> None:
+def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> None:  # noqa: F811 - the fixture
     manager = SAIVerseManager(load_settings(), seed=False)
     try:
         later = (datetime.now() + timedelta(days=1)).strftime("%Y-%m-%d %H:%M")
@@ -81,7 +71,7 @@ def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> Non
     assert said == [(1,)]
 
 
-def test_a_pulse_that_fails_on_a_worker_fails_its_job(city: City) -> None:
+def test_a_pulse_that_fails_on_a_worker_fails_its_job(city: City) -> None:  # noqa: F811 - the fixture
     manager, queue = _queue(city)
     city.worker()
     try:
