@@ -44,7 +44,9 @@ def _run(m: SAIVerseManager, pb: Playbook, *, cancel_after_tool: bool) -> list[d
     events = []
     for ev in m.run_playbook(pb, "mina", "library"):
         events.append(ev)
-        if cancel_after_tool and ev["type"] == "tool_result":
+        # Stop is pressed once the thought after the tool was shown, so it lands in the slow model
+        # call that follows (pressed at the tool's result, it may land before the thought or after).
+        if cancel_after_tool and ev["type"] == "think":
             m.cancel_pulses()
     return events
 
