@@ -13,6 +13,7 @@ import os
 import threading
 import time
 import uuid
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -155,12 +156,13 @@ class _Job:
     """The user's message is already in SAIMemory (a queued pulse retried, saiverse/pulse/_queue.py)."""
 
 
-class PulseKinds:
+class PulseKinds(ABC):
     """The three ways a pulse starts, over `submit` (in-process here, queued in saiverse/pulse/_remote.py)."""
 
+    @abstractmethod
     def submit(self, kind: PulseKind, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
-               args: dict[str, Any] | None = None, user_input: str | None = None) -> PulseHandle:
-        raise NotImplementedError
+               args: dict[str, Any] | None = None, user_input: str | None = None, **options: Any) -> PulseHandle:
+        """Start (or queue) one pulse; `options` are the implementation's own (a pulse id, a connection)."""
 
     def submit_user(self, persona: PersonaInfo, building_id: str, user_input: str, playbook: Playbook, *,
                     args: dict[str, Any] | None = None, pulse_id: str | None = None) -> PulseHandle:
