@@ -16,7 +16,9 @@ is `--interval` seconds, and the first turns are spread evenly over one interval
 personas / interval pulses per second from the start; Chronicle is off for them (this measures
 pulses). The clock runs the autonomous tick once a second. Prints sustained pulses/s against the
 demand, failed pulses, p50/p95 pulse latency (queued → ended), the user's first-token latency idle and
-while the city runs (and their ratio), resident memory of every process sampled over the run, the
+while the city runs (and their ratio); each loaded send is followed, half a spacing later, by one sent
+with the clock paused and the city quiet, so the interleaved ratio compares sends the machine's load
+moved alike; resident memory of every process sampled over the run, the
 load average beside it, database growth per 1,000 pulses. The last line is one JSON object.
 """
 
@@ -41,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.city_workers import (  # noqa: E402
     Sampler,
     Workers,
+    backlog,
     cpu_seconds,
     db_now,
     postgres_cpu,
@@ -186,11 +189,13 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
     ids = ids_of(m)
     for i, pid in enumerate(ids):
         m.auto_turns.claim([(pid, 0)], now - timedelta(seconds=args.interval * (i + 1) / len(ids)))
-    stop = threading.Event()
+    stop, paused = threading.Event(), threading.Event()
     submitted = [0]
 
     def clock() -> None:
         while not stop.wait(1.0):
+            if paused.is_set():
+                continue
             try:
                 for h in m.autonomous_tick():
                     submitted[0] += 1
@@ -209,6 +214,7 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
     start = time.perf_counter()
     threading.Thread(target=clock, daemon=True).start()
     loaded: list[float] = []
+    paused_idle: list[float] = []
     user_status: list[str] = []
     spacing = args.duration / (args.user_sends + 1)
     for i in range(args.user_sends):
@@ -216,6 +222,15 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
         took, status = first_token(m, f"混んでいる? {i}")
         loaded.append(took)
         user_status.append(status)
+        # Interleaved idle: the clock paused until the city is quiet, then the same send. Beside the
+        # loaded send in time, the machine's load moves both alike (the ratio's denominator).
+        time.sleep(max(0.0, start + spacing * (i + 1.5) - time.perf_counter()))
+        paused.set()
+        quiet_until = time.perf_counter() + 30
+        while (m.pulses.busy() or (workers is not None and backlog(url))) and time.perf_counter() < quiet_until:
+            time.sleep(0.02)
+        paused_idle.append(first_token(m, f"静かになった? {i}")[0])
+        paused.clear()
     time.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
     stop.set()
     m.autonomous = False
@@ -247,7 +262,10 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
         **extra,
         "user_first_token_idle_ms": round(statistics.median(idle) * 1000, 1),
         "user_first_token_loaded_ms": round(statistics.median(loaded) * 1000, 1),
+        "user_first_token_paused_ms": round(statistics.median(paused_idle) * 1000, 1),
         "user_ratio": round(statistics.median(loaded) / statistics.median(idle), 2),
+        "user_ratio_interleaved": round(statistics.median(loaded) / statistics.median(paused_idle), 2),
+        "user_loaded_p90_ms": round(pct(loaded, 0.9) * 1000, 1),
         "user_loaded_max_ms": round(max(loaded) * 1000, 1), "user_statuses": user_status,
         **sampler.summary(),
         "db_growth_kb_per_1000_pulses": round((db_bytes(m) - size0) / 1024 / max(done, 1) * 1000, 1),
@@ -260,7 +278,8 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
           f"({figures['ended']} pulses in {figures['duration_s']} s, statuses {figures['statuses']})")
     print(f"pulse latency p50 {figures['pulse_p50_ms']} ms  p95 {figures['pulse_p95_ms']} ms")
     print(f"user first token: idle {figures['user_first_token_idle_ms']} ms, loaded "
-          f"{figures['user_first_token_loaded_ms']} ms (x{figures['user_ratio']})")
+          f"{figures['user_first_token_loaded_ms']} ms (x{figures['user_ratio']}); interleaved with the city "
+          f"paused and quiet: {figures['user_first_token_paused_ms']} ms → x{figures['user_ratio_interleaved']}")
     print(f"load average (1 min) min/median/max {figures['load1_min_med_max']}; app RSS MiB "
           f"{figures['app_rss_mb_start_third_end']}; workers {figures.get('worker_rss_mb_start_third_end', '-')}; "
           f"db growth {figures['db_growth_kb_per_1000_pulses']} KiB per 1,000 pulses; CPU ms per pulse (app, "

@@ -163,6 +163,13 @@ def db_now(url: str) -> Any:
         return conn.execute("SELECT clock_timestamp()").fetchone()[0]  # type: ignore[index]
 
 
+def backlog(url: str) -> int:
+    """Pulse jobs waiting or running in the queue."""
+    with psycopg.connect(libpq(url), autocommit=True) as conn:
+        return int(conn.execute("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                                " AND status IN ('todo', 'doing')").fetchone()[0])  # type: ignore[index]
+
+
 def queue_figures(url: str, start: Any, end: Any) -> dict[str, Any]:
     """Autonomous pulses from procrastinate's tables: those that ended in [start, end], their latency
     (deferred → ended) and wait (deferred → started), the backlog left, and the user's pulses' wait."""

@@ -2,7 +2,8 @@
 
 Users first across worker processes (saiverse/pulse/_usergate.py): a user's pulse announced on the
 `saiverse_users` channel by another worker holds this worker's autonomous pulses (a schedule still
-runs) until it is announced ended; a hold whose worker never says `end` (killed) expires. And the
+runs) until it is announced ended; a hold whose worker never says `end` (killed) expires, sooner for a
+pulse an app queued that no worker started. And the
 queue's tables do not grow for ever: finished jobs are pruned (saiverse/pulse/_queue.py).
 """
 
@@ -38,14 +39,14 @@ def test_a_users_pulse_on_another_worker_holds_autonomous_pulses(pg_url: str) ->
     try:
         assert gate.listening.wait(WAIT)
         with psycopg.connect(libpq_url(pg_url), autocommit=True) as conn:
-            announce(conn, "p1", started=True)
+            announce(conn, "p1", "start")
             _wait_for(pool.users_busy, "the hold")
             pool.put("a", AUTO_PRIORITY, "auto")
             pool.put("s", 1, "schedule")
             _wait_for(lambda: "schedule" in ran, "the schedule ran")
             assert ran == ["schedule"]  # two workers are free, yet the autonomous pulse gives way
-            announce(conn, "someone-else", started=False)  # an end never started here changes nothing
-            announce(conn, "p1", started=False)
+            announce(conn, "someone-else", "end")  # an end never started here changes nothing
+            announce(conn, "p1", "end")
             _wait_for(lambda: "auto" in ran, "the autonomous pulse ran after the user's ended")
         assert not pool.users_busy()
     finally:
@@ -67,10 +68,31 @@ def test_a_hold_whose_worker_died_expires(pg_url: str) -> None:
     try:
         assert gate.listening.wait(WAIT)
         with psycopg.connect(libpq_url(pg_url), autocommit=True) as conn:
-            announce(conn, "p2", started=True)  # and its worker is killed: no `end` ever comes
+            announce(conn, "p2", "start")  # and its worker is killed: no `end` ever comes
         _wait_for(lambda: len(calls) == 2, "the hold expired")
         assert calls == [("p2", True), ("p2", False)]
         assert not pool.users_busy()
+    finally:
+        gate.close()
+        pool.shutdown(wait=WAIT)
+
+
+def test_a_queued_users_pulse_holds_until_a_worker_takes_it_over(pg_url: str) -> None:
+    pool = PulsePool(lambda _p: None, workers=2, reserved=1)
+    gate = UserGate(pg_url, pool.hold, ttl=WAIT * 4, queued_ttl=0.5)
+    try:
+        assert gate.listening.wait(WAIT)
+        with psycopg.connect(libpq_url(pg_url), autocommit=True) as conn:
+            announce(conn, "q1", "queued")  # an app queued it, and no worker ever starts it
+            _wait_for(pool.users_busy, "the queued pulse's hold")
+            _wait_for(lambda: not pool.users_busy(), "the queued pulse's shorter hold expired")
+            announce(conn, "q2", "queued")
+            announce(conn, "q2", "start")  # a worker took it: the hold is a running pulse's now
+            _wait_for(pool.users_busy, "the started pulse's hold")
+            time.sleep(1.0)  # twice the queued hold
+            assert pool.users_busy()
+            announce(conn, "q2", "end")
+            _wait_for(lambda: not pool.users_busy(), "the end released it")
     finally:
         gate.close()
         pool.shutdown(wait=WAIT)

@@ -50,6 +50,7 @@ from saiverse.pulse._remote import (
     USER_QUEUE,
     EventPublisher,
     QueuedPulses,
+    connection_pool,
     ensure_schema,
     libpq_url,
 )
@@ -86,6 +87,8 @@ class _Worker:
     url: str
     manager: Any
     enqueuer: QueuedPulses
+    publishers: Any = None
+    """Kept connections the users' pulses publish their events on (saiverse/pulse/_remote.py)."""
     autonomous: bool = False
     """Started with `--autonomous`: it switched the city's 自律 on as it started, and its tick also starts
     autonomous turns while the switch is on. A worker without it never changes the switch."""
@@ -162,7 +165,7 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
                user_input: str | None, args: dict[str, Any]) -> None:
     state = _STATE["worker"]
     mgr = state.manager
-    publisher = EventPublisher(state.url, pulse_id)
+    publisher = EventPublisher(state.publishers, pulse_id, followed=kind == "user")
     base = {"pulse_id": pulse_id, "persona_id": persona_id}
     try:
         stored = mgr.memory.list_messages(persona_id, tag=f"pulse:{pulse_id}", limit=50)
@@ -190,7 +193,7 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
             publisher.publish(event("pulse_end", status="error", **base))
             raise PulseFailed(f"pulse {pulse_id}: playbook {playbook!r} does not exist")
         if kind == "user":  # autonomous pulses on every worker give way to it (saiverse/pulse/_usergate.py)
-            announce(publisher.conn, pulse_id, started=True)
+            announce(publisher.conn, pulse_id, "start")
         try:
             handle = mgr.pulses.submit(kind, persona, building_id, pb, args=args, user_input=user_input,
                                        pulse_id=pulse_id, user_stored=bool(stored))
@@ -202,7 +205,7 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
                     handle.cancel()
         finally:
             if kind == "user":
-                announce(publisher.conn, pulse_id, started=False)
+                announce(publisher.conn, pulse_id, "end")
         if end.get("status") == "error":  # the job ends as its pulse did: an operator sees it failed
             raise PulseFailed(f"pulse {pulse_id} ended with an error")
     finally:
@@ -260,8 +263,10 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     if args.autonomous:  # the city's 自律 switch, kept in the world: a worker started without it leaves it be
         manager.autonomous = True
     name = f"{socket.gethostname()}-{os.getpid()}"
+    # A user's pulse may run on the user lane or on any slot (a slot takes every queue).
+    publishers = connection_pool(settings.database_url, args.concurrency + 1)
     _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False),
-                               autonomous=bool(args.autonomous))
+                               publishers=publishers, autonomous=bool(args.autonomous))
     gate = UserGate(settings.database_url, manager.pulses.hold_autonomous)
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
                 "autonomous": bool(args.autonomous)})
@@ -270,6 +275,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     finally:
         gate.close()
         _STATE["worker"].enqueuer.shutdown()
+        _STATE["worker"].publishers.close(timeout=5.0)
         manager.close()
         _STATE.pop("worker", None)
     return 0

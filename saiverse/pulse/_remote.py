@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from database.engine import is_postgres, libpq_url
 from saiverse.errors import UsageError
 from saiverse.pulse._controller import RECORDS_KEPT, PulseHandle, PulseKinds, PulseRecord
+from saiverse.pulse._usergate import announce
 from saiverse.world import PersonaInfo
 from sea.events import Event, event
 from sea.playbook import Playbook
@@ -42,6 +43,8 @@ so a user's pulse never waits for a worker's slots to free from autonomous turns
 EVENTS_TABLE = "saiverse_pulse_events"
 NOTIFY_LIMIT = 7000
 """Bytes of a NOTIFY payload (PostgreSQL's limit is 8000); a larger event goes through EVENTS_TABLE."""
+LISTENERS = 16
+"""Users' pulses one app process follows at once on kept connections (more wait for one to free)."""
 QUIET_CHECK = 5.0
 """Seconds without an event after which the follower looks at the job's status."""
 ENDED = ("succeeded", "failed", "cancelled", "aborted")
@@ -99,21 +102,36 @@ def queue_app(url: str) -> Any:
     return App(connector=SyncPsycopgConnector(conninfo=libpq_url(url), min_size=1, max_size=4))
 
 
+def connection_pool(url: str, size: int) -> Any:
+    """Autocommit connections kept open for LISTEN and NOTIFY: a connection made per pulse costs the
+    database a new backend each time (several ms of its CPU, on the cores the pulses share)."""
+    from psycopg_pool import ConnectionPool
+
+    return ConnectionPool(libpq_url(url), min_size=1, max_size=size, kwargs={"autocommit": True}, open=True,
+                          name="saiverse-notify")
+
+
 class EventPublisher:
-    """A worker's side: one pulse's events, in order, on its channel."""
+    """A worker's side: one pulse's events, in order, on its channel, on a connection of `pool` held for
+    the pulse. `followed=False` (schedules and autonomous turns: no app listens, QueuedPulses.submit)
+    publishes nothing."""
 
-    def __init__(self, url: str, pulse_id: str) -> None:
+    def __init__(self, pool: Any, pulse_id: str, *, followed: bool = True) -> None:
         self.pulse_id = pulse_id
-        import psycopg
-
-        self._conn = psycopg.connect(libpq_url(url), autocommit=True)
+        self._pool = pool
+        self.followed = followed
+        self._conn: psycopg.Connection | None = pool.getconn() if followed else None
 
     @property
     def conn(self) -> psycopg.Connection:
         """The publisher's autocommit connection (saiverse/pulse/_usergate.py announces on it too)."""
+        if self._conn is None:
+            raise RuntimeError("an unfollowed pulse's publisher holds no connection")
         return self._conn
 
     def publish(self, ev: Event | dict[str, Any]) -> None:
+        if self._conn is None:
+            return
         payload = json.dumps(ev, ensure_ascii=False, default=str)
         if len(payload.encode()) > NOTIFY_LIMIT:
             row = self._conn.execute(f"INSERT INTO {EVENTS_TABLE} (pulse_id, payload) VALUES (%s, %s) RETURNING id",
@@ -122,7 +140,9 @@ class EventPublisher:
         self._conn.execute("SELECT pg_notify(%s, %s)", (channel(self.pulse_id), payload))
 
     def close(self) -> None:
-        self._conn.close()
+        if self._conn is not None:
+            self._pool.putconn(self._conn)  # a broken connection is discarded by the pool
+            self._conn = None
 
 
 class QueuedPulses(PulseKinds):
@@ -140,6 +160,38 @@ class QueuedPulses(PulseKinds):
         self._live: dict[str, PulseHandle] = {}
         self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
         self._closed = False
+        self._listeners: Any = None
+        """Connections that follow users' pulses (LISTEN), kept open between pulses; made on first use."""
+
+    def _listening(self, pulse_id: str) -> psycopg.Connection:
+        """A kept connection listening on the pulse's channel (a dead kept one is replaced once)."""
+        import psycopg
+        from psycopg import sql
+
+        with self._guard:
+            if self._listeners is None:
+                self._listeners = connection_pool(self.url, LISTENERS)
+        for attempt in (0, 1):
+            conn = self._listeners.getconn()
+            try:
+                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(pulse_id))))
+                return conn
+            except psycopg.OperationalError:
+                self._listeners.putconn(conn)  # closed or broken: the pool drops it
+                if attempt:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _release(self, conn: psycopg.Connection, pulse_id: str) -> None:
+        """A follower's connection back to the pool, listening to nothing (UNLISTEN; a broken one is dropped).
+        The pulse's hold ends too: its worker says so as well, unless it never started it."""
+        try:
+            if not conn.closed:
+                announce(conn, pulse_id, "end")
+                conn.execute("UNLISTEN *")
+        except Exception:  # noqa: BLE001 - the pool discards a connection in a bad state
+            log.debug("a follower's connection could not UNLISTEN", exc_info=True)
+        self._listeners.putconn(conn)
 
     def submit_claimed(self, claim: Callable[..., bool], persona: PersonaInfo, building_id: str, playbook: Playbook,
                        *, args: dict[str, Any] | None = None) -> PulseHandle | None:
@@ -168,11 +220,9 @@ class QueuedPulses(PulseKinds):
         # Only a user's pulse is followed: schedules and autonomous turns (an app's ticker may start
         # a thousand) are not worth a connection each; their lines reach the building as written.
         if self.listen and kind == "user":
-            import psycopg
-            from psycopg import sql
-
-            conn = psycopg.connect(libpq_url(self.url), autocommit=True)
-            conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(record.pulse_id))))
+            conn = self._listening(record.pulse_id)
+            # Autonomous pulses on every worker give way from now, not only once a worker starts it.
+            announce(conn, record.pulse_id, "queued")
         try:
             job_id = self.app.configure_task(
                 name=RUN_PULSE, lock=persona_lock(persona.persona_id), priority=QUEUE_PRIORITY[kind],
@@ -182,7 +232,7 @@ class QueuedPulses(PulseKinds):
                     playbook=playbook.name, user_input=user_input, args=dict(args or {}))
         except BaseException:
             if conn is not None:
-                conn.close()
+                self._release(conn, record.pulse_id)
             raise
         self.records.append(record)
         if conn is None:
@@ -198,17 +248,23 @@ class QueuedPulses(PulseKinds):
     # ---- following -----------------------------------------------------------------------------
     def _follow(self, conn: psycopg.Connection, handle: PulseHandle, job_id: int) -> None:
         rec, asked_cancel, ended = handle.record, False, False
+        mine = channel(rec.pulse_id)
+        last: dict[str, Any] | None = None
+        """The pulse's `pulse_end`, handed on once the connection is back in the pool: the caller's next
+        message then finds it free instead of opening another."""
         try:
             while not ended:
                 got = False
                 for note in conn.notifies(timeout=QUIET_CHECK if not handle.token.cancelled else 1.0):
+                    if note.channel != mine:
+                        continue  # left over from the kept connection's previous pulse
                     got = True
                     ev = self._decode(conn, note.payload)
                     self._seen(rec, ev)
-                    handle._put(ev)  # type: ignore[arg-type]
                     if ev.get("type") == "pulse_end":
-                        ended = True
+                        last, ended = ev, True
                         break
+                    handle._put(ev)  # type: ignore[arg-type]
                     if handle.token.cancelled:
                         break
                 if ended:
@@ -225,17 +281,21 @@ class QueuedPulses(PulseKinds):
             rec.status = "error"
             handle._put(event("error", kind=type(exc).__name__, message=f"パルスの経過を受け取れませんでした: {exc}",
                               pulse_id=rec.pulse_id, persona_id=rec.persona_id))
-            handle._put(event("pulse_end", status="error", pulse_id=rec.pulse_id, persona_id=rec.persona_id))
+            last = event("pulse_end", status="error", pulse_id=rec.pulse_id, persona_id=rec.persona_id)
         finally:
-            conn.close()
+            self._release(conn, rec.pulse_id)
             with self._guard:
                 self._live.pop(rec.pulse_id, None)
+            if last is not None:
+                handle._put(last)  # type: ignore[arg-type]
             handle._put(None)
             handle.done.set()
 
     def _end_without_events(self, conn: psycopg.Connection, handle: PulseHandle, status: str) -> bool:
         """The job ended; events it published just before are read first, then the pulse is ended here."""
         for note in conn.notifies(timeout=0.5):
+            if note.channel != channel(handle.record.pulse_id):
+                continue
             ev = self._decode(conn, note.payload)
             self._seen(handle.record, ev)
             handle._put(ev)  # type: ignore[arg-type]
@@ -297,5 +357,7 @@ class QueuedPulses(PulseKinds):
         self._closed = True
         self.cancel_all()
         self.app.close()
+        if self._listeners is not None:
+            self._listeners.close(timeout=5.0)  # a follower still running closes its connection as it returns it
         if self.local is not None:
             self.local.shutdown()

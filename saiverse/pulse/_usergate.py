@@ -5,8 +5,12 @@ Inside one process the pulse pool pauses autonomous pulses at their safe points 
 runs (saiverse/pulse/_pool.py). Pulse workers are separate processes on the same cores, so the worker
 that starts a user's pulse says so on the `saiverse_users` channel (NOTIFY `start <pulse id>`, and
 `end <pulse id>` when it ends), and every worker listens on a connection of its own and holds its
-pool's autonomous pulses (`PulsePool.hold`) while any such pulse runs. A worker killed mid-pulse never
-says `end`: a hold expires after `HOLD_TTL` seconds, so autonomous turns never stop for good.
+pool's autonomous pulses (`PulsePool.hold`) while any such pulse runs. The app that queues a user's
+pulse says `queued <pulse id>` first, so autonomous pulses already give way while the job is taken and
+the pulse set up — the part of a user's wait that otherwise shared the worker with them — and says
+`end` when it stops following. A worker killed mid-pulse never says `end`: a hold expires after
+`HOLD_TTL` seconds (`QUEUED_TTL` for a pulse no worker has started), so autonomous turns never stop
+for good.
 """
 
 from __future__ import annotations
@@ -15,27 +19,33 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Literal
 
 import psycopg
 
-from saiverse.pulse._remote import libpq_url
+from database.engine import libpq_url
 
 CHANNEL = "saiverse_users"
 HOLD_TTL = 60.0
 """Seconds a user's pulse announced by another worker holds autonomous pulses at most."""
+QUEUED_TTL = 10.0
+"""Seconds a user's pulse that is queued, and not yet started by a worker, holds them at most."""
+Announcement = Literal["queued", "start", "end"]
+"""What is said of a user's pulse on the channel: queued by an app, started or ended on a worker."""
 log = logging.getLogger(__name__)
 
 
-def announce(conn: psycopg.Connection, pulse_id: str, *, started: bool) -> None:
-    """Tell every worker that a user's pulse started or ended (on an autocommit connection)."""
-    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{'start' if started else 'end'} {pulse_id}"))
+def announce(conn: psycopg.Connection, pulse_id: str, what: Announcement) -> None:
+    """Tell every worker that a user's pulse is queued, started or ended (on an autocommit connection)."""
+    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, f"{what} {pulse_id}"))
 
 
 class UserGate:
     """A worker's listener: `hold(pulse_id, on)` for each user's pulse started and ended on any worker."""
 
-    def __init__(self, url: str, hold: Callable[[str, bool], None], *, ttl: float = HOLD_TTL) -> None:
-        self.url, self._hold, self.ttl = url, hold, ttl
+    def __init__(self, url: str, hold: Callable[[str, bool], None], *, ttl: float = HOLD_TTL,
+                 queued_ttl: float = QUEUED_TTL) -> None:
+        self.url, self._hold, self.ttl, self.queued_ttl = url, hold, ttl, queued_ttl
         self._held: dict[str, float] = {}
         self._stop = threading.Event()
         self.listening = threading.Event()
@@ -63,8 +73,9 @@ class UserGate:
         what, _, pulse_id = payload.partition(" ")
         if not pulse_id:
             return
-        if what == "start":
-            self._held[pulse_id] = time.monotonic() + self.ttl
+        if what in ("queued", "start"):
+            ttl = self.ttl if what == "start" else min(self.ttl, self.queued_ttl)
+            self._held[pulse_id] = max(self._held.get(pulse_id, 0.0), time.monotonic() + ttl)
             self._hold(pulse_id, True)
         elif what == "end" and self._held.pop(pulse_id, None) is not None:
             self._hold(pulse_id, False)

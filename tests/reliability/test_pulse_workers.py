@@ -2,6 +2,8 @@
 subprocesses (`python main.py worker`, saiverse/pulse/_queue.py):
 
 - a user's reply streams from a worker to the process that enqueued it, event by event;
+- users' pulses one after another follow and publish on kept connections (no new backend per pulse),
+  each stream carrying its own pulse's events only;
 - two workers and one persona: one pulse at a time, each user message stored once;
 - kill -9 a worker mid-pulse (before the journal's commit): the job goes back to the queue, and the
   pulse ends as failed — the user's message kept once, a `pulse_stopped` note, never run twice; killed
@@ -143,6 +145,37 @@ def test_a_reply_streams_from_a_worker(city: City) -> None:
     assert said and said[-1].get("text") == stored[-1][1], [e["type"] for e in rest]
     _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
                                pulse_id) == [("succeeded",)], "the worker marks the job done after its last event")
+
+
+def _kept(city: City, last_query: str) -> list[int]:
+    """Backends of the city whose last statement starts with `last_query` (connections kept open)."""
+    return sorted(r[0] for r in city.sql("SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+                                         " AND query LIKE %s", last_query + "%"))
+
+
+def test_users_pulses_reuse_kept_connections(city: City) -> None:
+    manager, _ = _queue(city)
+    city.worker()
+    try:
+        streams, backends = [], []
+        for i in range(4):
+            events = list(manager.handle_user_input(city.building_id, f"{i}回目のこんにちは", persona_id=city.persona_id))
+            streams.append(events)
+            # Followed and published on one kept connection each (the app's, the worker's), the same
+            # backend every time, never a connection made (and a backend forked) per pulse.
+            backends.append((_kept(city, "UNLISTEN"), _kept(city, "SELECT pg_notify")))
+    finally:
+        manager.close()
+    # A pool grows by one while its first connection is still being made (psycopg_pool), and the
+    # worker returns its publisher just after publishing the end, so a next job may find it still out
+    # once; after the first pulses, the same kept backends serve every one.
+    assert backends[1] == backends[2] == backends[3], backends
+    assert all(1 <= len(kept) <= 2 for kept in backends[-1]), backends
+    for events in streams:
+        ids = {e["pulse_id"] for e in events if e.get("pulse_id")}
+        assert len(ids) == 1, ids  # nothing of the kept connection's earlier pulse
+        assert events[-1]["type"] == "pulse_end" and events[-1]["status"] == "ok", events[-1]
+    assert len({next(iter({e["pulse_id"] for e in ev if e.get("pulse_id")})) for ev in streams}) == len(streams)
 
 
 def test_two_workers_one_persona_one_pulse_at_a_time(city: City) -> None:
