@@ -49,6 +49,7 @@ from benchmarks.city_workers import (  # noqa: E402
     postgres_cpu,
     queue_figures,
 )
+from saiverse.heap import settle  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.pulse import PulseHandle  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
@@ -155,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     ids = make_city(m, args.personas, args.interval)
     quiet_chronicle(m, ids)
+    settle()  # as the app does once it serves (saiverse/heap.py)
     print(f"city: {len(ids)} personas in {time.perf_counter() - t0:.1f} s; home {home}", flush=True)
     workers = None
     if args.processes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import re
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,8 @@ from sea.ports import PersonaContext
 from tools import TOOL_REGISTRY, ToolOutput, call_tool
 
 DEFAULT_META = "meta_user"
+USER_MESSAGE_HOLD = 10.0
+"""Seconds a user's message holds autonomous pulses at most before its pulse starts (saiverse/pulse/_pool.py)."""
 log = logging.getLogger(__name__)
 _MENTION = re.compile(r"@(\S+)")
 
@@ -276,16 +279,27 @@ class SAIVerseManager(CityClock, WorldFacade):
         """A user message in a building → events of every answering persona's pulse, in turn.
 
         Never raises for a busy database: the caller gets an `error` event (kind `busy`) instead."""
+        # Autonomous pulses give way from now: while the message is stored and the pulse queued, not
+        # only once it runs (then the pool holds them itself); released at its start at the latest.
+        hold = f"user-message:{uuid.uuid4().hex}"
+        self.pulses.hold_autonomous(hold, True, ttl=USER_MESSAGE_HOLD)
         try:
             with user_turn():  # the interpreter hands the GIL back sooner meanwhile (saiverse/pulse/_pool.py)
-                yield from self._user_input(building_id, text, attachments, persona_id=persona_id,
-                                            meta_playbook=meta_playbook, args=args)
+                for ev in self._user_input(building_id, text, attachments, persona_id=persona_id,
+                                           meta_playbook=meta_playbook, args=args):
+                    if hold and ev["type"] == "pulse_start":
+                        self.pulses.hold_autonomous(hold, False)
+                        hold = ""
+                    yield ev
         except SQLAlchemyError as exc:
             # One line, never the SQL and its parameters (they hold the user's text): the event says it.
             locked = busy_database_message(exc)
             log.info("a user message could not be handled: %s", locked or type(exc).__name__)
             yield event("error", kind="busy", building_id=building_id, locked=locked,
                         message="データベースが混み合っていて送れませんでした。少し待ってからもう一度送ってください。")
+        finally:
+            if hold:  # no pulse started (a refusal, an instruction to a production, nobody here)
+                self.pulses.hold_autonomous(hold, False)
 
     def _user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]], *,

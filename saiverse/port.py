@@ -342,6 +342,7 @@ _EXPORTS: dict[str, str] = {
     "restore_backup": "saiverse.care",
     "save_servers": "saiverse.mcp_tools",
     "set_login": "saiverse.care",
+    "settle": "saiverse.heap",
     "shown_json": "saiverse.mcp_tools",
     "unmask": "saiverse.mcp_tools",
 }

@@ -428,7 +428,7 @@ def announce_servers(manager: CityPort) -> None:
 
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
-    from saiverse.port import SAIVerseManager, ServerLock, read_login
+    from saiverse.port import SAIVerseManager, ServerLock, read_login, settle
     from ui.guard import addresses_to_open, is_loopback, require_login_for
 
     login = read_login(settings.home)
@@ -456,6 +456,7 @@ def launch(settings: Any) -> int:
             print(f"From your phone or another device on this network open: {urls}  (log in as {login.user!r})",
                   flush=True)
         print(manager.startup_notice(), flush=True)
+        settle()  # start-up's objects out of the collector's full passes (saiverse/heap.py)
         announce_servers(manager)  # a server found after this line changes what `auto` answers with: say so
         app.block_thread()
     except KeyboardInterrupt:

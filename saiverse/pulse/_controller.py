@@ -22,7 +22,7 @@ from typing import Any, Literal
 from chat import LLMError
 from saiverse.errors import UserError
 from saiverse.pulse._journal import EventChannel, PulseJournal, PulseServices, persona_context
-from saiverse.pulse._pool import PulsePool
+from saiverse.pulse._pool import HOLD_LIMIT, PulsePool
 from saiverse.world import PersonaInfo, World
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
@@ -270,10 +270,15 @@ class PulseController(PulseKinds):
         with self._guard:
             return bool(self._running or self._queued)
 
-    def hold_autonomous(self, key: str, on: bool) -> None:
-        """A user's pulse runs (or ended) in another process: autonomous pulses here give way to it too
-        (saiverse/pulse/_usergate.py)."""
-        self._pool.hold(key, on)
+    def users_first(self) -> bool:
+        """Whether autonomous pulses here give way now (a user's pulse runs, or a hold stands)."""
+        return self._pool.users_busy()
+
+    def hold_autonomous(self, key: str, on: bool, *, ttl: float = HOLD_LIMIT) -> None:
+        """A user's pulse runs (or ended) in another process (saiverse/pulse/_usergate.py), or a user's
+        message is being stored here before its pulse is queued: autonomous pulses here give way to it
+        too, for `ttl` seconds at most."""
+        self._pool.hold(key, on, ttl=ttl)
 
     def shutdown(self) -> None:
         """Cancel everything; waiting pulses end as cancelled on the workers, which then stop."""

@@ -69,6 +69,10 @@ def user_turn() -> Iterator[None]:
 
 MAX_YIELD = 10.0
 """Seconds an autonomous pulse waits at one safe point for users' pulses to end before going on."""
+HOLD_LIMIT = 60.0
+"""Seconds a hold (`PulsePool.hold`) stands at most when nobody ends it."""
+HOLD_RECHECK = 1.0
+"""Seconds between a waiting worker's looks at a standing hold's deadline."""
 
 
 @dataclass(order=True)
@@ -98,8 +102,9 @@ class PulsePool:
         self._running: dict[str, int] = {}
         """persona id → priority of the job it runs now."""
         self._closed = False
-        self._holds: set[str] = set()
-        """Users' pulses running in other processes (saiverse/pulse/_usergate.py): held like one running here."""
+        self._holds: dict[str, float] = {}
+        """Users' pulses running in other processes (saiverse/pulse/_usergate.py), or a user's message being
+        handled here before its pulse is queued: held like one running here, until the deadline at most."""
         self._users_idle = threading.Event()
         """Set while no user's job runs (read without the lock at every safe point of every pulse)."""
         self._users_idle.set()
@@ -135,17 +140,19 @@ class PulsePool:
             return
         deadline = time.monotonic() + limit
         while not self._users_idle.wait(0.05) and not cancelled() and time.monotonic() < deadline:
-            pass
+            if self._holds:
+                with self._cond:
+                    self._user_running()  # a hold past its deadline lets the pulse go on
 
-    def hold(self, key: str, on: bool) -> None:
-        """A user's pulse `key` runs (on=True) or ended (False) in another process: autonomous pulses here
-        wait for it as for one of this pool's own."""
+    def hold(self, key: str, on: bool, *, ttl: float = HOLD_LIMIT) -> None:
+        """A user's pulse `key` runs (on=True) or ended (False) in another process, or a user's message is
+        being handled here: autonomous pulses wait for it as for one of this pool's own, `ttl` s at most."""
         with self._cond:
-            (self._holds.add if on else self._holds.discard)(key)
-            if self._user_running():
-                self._users_idle.clear()
+            if on:
+                self._holds[key] = time.monotonic() + ttl
             else:
-                self._users_idle.set()
+                self._holds.pop(key, None)
+            if not self._user_running():
                 self._cond.notify_all()
 
     def users_busy(self) -> bool:
@@ -169,7 +176,15 @@ class PulsePool:
         return sum(1 for p in self._running.values() if p >= AUTO_PRIORITY)
 
     def _user_running(self) -> bool:
-        return bool(self._holds) or any(p <= USER_PRIORITY for p in self._running.values())
+        """Whether a user's job runs or a hold stands (caller holds the lock); keeps `_users_idle` in step."""
+        if self._holds:
+            now = time.monotonic()
+            for key in [k for k, until in self._holds.items() if until <= now]:
+                log.warning("a user's hold %s outlived its deadline: autonomous pulses go on", key)
+                del self._holds[key]
+        busy = bool(self._holds) or any(p <= USER_PRIORITY for p in self._running.values())
+        (self._users_idle.clear if busy else self._users_idle.set)()
+        return busy
 
     def _take(self) -> PoolJob | None:
         """The best runnable job, or None (caller holds the lock)."""
@@ -197,8 +212,7 @@ class PulsePool:
         with self._cond:
             if self._running.pop(persona_id, AUTO_PRIORITY) <= USER_PRIORITY:
                 _user_pulses_here(-1)
-            if not self._user_running():
-                self._users_idle.set()
+            self._user_running()
             heap = self._pending.get(persona_id)
             if heap:
                 heapq.heappush(self._ready, (heap[0].priority, heap[0].seq, persona_id))
@@ -212,7 +226,8 @@ class PulsePool:
             with self._cond:
                 job = self._take()
                 while job is None and not self._closed:
-                    self._cond.wait()
+                    # While a hold stands, look again at its deadline: nothing else wakes a worker then.
+                    self._cond.wait(HOLD_RECHECK if self._holds else None)
                     job = self._take()
                 if job is None:
                     return

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from saiverse.errors import UsageError
+from saiverse.heap import settle
 from saiverse.pulse._journal import STOPPED_TAGS
 from saiverse.pulse._remote import (
     EVENTS_TABLE,
@@ -268,6 +269,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     _STATE["worker"] = _Worker(settings.database_url, manager, QueuedPulses(settings.database_url, listen=False),
                                publishers=publishers, autonomous=bool(args.autonomous))
     gate = UserGate(settings.database_url, manager.pulses.hold_autonomous)
+    settle()  # the city is open: its start-up objects out of the collector's full passes
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
                 "autonomous": bool(args.autonomous)})
     try:

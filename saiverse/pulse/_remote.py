@@ -350,6 +350,10 @@ class QueuedPulses(PulseKinds):
         with self._guard:
             return bool(self._live)
 
+    def hold_autonomous(self, key: str, on: bool, *, ttl: float = 0.0) -> None:
+        """Nothing autonomous runs in this process: the workers give way to a user's pulse from the
+        `queued` announcement `submit` makes (saiverse/pulse/_usergate.py)."""
+
     def record(self, pulse_id: str) -> PulseRecord | None:
         return next((r for r in self.records if r.pulse_id == pulse_id), None)
 

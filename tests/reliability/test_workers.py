@@ -180,6 +180,23 @@ def test_the_interpreter_switches_threads_often_while_a_user_job_runs() -> None:
         pool.shutdown(wait=WAIT)
 
 
+def test_a_hold_nobody_ends_expires() -> None:
+    """A hold whose owner never ends it (an abandoned send, a dead worker) stops autonomous turns for
+    its deadline, not for good."""
+    jobs = Jobs()
+    jobs.release.set()
+    pool = PulsePool(jobs.run, workers=2, reserved=1)
+    try:
+        pool.hold("abandoned", True, ttl=0.5)
+        pool.put("a", 2, ("a", "auto"))
+        threading.Event().wait(0.2)
+        assert "auto" not in jobs.order and pool.users_busy()
+        _wait_for(lambda: "auto" in jobs.order)  # the idle worker looked at the deadline again
+        assert not pool.users_busy()
+    finally:
+        pool.shutdown(wait=WAIT)
+
+
 def test_a_paused_autonomous_job_still_hears_its_cancel() -> None:
     started, release = threading.Event(), threading.Event()
     pool = PulsePool(lambda _p: (started.set(), release.wait(WAIT)), workers=2, reserved=1)
@@ -263,6 +280,21 @@ def test_user_input_never_raises_on_a_busy_database(manager: Any, monkeypatch: p
     monkeypatch.undo()
     ends = [e for e in manager.handle_user_input("library", "もう一度") if e["type"] == "pulse_end"]
     assert ends and all(e["status"] == "ok" for e in ends)
+
+
+def test_a_users_message_holds_autonomous_pulses_until_its_pulse_starts(manager: Any) -> None:
+    """From the message's first step, before it is stored and its pulse queued (saiverse/manager.py);
+    at the pulse's start the pool holds them itself; a send with no pulse lets go too."""
+    busy: list[tuple[str, bool]] = []
+    for ev in manager.handle_user_input("library", "こんにちは", persona_id="mina"):
+        busy.append((ev["type"], manager.pulses.users_first()))
+        if ev["type"] == "pulse_end":
+            break
+    assert busy[0] == ("user_message", True), busy
+    assert all(on for _t, on in busy[:-1]), busy  # the pulse's own hold follows the message's
+    _wait_for(lambda: not manager.pulses.users_first())
+    refused = list(manager.handle_user_input("nowhere", "こんにちは"))
+    assert refused[-1]["type"] == "error" and not manager.pulses.users_first()
 
 
 def test_a_users_whole_send_runs_with_the_short_switch_interval(manager: Any) -> None:
