@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # LangGraph itself is imported on the first compile: start-up
     from langchain_core.runnables import RunnableConfig
 
 __all__ = [
-    "MAX_DEPTH", "PulseCancelled", "RunContext", "bind_args", "compile_playbook", "run_meta_user", "run_playbook",
+    "MAX_DEPTH", "PulseCancelled", "RunContext", "bind_args", "compile_playbook", "drawing", "run_meta_user",
+    "run_playbook",
 ]
 
 
@@ -155,21 +156,55 @@ def _compile_by_content(pb: Playbook) -> Any:
     cached = _GRAPH_CACHE.get(key)
     if cached is not None:
         return cached
+    compiled = _build(pb, fold=True)
+    _GRAPH_CACHE[key] = compiled
+    return compiled
+
+
+def drawing(pb: Playbook) -> Any:
+    """The playbook's graph node for node, edge for edge (no `pass` folded in): what the UI draws."""
+    return _build(pb, fold=False)
+
+
+def _folded_pass(pb: Playbook, node: Node) -> Node | None:
+    """The `pass` node that `node` always goes on to, when its step can take that node along.
+
+    A `pass` node does nothing but route (meta_user's `check`), so running it in its own Pregel step
+    costs a step for nothing: `node` runs it right after itself, in the same step, as one more `_step`
+    (same trace entry, cancellation check, step count and routing). Only after a node that never
+    branches: one with `error_next` or `conditional_next` may go elsewhere than the `pass` node."""
+    if node.conditional_next is not None or node.error_next is not None or not node.next or node.next == node.id:
+        return None
+    after = next((n for n in pb.nodes if n.id == node.next), None)
+    return after if after is not None and after.type == "pass" else None
+
+
+def _make_folded_fn(pb: Playbook, node: Node, after: Node) -> Any:
+    def fn(state: PlaybookState, config: RunnableConfig) -> PlaybookState:
+        ctx, emit = config["configurable"]["sea"], config["configurable"]["sea_emit"]
+        return _step(pb, after, _step(pb, node, state, ctx, emit), ctx, emit)
+
+    return fn
+
+
+def _build(pb: Playbook, *, fold: bool) -> Any:
     from langgraph.graph import END, START, StateGraph
 
     graph = StateGraph(PlaybookState)
+    routes: dict[str, Node] = {}  # node id → the node whose edges leave its graph node
     for node in pb.nodes:
-        graph.add_node(node.id, _make_node_fn(pb, node))
+        after = _folded_pass(pb, node) if fold else None
+        graph.add_node(node.id, _make_folded_fn(pb, node, after) if after else _make_node_fn(pb, node))
+        routes[node.id] = after or node
     graph.add_edge(START, pb.start)
     for node in pb.nodes:
-        if node.conditional_next is None and node.error_next is None:
-            graph.add_edge(node.id, node.next or END)
+        leaving = routes[node.id]
+        if leaving.conditional_next is None and leaving.error_next is None:
+            graph.add_edge(node.id, leaving.next or END)
         else:
-            route, path_map = _router(pb, node)
+            route, path_map = _router(pb, leaving)
             graph.add_conditional_edges(node.id, route, path_map)
-    compiled = graph.compile(name=pb.name)
-    _GRAPH_CACHE[key] = compiled
-    return compiled
+    return graph.compile(name=pb.name)
 
 
 def _lone_node(pb: Playbook) -> Node | None:
