@@ -162,27 +162,37 @@ def _compile_by_content(pb: Playbook) -> Any:
 
 
 def drawing(pb: Playbook) -> Any:
-    """The playbook's graph node for node, edge for edge (no `pass` folded in): what the UI draws."""
+    """The playbook's graph node for node, edge for edge (no run of nodes in one step): what the UI draws."""
     return _build(pb, fold=False)
 
 
-def _folded_pass(pb: Playbook, node: Node) -> Node | None:
-    """The `pass` node that `node` always goes on to, when its step can take that node along.
+def _chain(pb: Playbook, node: Node) -> list[Node]:
+    """`node` and the nodes that always follow it, as far as the path never branches.
 
-    A `pass` node does nothing but route (meta_user's `check`), so running it in its own Pregel step
-    costs a step for nothing: `node` runs it right after itself, in the same step, as one more `_step`
-    (same trace entry, cancellation check, step count and routing). Only after a node that never
-    branches: one with `error_next` or `conditional_next` may go elsewhere than the `pass` node."""
-    if node.conditional_next is not None or node.error_next is not None or not node.next or node.next == node.id:
-        return None
-    after = next((n for n in pb.nodes if n.id == node.next), None)
-    return after if after is not None and after.type == "pass" else None
+    Running such a run of nodes as Pregel steps of their own costs a LangGraph step each for nothing:
+    the graph node of `node` runs them one after the other (each its own `_step`: the same trace
+    entry, cancellation check, step count, state bound and errors), and leaves by the edges of the last.
+    A node with `error_next` or `conditional_next` may go elsewhere, so it ends the run (it can be its
+    last node); so does a node met twice (a loop goes round through the graph's edges, as before).
+    """
+    by_id = {n.id: n for n in pb.nodes}
+    chain = [node]
+    while True:
+        last = chain[-1]
+        if last.conditional_next is not None or last.error_next is not None or not last.next:
+            return chain
+        after = by_id.get(last.next)
+        if after is None or any(n.id == after.id for n in chain):
+            return chain
+        chain.append(after)
 
 
-def _make_folded_fn(pb: Playbook, node: Node, after: Node) -> Any:
+def _make_chain_fn(pb: Playbook, chain: list[Node]) -> Any:
     def fn(state: PlaybookState, config: RunnableConfig) -> PlaybookState:
         ctx, emit = config["configurable"]["sea"], config["configurable"]["sea_emit"]
-        return _step(pb, after, _step(pb, node, state, ctx, emit), ctx, emit)
+        for node in chain:
+            state = _step(pb, node, state, ctx, emit)
+        return state
 
     return fn
 
@@ -193,9 +203,9 @@ def _build(pb: Playbook, *, fold: bool) -> Any:
     graph = StateGraph(PlaybookState)
     routes: dict[str, Node] = {}  # node id → the node whose edges leave its graph node
     for node in pb.nodes:
-        after = _folded_pass(pb, node) if fold else None
-        graph.add_node(node.id, _make_folded_fn(pb, node, after) if after else _make_node_fn(pb, node))
-        routes[node.id] = after or node
+        chain = _chain(pb, node) if fold else [node]
+        graph.add_node(node.id, _make_chain_fn(pb, chain) if len(chain) > 1 else _make_node_fn(pb, node))
+        routes[node.id] = chain[-1]
     graph.add_edge(START, pb.start)
     for node in pb.nodes:
         leaving = routes[node.id]

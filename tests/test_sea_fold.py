@@ -1,6 +1,6 @@
-"""A `pass` node after a node that never branches runs in that node's LangGraph step (sea/runtime.py,
-`_folded_pass`): the run behaves node for node as before — trace, routing, cancellation, the step
-bound, error_next — and the UI's drawing still shows every node. Real LangGraph, FakePorts.
+"""Nodes that always follow each other run in one LangGraph step (sea/runtime.py, `_chain`): the run
+behaves node for node as before — trace, routing, events, cancellation, the step bound, error_next —
+and the UI's drawing still shows every node and edge. Real LangGraph, FakePorts.
 """
 
 from __future__ import annotations
@@ -103,3 +103,31 @@ def test_a_loop_through_a_folded_pass_node_still_meets_the_step_bound() -> None:
     ]}
     with pytest.raises(TooManySteps):
         run(pb)
+
+
+def test_a_linear_run_is_one_step_and_its_last_node_may_catch_errors() -> None:
+    pb = {"name": "line", "nodes": [
+        {"id": "a", "type": "say", "action": "一", "next": "b"},
+        {"id": "b", "type": "say", "action": "二", "next": "c"},
+        {"id": "c", "type": "set", "assignments": {"x": "=1/0"}, "error_next": "d", "next": None},
+        {"id": "d", "type": "say", "action": "{last_error}", "next": None},
+    ]}
+    graph = compile_playbook(parse_playbook(pb))
+    # `a` runs b and c in its own step and leaves by c's edges (END, or d when c fails).
+    assert {e.target for e in graph.get_graph().edges if e.source == "a"} == {"d", "__end__"}
+    events, trace, _ = run(pb)
+    assert trace == ["line.a", "line.b", "line.c", "line.d"]
+    said = [e["text"] for e in events if e["type"] == "say"]
+    assert said[:2] == ["一", "二"] and len(said) == 3 and said[2]  # d says what c's error was
+
+
+def test_a_loop_is_not_unrolled_into_one_step() -> None:
+    pb = {"name": "loop", "input_schema": [{"name": "n"}], "nodes": [
+        {"id": "a", "type": "set", "assignments": {"n": "=n + 1"}, "next": "b"},
+        {"id": "b", "type": "pass",
+         "conditional_next": {"field": "n", "operator": "gte", "cases": {"3": "done"}, "default": "a"}},
+        {"id": "done", "type": "say", "action": "{n}回", "next": None},
+    ]}
+    _, trace, final = run(pb, {"n": 0})
+    assert trace == ["loop.a", "loop.b"] * 3 + ["loop.done"]
+    assert final["n"] == 3
