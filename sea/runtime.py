@@ -3,7 +3,9 @@
 One path only: every node type — subplay and exec included — runs on the LangGraph compilation
 (no fallback executor). A called playbook runs as its own compiled graph inside the calling node;
 one of a single node that routes nowhere runs that node as part of the caller's step (its own graph
-would be START → node → END: a second Pregel run for nothing).
+would be START → node → END: a second Pregel run for nothing). Likewise nodes that always follow
+each other (no `conditional_next`, no `error_next` before the last) share one graph node, each still
+its own `_step` (`_chain`); the UI's drawing (`drawing`) keeps one graph node per playbook node.
 Events go to an `emit` callback the moment a node produces them, from nested playbooks too.
 System variables (`_` namespace: persona, pulse, ports, cancellation, usage, trace) travel in the
 run config as a `RunContext`, never in the playbook's own variables, so nodes cannot overwrite them.
