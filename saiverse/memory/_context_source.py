@@ -110,12 +110,16 @@ class ContextSource:
         with self.db.engine.connect() as conn:
             return self._snapshot(conn, persona_id, pulse_id)
 
-    def pulse_view(self, persona_id: str, pulse_id: str, *, limit: int = OWN_LIMIT) -> \
+    def pulse_view(self, persona_id: str, pulse_id: str, *, limit: int = OWN_LIMIT,
+                   own: list[tuple[str, str, list[str]]] | None = None) -> \
             tuple[Snapshot, list[tuple[str, str, list[str]]]]:
         """`snapshot` plus the pulse's own stored messages as (role, content, tags), oldest first
-        (the newest `limit`), read on one connection: what a pulse's first prompt needs."""
+        (the newest `limit`), read on one connection: what a pulse's first prompt needs. `own`, when
+        the caller knows them exactly (it stored them itself under a pulse id it minted), is not read."""
         with self.db.engine.connect() as conn:
             snap = self._snapshot(conn, persona_id, pulse_id)
+            if own is not None:
+                return snap, own[-limit:] if limit else []
             rows = list(conn.execute(_OWN_SQL, {"p": persona_id, "pulse": pulse_id, "n": limit}))
         own = []
         for role, content, raw_tags in reversed(rows):

@@ -91,6 +91,9 @@ class PulseJournal:
     _noticed: set[str] = field(default_factory=set)
     _counted: dict[Any, dict[str, int]] = field(default_factory=dict)
     """Token counts by counter, shared by the pulse's prompts (they hold the same history)."""
+    stored: tuple[str, list[tuple[str, str, list[str]]]] | None = None
+    """(persona id, its messages stored under this pulse id before the run) when the controller knows
+    them exactly — it minted the pulse id and stored them itself — so the first prompt need not read them."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         model, notice = self.services.resolve_model(persona, model_type)
@@ -119,7 +122,9 @@ class PulseJournal:
         if persona_id not in self._snapshots:
             # Stored memory does not change during the pulse (its own writes wait in the journal):
             # it is read once, the snapshot and the pulse's stored messages on one connection.
-            snapshot, own = self.services.context.pulse_view(persona_id, self.pulse_id)
+            # A tool may have stored more under the pulse id since (it reports it: `note_effect`).
+            known = self.stored[1] if self.stored and self.stored[0] == persona_id and not self.effects else None
+            snapshot, own = self.services.context.pulse_view(persona_id, self.pulse_id, own=known)
             self._snapshots[persona_id] = (
                 snapshot,
                 [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
