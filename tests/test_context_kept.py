@@ -58,3 +58,24 @@ def test_appended_snapshot_equals_a_full_read(manager: SAIVerseManager) -> None:
     newest = max(r["id"] for r in m.memory.list_messages(P, limit=1))
     m.memory.delete(P, newest)
     assert _lines(m)[-1] == ("user", f"たくさん {MAX_APPEND + 3}", "c")
+
+
+def test_protocol_checks_are_per_class_unless_a_class_answers_attributes_itself() -> None:
+    from chat import TokenCounter
+    from saiverse.llm.offline import OfflineModel, estimate_tokens
+    from saiverse.pulse._context import conforms, token_counter
+
+    class Counting(OfflineModel):
+        def count_tokens(self, text: str) -> int:
+            return len(text)
+
+    class Proxy:
+        def __init__(self, inner: object) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+    assert token_counter(Counting())("abc") == 3 and token_counter(OfflineModel()) is estimate_tokens
+    assert token_counter(Counting())("abcd") == 4  # asked again: the kept answer
+    assert conforms(Proxy(Counting()), TokenCounter) and not conforms(Proxy(OfflineModel()), TokenCounter)

@@ -50,10 +50,27 @@ NOTE_COST = 48
 Counter = Callable[[str], int]
 
 
+_CONFORMS: dict[tuple[type, type], bool] = {}
+
+
+def conforms(obj: object, protocol: type) -> bool:
+    """`isinstance(obj, protocol)` for a runtime-checkable protocol, worked out once per class: the
+    check itself walks the protocol's members (~10 µs), and every prompt of every pulse asks it.
+    The models implement these protocols with methods of their class; a class that answers
+    attributes itself (`__getattr__`) is asked every time."""
+    cls = type(obj)
+    if hasattr(cls, "__getattr__"):  # members that may differ per instance: asked every time
+        return isinstance(obj, protocol)
+    found = _CONFORMS.get((cls, protocol))
+    if found is None:
+        found = _CONFORMS[(cls, protocol)] = isinstance(obj, protocol)
+    return found
+
+
 def token_counter(model: ChatModel | None) -> Counter:
     """The model's tokenizer when it has one, else the estimate (see the module docstring)."""
-    if model is not None and isinstance(model, TokenCounter):
-        return model.count_tokens
+    if model is not None and conforms(model, TokenCounter):
+        return model.count_tokens  # type: ignore[attr-defined]
     return estimate_tokens
 
 

@@ -25,7 +25,7 @@ from sqlalchemy import text
 from chat import ChatModel, ContextWindow, Message
 from database.engine import Database
 from saiverse.memory import ContextSource, SAIMemory
-from saiverse.pulse._context import Snapshot, fit, token_counter
+from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.compat import shown_content, trim_history
 from sea.playbook import Playbook
@@ -139,7 +139,7 @@ class PulseJournal:
         if history_depth is not None:
             kept = trim_history([{"content": line.content} for line in snapshot.history], history_depth)
             snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
-        if isinstance(model, ContextWindow):  # a local model's window caps the persona's budget
+        if conforms(model, ContextWindow):  # a local model's window caps the persona's budget
             snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
         count = token_counter(model)
         fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
