@@ -291,7 +291,7 @@ class OfflineModel:
     def generate(self, request: ChatRequest) -> ChatResult:
         """Answer once: a tool call, JSON for `response_schema`, or the persona's offline reply."""
         prompt_tokens = estimate_tokens(
-            (request.system or "") + "".join(m.get("content") or "" for m in request.messages))
+            (request.system or "") + "".join([m.get("content") or "" for m in request.messages]))
         call = self._tool_call(request) if request.tools else None
         if call is not None:
             return ChatResult(text="", tool_calls=[call], model=self.name,
