@@ -23,6 +23,7 @@ Chronicle, and where Chronicle has not caught up yet the prompt says so.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -141,10 +142,26 @@ def _message(role: str, content: str, like: Message | None = None) -> Message:
     return msg
 
 
+def _running_costs(history: list[Line], tokens: Callable[[str], int],
+                   sums: dict[int, tuple[list[Line], list[int]]] | None) -> list[int]:
+    """[0, cost of the newest line, of the newest two, …] (`sums` keeps it per history list)."""
+    kept = sums.get(id(history)) if sums is not None else None
+    if kept is not None and kept[0] is history:
+        return kept[1]
+    running = [0]
+    for line in reversed(history):
+        running.append(running[-1] + tokens(line.content) + MESSAGE_OVERHEAD)
+    if sums is not None:
+        sums[id(history)] = (history, running)  # the list is held: its id is not reused meanwhile
+    return running
+
+
 def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Counter,
-        cache: dict[str, int] | None = None) -> Fitted:
+        cache: dict[str, int] | None = None,
+        sums: dict[int, tuple[list[Line], list[int]]] | None = None) -> Fitted:
     """The prompt of one model call: the system prompt, memory and messages within the budget.
-    `cache` (text → tokens by `count`) may be shared by the calls of one pulse: they count the same history."""
+    `cache` (text → tokens by `count`) may be shared by the calls of one pulse: they count the same history;
+    so may `sums` (the history's running costs by `count`, per history list)."""
     budget = snapshot.budget
     cache = {} if cache is None else cache
 
@@ -193,22 +210,20 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     frame = tokens(header) + NOTE_COST  # the header and a possible gap note
     reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else 0
 
-    kept_history: list[Line] = []
+    # The newest lines that fit as they are (each costs > 0, so they are the longest run of newest
+    # lines whose running cost fits), then the next one shortened if a useful piece of it fits.
     hist_room = left - reserve
-    hist_cost = 0
-    for line in reversed(snapshot.history):
-        cost = tokens(line.content) + MESSAGE_OVERHEAD
-        if cost <= hist_room:
-            kept_history.append(line)
-            hist_room -= cost
-            hist_cost += cost
-            continue
-        if hist_room - MESSAGE_OVERHEAD >= MIN_PIECE * 2:
-            kept_history.append(Line(line.role, shorten(line.content, hist_room - MESSAGE_OVERHEAD, tokens),
-                                     line.created))
-            hist_cost += tokens(kept_history[-1].content) + MESSAGE_OVERHEAD
-            out.shortened += 1
-        break
+    running = _running_costs(snapshot.history, tokens, sums)
+    k = max(0, bisect_right(running, hist_room) - 1)
+    kept_history: list[Line] = snapshot.history[len(snapshot.history) - k:][::-1]  # newest first
+    hist_room -= running[k]
+    hist_cost = running[k]
+    if k < len(snapshot.history) and hist_room - MESSAGE_OVERHEAD >= MIN_PIECE * 2:
+        line = snapshot.history[-k - 1]
+        kept_history.append(Line(line.role, shorten(line.content, hist_room - MESSAGE_OVERHEAD, tokens),
+                                 line.created))
+        hist_cost += tokens(kept_history[-1].content) + MESSAGE_OVERHEAD
+        out.shortened += 1
     left -= hist_cost
     out.verbatim = len(kept_history)
     cut = len(kept_history) < len(snapshot.history) or snapshot.older is not None
