@@ -79,3 +79,23 @@ def test_protocol_checks_are_per_class_unless_a_class_answers_attributes_itself(
     assert token_counter(Counting())("abc") == 3 and token_counter(OfflineModel()) is estimate_tokens
     assert token_counter(Counting())("abcd") == 4  # asked again: the kept answer
     assert conforms(Proxy(Counting()), TokenCounter) and not conforms(Proxy(OfflineModel()), TokenCounter)
+
+
+def test_fit_with_shared_running_costs_is_fit_without() -> None:
+    from datetime import datetime, timedelta
+
+    from saiverse.llm.offline import estimate_tokens
+    from saiverse.pulse._context import Line, Snapshot, fit
+
+    start = datetime(2026, 1, 1)
+    history = [Line("user" if i % 2 else "assistant", f"{i}番目の話。" + "猫の本" * (i % 7) * 20,
+                    start + timedelta(minutes=i)) for i in range(120)]
+    sums: dict = {}
+    for budget in (400, 1500, 3000, 20000):
+        snap = Snapshot(budget=budget, history=history)
+        for own in ([], [{"role": "user", "content": "こんにちは" * 50}]):
+            alone = fit(snap, "あなたはミナです。", own, estimate_tokens)
+            shared = fit(snap, "あなたはミナです。", own, estimate_tokens, {}, sums)
+            assert (alone.messages, alone.system, alone.input_tokens, alone.verbatim, alone.shortened) == \
+                (shared.messages, shared.system, shared.input_tokens, shared.verbatim, shared.shortened)
+    assert len(sums) == 1  # one history list: its running costs worked out once
