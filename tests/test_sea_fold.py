@@ -131,3 +131,17 @@ def test_a_loop_is_not_unrolled_into_one_step() -> None:
     _, trace, final = run(pb, {"n": 0})
     assert trace == ["loop.a", "loop.b"] * 3 + ["loop.done"]
     assert final["n"] == 3
+
+
+def test_router_schema_follows_a_changed_catalogue() -> None:
+    from sea.router import prepare_schema
+
+    schema = {"type": "object", "properties": {"pick": {"type": "string", "x-enum-source": "router_playbooks"}}}
+    first = [parse_playbook({"name": "a", "description": "一つ目", "nodes": [{"id": "n", "type": "pass"}]})]
+    out = prepare_schema(schema, first)
+    assert out["properties"]["pick"]["enum"] == ["a"] and prepare_schema(schema, first) is out  # kept
+    edited = [first[0].model_copy(update={"description": "書き換えた"})]  # a changed playbook is a new object
+    assert "書き換えた" in prepare_schema(schema, edited)["properties"]["pick"]["description"]
+    more = [*edited, parse_playbook({"name": "b", "nodes": [{"id": "n", "type": "pass"}]})]
+    assert prepare_schema(schema, more)["properties"]["pick"]["enum"] == ["a", "b"]
+    assert "x-enum-source" in schema["properties"]["pick"]  # the node's own schema is never changed
