@@ -249,6 +249,11 @@ def _makes(option: str, described: str) -> bool:
     return bool(_MAKES.search(f"{option} {described}"))
 
 
+@lru_cache(maxsize=1024)
+def _name_pattern(option: str) -> re.Pattern[str]:
+    return re.compile(re.escape(option), re.I)
+
+
 def catalogue(options: list[str], text: str) -> dict[str, str]:
     """Describing text per option, from lines that name exactly one option (`- a: does X`)."""
     found: dict[str, str] = {}
@@ -268,7 +273,7 @@ def catalogue(options: list[str], text: str) -> dict[str, str]:
             continue
         named = [o for o, lo in lowered if lo in low]
         if len(named) == 1:
-            rest = re.sub(re.escape(named[0]), " ", line, flags=re.I)
+            rest = _name_pattern(named[0]).sub(" ", line)
             found[named[0]] = (found.get(named[0], "") + " " + rest).strip()
     return found
 
