@@ -28,9 +28,27 @@ def catalogue(playbooks: Sequence[Playbook]) -> str:
 _PREPARED: dict[tuple[str, tuple[Any, ...]], dict[str, Any]] = {}
 
 
+_SAME: dict[tuple[int, ...], tuple[dict[str, Any], tuple[Playbook, ...], dict[str, Any]]] = {}
+"""(id of the schema, ids of the playbooks) → (them, the prepared schema). A loaded playbook and its
+node schemas are never changed in place (sea/runtime.py, `compile_playbook`), so the same objects
+give the same result without serialising the schema; they are held, so their ids are not reused."""
+
+
 def prepare_schema(schema: dict[str, Any], playbooks: Sequence[Playbook]) -> dict[str, Any]:
     """A copy of `schema` with every `x-enum-source: router_playbooks` filled in (cached: the same
     node schema and the same catalogue give the same result, and routers run on every pulse)."""
+    key = (id(schema), *map(id, playbooks))
+    same = _SAME.get(key)
+    if same is not None and same[0] is schema and all(a is b for a, b in zip(same[1], playbooks, strict=True)):
+        return same[2]
+    out = _prepare(schema, playbooks)
+    if len(_SAME) > 256:
+        _SAME.clear()
+    _SAME[key] = (schema, tuple(playbooks), out)
+    return out
+
+
+def _prepare(schema: dict[str, Any], playbooks: Sequence[Playbook]) -> dict[str, Any]:
     text = json.dumps(schema, sort_keys=True, ensure_ascii=False)
     if ENUM_SOURCE not in text:
         return schema

@@ -3,7 +3,9 @@
 One path only: every node type — subplay and exec included — runs on the LangGraph compilation
 (no fallback executor). A called playbook runs as its own compiled graph inside the calling node;
 one of a single node that routes nowhere runs that node as part of the caller's step (its own graph
-would be START → node → END: a second Pregel run for nothing).
+would be START → node → END: a second Pregel run for nothing). Likewise nodes that always follow
+each other (no `conditional_next`, no `error_next` before the last) share one graph node, each still
+its own `_step` (`_chain`); the UI's drawing (`drawing`) keeps one graph node per playbook node.
 Events go to an `emit` callback the moment a node produces them, from nested playbooks too.
 System variables (`_` namespace: persona, pulse, ports, cancellation, usage, trace) travel in the
 run config as a `RunContext`, never in the playbook's own variables, so nodes cannot overwrite them.
@@ -28,7 +30,8 @@ if TYPE_CHECKING:  # LangGraph itself is imported on the first compile: start-up
     from langchain_core.runnables import RunnableConfig
 
 __all__ = [
-    "MAX_DEPTH", "PulseCancelled", "RunContext", "bind_args", "compile_playbook", "run_meta_user", "run_playbook",
+    "MAX_DEPTH", "PulseCancelled", "RunContext", "bind_args", "compile_playbook", "drawing", "run_meta_user",
+    "run_playbook",
 ]
 
 
@@ -155,21 +158,65 @@ def _compile_by_content(pb: Playbook) -> Any:
     cached = _GRAPH_CACHE.get(key)
     if cached is not None:
         return cached
+    compiled = _build(pb, fold=True)
+    _GRAPH_CACHE[key] = compiled
+    return compiled
+
+
+def drawing(pb: Playbook) -> Any:
+    """The playbook's graph node for node, edge for edge (no run of nodes in one step): what the UI draws."""
+    return _build(pb, fold=False)
+
+
+def _chain(pb: Playbook, node: Node) -> list[Node]:
+    """`node` and the nodes that always follow it, as far as the path never branches.
+
+    Running such a run of nodes as Pregel steps of their own costs a LangGraph step each for nothing:
+    the graph node of `node` runs them one after the other (each its own `_step`: the same trace
+    entry, cancellation check, step count, state bound and errors), and leaves by the edges of the last.
+    A node with `error_next` or `conditional_next` may go elsewhere, so it ends the run (it can be its
+    last node); so does a node met twice (a loop goes round through the graph's edges, as before).
+    """
+    by_id = {n.id: n for n in pb.nodes}
+    chain = [node]
+    while True:
+        last = chain[-1]
+        if last.conditional_next is not None or last.error_next is not None or not last.next:
+            return chain
+        after = by_id.get(last.next)
+        if after is None or any(n.id == after.id for n in chain):
+            return chain
+        chain.append(after)
+
+
+def _make_chain_fn(pb: Playbook, chain: list[Node]) -> Any:
+    def fn(state: PlaybookState, config: RunnableConfig) -> PlaybookState:
+        ctx, emit = config["configurable"]["sea"], config["configurable"]["sea_emit"]
+        for node in chain:
+            state = _step(pb, node, state, ctx, emit)
+        return state
+
+    return fn
+
+
+def _build(pb: Playbook, *, fold: bool) -> Any:
     from langgraph.graph import END, START, StateGraph
 
     graph = StateGraph(PlaybookState)
+    routes: dict[str, Node] = {}  # node id → the node whose edges leave its graph node
     for node in pb.nodes:
-        graph.add_node(node.id, _make_node_fn(pb, node))
+        chain = _chain(pb, node) if fold else [node]
+        graph.add_node(node.id, _make_chain_fn(pb, chain) if len(chain) > 1 else _make_node_fn(pb, node))
+        routes[node.id] = chain[-1]
     graph.add_edge(START, pb.start)
     for node in pb.nodes:
-        if node.conditional_next is None and node.error_next is None:
-            graph.add_edge(node.id, node.next or END)
+        leaving = routes[node.id]
+        if leaving.conditional_next is None and leaving.error_next is None:
+            graph.add_edge(node.id, leaving.next or END)
         else:
-            route, path_map = _router(pb, node)
+            route, path_map = _router(pb, leaving)
             graph.add_conditional_edges(node.id, route, path_map)
-    compiled = graph.compile(name=pb.name)
-    _GRAPH_CACHE[key] = compiled
-    return compiled
+    return graph.compile(name=pb.name)
 
 
 def _lone_node(pb: Playbook) -> Node | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 _LISTING_RE = re.compile(r'\[\s*\{\s*"name"\s*:')
@@ -222,6 +223,37 @@ def _option_aliases(option: str) -> list[str]:
     return [a for a in {option, alias} if a]
 
 
+# What scoring needs of a keyword, an option's name or its description does not depend on the
+# request: worked out once per text (pure functions of their argument, so never stale), not once
+# per option per model call (a router call scores ~10 options of ~8 keywords each).
+@lru_cache(maxsize=4096)
+def _keyword_forms(keyword: str) -> tuple[str, str, tuple[str, ...]]:
+    """(lowered keyword, its stem, its other content words lowered) as `_evidence` matches them."""
+    return (keyword.lower(), _stem(keyword),
+            tuple(w.lower() for w in words(keyword) if len(w) >= 2 and w != keyword))
+
+
+@lru_cache(maxsize=1024)
+def _aliases_lower(option: str) -> tuple[str, ...]:
+    return tuple(a.lower() for a in _option_aliases(option))
+
+
+@lru_cache(maxsize=1024)
+def _description_words(described: str) -> tuple[tuple[str, int], ...]:
+    """Distinct content words of a description, lowered, each with its weight (3+ characters: 2)."""
+    return tuple((w.lower(), 2 if len(w) >= 3 else 1) for w in set(words(described)))
+
+
+@lru_cache(maxsize=1024)
+def _makes(option: str, described: str) -> bool:
+    return bool(_MAKES.search(f"{option} {described}"))
+
+
+@lru_cache(maxsize=1024)
+def _name_pattern(option: str) -> re.Pattern[str]:
+    return re.compile(re.escape(option), re.I)
+
+
 def catalogue(options: list[str], text: str) -> dict[str, str]:
     """Describing text per option, from lines that name exactly one option (`- a: does X`)."""
     found: dict[str, str] = {}
@@ -229,17 +261,42 @@ def catalogue(options: list[str], text: str) -> dict[str, str]:
     lowered = [(o, lo) for o in options if (lo := o.lower()) in whole]
     if not lowered:
         return found
-    # A prompt is mostly conversation that names no option: one regex pass (in C) skips such a line.
+    # A prompt is mostly conversation that names no option: one regex pass (in C) over the whole text
+    # finds the lines that name one, and only those are cut out and looked at.
     any_named = re.compile("|".join(re.escape(lo) for _, lo in lowered))
-    # Lowering never makes or removes a separator, so both splits have the same lines.
-    for line, low in zip(re.split(r"[\n;；]", text), re.split(r"[\n;；]", whole), strict=True):
+    if len(whole) == len(text):  # lowering kept every position (it nearly always does)
+        pairs: Any = _named_lines(any_named, text, whole)
+    else:  # lowering never makes or removes a separator, so both splits have the same lines
+        pairs = zip(re.split(_SEPARATORS, text), re.split(_SEPARATORS, whole), strict=True)
+    for line, low in pairs:
         if not any_named.search(low):
             continue
         named = [o for o, lo in lowered if lo in low]
         if len(named) == 1:
-            rest = re.sub(re.escape(named[0]), " ", line, flags=re.I)
+            rest = _name_pattern(named[0]).sub(" ", line)
             found[named[0]] = (found.get(named[0], "") + " " + rest).strip()
     return found
+
+
+_SEPARATORS = re.compile(r"[\n;；]")
+
+
+def _named_lines(named: re.Pattern[str], text: str, whole: str) -> list[tuple[str, str]]:
+    """(line, lowered line) of each line of `text` (cut at `_SEPARATORS`) in which `named` matches
+    `whole` (`text` lowered, same length), in order: what splitting both and searching every line keeps."""
+    out: list[tuple[str, str]] = []
+    end = 0
+    for m in named.finditer(whole):
+        at = m.start()
+        if at < end:
+            continue  # another name on a line already taken
+        # The line starts after the last separator before the name; the previous line taken ended at
+        # one (or this is the first), so looking back no further than it keeps the pass linear.
+        start = max(whole.rfind(sep, end, at) for sep in "\n;；") + 1 or end
+        nxt = _SEPARATORS.search(whole, at)
+        end = nxt.start() if nxt else len(whole)
+        out.append((text[start:end], whole[start:end]))
+    return out
 
 
 def strip_catalogue(options: list[str], text: str) -> str:
@@ -298,19 +355,21 @@ def _evidence(options: list[str], query: str, schema: dict[str, Any],
     q = query.lower()
     out: dict[str, tuple[int, int]] = {}
     for option in options:
-        keyword = sum(8 for a in _option_aliases(option) if a.lower() in q)
+        keyword = sum(8 for a in _aliases_lower(option) if a in q)
         partial = 0
         for kw in extra[option]:
-            if kw.lower() in q:
+            low, stem, parts = _keyword_forms(kw)
+            if low in q:
                 keyword += 4
-            elif (stem := _stem(kw)) and stem in q:
+            elif stem and stem in q:
                 keyword += 3
-            elif any(w.lower() in q for w in words(kw) if len(w) >= 2 and w != kw):
+            elif any(w in q for w in parts):
                 partial = 2  # `日記にまとめて` shares `日記` with the keyword `日記を書` (counted once)
         keyword = keyword or partial
         # A shared description word is weak evidence, a short one (画像, 作品) weaker still.
-        weak = sum(2 if len(w) >= 3 else 1 for w in set(words(described.get(option, ""))) if w.lower() in q)
-        out[option] = (keyword + weak, keyword, bool(_MAKES.search(f"{option} {described.get(option, '')}")))
+        text_of = described.get(option, "")
+        weak = sum(weight for w, weight in _description_words(text_of) if w in q)
+        out[option] = (keyword + weak, keyword, _makes(option, text_of))
     return out
 
 

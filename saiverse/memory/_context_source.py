@@ -17,6 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Connection, text
 
@@ -43,9 +44,15 @@ _HISTORY_SQL = ("SELECT t.MESSAGE_ID, m.ROLE, m.CONTENT, m.CREATED_AT, m.PULSE_I
                 # upstream v0.3 (sea/lines.py): only committed main-line (or meta-judgment) lines are history
                 "AND coalesce(m.SCOPE, 'committed') = 'committed' "
                 "AND coalesce(m.LINE_ROLE, 'main_line') IN ('main_line', 'meta_judgment') ")
-# Built once: every pulse's first prompt runs these two.
-_NEWEST_SQL = text("SELECT max(MESSAGE_ID) FROM saimemory_tag WHERE PERSONA_ID = :p AND TAG = 'conversation'")
-_APPEND_SQL = text(_HISTORY_SQL + "AND t.MESSAGE_ID > :after ORDER BY t.MESSAGE_ID")
+# Built once: every pulse's first prompt runs one of these (the second while a snapshot is kept).
+_NEWEST = "SELECT max(MESSAGE_ID) FROM saimemory_tag WHERE PERSONA_ID = :p AND TAG = 'conversation'"
+_NEWEST_SQL = text(_NEWEST)
+# The newest id and the lines after the kept snapshot, as one statement (one snapshot of the table):
+# a row with NULL line fields when nothing is new; no more lines than MAX_APPEND ids can hold.
+_NEWEST_AND_AFTER_SQL = text(
+    f"SELECT n.NEWEST, r.* FROM ({_NEWEST.replace('SELECT max(MESSAGE_ID)', 'SELECT max(MESSAGE_ID) AS NEWEST')}) n "
+    f"LEFT JOIN ({_HISTORY_SQL}AND t.MESSAGE_ID > :after AND t.MESSAGE_ID <= :upto) r ON 1 = 1 "
+    "ORDER BY r.MESSAGE_ID")
 
 
 def memo_core(store: MemopediaStore, persona_id: str) -> str:
@@ -110,12 +117,16 @@ class ContextSource:
         with self.db.engine.connect() as conn:
             return self._snapshot(conn, persona_id, pulse_id)
 
-    def pulse_view(self, persona_id: str, pulse_id: str, *, limit: int = OWN_LIMIT) -> \
+    def pulse_view(self, persona_id: str, pulse_id: str, *, limit: int = OWN_LIMIT,
+                   own: list[tuple[str, str, list[str]]] | None = None) -> \
             tuple[Snapshot, list[tuple[str, str, list[str]]]]:
         """`snapshot` plus the pulse's own stored messages as (role, content, tags), oldest first
-        (the newest `limit`), read on one connection: what a pulse's first prompt needs."""
+        (the newest `limit`), read on one connection: what a pulse's first prompt needs. `own`, when
+        the caller knows them exactly (it stored them itself under a pulse id it minted), is not read."""
         with self.db.engine.connect() as conn:
             snap = self._snapshot(conn, persona_id, pulse_id)
+            if own is not None:
+                return snap, own[-limit:] if limit else []
             rows = list(conn.execute(_OWN_SQL, {"p": persona_id, "pulse": pulse_id, "n": limit}))
         own = []
         for role, content, raw_tags in reversed(rows):
@@ -128,14 +139,18 @@ class ContextSource:
 
     def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
         version = (self.chronicle.writes, self.memopedia.writes)
-        newest = conn.execute(_NEWEST_SQL, {"p": persona_id}).scalar() or 0
         with self._lock:
             kept = self._kept.get(persona_id)
-        if (kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS
-                or not kept.newest_id <= newest <= kept.newest_id + MAX_APPEND):
-            kept = self._read(conn, persona_id, newest, version)
-        elif newest > kept.newest_id:
-            self._append(conn, persona_id, kept, newest)
+        if kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS:
+            kept = self._read(conn, persona_id, conn.execute(_NEWEST_SQL, {"p": persona_id}).scalar() or 0, version)
+        else:
+            rows = list(conn.execute(_NEWEST_AND_AFTER_SQL, {"p": persona_id, "after": kept.newest_id,
+                                                             "upto": kept.newest_id + MAX_APPEND}))
+            newest = rows[0][0] or 0
+            if not kept.newest_id <= newest <= kept.newest_id + MAX_APPEND:
+                kept = self._read(conn, persona_id, newest, version)
+            elif newest > kept.newest_id:
+                self._append([r[1:] for r in rows if r[1] is not None], kept, newest)
         with self._lock:
             self._kept[persona_id] = kept
         snap = kept.snap
@@ -164,9 +179,7 @@ class ContextSource:
         return _Kept(snap, newest, version, time.monotonic(), costs[::-1])
 
     @staticmethod
-    def _append(conn: Connection, persona_id: str, kept: _Kept, newest: int) -> None:
-        rows = conn.execute(_APPEND_SQL,
-                            {"p": persona_id, "after": kept.newest_id})
+    def _append(rows: list[Any], kept: _Kept, newest: int) -> None:
         snap = kept.snap
         history = list(snap.history)
         for _id, role, content, created, pulse in rows:

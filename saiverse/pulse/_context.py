@@ -23,6 +23,7 @@ Chronicle, and where Chronicle has not caught up yet the prompt says so.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -50,10 +51,27 @@ NOTE_COST = 48
 Counter = Callable[[str], int]
 
 
+_CONFORMS: dict[tuple[type, type], bool] = {}
+
+
+def conforms(obj: object, protocol: type) -> bool:
+    """`isinstance(obj, protocol)` for a runtime-checkable protocol, worked out once per class: the
+    check itself walks the protocol's members (~10 µs), and every prompt of every pulse asks it.
+    The models implement these protocols with methods of their class; a class that answers
+    attributes itself (`__getattr__`) is asked every time."""
+    cls = type(obj)
+    if hasattr(cls, "__getattr__"):  # members that may differ per instance: asked every time
+        return isinstance(obj, protocol)
+    found = _CONFORMS.get((cls, protocol))
+    if found is None:
+        found = _CONFORMS[(cls, protocol)] = isinstance(obj, protocol)
+    return found
+
+
 def token_counter(model: ChatModel | None) -> Counter:
     """The model's tokenizer when it has one, else the estimate (see the module docstring)."""
-    if model is not None and isinstance(model, TokenCounter):
-        return model.count_tokens
+    if model is not None and conforms(model, TokenCounter):
+        return model.count_tokens  # type: ignore[attr-defined]
     return estimate_tokens
 
 
@@ -124,10 +142,26 @@ def _message(role: str, content: str, like: Message | None = None) -> Message:
     return msg
 
 
+def _running_costs(history: list[Line], tokens: Callable[[str], int],
+                   sums: dict[int, tuple[list[Line], list[int]]] | None) -> list[int]:
+    """[0, cost of the newest line, of the newest two, …] (`sums` keeps it per history list)."""
+    kept = sums.get(id(history)) if sums is not None else None
+    if kept is not None and kept[0] is history:
+        return kept[1]
+    running = [0]
+    for line in reversed(history):
+        running.append(running[-1] + tokens(line.content) + MESSAGE_OVERHEAD)
+    if sums is not None:
+        sums[id(history)] = (history, running)  # the list is held: its id is not reused meanwhile
+    return running
+
+
 def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Counter,
-        cache: dict[str, int] | None = None) -> Fitted:
+        cache: dict[str, int] | None = None,
+        sums: dict[int, tuple[list[Line], list[int]]] | None = None) -> Fitted:
     """The prompt of one model call: the system prompt, memory and messages within the budget.
-    `cache` (text → tokens by `count`) may be shared by the calls of one pulse: they count the same history."""
+    `cache` (text → tokens by `count`) may be shared by the calls of one pulse: they count the same history;
+    so may `sums` (the history's running costs by `count`, per history list)."""
     budget = snapshot.budget
     cache = {} if cache is None else cache
 
@@ -176,22 +210,20 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     frame = tokens(header) + NOTE_COST  # the header and a possible gap note
     reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else 0
 
-    kept_history: list[Line] = []
+    # The newest lines that fit as they are (each costs > 0, so they are the longest run of newest
+    # lines whose running cost fits), then the next one shortened if a useful piece of it fits.
     hist_room = left - reserve
-    hist_cost = 0
-    for line in reversed(snapshot.history):
-        cost = tokens(line.content) + MESSAGE_OVERHEAD
-        if cost <= hist_room:
-            kept_history.append(line)
-            hist_room -= cost
-            hist_cost += cost
-            continue
-        if hist_room - MESSAGE_OVERHEAD >= MIN_PIECE * 2:
-            kept_history.append(Line(line.role, shorten(line.content, hist_room - MESSAGE_OVERHEAD, tokens),
-                                     line.created))
-            hist_cost += tokens(kept_history[-1].content) + MESSAGE_OVERHEAD
-            out.shortened += 1
-        break
+    running = _running_costs(snapshot.history, tokens, sums)
+    k = max(0, bisect_right(running, hist_room) - 1)
+    kept_history: list[Line] = snapshot.history[len(snapshot.history) - k:][::-1]  # newest first
+    hist_room -= running[k]
+    hist_cost = running[k]
+    if k < len(snapshot.history) and hist_room - MESSAGE_OVERHEAD >= MIN_PIECE * 2:
+        line = snapshot.history[-k - 1]
+        kept_history.append(Line(line.role, shorten(line.content, hist_room - MESSAGE_OVERHEAD, tokens),
+                                 line.created))
+        hist_cost += tokens(kept_history[-1].content) + MESSAGE_OVERHEAD
+        out.shortened += 1
     left -= hist_cost
     out.verbatim = len(kept_history)
     cut = len(kept_history) < len(snapshot.history) or snapshot.older is not None
@@ -221,9 +253,11 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
         out.chronicle_ids = [e.entry_id for e in reversed(chosen)]
 
     out.system = "\n\n".join(p for p in (system, core, chronicle_text) if p)
-    # Built inline (not via `_message`): a pulse's two prompts carry a few hundred history lines each.
-    out.messages = [Message(role="user" if h.role == "user" else "assistant", content=h.content)
-                    for h in reversed(kept_history)] + kept_own[::-1]
+    # Built inline (not via `_message`), as dict displays (calling the TypedDict costs 2.5× as much):
+    # a pulse's two prompts carry a few hundred history lines each.
+    history: list[Message] = [{"role": "user" if h.role == "user" else "assistant", "content": h.content}
+                              for h in reversed(kept_history)]
+    out.messages = history + kept_own[::-1]
     out.input_tokens = (tokens(out.system) + hist_cost
                         + sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in kept_own))
     return out

@@ -34,6 +34,7 @@ PulseKind = Literal["user", "schedule", "auto"]
 PRIORITY: dict[str, int] = {"user": 0, "schedule": 1, "auto": 2}
 MAX_QUEUE = 8
 RECORDS_KEPT = 500
+SAID_KEPT = 1024
 log = logging.getLogger(__name__)
 
 
@@ -154,6 +155,8 @@ class _Job:
     user_input: str | None
     user_stored: bool = False
     """The user's message is already in SAIMemory (a queued pulse retried, saiverse/pulse/_queue.py)."""
+    stored_own: list[tuple[str, str, list[str]]] | None = None
+    """What is stored under the pulse id before it runs, when known exactly (see `PulseController.submit`)."""
 
 
 class PulseKinds(ABC):
@@ -206,6 +209,8 @@ class PulseController(PulseKinds):
         self._queued: dict[str, PulseHandle] = {}
         self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
         self._closed = False
+        self._said: dict[str, str] = {}
+        """Pulse ids `say` minted → the user's message it stored under each, until their submit."""
 
     # ---- submitting --------------------------------------------------------------------------
     def submit(
@@ -221,6 +226,16 @@ class PulseController(PulseKinds):
         record = PulseRecord(pulse_id or uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
         handle = PulseHandle(record, YieldingToken(self._pool) if kind == "auto" else CancellationToken())
         with self._guard:
+            said = self._said.pop(pulse_id, None) if pulse_id else None
+        # What the pulse's first prompt would read back as its own stored messages, when this process
+        # alone can have written them: a pulse id minted here has nothing yet; one `say` minted holds
+        # the user's message it stored. A pulse id from elsewhere (a queued job) is read as before.
+        own: list[tuple[str, str, list[str]]] | None = None
+        if pulse_id is None:
+            own = []
+        elif said is not None and user_stored and "\x00" not in said:
+            own = [("user", said, ["conversation", f"pulse:{pulse_id}"])]
+        with self._guard:
             waiting = self._pool.waiting(persona.persona_id)
             if waiting >= self.max_queue:
                 raise QueueFullError(
@@ -230,7 +245,7 @@ class PulseController(PulseKinds):
             self._queued[record.pulse_id] = handle
             self.records.append(record)
             self._pool.put(persona.persona_id, PRIORITY[kind],
-                           _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored))
+                           _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored, own))
         return handle
 
     def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo]) -> tuple[int, dict[str, str]]:
@@ -244,6 +259,10 @@ class PulseController(PulseKinds):
                                     content=said, session=s)
             for persona_id, pulse_id in pulse_ids.items():
                 self.services.memory.add(persona_id, "user", said, tags=["conversation"], pulse_id=pulse_id, session=s)
+        with self._guard:
+            while len(self._said) >= SAID_KEPT:  # ids never submitted (a caller gave up): the oldest go
+                self._said.pop(next(iter(self._said)))
+            self._said.update(dict.fromkeys(pulse_ids.values(), said))
         return hid, pulse_ids
 
     # ---- control -----------------------------------------------------------------------------
@@ -327,10 +346,15 @@ class PulseController(PulseKinds):
         ctx = persona_context(persona)
         why = ""
         try:
+            own = job.stored_own
             if job.user_input and rec.kind == "user" and not job.user_stored:
                 # What the user said is kept even if the pulse then fails.
                 self.services.memory.add(persona.persona_id, "user", job.user_input,
                                          tags=["conversation"], pulse_id=rec.pulse_id)
+                own = None if own is None or "\x00" in job.user_input else \
+                    [*own, ("user", job.user_input, ["conversation", f"pulse:{rec.pulse_id}"])]
+            if own is not None:
+                journal.stored = (persona.persona_id, own)
             common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token, "emit": emit,
                       "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace, "answered": rec.answered}
             if job.user_input is not None:

@@ -25,7 +25,7 @@ from sqlalchemy import text
 from chat import ChatModel, ContextWindow, Message
 from database.engine import Database
 from saiverse.memory import ContextSource, SAIMemory
-from saiverse.pulse._context import Snapshot, fit, token_counter
+from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.compat import shown_content, trim_history
 from sea.playbook import Playbook
@@ -91,6 +91,11 @@ class PulseJournal:
     _noticed: set[str] = field(default_factory=set)
     _counted: dict[Any, dict[str, int]] = field(default_factory=dict)
     """Token counts by counter, shared by the pulse's prompts (they hold the same history)."""
+    _sums: dict[Any, dict[int, Any]] = field(default_factory=dict)
+    """The history's running costs by counter (saiverse/pulse/_context.py `fit`), shared the same way."""
+    stored: tuple[str, list[tuple[str, str, list[str]]]] | None = None
+    """(persona id, its messages stored under this pulse id before the run) when the controller knows
+    them exactly — it minted the pulse id and stored them itself — so the first prompt need not read them."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         model, notice = self.services.resolve_model(persona, model_type)
@@ -119,7 +124,9 @@ class PulseJournal:
         if persona_id not in self._snapshots:
             # Stored memory does not change during the pulse (its own writes wait in the journal):
             # it is read once, the snapshot and the pulse's stored messages on one connection.
-            snapshot, own = self.services.context.pulse_view(persona_id, self.pulse_id)
+            # A tool may have stored more under the pulse id since (it reports it: `note_effect`).
+            known = self.stored[1] if self.stored and self.stored[0] == persona_id and not self.effects else None
+            snapshot, own = self.services.context.pulse_view(persona_id, self.pulse_id, own=known)
             self._snapshots[persona_id] = (
                 snapshot,
                 [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
@@ -134,11 +141,11 @@ class PulseJournal:
         if history_depth is not None:
             kept = trim_history([{"content": line.content} for line in snapshot.history], history_depth)
             snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
-        if isinstance(model, ContextWindow):  # a local model's window caps the persona's budget
+        if conforms(model, ContextWindow):  # a local model's window caps the persona's budget
             snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
         count = token_counter(model)
         fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
-                     self._counted.setdefault(count, {}))
+                     self._counted.setdefault(count, {}), self._sums.setdefault(count, {}))
         return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:

@@ -144,12 +144,12 @@ class PlaybookCatalog:
 
     def graph_mermaid(self, name: str) -> str:
         """A Mermaid drawing of the playbook's compiled LangGraph graph (the UI's graph view)."""
-        from sea.runtime import compile_playbook  # LangGraph compile: only when a graph is asked for
+        from sea.runtime import drawing  # LangGraph compile: only when a graph is asked for
 
         pb = self.get(name)
         if pb is None:
             raise LookupError(f"playbook {name!r} does not exist")
-        return compile_playbook(pb).get_graph().draw_mermaid()
+        return drawing(pb).get_graph().draw_mermaid()
 
     def _check_dependents(self, catalog: dict[str, Playbook], changed: str) -> None:
         """Every other playbook must still validate once `changed` is replaced or restored."""

@@ -291,7 +291,7 @@ class OfflineModel:
     def generate(self, request: ChatRequest) -> ChatResult:
         """Answer once: a tool call, JSON for `response_schema`, or the persona's offline reply."""
         prompt_tokens = estimate_tokens(
-            (request.system or "") + "".join(m.get("content") or "" for m in request.messages))
+            (request.system or "") + "".join([m.get("content") or "" for m in request.messages]))
         call = self._tool_call(request) if request.tools else None
         if call is not None:
             return ChatResult(text="", tool_calls=[call], model=self.name,
@@ -299,7 +299,7 @@ class OfflineModel:
         if request.response_schema is not None:
             hints = self._hints(request)
             context = hints.context
-            hints.user_text = strip_catalogue(_enum_options(request.response_schema), hints.user_text)
+            hints.user_text = strip_catalogue(_schema_options(request.response_schema), hints.user_text)
             hints.context = context
             data = fill(request.response_schema, hints)
             text = json.dumps(data, ensure_ascii=False)
@@ -318,6 +318,24 @@ class OfflineModel:
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """A 512×512 PNG drawn procedurally from `prompt` (same prompt, same bytes)."""
         return procedural_image(prompt), "image/png"
+
+
+_OPTIONS_OF: dict[int, tuple[object, list[str]]] = {}
+"""id of a request schema → (it, its enum options). A router's schema is one prepared object shared
+by every pulse (sea/router.py, `prepare_schema`) and never changed in place; it is held, so its id is
+not reused while kept."""
+
+
+def _schema_options(schema: object) -> list[str]:
+    """`_enum_options` of a request schema, worked out once per schema object."""
+    kept = _OPTIONS_OF.get(id(schema))
+    if kept is not None and kept[0] is schema:
+        return kept[1]
+    found = _enum_options(schema)
+    if len(_OPTIONS_OF) > 256:
+        _OPTIONS_OF.clear()
+    _OPTIONS_OF[id(schema)] = (schema, found)
+    return found
 
 
 def _enum_options(schema: object) -> list[str]:

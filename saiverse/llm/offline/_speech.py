@@ -37,8 +37,10 @@ def result_blocks(messages: list[Message]) -> list[tuple[str, str]]:
     """(playbook, body) of the sub-playbook results (`<system>` blocks) of the request, oldest first."""
     out = []
     for msg in messages:
+        if msg.get("role") != "user":
+            continue  # a prompt holds a few hundred lines of history: the cheap test first
         match = _SYSTEM_BLOCK.match(msg.get("content") or "")
-        if msg.get("role") == "user" and match:
+        if match:
             body = match.group(1)
             head = _RESULT_HEAD.search(body)
             lines = [ln for ln in body.splitlines() if ln.strip() and not ln.strip().startswith("※")

@@ -1,0 +1,101 @@
+"""A kept snapshot brought up to date (saiverse/memory/_context_source.py) equals one read in full, on
+SQLite and on PostgreSQL: the newest id and the new lines come from one statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from saiverse.manager import SAIVerseManager
+from saiverse.memory._context_source import MAX_APPEND
+from saiverse.settings import load_settings
+
+P = "mina"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def manager(request: pytest.FixtureRequest, saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SAIVerseManager]:
+    if request.param == "postgresql":
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
+    m = SAIVerseManager(load_settings())
+    try:
+        yield m
+    finally:
+        m.close()
+
+
+def _lines(m: SAIVerseManager, pulse_id: str | None = None) -> list[tuple[str, str, str | None]]:
+    return [(h.role, h.content, h.pulse_id) for h in m.context.snapshot(P, pulse_id).history]
+
+
+def _fresh(m: SAIVerseManager, pulse_id: str | None = None) -> list[tuple[str, str, str | None]]:
+    m.context.forget(P)
+    return _lines(m, pulse_id)
+
+
+def test_appended_snapshot_equals_a_full_read(manager: SAIVerseManager) -> None:
+    m = manager
+    for i in range(5):
+        m.memory.add(P, "user", f"はじめの話 {i}", tags=["conversation"], pulse_id=f"a{i}")
+    assert _lines(m) == _fresh(m)  # kept from here on
+    m.memory.add(P, "user", "新しい話", tags=["conversation"], pulse_id="b1")
+    m.memory.add(P, "assistant", "内緒のメモ", tags=["internal"], pulse_id="b1")  # not conversation
+    m.memory.add(P, "assistant", "下書き", tags=["conversation"], pulse_id="b1", line={"scope": "discardable"})
+    m.memory.add(P, "assistant", "答え", tags=["conversation"], pulse_id="b1")
+    kept = _lines(m, "b2")
+    assert kept[-2:] == [("user", "新しい話", "b1"), ("assistant", "答え", "b1")]
+    assert kept == _fresh(m, "b2")
+    assert _lines(m) == _lines(m)  # nothing new: the kept snapshot as it is
+    # Many new lines at once: read in full rather than appended, with the same result.
+    for i in range(MAX_APPEND + 5):
+        m.memory.add(P, "user", f"たくさん {i}", tags=["conversation"], pulse_id="c")
+    many = _lines(m)
+    assert many[-1] == ("user", f"たくさん {MAX_APPEND + 4}", "c") and many == _fresh(m)
+    # The newest line gone (another process deleted it): read in full again.
+    newest = max(r["id"] for r in m.memory.list_messages(P, limit=1))
+    m.memory.delete(P, newest)
+    assert _lines(m)[-1] == ("user", f"たくさん {MAX_APPEND + 3}", "c")
+
+
+def test_protocol_checks_are_per_class_unless_a_class_answers_attributes_itself() -> None:
+    from chat import TokenCounter
+    from saiverse.llm.offline import OfflineModel, estimate_tokens
+    from saiverse.pulse._context import conforms, token_counter
+
+    class Counting(OfflineModel):
+        def count_tokens(self, text: str) -> int:
+            return len(text)
+
+    class Proxy:
+        def __init__(self, inner: object) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.inner, name)
+
+    assert token_counter(Counting())("abc") == 3 and token_counter(OfflineModel()) is estimate_tokens
+    assert token_counter(Counting())("abcd") == 4  # asked again: the kept answer
+    assert conforms(Proxy(Counting()), TokenCounter) and not conforms(Proxy(OfflineModel()), TokenCounter)
+
+
+def test_fit_with_shared_running_costs_is_fit_without() -> None:
+    from datetime import datetime, timedelta
+
+    from saiverse.llm.offline import estimate_tokens
+    from saiverse.pulse._context import Line, Snapshot, fit
+
+    start = datetime(2026, 1, 1)
+    history = [Line("user" if i % 2 else "assistant", f"{i}番目の話。" + "猫の本" * (i % 7) * 20,
+                    start + timedelta(minutes=i)) for i in range(120)]
+    sums: dict = {}
+    for budget in (400, 1500, 3000, 20000):
+        snap = Snapshot(budget=budget, history=history)
+        for own in ([], [{"role": "user", "content": "こんにちは" * 50}]):
+            alone = fit(snap, "あなたはミナです。", own, estimate_tokens)
+            shared = fit(snap, "あなたはミナです。", own, estimate_tokens, {}, sums)
+            assert (alone.messages, alone.system, alone.input_tokens, alone.verbatim, alone.shortened) == \
+                (shared.messages, shared.system, shared.input_tokens, shared.verbatim, shared.shortened)
+    assert len(sums) == 1  # one history list: its running costs worked out once
