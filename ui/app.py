@@ -28,6 +28,7 @@ from ui.chat_actions import build_line_actions, wire_line_actions  # noqa: E402
 from ui.city_map import MAP_CSS_PATH, with_city_map  # noqa: E402  (the city map under the building list)
 from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
+from ui.lazy_tab import lazy_tab  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
@@ -250,8 +251,8 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                         item_list = gr.HTML("", elem_id="item-list", js_on_load=ITEM_LIST_JS)
             for key, tab_id, builder in TABS:
                 with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
-                    refresh = builder(manager, labels)
-                tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
+                    # Built on the tab's first opening in a window, not at start (ui/lazy_tab.py).
+                    lazy_tab(tab, lambda builder=builder: builder(manager, labels))
         modal = build_modal(labels)
         wire_modal(modal, manager, labels, item_list)
         timer = gr.Timer(refresh_sec)

@@ -1,0 +1,65 @@
+"""Tabs whose contents are built on their first opening in each window (docs/ARCHITECTURE.md, "UI").
+
+The six tabs beside チャット hold ~200 components. Built at start, Gradio would walk every one of
+them in each config pass of Blocks construction and launch, and again for every new window — most
+of what `python main.py` spent beyond a bare Gradio app (README, "Benchmarks"). Instead each tab
+holds a `gr.render` block: the tab's first selection in a window sets a per-window flag, whose
+change renders the tab's builder there once. Later selections run the tab's `TabRefresh`, as before,
+so the lists never show a world that changed elsewhere; what was typed in a form stays while the
+person looks at another tab (the contents are rendered once, never re-rendered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import gradio as gr
+from gradio.components import Component
+from gradio.context import LocalContext
+
+from ui.tabs import TabRefresh
+
+
+def _opened(already: bool) -> bool | object:
+    """The flag the render listens to: set once; a later selection leaves it (no change, no render)."""
+    return gr.skip() if already else True
+
+
+def _settle_interactivity() -> None:
+    """Say which rendered components take input, as Gradio's page decides for the ones built at
+    start: an event's input is editable, an output only shown. The page cannot decide it for a
+    rendered component with a value (it would draw the persona form's 🙂 avatar box disabled), so
+    the server says it explicitly; a component given `interactive=` keeps it."""
+    config, renderable = LocalContext.blocks_config.get(None), LocalContext.renderable.get(None)
+    if config is None or renderable is None:
+        return
+    inputs: set[int] = set()
+    outputs: set[int] = set()
+    for fn in config.fns.values():
+        inputs.update(b._id for b in fn.inputs)
+        outputs.update(b._id for b in fn.outputs)
+    for block in config.blocks.values():
+        if isinstance(block, Component) and block.rendered_in is renderable and block.interactive is None:
+            if block._id in inputs:
+                block.interactive = True
+            elif block._id in outputs:
+                block.interactive = False
+
+
+def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh]) -> None:
+    """Inside `with gr.Tab(...) as tab:` — `build()` creates the tab's components on its first
+    selection in a window and returns what to run on each later selection."""
+    opened = gr.State(False)
+    tab.select(_opened, opened, opened, show_progress="hidden")
+
+    @gr.render(inputs=opened, triggers=[opened.change], show_progress="hidden")
+    def contents(is_open: bool) -> None:
+        if not is_open:
+            return
+        refresh = build()
+        config = LocalContext.blocks_config.get()
+        # As the tab did when it was built at start: its refresh runs as it opens (the first time
+        # once its contents are on the page; a builder may leave a list for the refresh to fill).
+        config.root_block.load(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
+        tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
+        _settle_interactivity()
