@@ -20,11 +20,6 @@ from gradio.context import LocalContext
 from ui.tabs import TabRefresh
 
 
-def _opened(already: bool) -> bool | object:
-    """The flag the render listens to: set once; a later selection leaves it (no change, no render)."""
-    return gr.skip() if already else True
-
-
 def _settle_interactivity() -> None:
     """Say which rendered components take input, as Gradio's page decides for the ones built at
     start: an event's input is editable, an output only shown. The page cannot decide it for a
@@ -49,11 +44,13 @@ def _settle_interactivity() -> None:
 def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh]) -> None:
     """Inside `with gr.Tab(...) as tab:` — `build()` creates the tab's components on its first
     selection in a window and returns what to run on each later selection."""
-    opened = gr.State(False)
-    tab.select(_opened, opened, opened, show_progress="hidden")
+    # The flag is set in the page (no round trip to the server); being the same value at a later
+    # selection, it changes — and renders — once. "hidden": in the page (so its change fires), never shown.
+    opened = gr.Number(0, visible="hidden", interactive=False, container=False, elem_classes=["sv-lazy-flag"])
+    tab.select(None, None, opened, js="() => 1", show_progress="hidden")
 
     @gr.render(inputs=opened, triggers=[opened.change], show_progress="hidden")
-    def contents(is_open: bool) -> None:
+    def contents(is_open: float | None) -> None:
         if not is_open:
             return
         refresh = build()
