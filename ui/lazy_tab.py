@@ -11,13 +11,18 @@ person looks at another tab (the contents are rendered once, never re-rendered).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import gradio as gr
 from gradio.components import Component
 from gradio.context import LocalContext
 
+from ui.i18n import Labels
 from ui.tabs import TabRefresh
+
+TabBuilder = Callable[[Any, Labels], TabRefresh]
+"""`build_*_tab(manager, labels)` of a module in ui/tabs/."""
 
 
 def _settle_interactivity() -> None:
@@ -60,3 +65,16 @@ def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh]) -> None:
         config.root_block.load(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
         tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
         _settle_interactivity()
+
+
+def side_tabs(tabs: Sequence[tuple[str, str, TabBuilder]], manager: Any, labels: Labels, *, lazy: bool = True) -> None:
+    """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder) each.
+    With `lazy`, each is built on its first opening in a window; without, here, at start (as before
+    issue 26 — kept for benchmarks/tab_open.py's comparison)."""
+    for key, tab_id, builder in tabs:
+        with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
+            if lazy:
+                lazy_tab(tab, lambda builder=builder: builder(manager, labels))
+                continue
+            refresh = builder(manager, labels)
+        tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
