@@ -28,6 +28,7 @@ from ui.chat_actions import build_line_actions, wire_line_actions  # noqa: E402
 from ui.city_map import MAP_CSS_PATH, with_city_map  # noqa: E402  (the city map under the building list)
 from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
+from ui.lazy_tab import side_tabs  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
@@ -183,10 +184,11 @@ class _Views:
         ]
 
 
-def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Blocks:
+def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs: bool = True) -> gr.Blocks:
     """The whole window, wired to `manager` (a SAIVerseManager).
 
-    `refresh_sec` is the period of the timer that picks up what background pulses changed.
+    `refresh_sec` is the period of the timer that picks up what background pulses changed;
+    `lazy_tabs=False` builds the side tabs at start (benchmarks/tab_open.py compares the two).
     """
     labels = Labels(getattr(manager.settings, "lang", "ja"))
     views = _Views(manager, labels)
@@ -248,10 +250,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC) -> gr.Bloc
                     with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
                         panel = gr.HTML("", elem_id="building-panel")
                         item_list = gr.HTML("", elem_id="item-list", js_on_load=ITEM_LIST_JS)
-            for key, tab_id, builder in TABS:
-                with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
-                    refresh = builder(manager, labels)
-                tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
+            side_tabs(TABS, manager, labels, lazy=lazy_tabs)  # built on first opening (ui/lazy_tab.py)
         modal = build_modal(labels)
         wire_modal(modal, manager, labels, item_list)
         timer = gr.Timer(refresh_sec)

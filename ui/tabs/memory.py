@@ -62,8 +62,10 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 query = gr.Textbox(label=labels("mem_query"), elem_id="memory-query", scale=3)
                 search = gr.Button(labels("mem_search"), elem_id="memory-search", variant="primary", scale=0,
                                    min_width=110)
-            table = gr.HTML(elem_id="memory-table")
-            more = gr.Button(labels("mem_more"), elem_id="memory-more", size="sm", visible=False)
+            # Drawn with the tab (built on its first opening, ui/lazy_tab.py), not only by its refresh.
+            newest = list(manager.memory.list_messages(first, limit=PAGE)) if first else []
+            table = gr.HTML(_table(labels, newest), elem_id="memory-table")
+            more = gr.Button(labels("mem_more"), elem_id="memory-more", size="sm", visible=len(newest) >= PAGE)
         with gr.Tab(labels("mem_sub_chronicle"), id="memory-chronicle"):
             chronicle_refresh, chronicle_outs = build_chronicle_panel(manager, labels, persona)
         with gr.Tab(labels("mem_sub_memopedia"), id="memory-memopedia"):

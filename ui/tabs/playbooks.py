@@ -67,9 +67,10 @@ def build_playbooks_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 validate = gr.Button(labels("pb_validate"), elem_id="playbook-validate")
                 do_import = gr.Button(labels("pb_import"), variant="primary", elem_id="playbook-import")
             status = gr.HTML(elem_id="playbook-status")
-            pick = gr.Dropdown(names, value="meta_user" if "meta_user" in names else None,
-                               label=labels("pb_pick"), elem_id="playbook-graph-pick")
-            graph = gr.Markdown(elem_id="playbook-graph", elem_classes=["sv-graph"])
+            shown = "meta_user" if "meta_user" in names else None
+            pick = gr.Dropdown(names, value=shown, label=labels("pb_pick"), elem_id="playbook-graph-pick")
+            # Drawn with the tab (built on its first opening, ui/lazy_tab.py), not only by its refresh.
+            graph = gr.Markdown(graph_markdown(manager, shown), elem_id="playbook-graph", elem_classes=["sv-graph"])
 
     def on_validate(path: str | None) -> str:
         try:

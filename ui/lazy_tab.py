@@ -1,0 +1,80 @@
+"""Tabs whose contents are built on their first opening in each window (docs/ARCHITECTURE.md, "UI").
+
+The six tabs beside チャット hold ~200 components. Built at start, Gradio would walk every one of
+them in each config pass of Blocks construction and launch, and again for every new window — most
+of what `python main.py` spent beyond a bare Gradio app (README, "Benchmarks"). Instead each tab
+holds a `gr.render` block: the tab's first selection in a window sets a per-window flag, whose
+change renders the tab's builder there once. Later selections run the tab's `TabRefresh`, as before,
+so the lists never show a world that changed elsewhere; what was typed in a form stays while the
+person looks at another tab (the contents are rendered once, never re-rendered).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gradio as gr
+from gradio.components import Component
+from gradio.context import LocalContext
+
+from ui.i18n import Labels
+from ui.tabs import TabRefresh
+
+TabBuilder = Callable[[Any, Labels], TabRefresh]
+"""`build_*_tab(manager, labels)` of a module in ui/tabs/."""
+
+
+def _settle_interactivity() -> None:
+    """Say which rendered components take input, as Gradio's page decides for the ones built at
+    start: an event's input is editable, an output only shown. The page cannot decide it for a
+    rendered component with a value (it would draw the persona form's 🙂 avatar box disabled), so
+    the server says it explicitly; a component given `interactive=` keeps it."""
+    config, renderable = LocalContext.blocks_config.get(None), LocalContext.renderable.get(None)
+    if config is None or renderable is None:
+        return
+    inputs: set[int] = set()
+    outputs: set[int] = set()
+    for fn in config.fns.values():
+        inputs.update(b._id for b in fn.inputs)
+        outputs.update(b._id for b in fn.outputs)
+    for block in config.blocks.values():
+        if isinstance(block, Component) and block.rendered_in is renderable and block.interactive is None:
+            if block._id in inputs:
+                block.interactive = True
+            elif block._id in outputs:
+                block.interactive = False
+
+
+def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh]) -> None:
+    """Inside `with gr.Tab(...) as tab:` — `build()` creates the tab's components on its first
+    selection in a window and returns what to run on each later selection."""
+    # The flag is set in the page (no round trip to the server); being the same value at a later
+    # selection, it changes — and renders — once. "hidden": in the page (so its change fires), never shown.
+    opened = gr.Number(0, visible="hidden", interactive=False, container=False, elem_classes=["sv-lazy-flag"])
+    tab.select(None, None, opened, js="() => 1", show_progress="hidden")
+
+    @gr.render(inputs=opened, triggers=[opened.change], show_progress="hidden")
+    def contents(is_open: float | None) -> None:
+        if not is_open:
+            return
+        refresh = build()
+        config = LocalContext.blocks_config.get()
+        # As the tab did when it was built at start: its refresh runs as it opens (the first time
+        # once its contents are on the page; a builder may leave a list for the refresh to fill).
+        config.root_block.load(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
+        tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
+        _settle_interactivity()
+
+
+def side_tabs(tabs: Sequence[tuple[str, str, TabBuilder]], manager: Any, labels: Labels, *, lazy: bool = True) -> None:
+    """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder) each.
+    With `lazy`, each is built on its first opening in a window; without, here, at start (as before
+    issue 26 — kept for benchmarks/tab_open.py's comparison)."""
+    for key, tab_id, builder in tabs:
+        with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
+            if lazy:
+                lazy_tab(tab, lambda builder=builder: builder(manager, labels))
+                continue
+            refresh = builder(manager, labels)
+        tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
