@@ -38,6 +38,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import psycopg
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.city_workers import (  # noqa: E402
@@ -46,6 +48,7 @@ from benchmarks.city_workers import (  # noqa: E402
     backlog,
     cpu_seconds,
     db_now,
+    libpq,
     postgres_cpu,
     queue_figures,
 )
@@ -217,6 +220,7 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
     threading.Thread(target=clock, daemon=True).start()
     loaded: list[float] = []
     paused_idle: list[float] = []
+    queue = psycopg.connect(libpq(url), autocommit=True) if workers is not None else None
     user_status: list[str] = []
     spacing = args.duration / (args.user_sends + 1)
     for i in range(args.user_sends):
@@ -229,11 +233,13 @@ def measure(args: argparse.Namespace, m: SAIVerseManager, workers: Workers | Non
         time.sleep(max(0.0, start + spacing * (i + 1.5) - time.perf_counter()))
         paused.set()
         quiet_until = time.perf_counter() + 30
-        while (m.pulses.busy() or (workers is not None and backlog(url))) and time.perf_counter() < quiet_until:
+        while (m.pulses.busy() or (queue is not None and backlog(queue))) and time.perf_counter() < quiet_until:
             time.sleep(0.02)
         paused_idle.append(first_token(m, f"静かになった? {i}")[0])
         paused.clear()
     time.sleep(max(0.0, args.duration - (time.perf_counter() - start)))
+    if queue is not None:
+        queue.close()
     stop.set()
     m.autonomous = False
     elapsed = time.perf_counter() - start

@@ -22,6 +22,8 @@ from typing import Any
 
 import psycopg
 
+from tests.processes import stop_all
+
 ROOT = Path(__file__).resolve().parents[1]
 ENDED = ("succeeded", "failed", "cancelled", "aborted")
 
@@ -103,15 +105,7 @@ class Workers:
         return sum(1 for p in self.procs if p.poll() is None)
 
     def stop(self) -> None:
-        for p in self.procs:
-            if p.poll() is None:
-                p.terminate()
-        for p in self.procs:
-            try:
-                p.wait(60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+        stop_all(self.procs, timeout=60)
 
 
 class Sampler:
@@ -163,11 +157,11 @@ def db_now(url: str) -> Any:
         return conn.execute("SELECT clock_timestamp()").fetchone()[0]  # type: ignore[index]
 
 
-def backlog(url: str) -> int:
-    """Pulse jobs waiting or running in the queue."""
-    with psycopg.connect(libpq(url), autocommit=True) as conn:
-        return int(conn.execute("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
-                                " AND status IN ('todo', 'doing')").fetchone()[0])  # type: ignore[index]
+def backlog(conn: psycopg.Connection) -> int:
+    """Pulse jobs waiting or running in the queue (on a kept autocommit connection: polled every 20 ms,
+    a connection each time would fork a PostgreSQL backend each time, beside the send it waits for)."""
+    return int(conn.execute("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+                            " AND status IN ('todo', 'doing')").fetchone()[0])  # type: ignore[index]
 
 
 def queue_figures(url: str, start: Any, end: Any) -> dict[str, Any]:

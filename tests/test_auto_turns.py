@@ -18,6 +18,7 @@ from database.migrate import migrate
 from database.migrate_pg import migrate_pg
 from saiverse.manager import SAIVerseManager
 from saiverse.world import AutonomousTurns
+from tests.threads import together
 
 AUTO = ("kai", "rin", "tao")
 
@@ -41,25 +42,14 @@ def _auto_city(m: SAIVerseManager) -> None:
 def _tick_together(managers: list[SAIVerseManager], now: datetime) -> list[str]:
     """Every manager ticks at once (a barrier releases them together); the personas whose turn started."""
     barrier = threading.Barrier(len(managers))
-    started: list[Any] = []
-    errors: list[BaseException] = []
-    lock = threading.Lock()
 
-    def tick(m: SAIVerseManager) -> None:
-        try:
-            barrier.wait(30)
-            handles = m.autonomous_tick(now)
-            with lock:
-                started.extend(handles)
-        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
-            errors.append(exc)
+    def tick(m: SAIVerseManager) -> list[Any]:
+        barrier.wait(30)
+        return m.autonomous_tick(now)
 
-    threads = [threading.Thread(target=tick, args=(m,)) for m in managers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    results, errors = together(tick, managers)
     assert errors == []
+    started = [h for handles in results for h in handles]
     for h in started:
         assert h.done.wait(120), f"pulse {h.pulse_id} never ended"
         assert h.record.status == "ok"
@@ -112,21 +102,12 @@ def databases(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[list[D
 def _race(databases: list[Database], personas: list[tuple[str, int]], now: datetime) -> list[str]:
     """Every engine claims `personas` at `now`, released together; the personas taken, one entry per win."""
     barrier = threading.Barrier(len(databases))
-    won: list[set[str]] = []
-    errors: list[BaseException] = []
 
-    def claim(db: Database) -> None:
-        try:
-            barrier.wait(30)
-            won.append(AutonomousTurns(db).claim(personas, now))
-        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
-            errors.append(exc)
+    def claim(db: Database) -> set[str]:
+        barrier.wait(30)
+        return AutonomousTurns(db).claim(personas, now)
 
-    threads = [threading.Thread(target=claim, args=(db,)) for db in databases]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    won, errors = together(claim, databases)
     assert errors == []
     return sorted(p for w in won for p in w)
 

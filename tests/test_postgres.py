@@ -9,7 +9,6 @@ and the world's stores write and read through the same SQLAlchemy models on both
 from __future__ import annotations
 
 import sqlite3
-import threading
 import zipfile
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from database.engine import Database, is_postgres, make_engine
 from database.migrate import migrate
 from database.migrate_pg import SQLITE_ONLY_TABLES, current_version_pg, migrate_pg, pg_sql, translate
 from database.steps import LATEST_VERSION, STEPS
+from tests.threads import together
 
 
 def _sqlite_schema(tmp_path: Path) -> dict[str, set[str]]:
@@ -60,24 +60,11 @@ def test_migrate_an_empty_database_once(pg_url: str) -> None:
 
 def test_concurrent_openers_migrate_once(pg_url: str) -> None:
     engines = [make_engine(pg_url, workers=1) for _ in range(4)]
-    reports: list[list[str]] = []
-    errors: list[BaseException] = []
-
-    def run(engine: object) -> None:
-        try:
-            reports.append(migrate_pg(engine).applied)  # type: ignore[arg-type]
-        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run, args=(e,)) for e in engines]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
+    reports, errors = together(lambda engine: migrate_pg(engine).applied, engines)
     for e in engines:
         e.dispose()
     assert errors == []
-    applied = [step for r in reports for step in r]
+    applied = [step for r in reports if r for step in r]
     assert sorted(applied) == sorted(f"{s.version}: {s.name}" for s in STEPS)  # each step exactly once
 
 

@@ -5,13 +5,13 @@ playbook written for upstream calls them unchanged."""
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 import pytest
 
 from saiverse.manager import SAIVerseManager
 from tests.compat import compat_v03_path
+from tests.threads import together
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError
 
 
@@ -65,19 +65,7 @@ def test_notes_open_on_the_running_track_and_stay_when_closed(manager: SAIVerseM
 
 def test_concurrent_activations_leave_exactly_one_running(manager: SAIVerseManager) -> None:
     ids = [call(manager, "track_create", track_type="autonomous", title=f"作業{i}")["track_id"] for i in range(6)]
-    errors: list[BaseException] = []
-
-    def activate(track_id: str) -> None:
-        try:
-            call(manager, "track_activate", track_id=track_id)
-        except BaseException as exc:  # noqa: BLE001 - collected and reported below
-            errors.append(exc)
-
-    threads = [threading.Thread(target=activate, args=(t,)) for t in ids]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    _results, errors = together(lambda track_id: call(manager, "track_activate", track_id=track_id), ids)
     assert not errors
     assert [t["status"] for t in call(manager, "track_list")].count("running") == 1
 

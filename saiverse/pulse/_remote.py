@@ -166,21 +166,28 @@ class QueuedPulses(PulseKinds):
     def _listening(self, pulse_id: str) -> psycopg.Connection:
         """A kept connection listening on the pulse's channel (a dead kept one is replaced once)."""
         import psycopg
-        from psycopg import sql
 
         with self._guard:
             if self._listeners is None:
                 self._listeners = connection_pool(self.url, LISTENERS)
-        for attempt in (0, 1):
-            conn = self._listeners.getconn()
-            try:
-                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(pulse_id))))
-                return conn
-            except psycopg.OperationalError:
-                self._listeners.putconn(conn)  # closed or broken: the pool drops it
-                if attempt:
-                    raise
-        raise AssertionError("unreachable")
+        conn = self._listeners.getconn()
+        try:
+            return self._listen(conn, pulse_id)
+        except psycopg.OperationalError:
+            self._listeners.putconn(conn)  # closed while kept: the pool drops it, and a fresh one is tried
+        conn = self._listeners.getconn()
+        try:
+            return self._listen(conn, pulse_id)
+        except BaseException:
+            self._listeners.putconn(conn)
+            raise
+
+    @staticmethod
+    def _listen(conn: psycopg.Connection, pulse_id: str) -> psycopg.Connection:
+        from psycopg import sql
+
+        conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel(pulse_id))))
+        return conn
 
     def _release(self, conn: psycopg.Connection, pulse_id: str) -> None:
         """A follower's connection back to the pool, listening to nothing (UNLISTEN; a broken one is dropped).

@@ -34,6 +34,7 @@ from database.models import Schedule
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._remote import REMOTE_ENV, QueuedPulses, libpq_url
 from saiverse.settings import load_settings
+from tests.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLAT = Path(__file__).with_name("killat.py")
@@ -86,15 +87,7 @@ class City:
             "SELECT ROLE, CONTENT FROM saimemory WHERE PULSE_ID = %s ORDER BY ID", pulse_id)]
 
     def stop(self) -> None:
-        for proc in self.workers:
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.workers:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_all(self.workers)
 
 
 @pytest.fixture

@@ -40,6 +40,7 @@ from database.models import Schedule
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._remote import REMOTE_ENV
 from saiverse.settings import load_settings
+from tests.processes import stop_all
 from tests.reliability.backends import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,14 +92,7 @@ class Workers:
         self.killed += 1
 
     def stop(self) -> None:
-        for proc in self.alive:
-            proc.terminate()
-        for proc in self.alive:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop_all(self.alive)
 
 
 def _prepare(store: Store) -> list[str]:
