@@ -5,12 +5,17 @@ and every window builds its own."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, new_page, open_tab, served, shot, textbox, wait_value
+from saiverse.errors import UserError
+from tests.browser import RunningApp, act, new_page, open_tab, served, shot, textbox, wait_value
+from ui.i18n import Labels
+from ui.lazy_tab import failure_reason
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -48,3 +53,49 @@ def test_tab_is_built_on_opening_and_keeps_what_was_typed(running: RunningApp, b
             open_tab(other, "ペルソナ")
             other.locator("#persona-table", has_text="カモメ").wait_for()
             wait_value(other, "persona-name", "")
+
+
+
+def test_a_tab_that_cannot_be_built_says_why_and_opens_again(
+        running: RunningApp, browser: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken() -> Any:
+        raise RuntimeError("a bug in the tab's builder")
+
+    with new_page(browser, running.url) as page:
+        # The メモリ tab's builder lists the personas first; here that fails, as a bug would.
+        monkeypatch.setattr(running.manager, "personas", broken)
+        open_tab(page, "メモリ")
+        failed = page.locator("#tab-memory-failed")
+        failed.wait_for()
+        assert "このタブを開けませんでした" in failed.inner_text()
+        assert "RuntimeError" in failed.inner_text()
+        assert "a bug in" not in failed.inner_text()  # a bug's details go to the log, not the page
+        shot(page, "lazy_tab_failed")
+        monkeypatch.undo()
+        act(page, page.locator("#tab-memory-retry"))
+        page.locator("#memory-persona").wait_for()
+        assert page.locator("#tab-memory-failed").count() == 0
+        # Built once it worked: another tab and back keeps it as built, not built again.
+        open_tab(page, "ワールド")
+        open_tab(page, "メモリ")
+        page.locator("#memory-persona").wait_for()
+        assert page.locator("#memory-persona").count() == 1
+
+
+def test_a_locked_database_is_told_in_the_persons_words(tmp_path: Path) -> None:
+    path = tmp_path / "locked.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")
+    holder.execute("BEGIN IMMEDIATE")  # another program writing
+    writer = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        with pytest.raises(sqlite3.OperationalError) as caught:
+            writer.execute("INSERT INTO t VALUES (1)")
+    finally:
+        writer.close()
+        holder.close()
+    ja, en = Labels("ja"), Labels("en")
+    assert "ロックされています" in failure_reason(caught.value, ja)
+    assert "locked by another program" in failure_reason(caught.value, en)
+    assert failure_reason(UserError("ペルソナ「x」は見つかりません"), ja) == "ペルソナ「x」は見つかりません"
+    assert failure_reason(KeyError("k"), en) == "an internal error (KeyError); the app's log has the details"

@@ -101,6 +101,11 @@ JA.update({
     "tab_schedules": "⏰ スケジュール",
     "tab_world": "🏙 ワールド",
     "tab_settings": "⚙ 設定",
+    "tab_failed": "⚠️ このタブを開けませんでした: {reason}",
+    "tab_failed_bug": "内部エラー ({kind})。詳しくはアプリのログを見てください",
+    "tab_retry": "↻ もう一度開く",
+    "tab_busy": ("データベースが他のプログラムにロックされています (SQLite ブラウザや書き込み中のコマンド?)。"
+                 "そのプログラムを閉じてから、もう一度開いてください"),
     "col_id": "ID", "col_name": "名前", "col_mode": "モード", "col_building": "建物", "col_models": "モデル",
     "col_time": "日時", "col_role": "役割", "col_tags": "タグ", "col_content": "内容",
     "col_display": "表示名", "col_description": "説明", "col_flags": "フラグ", "col_when": "いつ",
@@ -203,6 +208,11 @@ EN.update({
     "tab_schedules": "⏰ Schedules",
     "tab_world": "🏙 World",
     "tab_settings": "⚙ Settings",
+    "tab_failed": "⚠️ This tab could not be opened: {reason}",
+    "tab_failed_bug": "an internal error ({kind}); the app's log has the details",
+    "tab_retry": "↻ Open it again",
+    "tab_busy": ("the database is locked by another program (an SQLite browser, or a command still writing?); "
+                 "close it and open the tab again"),
     "col_id": "ID", "col_name": "Name", "col_mode": "Mode", "col_building": "Building", "col_models": "Models",
     "col_time": "Time", "col_role": "Role", "col_tags": "Tags", "col_content": "Content",
     "col_display": "Display name", "col_description": "Description", "col_flags": "Flags", "col_when": "When",

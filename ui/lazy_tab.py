@@ -6,11 +6,14 @@ of what `python main.py` spent beyond a bare Gradio app (README, "Benchmarks"). 
 holds a `gr.render` block: the tab's first selection in a window sets a per-window flag, whose
 change renders the tab's builder there once. Later selections run the tab's `TabRefresh`, as before,
 so the lists never show a world that changed elsewhere; what was typed in a form stays while the
-person looks at another tab (the contents are rendered once, never re-rendered).
+person looks at another tab (the contents are rendered once, never re-rendered). A builder that
+fails (a database another program holds locked, a bug) leaves the tab saying why, with a button that
+builds it again — never an empty tab until the page is reloaded.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,8 +21,11 @@ import gradio as gr
 from gradio.components import Component
 from gradio.context import LocalContext
 
+from saiverse.port import busy_database_message, is_user_error
 from ui.i18n import Labels
 from ui.tabs import TabRefresh
+
+log = logging.getLogger(__name__)
 
 TabBuilder = Callable[[Any, Labels], TabRefresh]
 """`build_*_tab(manager, labels)` of a module in ui/tabs/."""
@@ -46,19 +52,45 @@ def _settle_interactivity() -> None:
                 block.interactive = False
 
 
-def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh]) -> None:
+def failure_reason(exc: BaseException, labels: Labels) -> str:
+    """What the person is told when a tab cannot be built: the locked database or the user error in
+    their words; for a bug only its kind (the traceback goes to the log)."""
+    if busy_database_message(exc):
+        return labels("tab_busy")
+    if is_user_error(exc):
+        return str(exc)
+    return labels("tab_failed_bug", kind=type(exc).__name__)
+
+
+def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh], labels: Labels) -> None:
     """Inside `with gr.Tab(...) as tab:` — `build()` creates the tab's components on its first
     selection in a window and returns what to run on each later selection."""
-    # The flag is set in the page (no round trip to the server); being the same value at a later
-    # selection, it changes — and renders — once. "hidden": in the page (so its change fires), never shown.
+    # The flag is set in the page (no round trip to the server); kept at a later selection, it
+    # changes — and renders — once. "hidden": in the page (so its change fires), never shown. The
+    # retry button after a failed build counts it up, which renders again.
     opened = gr.Number(0, visible="hidden", interactive=False, container=False, elem_classes=["sv-lazy-flag"])
-    tab.select(None, None, opened, js="() => 1", show_progress="hidden")
+    tab.select(None, opened, opened, js="(n) => n || 1", show_progress="hidden")
 
     @gr.render(inputs=opened, triggers=[opened.change], show_progress="hidden")
     def contents(is_open: float | None) -> None:
         if not is_open:
             return
-        refresh = build()
+        with gr.Column() as built:
+            try:
+                refresh = build()
+            except Exception as exc:  # shown in the tab, with a way to try again
+                log.warning("the tab %s could not be built", tab.id, exc_info=not is_user_error(exc))
+                failed = exc
+            else:
+                failed = None
+        if failed is not None:
+            built.visible = False  # whatever the builder made before it failed is not shown
+            gr.Markdown(labels("tab_failed", reason=failure_reason(failed, labels)), elem_id=f"{tab.elem_id}-failed")
+            with gr.Row():
+                retry = gr.Button(labels("tab_retry"), size="sm", scale=0, min_width=180,
+                                  elem_id=f"{tab.elem_id}-retry")
+            retry.click(None, opened, opened, js="(n) => (n || 1) + 1", show_progress="hidden")
+            return
         config = LocalContext.blocks_config.get()
         # As the tab did when it was built at start: its refresh runs as it opens (the first time
         # once its contents are on the page; a builder may leave a list for the refresh to fill).
@@ -74,7 +106,7 @@ def side_tabs(tabs: Sequence[tuple[str, str, TabBuilder]], manager: Any, labels:
     for key, tab_id, builder in tabs:
         with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
             if lazy:
-                lazy_tab(tab, lambda builder=builder: builder(manager, labels))
+                lazy_tab(tab, lambda builder=builder: builder(manager, labels), labels)
                 continue
             refresh = builder(manager, labels)
         tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
