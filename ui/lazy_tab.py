@@ -12,6 +12,7 @@ person looks at another tab (the contents are rendered once, never re-rendered).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any
 
 import gradio as gr
@@ -23,6 +24,16 @@ from ui.tabs import TabRefresh
 
 TabBuilder = Callable[[Any, Labels], TabRefresh]
 """`build_*_tab(manager, labels)` of a module in ui/tabs/."""
+
+
+def builder_of(where: str | TabBuilder) -> TabBuilder:
+    """The builder named `"ui.tabs.module:function"` (imported now), or `where` itself. A lazy tab
+    names its builder so that its module — and what only that tab uses, the MCP client, backups,
+    the memory export — is imported on the tab's first opening, not by `python main.py`'s start."""
+    if callable(where):
+        return where
+    module, _, name = where.partition(":")
+    return getattr(import_module(module), name)
 
 
 def _settle_interactivity() -> None:
@@ -67,14 +78,16 @@ def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh]) -> None:
         _settle_interactivity()
 
 
-def side_tabs(tabs: Sequence[tuple[str, str, TabBuilder]], manager: Any, labels: Labels, *, lazy: bool = True) -> None:
-    """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder) each.
+def side_tabs(tabs: Sequence[tuple[str, str, str | TabBuilder]], manager: Any, labels: Labels, *,
+              lazy: bool = True) -> None:
+    """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder or its
+    `"module:function"` name, `builder_of`) each.
     With `lazy`, each is built on its first opening in a window; without, here, at start (as before
     issue 26 — kept for benchmarks/tab_open.py's comparison)."""
     for key, tab_id, builder in tabs:
         with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
             if lazy:
-                lazy_tab(tab, lambda builder=builder: builder(manager, labels))
+                lazy_tab(tab, lambda builder=builder: builder_of(builder)(manager, labels))
                 continue
-            refresh = builder(manager, labels)
+            refresh = builder_of(builder)(manager, labels)
         tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
