@@ -16,8 +16,10 @@ def serve(args: argparse.Namespace) -> int:
     # its editor stubs rewritten at every import (~1 s of CPU): a server uses neither (cli/_lean.py,
     # README "Benchmarks"). Only `python main.py` refuses them, never an importer of ui/.
     from cli._lean import lean_gradio
+    from saiverse.heap import hold_full_collections
 
     lean_gradio()
+    hold_full_collections()  # until the window serves (saiverse/heap.py)
     from ui.app import launch
 
     return launch(settings(args))  # it prints where it listens and which model answers, and why
