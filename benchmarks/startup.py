@@ -9,8 +9,9 @@ then the bare app again: pairs, so load from other processes falls on both alike
 cached as Python does by default (only the very first start compiles the app's modules). Prints
 min / median of each and the ratios (normal start / bare, its CPU time / bare, idle RSS / bare). The last line is one
 JSON object. `python main.py` refuses Gradio's optional IPython import and the editor stubs Gradio
-rewrites at each import (cli/_lean.py); `--bare-without-ipython` has the bare app refuse IPython too
-(what a machine without IPython shows), `--bare-lean` both (what the app's own work costs).
+rewrites at each import (cli/_lean.py), and holds full collections until it serves (saiverse/heap.py);
+`--bare-without-ipython` has the bare app refuse IPython too (what a machine without IPython shows),
+`--bare-lean` all three: what the app's own work costs.
 """
 
 from __future__ import annotations
@@ -66,17 +67,27 @@ BARE_APP = """
 import sys
 if sys.argv[2:] == ["no-ipython"]:
     sys.modules["IPython"] = None  # as python main.py does: Gradio's notebook magics are not loaded
-if sys.argv[2:3] == ["lean"]:  # all python main.py refuses of Gradio (cli/_lean.py, loaded alone)
+heap = None
+if sys.argv[2:3] == ["lean"]:  # as python main.py: cli/_lean.py and saiverse/heap.py, each loaded alone
     import importlib.util
-    spec = importlib.util.spec_from_file_location("_lean", sys.argv[3])
-    lean = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lean)
-    lean.lean_gradio()
+
+    def load(name, path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    load("_lean", sys.argv[3]).lean_gradio()
+    heap = load("_heap", sys.argv[4])
+    heap.hold_full_collections()
 import gradio as gr
 with gr.Blocks() as demo:
     gr.Chatbot()
     gr.Textbox()
-demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), prevent_thread_lock=True)
+if heap is not None:
+    heap.settle()
+demo.block_thread()
 """
 
 
@@ -90,7 +101,8 @@ def start_once(home: Path, *, bare: bool = False, bare_ipython: bool = True, bar
     # app's ~300 modules again, while the bare app's gradio comes precompiled with its install.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     bare_argv = [sys.executable, "-c", BARE_APP, str(port)] + (
-        ["lean", str(ROOT / "cli" / "_lean.py")] if bare_lean else [] if bare_ipython else ["no-ipython"])
+        ["lean", str(ROOT / "cli" / "_lean.py"), str(ROOT / "saiverse" / "heap.py")] if bare_lean
+        else [] if bare_ipython else ["no-ipython"])
     argv = bare_argv if bare else [sys.executable, str(ROOT / "main.py"), "--port", str(port)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=home)
@@ -127,8 +139,9 @@ def main() -> int:
                     help="the bare app skips Gradio's IPython import too, as python main.py does (what a "
                          "machine without IPython installed would show)")
     ap.add_argument("--bare-lean", action="store_true",
-                    help="the bare app refuses all python main.py refuses of Gradio's import: IPython and "
-                         "the editor stubs Gradio rewrites at each import (cli/_lean.py) — our own cost alone")
+                    help="the bare app does to its process what python main.py does: IPython and the editor "
+                         "stubs Gradio rewrites at each import refused (cli/_lean.py), full collections held "
+                         "until it serves (saiverse/heap.py) — the app's own cost alone")
     args = ap.parse_args()
     first, again, bare, rss, bare_rss, cpu, bare_cpu = [], [], [], [], [], [], []
     for _ in range(args.runs):
