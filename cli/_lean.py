@@ -56,11 +56,13 @@ class _StubsFinder(importlib.abc.MetaPathFinder):
                   ) -> importlib.machinery.ModuleSpec | None:
         if name != STUBS_MODULE:
             return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)  # once
         spec = importlib.machinery.PathFinder.find_spec(name, path, target)
-        if spec is not None and spec.loader is not None and hasattr(spec.loader, "exec_module"):
-            spec.loader = _Loader(spec.loader)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None  # not a plain file (another finder's): imported as Gradio makes it
+        spec.loader = _Loader(spec.loader)
+        # Once. Only now: the import system walks this very list and stops at the spec returned.
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
         return spec
 
 
