@@ -1,15 +1,17 @@
 """Start-up benchmark: `python main.py` to the first HTTP 200, and resident memory after 3 s idle,
 against a bare `gr.Blocks` app with one `Chatbot`, interleaved.
 
-    python benchmarks/startup.py [--runs 3] [--bare-without-ipython]
+    python benchmarks/startup.py [--runs 3] [--bare-without-ipython | --bare-lean]
 
 Each run starts the real app on a free loopback port with a fresh data home (first run: migrate
 and seed), then the bare Gradio app, then the real app again on the same home (a normal start),
 then the bare app again: pairs, so load from other processes falls on both alike. Bytecode is
 cached as Python does by default (only the very first start compiles the app's modules). Prints
 min / median of each and the ratios (normal start / bare, its CPU time / bare, idle RSS / bare). The last line is one
-JSON object. `python main.py` refuses Gradio's optional IPython import (cli/_system.py);
-`--bare-without-ipython` has the bare app do the same, which is what a machine without IPython shows.
+JSON object. `python main.py` refuses Gradio's optional IPython import and the editor stubs Gradio
+rewrites at each import (cli/_lean.py), and holds full collections until it serves (saiverse/heap.py);
+`--bare-without-ipython` has the bare app refuse IPython too (what a machine without IPython shows),
+`--bare-lean` all three: what the app's own work costs.
 """
 
 from __future__ import annotations
@@ -65,15 +67,32 @@ BARE_APP = """
 import sys
 if sys.argv[2:] == ["no-ipython"]:
     sys.modules["IPython"] = None  # as python main.py does: Gradio's notebook magics are not loaded
+heap = None
+if sys.argv[2:3] == ["lean"]:  # as python main.py: cli/_lean.py and saiverse/heap.py, each loaded alone
+    import importlib.util
+
+    def load(name, path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    load("_lean", sys.argv[3]).lean_gradio()
+    heap = load("_heap", sys.argv[4])
+    heap.hold_full_collections()
 import gradio as gr
 with gr.Blocks() as demo:
     gr.Chatbot()
     gr.Textbox()
-demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]))
+demo.launch(server_name="127.0.0.1", server_port=int(sys.argv[1]), prevent_thread_lock=True)
+if heap is not None:
+    heap.settle()
+demo.block_thread()
 """
 
 
-def start_once(home: Path, *, bare: bool = False, bare_ipython: bool = True) -> tuple[float, float, float]:
+def start_once(home: Path, *, bare: bool = False, bare_ipython: bool = True, bare_lean: bool = False
+               ) -> tuple[float, float, float]:
     """(seconds to HTTP 200, CPU seconds the process used until then, resident MiB after 3 s idle)."""
     port = free_port()
     env = {**os.environ, "SAIVERSE_HOME": str(home), "GRADIO_ANALYTICS_ENABLED": "False"}
@@ -81,7 +100,9 @@ def start_once(home: Path, *, bare: bool = False, bare_ipython: bool = True) -> 
     # PYTHONDONTWRITEBYTECODE set (as on some development machines) every start would compile the
     # app's ~300 modules again, while the bare app's gradio comes precompiled with its install.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    bare_argv = [sys.executable, "-c", BARE_APP, str(port)] + ([] if bare_ipython else ["no-ipython"])
+    bare_argv = [sys.executable, "-c", BARE_APP, str(port)] + (
+        ["lean", str(ROOT / "cli" / "_lean.py"), str(ROOT / "saiverse" / "heap.py")] if bare_lean
+        else [] if bare_ipython else ["no-ipython"])
     argv = bare_argv if bare else [sys.executable, str(ROOT / "main.py"), "--port", str(port)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=home)
@@ -117,6 +138,10 @@ def main() -> int:
     ap.add_argument("--bare-without-ipython", action="store_true",
                     help="the bare app skips Gradio's IPython import too, as python main.py does (what a "
                          "machine without IPython installed would show)")
+    ap.add_argument("--bare-lean", action="store_true",
+                    help="the bare app does to its process what python main.py does: IPython and the editor "
+                         "stubs Gradio rewrites at each import refused (cli/_lean.py), full collections held "
+                         "until it serves (saiverse/heap.py) — the app's own cost alone")
     args = ap.parse_args()
     first, again, bare, rss, bare_rss, cpu, bare_cpu = [], [], [], [], [], [], []
     for _ in range(args.runs):
@@ -125,7 +150,8 @@ def main() -> int:
         first.append(t)
         rss.append(r)
         for ours in (False, True, False):  # bare, ours (normal start), bare: each of ours between two bare
-            t, c, r = start_once(home, bare=not ours, bare_ipython=not args.bare_without_ipython)
+            t, c, r = start_once(home, bare=not ours, bare_ipython=not args.bare_without_ipython,
+                                 bare_lean=args.bare_lean)
             (again if ours else bare).append(t)
             (cpu if ours else bare_cpu).append(c)
             (rss if ours else bare_rss).append(r)
@@ -145,6 +171,7 @@ def main() -> int:
         "rss_ratio": round(med(rss) / med(bare_rss), 2),
         "runs": args.runs,
         "bare_without_ipython": args.bare_without_ipython,
+        "bare_lean": args.bare_lean,
     }
     print(f"first start (migrate + seed) to HTTP 200: {_stats(first)} s")
     print(f"normal start to HTTP 200:                {_stats(again)} s")

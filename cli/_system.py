@@ -12,11 +12,14 @@ from cli._frame import add_bind, add_json, command, print_json, settings
 
 def serve(args: argparse.Namespace) -> int:
     """start the UI (the default)"""
-    # Gradio imports IPython's notebook magics whenever IPython is installed, and asks IPython about
-    # Colab at every config: a server process has no notebook. Refused here (the import fails, as
-    # if IPython were absent), that is ~0.5 s of CPU and ~15 MiB off each start on a machine that
-    # has IPython (README, "Benchmarks"). Only `python main.py` does this, never an importer of ui/.
-    sys.modules.setdefault("IPython", None)  # type: ignore[arg-type]
+    # Gradio's notebook support (IPython: ~0.5 s of CPU and ~15 MiB on a machine that has it) and
+    # its editor stubs rewritten at every import (~1 s of CPU): a server uses neither (cli/_lean.py,
+    # README "Benchmarks"). Only `python main.py` refuses them, never an importer of ui/.
+    from cli._lean import lean_gradio
+    from saiverse.heap import hold_full_collections
+
+    lean_gradio()
+    hold_full_collections()  # until the window serves (saiverse/heap.py)
     from ui.app import launch
 
     return launch(settings(args))  # it prints where it listens and which model answers, and why

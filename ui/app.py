@@ -35,13 +35,7 @@ from ui.send import MANUAL_META, send  # noqa: E402
 from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
 from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
 from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
-from ui.tabs.memory import build_memory_tab  # noqa: E402
 from ui.tabs.models import build_chat_pull  # noqa: E402
-from ui.tabs.personas import build_personas_tab  # noqa: E402
-from ui.tabs.playbooks import build_playbooks_tab  # noqa: E402
-from ui.tabs.schedules import build_schedules_tab  # noqa: E402
-from ui.tabs.settings import build_settings_tab  # noqa: E402
-from ui.tabs.world import build_world_tab  # noqa: E402
 
 CSS_PATH = Path(__file__).with_name("style.css")
 FIT_CSS_PATH = Path(__file__).with_name("style_fit.css")
@@ -50,14 +44,15 @@ DEFAULT_META = "meta_user"
 REFRESH_SEC = 5.0
 """How often an open window looks for what background pulses (schedules, autonomy) changed."""
 TABS = (
-    ("tab_personas", "personas", build_personas_tab),
-    ("tab_memory", "memory", build_memory_tab),
-    ("tab_playbooks", "playbooks", build_playbooks_tab),
-    ("tab_schedules", "schedules", build_schedules_tab),
-    ("tab_world", "world", build_world_tab),
-    ("tab_settings", "settings", build_settings_tab),
+    ("tab_personas", "personas", "ui.tabs.personas:build_personas_tab"),
+    ("tab_memory", "memory", "ui.tabs.memory:build_memory_tab"),
+    ("tab_playbooks", "playbooks", "ui.tabs.playbooks:build_playbooks_tab"),
+    ("tab_schedules", "schedules", "ui.tabs.schedules:build_schedules_tab"),
+    ("tab_world", "world", "ui.tabs.world:build_world_tab"),
+    ("tab_settings", "settings", "ui.tabs.settings:build_settings_tab"),
 )
-"""The tabs beside チャット: (label key, tab id, builder)."""
+"""The tabs beside チャット: (label key, tab id, builder's name), each module imported on the tab's
+first opening (ui/lazy_tab.py)."""
 
 # Escape or a click on the dimmed backdrop closes the item modal, like a desktop dialog.
 GLOBAL_JS = """

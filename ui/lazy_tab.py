@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
+from importlib import import_module
 from typing import Any
 
 import gradio as gr
@@ -29,6 +30,20 @@ log = logging.getLogger(__name__)
 
 TabBuilder = Callable[[Any, Labels], TabRefresh]
 """`build_*_tab(manager, labels)` of a module in ui/tabs/."""
+
+
+def named_builder(where: str | TabBuilder) -> TabBuilder:
+    """The builder named `"ui.tabs.module:function"`, its module imported when it is first called —
+    or `where` itself. A lazy tab names its builder so that its module, and what only that tab uses,
+    is imported on the tab's first opening, not by `python main.py`'s start."""
+    if callable(where):
+        return where
+    module, _, name = where.partition(":")
+
+    def build(manager: Any, labels: Labels) -> TabRefresh:
+        return getattr(import_module(module), name)(manager, labels)
+
+    return build
 
 
 def _settle_interactivity() -> None:
@@ -99,11 +114,14 @@ def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh], labels: Labels) -> No
         _settle_interactivity()
 
 
-def side_tabs(tabs: Sequence[tuple[str, str, TabBuilder]], manager: Any, labels: Labels, *, lazy: bool = True) -> None:
-    """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder) each.
+def side_tabs(tabs: Sequence[tuple[str, str, str | TabBuilder]], manager: Any, labels: Labels, *,
+              lazy: bool = True) -> None:
+    """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder or its
+    `"module:function"` name, `named_builder`) each.
     With `lazy`, each is built on its first opening in a window; without, here, at start (as before
     issue 26 — kept for benchmarks/tab_open.py's comparison)."""
-    for key, tab_id, builder in tabs:
+    for key, tab_id, where in tabs:
+        builder = named_builder(where)
         with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:
             if lazy:
                 lazy_tab(tab, lambda builder=builder: builder(manager, labels), labels)

@@ -19,11 +19,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Literal
-
-import psycopg
+from typing import TYPE_CHECKING, Literal
 
 from database.engine import libpq_url
+
+if TYPE_CHECKING:  # loaded by a city in PostgreSQL only: an SQLite home's start never pays for it
+    import psycopg
 
 CHANNEL = "saiverse_users"
 HOLD_TTL = 60.0
@@ -53,6 +54,8 @@ class UserGate:
         self._thread.start()
 
     def _run(self) -> None:
+        import psycopg
+
         while not self._stop.is_set():
             try:
                 with psycopg.connect(libpq_url(self.url), autocommit=True) as conn:
