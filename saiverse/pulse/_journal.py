@@ -96,6 +96,9 @@ class PulseJournal:
     stored: tuple[str, list[tuple[str, str, list[str]]]] | None = None
     """(persona id, its messages stored under this pulse id before the run) when the controller knows
     them exactly — it minted the pulse id and stored them itself — so the first prompt need not read them."""
+    known_building: BuildingInfo | None = None
+    """The pulse's building as the user's turn read it just before the pulse (`PulseController.say`):
+    the system prompt is made from it instead of a second read."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         model, notice = self.services.resolve_model(persona, model_type)
@@ -155,7 +158,10 @@ class PulseJournal:
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
         key = (persona["persona_id"], building_id)
         if key not in self._prompts:
-            self._prompts[key] = system_prompt_for(persona, self.services.world.building(building_id))
+            known = self.known_building
+            building = known if known is not None and known.building_id == building_id else \
+                self.services.world.building(building_id)
+            self._prompts[key] = system_prompt_for(persona, building)
         return self._prompts[key]
 
     def call_tool(

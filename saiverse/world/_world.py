@@ -108,6 +108,11 @@ _PERSONA_ROW = select(Persona.persona_id, Persona.name, Persona.avatar, Persona.
 _PERSONA_BY_ID = _PERSONA_ROW.where(Persona.persona_id == bindparam("id"))
 
 
+def _persona_row(p: Any) -> PersonaInfo:
+    """A `_PERSONA_ROW` row as a PersonaInfo (as `_persona` makes one from the ORM object)."""
+    return PersonaInfo(p[0], p[1], p[2] or "🙂", p[3] or "", p[4] or "", *p[5:])
+
+
 class World:
     """Queries and moves over buildings, personas and the user."""
 
@@ -133,6 +138,18 @@ class World:
             raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
         return BuildingInfo(row[0], row[1], row[2] or "", row[3], row[4] or "", row[5])
 
+    def building_and_persona(self, building_id: str, persona_id: str | None) -> tuple[BuildingInfo, PersonaInfo | None]:
+        """`building(building_id)` and, when `persona_id` is given, that persona (None when there is no
+        such persona: the caller decides when to say so), read on one connection — a user's message
+        asks both, and a pool checkout costs as much as the query. Raises for an unknown building."""
+        with self.db.engine.connect() as conn:
+            row = conn.execute(_BUILDING_BY_ID, {"id": building_id}).first()
+            p = conn.execute(_PERSONA_BY_ID, {"id": persona_id}).first() if row is not None and persona_id else None
+        if row is None:
+            raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
+        building = BuildingInfo(row[0], row[1], row[2] or "", row[3], row[4] or "", row[5])
+        return building, _persona_row(p) if p is not None else None
+
     def personas(self, building_id: str | None = None) -> list[PersonaInfo]:
         with self.db.session() as s:
             q = select(Persona).order_by(Persona.created_at, Persona.name)
@@ -155,7 +172,7 @@ class World:
             p = conn.execute(_PERSONA_BY_ID, {"id": persona_id}).first()
         if p is None:
             raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
-        return PersonaInfo(p[0], p[1], p[2] or "🙂", p[3] or "", p[4] or "", *p[5:])  # as `_persona`
+        return _persona_row(p)
 
     def user_building(self) -> str | None:
         with self.db.session() as s:
