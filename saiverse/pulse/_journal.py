@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import text
 
 from chat import ChatModel, ContextWindow, Message
+from database.direct import run_many
 from database.engine import Database
 from saiverse.memory import ContextSource, SAIMemory
 from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
@@ -232,7 +233,7 @@ class PulseJournal:
                 svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s, line=line)
             if self.pending_history:
                 now = datetime.now().isoformat(sep=" ", timespec="microseconds")
-                s.execute(_HISTORY_INSERT, [
+                run_many(s, _HISTORY_INSERT, [
                     {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
                      "c": line, "pulse": self.pulse_id, "at": now}
                     for building_id, persona, line in self.pending_history])

@@ -7,8 +7,9 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Connection, bindparam, func, select, text
 
+from database.direct import fetch_one
 from database.engine import Database
 from database.models import Building, BuildingHistory, City, Persona, User
 from saiverse.errors import UserError
@@ -101,6 +102,9 @@ _BUILDING_ROW = select(Building.building_id, Building.name, Building.description
                        Building.system_instruction, Building.auto_interval_sec)
 _BUILDING_BY_ID = _BUILDING_ROW.where(Building.building_id == bindparam("id"))  # built once: a clause costs
 _HISTORY_ROW = BuildingHistory.__table__.insert()  # type: ignore[attr-defined]
+_HISTORY_LINE = text(  # the same row as a plain statement (database/direct.py runs it on SQLite's cursor)
+    "INSERT INTO building_history (BUILDINGID, SPEAKER_KIND, SPEAKER_ID, SPEAKER_NAME, CONTENT, PULSE_ID, CREATED_AT) "
+    "VALUES (:BUILDINGID, :SPEAKER_KIND, :SPEAKER_ID, :SPEAKER_NAME, :CONTENT, :PULSE_ID, :CREATED_AT) RETURNING ID")
 _PERSONA_ROW = select(Persona.persona_id, Persona.name, Persona.avatar, Persona.description, Persona.system_prompt,
                       Persona.interaction_mode, Persona.building_id, Persona.default_model, Persona.lightweight_model,
                       Persona.lightweight_vision_model, Persona.vision_model, Persona.private_room_id,
@@ -211,6 +215,9 @@ class World:
         # A Core insert, not an ORM add + flush: a line is written for every message said.
         row = {"BUILDINGID": building_id, "SPEAKER_KIND": speaker_kind, "SPEAKER_ID": speaker_id,
                "SPEAKER_NAME": speaker_name, "CONTENT": content, "PULSE_ID": pulse_id, "CREATED_AT": datetime.now()}
+        if isinstance(session, Connection):  # a Core transaction (a user's turn): SQLite's own cursor
+            stamp = row["CREATED_AT"].isoformat(sep=" ", timespec="microseconds")  # as DateTime stores it
+            return int(fetch_one(session, _HISTORY_LINE, {**row, "CREATED_AT": stamp})[0])
         if session is not None:
             return int(session.execute(_HISTORY_ROW, row).inserted_primary_key[0])
         with self.db.session() as s:
