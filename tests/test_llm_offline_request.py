@@ -1,0 +1,45 @@
+"""What the offline model takes as the user's request in a prompt (`request_message`) and the
+sub-playbook results it reads (`result_blocks`): the rules, on prompts of a few hundred lines as a
+pulse sends them (saiverse/llm/offline/_model.py walks them from the newest message)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from saiverse.llm.offline import request_message, result_blocks
+
+HISTORY: list[dict[str, Any]] = [
+    {"role": "user" if i % 2 == 0 else "assistant", "content": f"会話{i}"} for i in range(300)]
+RESULT = "<system>\nサブプレイブック実行結果 (memory_recall)\n猫の名前はタマ\n※ 参考\n</system>"
+
+
+def test_the_last_genuine_user_message_is_the_request() -> None:
+    said = {"role": "user", "content": "猫の話をしよう"}
+    assert request_message([*HISTORY, said, {"role": "user", "content": RESULT}]) is said
+    assert request_message([{"role": "assistant", "content": "やあ"}]) is None
+    assert request_message([{"role": "user", "content": RESULT}]) is None
+
+
+def test_an_instruction_to_the_model_gives_way_to_the_request_before_it() -> None:
+    said = {"role": "user", "content": "日記を書いて"}
+    prompt = {"role": "user", "content": "document_createツールの引数を決定します。JSONで答えて"}
+    assert request_message([*HISTORY, said, {"role": "assistant", "content": "はい"}, prompt]) is said
+
+
+def test_an_instruction_that_names_the_request_or_repeats_it_stays() -> None:
+    named = {"role": "user", "content": "依頼: 詩を書いて\nJSON で答えて"}
+    assert request_message([*HISTORY, {"role": "user", "content": "やあ"}, named]) is named
+    # The user's own words repeated as the prompt (a `{input}` action): the last one is kept.
+    typed = {"role": "user", "content": "tool_name を使って"}
+    repeated = {"role": "user", "content": "tool_name を使って"}
+    assert request_message([*HISTORY, typed, {"role": "assistant", "content": "…"}, repeated]) is repeated
+    # The same words only inside a `<system>` block do not count as said before.
+    only_block = {"role": "user", "content": "schema_field を埋めて"}
+    assert request_message([{"role": "user", "content": "やあ"}, {"role": "user", "content": RESULT},
+                            only_block]) is not only_block
+
+
+def test_result_blocks_are_read_from_system_messages_only() -> None:
+    blocks = result_blocks([*HISTORY, {"role": "user", "content": RESULT},  # type: ignore[list-item]
+                            {"role": "assistant", "content": RESULT}, {"role": "user", "content": "<system>"}])
+    assert blocks == [("memory_recall", "猫の名前はタマ")]
