@@ -80,6 +80,9 @@ class _Kept:
     built: float
     tokens: list[int] = field(default_factory=list)
     """Estimated cost of each history line, oldest first (what trimming adds up)."""
+    pulses: dict[str, int] = field(default_factory=dict)
+    """How many history lines each pulse id has: a pulse's own lines are left out of its snapshot
+    without looking at every line when it has none, and from the newest back when it has some."""
 
 
 class ContextSource:
@@ -154,8 +157,20 @@ class ContextSource:
         with self._lock:
             self._kept[persona_id] = kept
         snap = kept.snap
-        history = [h for h in snap.history if not (pulse_id and h.pulse_id == pulse_id)]
-        return replace(snap, history=history)
+        # Lists of a kept snapshot are never changed in place (`_append` makes a new one): shared as they are.
+        history, costs = snap.history, kept.tokens
+        if len(costs) != len(history):  # another thread brought the snapshot up to date meanwhile
+            costs = [estimate_tokens(h.content) + MESSAGE_OVERHEAD for h in history]
+        own = kept.pulses.get(pulse_id, 0) if pulse_id else 0
+        if own:  # the pulse's lines came after its id was minted: from the newest back to its first one
+            at, seen = len(history), 0
+            while seen < own and at > 0:
+                at -= 1
+                seen += history[at].pulse_id == pulse_id
+            keep = [n for n in range(at, len(history)) if history[n].pulse_id != pulse_id]
+            history = history[:at] + [history[n] for n in keep]
+            costs = costs[:at] + [costs[n] for n in keep]
+        return replace(snap, history=history, costs=costs)
 
     def _read(self, conn: Connection, persona_id: str, newest: int, version: tuple[int, int]) -> _Kept:
         snap = Snapshot(budget=self._budget(conn, persona_id))
@@ -176,19 +191,33 @@ class ContextSource:
         snap.history = lines[::-1]
         snap.chronicle = self.chronicle.context_candidates(persona_id)
         snap.core = memo_core(self.memopedia, persona_id)
-        return _Kept(snap, newest, version, time.monotonic(), costs[::-1])
+        pulses: dict[str, int] = {}
+        for line in lines:
+            if line.pulse_id:
+                pulses[line.pulse_id] = pulses.get(line.pulse_id, 0) + 1
+        return _Kept(snap, newest, version, time.monotonic(), costs[::-1], pulses)
 
     @staticmethod
     def _append(rows: list[Any], kept: _Kept, newest: int) -> None:
         snap = kept.snap
         history = list(snap.history)
+        tokens = list(kept.tokens)  # new lists: a snapshot handed out shares the old ones
+        pulses = kept.pulses
         for _id, role, content, created, pulse in rows:
             if role in ("user", "assistant"):
                 history.append(Line(role, content, parse_time(created), pulse))
-                kept.tokens.append(estimate_tokens(content) + MESSAGE_OVERHEAD)
-        total = sum(kept.tokens)
-        while len(history) > 1 and (total - kept.tokens[0] >= snap.budget or len(history) > MAX_HISTORY):
-            total -= kept.tokens.pop(0)
-            snap.older = history.pop(0).created or datetime.min
+                tokens.append(estimate_tokens(content) + MESSAGE_OVERHEAD)
+                if pulse:
+                    pulses[pulse] = pulses.get(pulse, 0) + 1
+        total = sum(tokens)
+        while len(history) > 1 and (total - tokens[0] >= snap.budget or len(history) > MAX_HISTORY):
+            total -= tokens.pop(0)
+            gone = history.pop(0)
+            snap.older = gone.created or datetime.min
+            if gone.pulse_id:
+                left = pulses.pop(gone.pulse_id) - 1
+                if left:
+                    pulses[gone.pulse_id] = left
         snap.history = history
+        kept.tokens = tokens
         kept.newest_id = newest

@@ -94,6 +94,8 @@ class PulseJournal:
     """Token counts by counter, shared by the pulse's prompts (they hold the same history)."""
     _sums: dict[Any, dict[int, Any]] = field(default_factory=dict)
     """The history's running costs by counter (saiverse/pulse/_context.py `fit`), shared the same way."""
+    _shown: dict[int, Any] = field(default_factory=dict)
+    """The history's lines as prompt messages, made once for the pulse's prompts (`fit`)."""
     stored: tuple[str, list[tuple[str, str, list[str]]]] | None = None
     """(persona id, its messages stored under this pulse id before the run) when the controller knows
     them exactly — it minted the pulse id and stored them itself — so the first prompt need not read them."""
@@ -149,7 +151,7 @@ class PulseJournal:
             snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
         count = token_counter(model)
         fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
-                     self._counted.setdefault(count, {}), self._sums.setdefault(count, {}))
+                     self._counted.setdefault(count, {}), self._sums.setdefault(count, {}), self._shown)
         return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
