@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError
 
-from database.direct import fetch_one, run_many
+from database.direct import fetch_one, read_all, run_many
 from database.engine import Database
 from database.migrate import migrate
 from database.migrate_pg import migrate_pg
@@ -115,3 +115,17 @@ def test_a_locked_database_raises_sqlalchemys_error_without_the_parameters(sqlit
         run_many(conn, _TAG, [{"m": ids[0], "t": "direct", "p": "mina"}, {"m": ids[1], "t": "direct", "p": "mina"}])
     with sqlite_db.engine.connect() as conn:
         assert conn.execute(text(_COUNT)).scalar() == 2
+
+
+def test_the_turns_reads_give_what_sqlalchemy_gives(db: Database) -> None:
+    world = World(db)
+    _seed_building(db)
+    building, nobody = world.building_and_persona("lib", "ghost")
+    assert building == world.building("lib") and building.name == "図書館" and building.capacity == 10
+    assert nobody is None  # the caller says so (SAIVerseManager.handle_user_input raises UnknownIdError)
+    assert world.building_and_persona("lib", None) == (building, None)
+    with pytest.raises(LookupError, match="nowhere"):
+        world.building_and_persona("nowhere", "ghost")
+    with db.engine.connect() as conn:
+        rows = read_all(conn, text("SELECT BUILDINGID, BUILDINGNAME FROM building WHERE BUILDINGID = :b"), {"b": "lib"})
+    assert [tuple(r) for r in rows] == [("lib", "図書館")]

@@ -1,23 +1,47 @@
 """What a user's turn reads before and during its pulse (docs/ARCHITECTURE.md, "What a pulse costs").
 
-The turn reads its building and the persona it addresses on one connection, and the pulse's system
-prompt is made from that building row instead of a second read; a pulse that did not start from a
-user's turn (a playbook run) still reads its building. Real SQLite, real LangGraph, a scripted model.
+The turn reads its building and the persona it addresses on one connection (on SQLite's own cursor,
+database/direct.py), and the pulse's system prompt is made from that building row instead of a
+second read; a pulse that did not start from a user's turn (a playbook run) still reads its building.
+Statements are seen as SQLite runs them (its trace callback), whichever path sent them. Real SQLite,
+real LangGraph, a scripted model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
+from sqlalchemy import event
 
 from saiverse.manager import SAIVerseManager
 from saiverse.world import UnknownIdError
 from tests.conftest import ScriptedModel
-from tests.test_pulse_own import statements
 
-BUILDING_READ = "WHERE building.BUILDINGID = ?"
-PERSONA_READ = "WHERE ai.AIID = ?"
+BUILDING_READ = "WHERE building.BUILDINGID = "
+PERSONA_READ = "WHERE ai.AIID = "
+
+
+@contextmanager
+def statements(m: SAIVerseManager) -> Iterator[list[str]]:
+    """Every statement SQLite runs meanwhile on the manager's pooled connections (with their values)."""
+    seen: list[str] = []
+
+    def out(dbapi_conn: Any, *_a: Any) -> None:
+        dbapi_conn.set_trace_callback(seen.append)
+
+    def back(dbapi_conn: Any, *_a: Any) -> None:
+        dbapi_conn.set_trace_callback(None)
+
+    event.listen(m.db.engine, "checkout", out)
+    event.listen(m.db.engine, "checkin", back)
+    try:
+        yield seen
+    finally:
+        event.remove(m.db.engine, "checkout", out)
+        event.remove(m.db.engine, "checkin", back)
 
 
 def test_a_users_turn_reads_its_building_once_and_the_prompt_names_it(

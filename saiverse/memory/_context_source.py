@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from database.direct import read_all
 from database.engine import Database
 from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
@@ -147,8 +148,8 @@ class ContextSource:
         if kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS:
             kept = self._read(conn, persona_id, conn.execute(_NEWEST_SQL, {"p": persona_id}).scalar() or 0, version)
         else:
-            rows = list(conn.execute(_NEWEST_AND_AFTER_SQL, {"p": persona_id, "after": kept.newest_id,
-                                                             "upto": kept.newest_id + MAX_APPEND}))
+            rows = read_all(conn, _NEWEST_AND_AFTER_SQL, {"p": persona_id, "after": kept.newest_id,  # every pulse
+                                                          "upto": kept.newest_id + MAX_APPEND})
             newest = rows[0][0] or 0
             if not kept.newest_id <= newest <= kept.newest_id + MAX_APPEND:
                 kept = self._read(conn, persona_id, newest, version)

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, text
 
-from database.direct import fetch_one
+from database.direct import fetch_one, read_row, sqlite_sql
 from database.engine import Database
 from database.models import Building, BuildingHistory, City, Persona, User
 from saiverse.errors import UserError
@@ -110,6 +110,7 @@ _PERSONA_ROW = select(Persona.persona_id, Persona.name, Persona.avatar, Persona.
                       Persona.lightweight_vision_model, Persona.vision_model, Persona.private_room_id,
                       Persona.avatar_image)
 _PERSONA_BY_ID = _PERSONA_ROW.where(Persona.persona_id == bindparam("id"))
+_BUILDING_SQL, _PERSONA_SQL = sqlite_sql(_BUILDING_BY_ID), sqlite_sql(_PERSONA_BY_ID)
 
 
 def _persona_row(p: Any) -> PersonaInfo:
@@ -146,9 +147,10 @@ class World:
         """`building(building_id)` and, when `persona_id` is given, that persona (None when there is no
         such persona: the caller decides when to say so), read on one connection — a user's message
         asks both, and a pool checkout costs as much as the query. Raises for an unknown building."""
-        with self.db.engine.connect() as conn:
-            row = conn.execute(_BUILDING_BY_ID, {"id": building_id}).first()
-            p = conn.execute(_PERSONA_BY_ID, {"id": persona_id}).first() if row is not None and persona_id else None
+        with self.db.engine.connect() as conn:  # on SQLite's own cursor (database/direct.py): every turn reads these
+            row = read_row(conn, _BUILDING_BY_ID, _BUILDING_SQL, {"id": building_id})
+            p = read_row(conn, _PERSONA_BY_ID, _PERSONA_SQL, {"id": persona_id}) if row is not None and persona_id \
+                else None
         if row is None:
             raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
         building = BuildingInfo(row[0], row[1], row[2] or "", row[3], row[4] or "", row[5])
