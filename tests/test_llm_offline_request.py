@@ -43,3 +43,24 @@ def test_result_blocks_are_read_from_system_messages_only() -> None:
     blocks = result_blocks([*HISTORY, {"role": "user", "content": RESULT},  # type: ignore[list-item]
                             {"role": "assistant", "content": RESULT}, {"role": "user", "content": "<system>"}])
     assert blocks == [("memory_recall", "猫の名前はタマ")]
+
+
+def test_names_are_found_where_the_regex_alternation_finds_them() -> None:
+    import re
+
+    from saiverse.llm.schema import _name_starts, catalogue
+
+    cases = [
+        (["memory_recall", "memory_research", "basic_chat"], "x memory_research; basic_chat\nmemory_recall"),
+        (["ab", "abc", "b"], "abcabc ab bab abab"),  # a name inside another, overlaps, neighbours
+        (["aa"], "aaaaa\naaa"),
+        (["猫"], "猫猫 の 猫"),
+        (["zz"], "none here"),
+    ]
+    for names, text in cases:
+        expected = [m.start() for m in re.compile("|".join(map(re.escape, names))).finditer(text)]
+        assert _name_starts(names, text) == expected, (names, text)
+    prompt = "\n".join([*(f"会話{i}" for i in range(300)), "- basic_chat: 雑談する", "- memory_recall: 思い出す",
+                        "basic_chat と memory_recall のどちらか"])
+    assert catalogue(["basic_chat", "memory_recall", "image_generate"], prompt) == {
+        "basic_chat": "-  : 雑談する", "memory_recall": "-  : 思い出す"}  # the line, the name cut out
