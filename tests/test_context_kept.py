@@ -101,6 +101,9 @@ def test_fit_with_shared_running_costs_is_fit_without() -> None:
             # Each line's cost as the snapshot's reader worked it out: summed, not counted again.
             known = fit(replace(snap, costs=[estimate_tokens(h.content) + MESSAGE_OVERHEAD for h in history]), "あなたはミナです。",
                         own, estimate_tokens, {}, {}, shown)
+            made = fit(replace(snap, shown=[{"role": h.role, "content": h.content} for h in history]),
+                       "あなたはミナです。", own, estimate_tokens)
+            assert made.messages == alone.messages and made.input_tokens == alone.input_tokens
             assert (alone.messages, alone.system, alone.input_tokens, alone.verbatim, alone.shortened) == \
                 (shared.messages, shared.system, shared.input_tokens, shared.verbatim, shared.shortened) == \
                 (known.messages, known.system, known.input_tokens, known.verbatim, known.shortened)
@@ -122,6 +125,7 @@ def test_a_pulses_own_lines_are_left_out_and_each_lines_cost_follows_it(manager:
         assert [(h.role, h.content, h.pulse_id) for h in snap.history] == _fresh(m, pulse)
         assert pulse is None or all(h.pulse_id != pulse for h in snap.history)
         assert snap.costs == [estimate_tokens(h.content) + MESSAGE_OVERHEAD for h in snap.history]
+        assert snap.shown == [{"role": h.role, "content": h.content} for h in snap.history]
     assert [h.content for h in m.context.snapshot(P, "p").history] == ["まえの話", "ほかのパルスの声"]
 
 
@@ -141,4 +145,5 @@ def test_lines_trimmed_from_a_kept_snapshot_leave_its_counts_right(manager: SAIV
     assert kept.pulses == {p: sum(h.pulse_id == p for h in kept.snap.history)
                            for p in {h.pulse_id for h in kept.snap.history}}
     assert _lines(m, "first") == _fresh(m, "first")
+    assert [msg["content"] for msg in m.context.snapshot(P).shown or []] == [h.content for h in kept.snap.history]
     assert _lines(m, f"n{(MAX_HISTORY - 1) // 2}") == _fresh(m, f"n{(MAX_HISTORY - 1) // 2}")

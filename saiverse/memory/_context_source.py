@@ -21,6 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from chat import Message
 from database.direct import read_all
 from database.engine import Database
 from saiverse.llm.offline import estimate_tokens
@@ -73,6 +74,11 @@ def memo_core(store: MemopediaStore, persona_id: str) -> str:
     return "\n".join(lines)
 
 
+def _message(line: Line) -> Message:
+    """A history line as a prompt message (as saiverse/pulse/_context.py `fit` shows it)."""
+    return {"role": "user" if line.role == "user" else "assistant", "content": line.content}
+
+
 @dataclass
 class _Kept:
     snap: Snapshot
@@ -81,6 +87,9 @@ class _Kept:
     built: float
     tokens: list[int] = field(default_factory=list)
     """Estimated cost of each history line, oldest first (what trimming adds up)."""
+    shown: list[Message] = field(default_factory=list)
+    """Each history line as a prompt message, oldest first, made once here: every prompt of every pulse
+    shares these objects (nothing downstream changes a prompt's messages in place)."""
     pulses: dict[str, int] = field(default_factory=dict)
     """How many history lines each pulse id has: a pulse's own lines are left out of its snapshot
     without looking at every line when it has none, and from the newest back when it has some."""
@@ -159,9 +168,10 @@ class ContextSource:
             self._kept[persona_id] = kept
         snap = kept.snap
         # Lists of a kept snapshot are never changed in place (`_append` makes a new one): shared as they are.
-        history, costs = snap.history, kept.tokens
-        if len(costs) != len(history):  # another thread brought the snapshot up to date meanwhile
+        history, costs, shown = snap.history, kept.tokens, kept.shown
+        if len(costs) != len(history) or len(shown) != len(history):  # another thread brought it up to date
             costs = [estimate_tokens(h.content) + MESSAGE_OVERHEAD for h in history]
+            shown = [_message(h) for h in history]
         own = kept.pulses.get(pulse_id, 0) if pulse_id else 0
         if own:  # the pulse's lines came after its id was minted: from the newest back to its first one
             at, seen = len(history), 0
@@ -171,7 +181,8 @@ class ContextSource:
             keep = [n for n in range(at, len(history)) if history[n].pulse_id != pulse_id]
             history = history[:at] + [history[n] for n in keep]
             costs = costs[:at] + [costs[n] for n in keep]
-        return replace(snap, history=history, costs=costs)
+            shown = shown[:at] + [shown[n] for n in keep]
+        return replace(snap, history=history, costs=costs, shown=shown)
 
     def _read(self, conn: Connection, persona_id: str, newest: int, version: tuple[int, int]) -> _Kept:
         snap = Snapshot(budget=self._budget(conn, persona_id))
@@ -196,23 +207,25 @@ class ContextSource:
         for line in lines:
             if line.pulse_id:
                 pulses[line.pulse_id] = pulses.get(line.pulse_id, 0) + 1
-        return _Kept(snap, newest, version, time.monotonic(), costs[::-1], pulses)
+        return _Kept(snap, newest, version, time.monotonic(), costs[::-1], [_message(h) for h in snap.history], pulses)
 
     @staticmethod
     def _append(rows: list[Any], kept: _Kept, newest: int) -> None:
         snap = kept.snap
         history = list(snap.history)
-        tokens = list(kept.tokens)  # new lists: a snapshot handed out shares the old ones
+        tokens, shown = list(kept.tokens), list(kept.shown)  # new lists: a snapshot handed out shares the old ones
         pulses = kept.pulses
         for _id, role, content, created, pulse in rows:
             if role in ("user", "assistant"):
                 history.append(Line(role, content, parse_time(created), pulse))
                 tokens.append(estimate_tokens(content) + MESSAGE_OVERHEAD)
+                shown.append(_message(history[-1]))
                 if pulse:
                     pulses[pulse] = pulses.get(pulse, 0) + 1
         total = sum(tokens)
         while len(history) > 1 and (total - tokens[0] >= snap.budget or len(history) > MAX_HISTORY):
             total -= tokens.pop(0)
+            shown.pop(0)
             gone = history.pop(0)
             snap.older = gone.created or datetime.min
             if gone.pulse_id:
@@ -220,5 +233,5 @@ class ContextSource:
                 if left:
                     pulses[gone.pulse_id] = left
         snap.history = history
-        kept.tokens = tokens
+        kept.tokens, kept.shown = tokens, shown
         kept.newest_id = newest

@@ -118,6 +118,9 @@ class Snapshot:
     """Unconsolidated entries, newest first."""
     core: str = ""
     """The Memopedia core, as prompt text."""
+    shown: list[Message] | None = None
+    """Each `history` line as a prompt message, when the reader made them (shared by every prompt that
+    uses them, never changed in place)."""
     costs: list[int] | None = None
     """Each `history` line's estimated cost (`estimate_tokens` + MESSAGE_OVERHEAD), when the reader
     worked it out already (saiverse/memory/_context_source.py keeps it to trim by): a prompt counted
@@ -280,7 +283,9 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     # The verbatim lines are the newest k of the history: with `shown`, their messages are made once per
     # history list (a pulse's prompts share them: its two prompts carry a few hundred lines each).
     older = _shown(kept_history[k:])  # the one shortened line before them, if any
-    verbatim = _shown(snapshot.history, shown)[len(snapshot.history) - k:] if shown is not None else \
+    made = snapshot.shown if snapshot.shown is not None and len(snapshot.shown) == len(snapshot.history) else \
+        _shown(snapshot.history, shown) if shown is not None else None
+    verbatim = made[len(snapshot.history) - k:] if made is not None else \
         _shown(snapshot.history[len(snapshot.history) - k:])
     out.messages = older + verbatim + kept_own[::-1]
     out.input_tokens = (tokens(out.system) + hist_cost

@@ -146,7 +146,10 @@ class PulseJournal:
                for line in lines if not exclude_tags.intersection(line.get("tags") or [])]
         if history_depth is not None:
             kept = trim_history([{"content": line.content} for line in snapshot.history], history_depth)
-            snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
+            cut = len(snapshot.history) - len(kept)
+            snapshot = replace(snapshot, history=snapshot.history[cut:],  # what the reader made, cut alike
+                               costs=snapshot.costs[cut:] if snapshot.costs is not None else None,
+                               shown=snapshot.shown[cut:] if snapshot.shown is not None else None)
         if conforms(model, ContextWindow):  # a local model's window caps the persona's budget
             snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
         count = token_counter(model)
