@@ -64,3 +64,19 @@ def test_names_are_found_where_the_regex_alternation_finds_them() -> None:
                         "basic_chat と memory_recall のどちらか"])
     assert catalogue(["basic_chat", "memory_recall", "image_generate"], prompt) == {
         "basic_chat": "-  : 雑談する", "memory_recall": "-  : 思い出す"}  # the line, the name cut out
+
+
+def test_a_stream_says_what_generate_says_and_a_subclass_streams_its_own() -> None:
+    from chat import ChatRequest, ChatResult
+    from saiverse.llm.offline import OfflineModel
+
+    request = ChatRequest(messages=[*HISTORY, {"role": "user", "content": "猫の話をしよう"}],  # type: ignore[list-item]
+                          system="あなたはミナです。\n本と物語を愛しています。\n\n現在地: 図書館。", persona_name="ミナ")
+    model = OfflineModel()
+    assert "".join(model.stream(request)) == model.generate(request).text != ""
+
+    class Canned(OfflineModel):
+        def generate(self, request: ChatRequest) -> ChatResult:
+            return ChatResult(text="決まった返事", model="canned")
+
+    assert "".join(Canned().stream(request)) == "決まった返事"

@@ -323,7 +323,10 @@ class OfflineModel:
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """The text of `generate`, in chunks of a few characters."""
-        text = self.generate(request).text
+        if request.tools or request.response_schema is not None or type(self).generate is not OfflineModel.generate:
+            text = self.generate(request).text
+        else:  # `generate`'s text without its usage count (a stream reports none): a walk over the prompt less
+            text = self.reply_text(request)
         for i in range(0, len(text), _CHUNK):
             yield text[i: i + _CHUNK]
 
