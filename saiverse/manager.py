@@ -307,7 +307,8 @@ class SAIVerseManager(CityClock, WorldFacade):
     ) -> Iterator[Event]:
         try:
             self.check_message(text)
-            self.world.building(building_id)
+            # The persona is read with the building (one connection); an unknown one is said below, as before.
+            building, found = self.world.building_and_persona(building_id, persona_id)
             playbook = self.meta_playbook(meta_playbook)
         except (InputError, UnknownIdError, PlaybookError) as exc:
             yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
@@ -335,12 +336,13 @@ class SAIVerseManager(CityClock, WorldFacade):
             yield event("notice", kind="production_instruction", run_id=run_id, building_id=building_id,
                         text="制作中の計画に指示を追加しました。まだ始まっていない工程に反映します。")
             return
-        picked = self.world.persona(persona_id) if persona_id is not None else None
+        picked = (found or self.world.persona(persona_id)) if persona_id is not None else None  # unknown: raises
         if picked is None:
             targets = self.responders(building_id, text)
         else:
             targets = [picked] if picked.building_id == building_id else []
-        hid, pulse_ids = self.pulses.say(self.world, building_id, said, targets)  # the user's memory too, at once
+        # The user's memory too, at once; the building read above is the pulses' (their system prompt).
+        hid, pulse_ids = self.pulses.say(self.world, building_id, said, targets, building=building)
         yield event("user_message", text=said, building_id=building_id, history_id=hid)
         if not targets and picked is not None:
             yield event("error", kind="not_here", persona_id=persona_id,

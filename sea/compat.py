@@ -207,9 +207,11 @@ def listed_names(available: Any) -> list[str]:
 def add_playbook_enum(schema: dict[str, Any], available: Any) -> dict[str, Any]:
     """Upstream's router rule: with `available_playbooks` set, a top-level `playbook` string property
     may only be one of the listed names (`basic_chat`, when listed, is the fallback)."""
-    names = listed_names(available)
     prop = (schema.get("properties") or {}).get("playbook")
-    if not names or not isinstance(prop, dict) or "enum" in prop:
+    if not isinstance(prop, dict) or "enum" in prop:
+        return schema  # asked first: a router's schema has its enum already, and the listing is JSON to parse
+    names = listed_names(available)
+    if not names:
         return schema
     out = copy.deepcopy(schema)
     target = out["properties"]["playbook"]

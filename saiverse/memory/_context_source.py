@@ -21,6 +21,8 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from chat import Message
+from database.direct import read_all
 from database.engine import Database
 from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
@@ -72,6 +74,11 @@ def memo_core(store: MemopediaStore, persona_id: str) -> str:
     return "\n".join(lines)
 
 
+def _message(line: Line) -> Message:
+    """A history line as a prompt message (as saiverse/pulse/_context.py `fit` shows it)."""
+    return {"role": "user" if line.role == "user" else "assistant", "content": line.content}
+
+
 @dataclass
 class _Kept:
     snap: Snapshot
@@ -80,6 +87,12 @@ class _Kept:
     built: float
     tokens: list[int] = field(default_factory=list)
     """Estimated cost of each history line, oldest first (what trimming adds up)."""
+    shown: list[Message] = field(default_factory=list)
+    """Each history line as a prompt message, oldest first, made once here: every prompt of every pulse
+    shares these objects (nothing downstream changes a prompt's messages in place)."""
+    pulses: dict[str, int] = field(default_factory=dict)
+    """How many history lines each pulse id has: a pulse's own lines are left out of its snapshot
+    without looking at every line when it has none, and from the newest back when it has some."""
 
 
 class ContextSource:
@@ -144,8 +157,8 @@ class ContextSource:
         if kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS:
             kept = self._read(conn, persona_id, conn.execute(_NEWEST_SQL, {"p": persona_id}).scalar() or 0, version)
         else:
-            rows = list(conn.execute(_NEWEST_AND_AFTER_SQL, {"p": persona_id, "after": kept.newest_id,
-                                                             "upto": kept.newest_id + MAX_APPEND}))
+            rows = read_all(conn, _NEWEST_AND_AFTER_SQL, {"p": persona_id, "after": kept.newest_id,  # every pulse
+                                                          "upto": kept.newest_id + MAX_APPEND})
             newest = rows[0][0] or 0
             if not kept.newest_id <= newest <= kept.newest_id + MAX_APPEND:
                 kept = self._read(conn, persona_id, newest, version)
@@ -154,8 +167,22 @@ class ContextSource:
         with self._lock:
             self._kept[persona_id] = kept
         snap = kept.snap
-        history = [h for h in snap.history if not (pulse_id and h.pulse_id == pulse_id)]
-        return replace(snap, history=history)
+        # Lists of a kept snapshot are never changed in place (`_append` makes a new one): shared as they are.
+        history, costs, shown = snap.history, kept.tokens, kept.shown
+        if len(costs) != len(history) or len(shown) != len(history):  # another thread brought it up to date
+            costs = [estimate_tokens(h.content) + MESSAGE_OVERHEAD for h in history]
+            shown = [_message(h) for h in history]
+        own = kept.pulses.get(pulse_id, 0) if pulse_id else 0
+        if own:  # the pulse's lines came after its id was minted: from the newest back to its first one
+            at, seen = len(history), 0
+            while seen < own and at > 0:
+                at -= 1
+                seen += history[at].pulse_id == pulse_id
+            keep = [n for n in range(at, len(history)) if history[n].pulse_id != pulse_id]
+            history = history[:at] + [history[n] for n in keep]
+            costs = costs[:at] + [costs[n] for n in keep]
+            shown = shown[:at] + [shown[n] for n in keep]
+        return replace(snap, history=history, costs=costs, shown=shown)
 
     def _read(self, conn: Connection, persona_id: str, newest: int, version: tuple[int, int]) -> _Kept:
         snap = Snapshot(budget=self._budget(conn, persona_id))
@@ -176,19 +203,35 @@ class ContextSource:
         snap.history = lines[::-1]
         snap.chronicle = self.chronicle.context_candidates(persona_id)
         snap.core = memo_core(self.memopedia, persona_id)
-        return _Kept(snap, newest, version, time.monotonic(), costs[::-1])
+        pulses: dict[str, int] = {}
+        for line in lines:
+            if line.pulse_id:
+                pulses[line.pulse_id] = pulses.get(line.pulse_id, 0) + 1
+        return _Kept(snap, newest, version, time.monotonic(), costs[::-1], [_message(h) for h in snap.history], pulses)
 
     @staticmethod
     def _append(rows: list[Any], kept: _Kept, newest: int) -> None:
         snap = kept.snap
         history = list(snap.history)
+        tokens, shown = list(kept.tokens), list(kept.shown)  # new lists: a snapshot handed out shares the old ones
+        pulses = kept.pulses
         for _id, role, content, created, pulse in rows:
             if role in ("user", "assistant"):
                 history.append(Line(role, content, parse_time(created), pulse))
-                kept.tokens.append(estimate_tokens(content) + MESSAGE_OVERHEAD)
-        total = sum(kept.tokens)
-        while len(history) > 1 and (total - kept.tokens[0] >= snap.budget or len(history) > MAX_HISTORY):
-            total -= kept.tokens.pop(0)
-            snap.older = history.pop(0).created or datetime.min
+                tokens.append(estimate_tokens(content) + MESSAGE_OVERHEAD)
+                shown.append(_message(history[-1]))
+                if pulse:
+                    pulses[pulse] = pulses.get(pulse, 0) + 1
+        total = sum(tokens)
+        while len(history) > 1 and (total - tokens[0] >= snap.budget or len(history) > MAX_HISTORY):
+            total -= tokens.pop(0)
+            shown.pop(0)
+            gone = history.pop(0)
+            snap.older = gone.created or datetime.min
+            if gone.pulse_id:
+                left = pulses.pop(gone.pulse_id) - 1
+                if left:
+                    pulses[gone.pulse_id] = left
         snap.history = history
+        kept.tokens, kept.shown = tokens, shown
         kept.newest_id = newest

@@ -42,6 +42,7 @@ from typing import IO, Any, TypedDict
 from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.orm import Session
 
+from database.direct import fetch_one, run_many
 from database.engine import Database
 from saiverse.memory._recall_pg import candidate_ids
 
@@ -215,19 +216,14 @@ class SAIMemory:
         dialect = s.dialect if isinstance(s, Connection) else s.get_bind().dialect
         if "\x00" in content and dialect.name == "postgresql":
             content = content.replace("\x00", "\ufffd")  # PostgreSQL's text cannot hold NUL; SQLite keeps it
-        result = s.execute(
-            _INSERT_MESSAGE,
+        # On SQLite's own cursor inside the caller's transaction (database/direct.py): every message said.
+        new_id = int(fetch_one(
+            s, _INSERT_MESSAGE,
             {"p": persona_id, "r": role, "c": content, "t": json.dumps(tags, ensure_ascii=False),
              "pulse": pulse_id or None, "at": stamp, "lr": line.get("line_role"), "li": line.get("line_id"),
              "sc": line.get("scope"), "ot": line.get("origin_track_id"), "pa": line.get("paired_action_text")},
-        )
-        new_id = int(result.scalar_one())
-        indexed = [t for t in tags if t != pulse_tag]
-        if indexed:
-            s.execute(
-                _INSERT_TAG,
-                [{"m": new_id, "t": t, "p": persona_id} for t in indexed],
-            )
+        )[0])
+        run_many(s, _INSERT_TAG, [{"m": new_id, "t": t, "p": persona_id} for t in tags if t != pulse_tag])
         return MemoryRecord(
             id=new_id, persona_id=persona_id, role=role, content=content, tags=tags,
             pulse_id=pulse_id or None, created_at=when.replace(tzinfo=UTC).isoformat(),

@@ -27,6 +27,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import accumulate
 
 from chat import ChatModel, Message, TokenCounter
 from saiverse.llm.offline import estimate_tokens
@@ -117,6 +118,13 @@ class Snapshot:
     """Unconsolidated entries, newest first."""
     core: str = ""
     """The Memopedia core, as prompt text."""
+    shown: list[Message] | None = None
+    """Each `history` line as a prompt message, when the reader made them (shared by every prompt that
+    uses them, never changed in place)."""
+    costs: list[int] | None = None
+    """Each `history` line's estimated cost (`estimate_tokens` + MESSAGE_OVERHEAD), when the reader
+    worked it out already (saiverse/memory/_context_source.py keeps it to trim by): a prompt counted
+    with the estimate sums these instead of counting every line again."""
 
 
 @dataclass
@@ -143,25 +151,44 @@ def _message(role: str, content: str, like: Message | None = None) -> Message:
 
 
 def _running_costs(history: list[Line], tokens: Callable[[str], int],
-                   sums: dict[int, tuple[list[Line], list[int]]] | None) -> list[int]:
-    """[0, cost of the newest line, of the newest two, …] (`sums` keeps it per history list)."""
+                   sums: dict[int, tuple[list[Line], list[int]]] | None, known: list[int] | None = None) -> list[int]:
+    """[0, cost of the newest line, of the newest two, …] (`sums` keeps it per history list); `known`,
+    each line's cost already worked out with the same counter, is summed instead of counting."""
     kept = sums.get(id(history)) if sums is not None else None
     if kept is not None and kept[0] is history:
         return kept[1]
-    running = [0]
-    for line in reversed(history):
-        running.append(running[-1] + tokens(line.content) + MESSAGE_OVERHEAD)
+    if known is not None and len(known) == len(history):
+        running = list(accumulate(reversed(known), initial=0))
+    else:
+        running = [0]
+        for line in reversed(history):
+            running.append(running[-1] + tokens(line.content) + MESSAGE_OVERHEAD)
     if sums is not None:
         sums[id(history)] = (history, running)  # the list is held: its id is not reused meanwhile
     return running
 
 
+def _shown(lines: list[Line], kept: dict[int, tuple[list[Line], list[Message]]] | None = None) -> list[Message]:
+    """`lines` as prompt messages, oldest first (`kept` holds them per history list). Dict displays, not
+    `_message`: calling the TypedDict costs 2.5x as much."""
+    hit = kept.get(id(lines)) if kept is not None else None
+    if hit is not None and hit[0] is lines:
+        return hit[1]
+    shown: list[Message] = [{"role": "user" if h.role == "user" else "assistant", "content": h.content}
+                            for h in lines]
+    if kept is not None:
+        kept[id(lines)] = (lines, shown)  # the list is held: its id is not reused meanwhile
+    return shown
+
+
 def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Counter,
         cache: dict[str, int] | None = None,
-        sums: dict[int, tuple[list[Line], list[int]]] | None = None) -> Fitted:
+        sums: dict[int, tuple[list[Line], list[int]]] | None = None,
+        shown: dict[int, tuple[list[Line], list[Message]]] | None = None) -> Fitted:
     """The prompt of one model call: the system prompt, memory and messages within the budget.
     `cache` (text → tokens by `count`) may be shared by the calls of one pulse: they count the same history;
-    so may `sums` (the history's running costs by `count`, per history list)."""
+    so may `sums` (the history's running costs by `count`, per history list) and `shown` (the history's
+    lines as messages, per history list: the prompts then share those message objects)."""
     budget = snapshot.budget
     cache = {} if cache is None else cache
 
@@ -213,7 +240,7 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     # The newest lines that fit as they are (each costs > 0, so they are the longest run of newest
     # lines whose running cost fits), then the next one shortened if a useful piece of it fits.
     hist_room = left - reserve
-    running = _running_costs(snapshot.history, tokens, sums)
+    running = _running_costs(snapshot.history, tokens, sums, snapshot.costs if count is estimate_tokens else None)
     k = max(0, bisect_right(running, hist_room) - 1)
     kept_history: list[Line] = snapshot.history[len(snapshot.history) - k:][::-1]  # newest first
     hist_room -= running[k]
@@ -253,11 +280,14 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
         out.chronicle_ids = [e.entry_id for e in reversed(chosen)]
 
     out.system = "\n\n".join(p for p in (system, core, chronicle_text) if p)
-    # Built inline (not via `_message`), as dict displays (calling the TypedDict costs 2.5× as much):
-    # a pulse's two prompts carry a few hundred history lines each.
-    history: list[Message] = [{"role": "user" if h.role == "user" else "assistant", "content": h.content}
-                              for h in reversed(kept_history)]
-    out.messages = history + kept_own[::-1]
+    # The verbatim lines are the newest k of the history: with `shown`, their messages are made once per
+    # history list (a pulse's prompts share them: its two prompts carry a few hundred lines each).
+    older = _shown(kept_history[k:])  # the one shortened line before them, if any
+    made = snapshot.shown if snapshot.shown is not None and len(snapshot.shown) == len(snapshot.history) else \
+        _shown(snapshot.history, shown) if shown is not None else None
+    verbatim = made[len(snapshot.history) - k:] if made is not None else \
+        _shown(snapshot.history[len(snapshot.history) - k:])
+    out.messages = older + verbatim + kept_own[::-1]
     out.input_tokens = (tokens(out.system) + hist_cost
                         + sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in kept_own))
     return out

@@ -23,7 +23,7 @@ from chat import LLMError
 from saiverse.errors import UserError
 from saiverse.pulse._journal import EventChannel, PulseJournal, PulseServices, persona_context
 from saiverse.pulse._pool import HOLD_LIMIT, PulsePool
-from saiverse.world import PersonaInfo, World
+from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
 from sea.ports import CancellationToken
@@ -157,6 +157,8 @@ class _Job:
     """The user's message is already in SAIMemory (a queued pulse retried, saiverse/pulse/_queue.py)."""
     stored_own: list[tuple[str, str, list[str]]] | None = None
     """What is stored under the pulse id before it runs, when known exactly (see `PulseController.submit`)."""
+    building: BuildingInfo | None = None
+    """The pulse's building as the user's turn read it just before (`say`), for its system prompt."""
 
 
 class PulseKinds(ABC):
@@ -173,9 +175,11 @@ class PulseKinds(ABC):
         stored = {"pulse_id": pulse_id, "user_stored": True} if pulse_id else {}
         return self.submit("user", persona, building_id, playbook, args=args, user_input=user_input, **stored)
 
-    def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo]) -> tuple[int, dict[str, str]]:
+    def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo], *,
+            building: BuildingInfo | None = None) -> tuple[int, dict[str, str]]:
         """Write the user's line in the building; returns its id and, by persona, the pulse id whose user
-        message is already stored (none here: each pulse stores its own, see `PulseController.say`)."""
+        message is already stored (none here: each pulse stores its own, see `PulseController.say`).
+        `building` is the building as the caller just read it (the in-process pulses start from it)."""
         return world.add_history(building_id, speaker_kind="user", speaker_id="user", speaker_name="あなた",
                                  content=said), {}
 
@@ -226,7 +230,7 @@ class PulseController(PulseKinds):
         record = PulseRecord(pulse_id or uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
         handle = PulseHandle(record, YieldingToken(self._pool) if kind == "auto" else CancellationToken())
         with self._guard:
-            said = self._said.pop(pulse_id, None) if pulse_id else None
+            said, building = self._said.pop(pulse_id, (None, None)) if pulse_id else (None, None)
         # What the pulse's first prompt would read back as its own stored messages, when this process
         # alone can have written them: a pulse id minted here has nothing yet; one `say` minted holds
         # the user's message it stored. A pulse id from elsewhere (a queued job) is read as before.
@@ -245,12 +249,16 @@ class PulseController(PulseKinds):
             self._queued[record.pulse_id] = handle
             self.records.append(record)
             self._pool.put(persona.persona_id, PRIORITY[kind],
-                           _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored, own))
+                           _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored, own,
+                                building if building is not None and building.building_id == building_id else None))
         return handle
 
-    def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo]) -> tuple[int, dict[str, str]]:
+    def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo], *,
+            building: BuildingInfo | None = None) -> tuple[int, dict[str, str]]:
         """The user's line and, for every persona that will answer, the user's message in its memory, in
-        one transaction: kept even if a pulse then fails, and one commit instead of one per write."""
+        one transaction: kept even if a pulse then fails, and one commit instead of one per write.
+        `building` (as the caller just read it) is handed to those pulses: their system prompt is made
+        from it instead of reading the building again."""
         # A persona whose queue is full gets no pulse id: its submit is refused as before, nothing stored.
         pulse_ids = {p.persona_id: uuid.uuid4().hex for p in targets
                      if self._pool.waiting(p.persona_id) < self.max_queue}
@@ -262,7 +270,8 @@ class PulseController(PulseKinds):
         with self._guard:
             while len(self._said) >= SAID_KEPT:  # ids never submitted (a caller gave up): the oldest go
                 self._said.pop(next(iter(self._said)))
-            self._said.update(dict.fromkeys(pulse_ids.values(), said))
+            known = building if building is not None and building.building_id == building_id else None
+            self._said.update(dict.fromkeys(pulse_ids.values(), (said, known)))
         return hid, pulse_ids
 
     # ---- control -----------------------------------------------------------------------------
@@ -355,6 +364,8 @@ class PulseController(PulseKinds):
                     [*own, ("user", job.user_input, ["conversation", f"pulse:{rec.pulse_id}"])]
             if own is not None:
                 journal.stored = (persona.persona_id, own)
+            if job.building is not None:
+                journal.known_building = job.building
             common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token, "emit": emit,
                       "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace, "answered": rec.answered}
             if job.user_input is not None:

@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import text
 
 from chat import ChatModel, ContextWindow, Message
+from database.direct import run_many
 from database.engine import Database
 from saiverse.memory import ContextSource, SAIMemory
 from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
@@ -93,9 +94,14 @@ class PulseJournal:
     """Token counts by counter, shared by the pulse's prompts (they hold the same history)."""
     _sums: dict[Any, dict[int, Any]] = field(default_factory=dict)
     """The history's running costs by counter (saiverse/pulse/_context.py `fit`), shared the same way."""
+    _shown: dict[int, Any] = field(default_factory=dict)
+    """The history's lines as prompt messages, made once for the pulse's prompts (`fit`)."""
     stored: tuple[str, list[tuple[str, str, list[str]]]] | None = None
     """(persona id, its messages stored under this pulse id before the run) when the controller knows
     them exactly — it minted the pulse id and stored them itself — so the first prompt need not read them."""
+    known_building: BuildingInfo | None = None
+    """The pulse's building as the user's turn read it just before the pulse (`PulseController.say`):
+    the system prompt is made from it instead of a second read."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         model, notice = self.services.resolve_model(persona, model_type)
@@ -140,12 +146,15 @@ class PulseJournal:
                for line in lines if not exclude_tags.intersection(line.get("tags") or [])]
         if history_depth is not None:
             kept = trim_history([{"content": line.content} for line in snapshot.history], history_depth)
-            snapshot = replace(snapshot, history=snapshot.history[len(snapshot.history) - len(kept):])
+            cut = len(snapshot.history) - len(kept)
+            snapshot = replace(snapshot, history=snapshot.history[cut:],  # what the reader made, cut alike
+                               costs=snapshot.costs[cut:] if snapshot.costs is not None else None,
+                               shown=snapshot.shown[cut:] if snapshot.shown is not None else None)
         if conforms(model, ContextWindow):  # a local model's window caps the persona's budget
             snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
         count = token_counter(model)
         fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
-                     self._counted.setdefault(count, {}), self._sums.setdefault(count, {}))
+                     self._counted.setdefault(count, {}), self._sums.setdefault(count, {}), self._shown)
         return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
@@ -155,7 +164,10 @@ class PulseJournal:
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
         key = (persona["persona_id"], building_id)
         if key not in self._prompts:
-            self._prompts[key] = system_prompt_for(persona, self.services.world.building(building_id))
+            known = self.known_building
+            building = known if known is not None and known.building_id == building_id else \
+                self.services.world.building(building_id)
+            self._prompts[key] = system_prompt_for(persona, building)
         return self._prompts[key]
 
     def call_tool(
@@ -226,7 +238,7 @@ class PulseJournal:
                 svc.memory.add(persona_id, role, content, tags=tags, pulse_id=self.pulse_id, session=s, line=line)
             if self.pending_history:
                 now = datetime.now().isoformat(sep=" ", timespec="microseconds")
-                s.execute(_HISTORY_INSERT, [
+                run_many(s, _HISTORY_INSERT, [
                     {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
                      "c": line, "pulse": self.pulse_id, "at": now}
                     for building_id, persona, line in self.pending_history])

@@ -7,8 +7,9 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import Connection, bindparam, func, select, text
 
+from database.direct import fetch_one, read_row, sqlite_sql
 from database.engine import Database
 from database.models import Building, BuildingHistory, City, Persona, User
 from saiverse.errors import UserError
@@ -101,11 +102,20 @@ _BUILDING_ROW = select(Building.building_id, Building.name, Building.description
                        Building.system_instruction, Building.auto_interval_sec)
 _BUILDING_BY_ID = _BUILDING_ROW.where(Building.building_id == bindparam("id"))  # built once: a clause costs
 _HISTORY_ROW = BuildingHistory.__table__.insert()  # type: ignore[attr-defined]
+_HISTORY_LINE = text(  # the same row as a plain statement (database/direct.py runs it on SQLite's cursor)
+    "INSERT INTO building_history (BUILDINGID, SPEAKER_KIND, SPEAKER_ID, SPEAKER_NAME, CONTENT, PULSE_ID, CREATED_AT) "
+    "VALUES (:BUILDINGID, :SPEAKER_KIND, :SPEAKER_ID, :SPEAKER_NAME, :CONTENT, :PULSE_ID, :CREATED_AT) RETURNING ID")
 _PERSONA_ROW = select(Persona.persona_id, Persona.name, Persona.avatar, Persona.description, Persona.system_prompt,
                       Persona.interaction_mode, Persona.building_id, Persona.default_model, Persona.lightweight_model,
                       Persona.lightweight_vision_model, Persona.vision_model, Persona.private_room_id,
                       Persona.avatar_image)
 _PERSONA_BY_ID = _PERSONA_ROW.where(Persona.persona_id == bindparam("id"))
+_BUILDING_SQL, _PERSONA_SQL = sqlite_sql(_BUILDING_BY_ID), sqlite_sql(_PERSONA_BY_ID)
+
+
+def _persona_row(p: Any) -> PersonaInfo:
+    """A `_PERSONA_ROW` row as a PersonaInfo (as `_persona` makes one from the ORM object)."""
+    return PersonaInfo(p[0], p[1], p[2] or "🙂", p[3] or "", p[4] or "", *p[5:])
 
 
 class World:
@@ -133,6 +143,19 @@ class World:
             raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
         return BuildingInfo(row[0], row[1], row[2] or "", row[3], row[4] or "", row[5])
 
+    def building_and_persona(self, building_id: str, persona_id: str | None) -> tuple[BuildingInfo, PersonaInfo | None]:
+        """`building(building_id)` and, when `persona_id` is given, that persona (None when there is no
+        such persona: the caller decides when to say so), read on one connection — a user's message
+        asks both, and a pool checkout costs as much as the query. Raises for an unknown building."""
+        with self.db.engine.connect() as conn:  # on SQLite's own cursor (database/direct.py): every turn reads these
+            row = read_row(conn, _BUILDING_BY_ID, _BUILDING_SQL, {"id": building_id})
+            p = read_row(conn, _PERSONA_BY_ID, _PERSONA_SQL, {"id": persona_id}) if row is not None and persona_id \
+                else None
+        if row is None:
+            raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
+        building = BuildingInfo(row[0], row[1], row[2] or "", row[3], row[4] or "", row[5])
+        return building, _persona_row(p) if p is not None else None
+
     def personas(self, building_id: str | None = None) -> list[PersonaInfo]:
         with self.db.session() as s:
             q = select(Persona).order_by(Persona.created_at, Persona.name)
@@ -155,7 +178,7 @@ class World:
             p = conn.execute(_PERSONA_BY_ID, {"id": persona_id}).first()
         if p is None:
             raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
-        return PersonaInfo(p[0], p[1], p[2] or "🙂", p[3] or "", p[4] or "", *p[5:])  # as `_persona`
+        return _persona_row(p)
 
     def user_building(self) -> str | None:
         with self.db.session() as s:
@@ -194,6 +217,9 @@ class World:
         # A Core insert, not an ORM add + flush: a line is written for every message said.
         row = {"BUILDINGID": building_id, "SPEAKER_KIND": speaker_kind, "SPEAKER_ID": speaker_id,
                "SPEAKER_NAME": speaker_name, "CONTENT": content, "PULSE_ID": pulse_id, "CREATED_AT": datetime.now()}
+        if isinstance(session, Connection):  # a Core transaction (a user's turn): SQLite's own cursor
+            stamp = row["CREATED_AT"].isoformat(sep=" ", timespec="microseconds")  # as DateTime stores it
+            return int(fetch_one(session, _HISTORY_LINE, {**row, "CREATED_AT": stamp})[0])
         if session is not None:
             return int(session.execute(_HISTORY_ROW, row).inserted_primary_key[0])
         with self.db.session() as s:

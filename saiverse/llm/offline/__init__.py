@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from saiverse.llm.offline._model import estimate_tokens as estimate_tokens
     from saiverse.llm.offline._model import last_user_message as last_user_message
     from saiverse.llm.offline._model import read_voice as read_voice
+    from saiverse.llm.offline._model import request_message as request_message
     from saiverse.llm.offline._model import summarize_text as summarize_text
     from saiverse.llm.offline._speech import clean as clean
     from saiverse.llm.offline._speech import happened as happened
@@ -42,6 +43,7 @@ _EXPORTS: dict[str, str] = {
     "place_of": "_speech",
     "procedural_image": "_media",
     "read_voice": "_model",
+    "request_message": "_model",
     "result_blocks": "_speech",
     "summarize_text": "_model",
 }

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from chat import ChatRequest, ChatResult, Message, ToolCall, Usage
 from saiverse.llm.offline._fill import FillHints, fill, payload
@@ -130,6 +131,12 @@ def summarize_text(text: str, limit: int = 300) -> str:
     return out
 
 
+def _is_system_block(content: str | None) -> bool:
+    """`_SYSTEM_BLOCK` matches `content` (the substring test first: ~5x cheaper than the regex's
+    start, and most messages of a prompt are conversation without one)."""
+    return bool(content) and "<system>" in content and _SYSTEM_BLOCK.match(content) is not None  # type: ignore[operator]
+
+
 def system_blocks(messages: list[Message]) -> list[str]:
     """Bodies of user-role `<system>…</system>` messages (sub-playbook results), oldest first."""
     out = []
@@ -179,14 +186,19 @@ def request_message(messages: list[Message]) -> Message | None:
     the model (upstream prompts such as `document_createツールの引数を決定します` carry no request;
     the request is in the conversation before it). A `依頼: …` line, or the user's own words
     repeated as the prompt, keep the last message."""
-    users = [m for m in messages if m.get("role") == "user" and not _SYSTEM_BLOCK.match(m.get("content") or "")]
-    if not users:
+    # Walked from the newest message: a prompt holds a few hundred lines of history, and the answer
+    # is nearly always among the last few. An earlier message with the same text as the last genuine
+    # one is genuine too (the same text is no `<system>` block either): a plain comparison finds it.
+    users = (m for m in reversed(messages) if m.get("role") == "user" and not _is_system_block(m.get("content")))
+    last = next(users, None)
+    if last is None:
         return None
-    last = users[-1]
     text = last.get("content") or ""
-    if _REQUEST_LINE.search(text) or any((u.get("content") or "") == text for u in users[:-1]):
+    at = next(i for i in range(len(messages) - 1, -1, -1) if messages[i] is last)
+    if _REQUEST_LINE.search(text) or any(m.get("role") == "user" and (m.get("content") or "") == text
+                                         for m in messages[:at]):
         return last
-    for msg in reversed(users):
+    for msg in chain((last,), users):  # lazily: usually `last` itself
         if not _INSTRUCTION.search(msg.get("content") or ""):
             return msg
     return last
@@ -311,7 +323,10 @@ class OfflineModel:
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """The text of `generate`, in chunks of a few characters."""
-        text = self.generate(request).text
+        if request.tools or request.response_schema is not None or type(self).generate is not OfflineModel.generate:
+            text = self.generate(request).text
+        else:  # `generate`'s text without its usage count (a stream reports none): a walk over the prompt less
+            text = self.reply_text(request)
         for i in range(0, len(text), _CHUNK):
             yield text[i: i + _CHUNK]
 

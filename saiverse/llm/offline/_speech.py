@@ -39,7 +39,8 @@ def result_blocks(messages: list[Message]) -> list[tuple[str, str]]:
     for msg in messages:
         if msg.get("role") != "user":
             continue  # a prompt holds a few hundred lines of history: the cheap test first
-        match = _SYSTEM_BLOCK.match(msg.get("content") or "")
+        content = msg.get("content") or ""
+        match = _SYSTEM_BLOCK.match(content) if "<system>" in content else None  # the substring test is cheaper
         if match:
             body = match.group(1)
             head = _RESULT_HEAD.search(body)
