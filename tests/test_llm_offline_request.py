@@ -66,6 +66,54 @@ def test_names_are_found_where_the_regex_alternation_finds_them() -> None:
         "basic_chat": "-  : 雑談する", "memory_recall": "-  : 思い出す"}  # the line, the name cut out
 
 
+def test_a_catalogue_of_parts_is_the_catalogue_of_their_joined_text() -> None:
+    from saiverse.llm.catalogue import catalogue, catalogue_of_parts
+
+    options = ["basic_chat", "memory_recall", "image_generate", "ΣΟΦΙΑ"]
+    parts = [
+        "実行するプレイブック\n- basic_chat: 雑談\n- memory_recall: 思い出す",
+        "あなたはミナです。",
+        *(f"会話{i}" for i in range(50)),
+        "basic_chat; memory_recall；image_generate: 三つ",  # separators inside a part
+        "- image_generate: 絵を描く — 画像を作る",
+        "ΟΔΟΣ ΣΟΦΙΑΣ: final sigma lowers by its neighbours",  # lowering depends on context
+        "İstanbul basic_chat: the dotted I lowers to two characters",  # lowering changes the length
+        "",
+        "- basic_chat: もう一度",
+    ]
+    expected = catalogue(options, "\n".join(parts))
+    assert expected["basic_chat"] and expected["image_generate"]
+    assert catalogue_of_parts(options, parts) == expected
+    assert catalogue_of_parts(options, parts) == expected  # the parts seen before, from the memo
+    assert catalogue_of_parts(options, [*parts, "- memory_recall: 増えた行"]) == \
+        catalogue(options, "\n".join([*parts, "- memory_recall: 増えた行"]))
+    assert catalogue_of_parts(["", "basic_chat"], parts) == catalogue(["", "basic_chat"], "\n".join(parts))
+    assert catalogue_of_parts(["zz"], parts) == {} == catalogue(["zz"], "\n".join(parts))
+
+
+def test_routing_with_the_prompt_in_parts_answers_as_with_the_whole_prompt() -> None:
+    from chat import ChatRequest
+    from saiverse.llm.offline import OfflineModel
+    from saiverse.llm.schema import pick_option
+
+    schema = {"type": "string", "enum": ["basic_chat", "memory_recall", "image_generate_playbook"],
+              "description": "- memory_recall: 思い出す 記憶\n- image_generate_playbook: 絵を描く"}
+    parts = ("現在地: 図書館。", *[m["content"] for m in HISTORY], "- image_generate_playbook: 海や空の絵")
+    for query in ["海の絵を描いて", "昔のことを思い出して", "こんにちは", "記憶にある絵"]:
+        whole = pick_option(schema["enum"], query, schema=schema, context="\n".join(parts))
+        assert pick_option(schema["enum"], query, schema=schema, context="\n".join(parts),
+                           context_parts=parts) == whole, query
+    request = ChatRequest(messages=[*HISTORY, {"role": "user", "content": "海の絵を描いて"}],  # type: ignore[list-item]
+                          system="現在地: 図書館。", persona_name="ミナ",
+                          response_schema={"type": "object", "properties": {"playbook": schema}})
+    from saiverse.llm import catalogue as memo
+
+    memo._PARTS_MEMO.clear()
+    cold = OfflineModel().generate(request).data
+    assert cold is not None and cold["playbook"] in schema["enum"]
+    assert OfflineModel().generate(request).data == cold  # every part from the memo this time
+
+
 def test_a_stream_says_what_generate_says_and_a_subclass_streams_its_own() -> None:
     from chat import ChatRequest, ChatResult
     from saiverse.llm.offline import OfflineModel

@@ -23,9 +23,11 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
+
+from saiverse.llm.catalogue import _name_starts, catalogue, catalogue_of_parts  # noqa: F401 - re-exported
 
 _LISTING_RE = re.compile(r'\[\s*\{\s*"name"\s*:')
 _WORD_RE = re.compile(r"[\u4e00-\u9fff\u3005]{2,}|[\u30a0-\u30ff\u30fc]{2,}|[A-Za-z0-9]{3,}")
@@ -250,77 +252,6 @@ def _makes(option: str, described: str) -> bool:
     return bool(_MAKES.search(f"{option} {described}"))
 
 
-@lru_cache(maxsize=1024)
-def _name_pattern(option: str) -> re.Pattern[str]:
-    return re.compile(re.escape(option), re.I)
-
-
-def catalogue(options: list[str], text: str) -> dict[str, str]:
-    """Describing text per option, from lines that name exactly one option (`- a: does X`)."""
-    found: dict[str, str] = {}
-    whole = text.lower()
-    lowered = [(o, lo) for o in options if (lo := o.lower()) in whole]
-    if not lowered:
-        return found
-    # A prompt is mostly conversation that names no option: the names are found in the whole text
-    # (in C) and only the lines that hold one are cut out and looked at.
-    any_named = re.compile("|".join(re.escape(lo) for _, lo in lowered))
-    if len(whole) == len(text):  # lowering kept every position (it nearly always does)
-        names = [lo for _, lo in lowered]
-        starts = _name_starts(names, whole) if all(names) else [m.start() for m in any_named.finditer(whole)]
-        pairs: Any = _named_lines(starts, text, whole)
-    else:  # lowering never makes or removes a separator, so both splits have the same lines
-        pairs = zip(re.split(_SEPARATORS, text), re.split(_SEPARATORS, whole), strict=True)
-    for line, low in pairs:
-        if not any_named.search(low):
-            continue
-        named = [o for o, lo in lowered if lo in low]
-        if len(named) == 1:
-            rest = _name_pattern(named[0]).sub(" ", line)
-            found[named[0]] = (found.get(named[0], "") + " " + rest).strip()
-    return found
-
-
-_SEPARATORS = re.compile(r"[\n;；]")
-
-
-def _name_starts(names: list[str], whole: str) -> list[int]:
-    """Where the regex alternation of `names` (non-empty, in order) starts its matches in `whole`, as
-    `finditer` finds them, but with `str.find`: the alternation tries every name at every position
-    (~40 µs over a router prompt of ~7,000 characters; the finds take a few)."""
-    found: set[int] = set()
-    for name in names:
-        at = whole.find(name)
-        while at >= 0:
-            found.add(at)
-            at = whole.find(name, at + 1)
-    starts: list[int] = []
-    free = 0
-    for at in sorted(found):
-        if at >= free:  # finditer goes on after the match: the first name (in order) that fits here
-            starts.append(at)
-            free = at + next(len(n) for n in names if whole.startswith(n, at))
-    return starts
-
-
-def _named_lines(starts: Iterable[int], text: str, whole: str) -> list[tuple[str, str]]:
-    """(line, lowered line) of each line of `text` (cut at `_SEPARATORS`) holding one of the name
-    `starts` in `whole` (`text` lowered, same length), in order: what splitting both and searching every
-    line keeps."""
-    out: list[tuple[str, str]] = []
-    end = 0
-    for at in starts:
-        if at < end:
-            continue  # another name on a line already taken
-        # The line starts after the last separator before the name; the previous line taken ended at
-        # one (or this is the first), so looking back no further than it keeps the pass linear.
-        start = max(whole.rfind(sep, end, at) for sep in "\n;；") + 1 or end
-        nxt = _SEPARATORS.search(whole, at)
-        end = nxt.start() if nxt else len(whole)
-        out.append((text[start:end], whole[start:end]))
-    return out
-
-
 def strip_catalogue(options: list[str], text: str) -> str:
     """The text without the lines that list the options (they name every option, so they would
     make every option match); kept as is when fewer than two options are named."""
@@ -355,8 +286,8 @@ def listed_playbooks(text: str) -> dict[str, dict[str, Any]]:
 _MAKES = re.compile(r"create|generate|edit|write|production|作る|作成|書く|描く|生成|編集|制作|書き換")
 
 
-def _evidence(options: list[str], query: str, schema: dict[str, Any],
-              context: str) -> dict[str, tuple[int, int, bool]]:
+def _evidence(options: list[str], query: str, schema: dict[str, Any], context: str,
+              parts: Sequence[str] | None = None) -> dict[str, tuple[int, int, bool]]:
     """(score, keyword score, makes something) of each option: the keyword score counts only the option's
     name and keywords (a whole keyword 4, its stem 3, a content word of it 2), never description words."""
     extra: dict[str, list[str]] = {o: [] for o in options}
@@ -365,7 +296,9 @@ def _evidence(options: list[str], query: str, schema: dict[str, Any],
         for option, kws in mapping.items():
             if option in extra and isinstance(kws, list):
                 extra[option] = [str(k) for k in kws] + extra[option]
-    described = catalogue(options, f"{schema.get('description', '')}\n{context}")
+    # `parts`: the context as the strings it joins at newlines (the same answer, seen parts not searched again).
+    described = catalogue(options, f"{schema.get('description', '')}\n{context}") if parts is None else \
+        catalogue_of_parts(options, (str(schema.get("description", "")), *parts))
     for name, entry in listed_playbooks(context).items():
         if name in extra:
             extra[name] += [k for k in (entry.get("display_name"), *entry.get("keywords", [])) if k]
@@ -414,18 +347,20 @@ def is_question(text: str) -> bool:
 
 
 def pick_option(options: list[Any], query: str, *, schema: dict[str, Any] | None = None,
-                context: str = "", default: Any = None, exclude: frozenset[str] = frozenset()) -> Any:
+                context: str = "", default: Any = None, exclude: frozenset[str] = frozenset(),
+                context_parts: Sequence[str] | None = None) -> Any:
     """The best-scoring option; ties go to the earlier option; too little evidence → `default` or first.
 
     A question goes to an option that makes something (a document, a picture, an edit) only by that
     option's own keywords: description words alone do not turn "図書館の一番古い本は？" into a document.
-    Options in `exclude` (steps already done) are not chosen.
+    Options in `exclude` (steps already done) are not chosen. `context_parts`, when given, are what
+    `context` joins with newlines (`"\\n".join(context_parts) == context`).
     """
     if not options:
         return default
     strings = [o for o in options if isinstance(o, str) and o not in exclude]
     if strings:
-        evidence = _evidence(strings, strip_catalogue(strings, query), schema or {}, context)
+        evidence = _evidence(strings, strip_catalogue(strings, query), schema or {}, context, context_parts)
         asking = is_question(query)
         scores = {o: (kw if asking and makes else score) for o, (score, kw, makes) in evidence.items()}
         best = max(strings, key=lambda o: (scores[o], -strings.index(o)))

@@ -49,6 +49,9 @@ class FillHints:
     done: frozenset[str] = frozenset()
     """Playbooks this pulse already ran (their results are in the conversation): a router does not
     choose them again, so a multi-step turn never repeats a step and ends when nothing is left."""
+    context_parts: tuple[str, ...] | None = None
+    """What `context` joins with newlines, when known: keyword routing then looks at each part once
+    (saiverse/llm/catalogue.py, `catalogue_of_parts`); None: `context` as one text."""
 
     @cached_property
     def reply(self) -> str:
@@ -149,7 +152,8 @@ def _listed_playbook(hints: FillHints) -> str | None:
     if not listed:
         return None
     fallback = "basic_chat" if "basic_chat" in listed else listed[0]
-    return str(pick_option(listed, hints.user_text, context=hints.context, default=fallback, exclude=hints.done))
+    return str(pick_option(listed, hints.user_text, context=hints.context, context_parts=hints.context_parts,
+                           default=fallback, exclude=hints.done))
 
 
 def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
@@ -243,13 +247,14 @@ def fill(schema: dict[str, Any], hints: FillHints, *, root: dict[str, Any] | Non
             consts = [s.get("const") for s in schema[key] if isinstance(s, dict) and "const" in s]
             if consts and len(consts) == len(schema[key]):
                 return pick_option(consts, hints.user_text, schema=schema, context=hints.context,
-                                   default=schema.get("default"))
+                                   context_parts=hints.context_parts, default=schema.get("default"))
             subs = [resolve(s, root) for s in schema[key]]
             chosen = next((s for s in subs if schema_type(s) not in (None, "null")), subs[0])
             return fill(chosen, hints, root=root, prop=prop, depth=depth)
     if "enum" in schema:
         routing = "x-keywords" in schema or prop.lower() in _PLAYBOOK_NAMES
         return pick_option(list(schema["enum"]), hints.user_text, schema=schema, context=hints.context,
+                           context_parts=hints.context_parts,
                            default=schema.get("default"), exclude=hints.done if routing else frozenset())
     typ = schema_type(schema)
     if "default" in schema and typ not in ("object", "array"):

@@ -278,10 +278,10 @@ class OfflineModel:
         name = read_voice(request.system, request.persona_name).name
         if name:  # `ソラ、海の絵を描いて`: the persona addressed is not part of the request
             said = re.sub(rf"^{re.escape(name)}(さん|ちゃん|くん)?[、,，\s]+", "", said).strip() or said
-        context = "\n".join([request.system or ""] + [m.get("content") or "" for m in request.messages])
+        parts = (request.system or "", *[m.get("content") or "" for m in request.messages])
         done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
-        return FillHints(user_text=said, reply_of=lambda: self.reply_text(request), context=context,
-                         summary=summarize_text(payload(said), 100), done=done)
+        return FillHints(user_text=said, reply_of=lambda: self.reply_text(request), context="\n".join(parts),
+                         summary=summarize_text(payload(said), 100), done=done, context_parts=parts)
 
     def _tool_call(self, request: ChatRequest) -> ToolCall | None:
         last = last_user_message(request.messages)
@@ -293,7 +293,7 @@ class OfflineModel:
                 rest = re.sub(r"^[\s:：、。をでは]+", "", re.sub(r"\s+", " ", rest)).strip()
                 base = self._hints(request)
                 hints = FillHints(user_text=rest or text, reply_of=base.reply_of, context=base.context,
-                                  summary=summarize_text(rest, 100), done=base.done)
+                                  summary=summarize_text(rest, 100), done=base.done, context_parts=base.context_parts)
                 params = tool.get("parameters") or {"type": "object", "properties": {}}
                 args = fill(params, hints)
                 return ToolCall(name=name, arguments=args if isinstance(args, dict) else {},
