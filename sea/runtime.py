@@ -248,7 +248,10 @@ def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
             graph = compile_playbook(pb)
             config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit},
                                       "recursion_limit": MAX_GRAPH_STEPS}
-            final = graph.invoke({"vars": variables, "failed": None}, config=config)
+            # "updates": each step hands back only what its node returned — a node returns the whole
+            # state (`_step`), so the last one is the run's end; "values" would copy every channel per step.
+            steps = graph.invoke({"vars": variables, "failed": None}, config=config, stream_mode="updates")
+            final = next(iter(steps[-1].values())) if steps else {}
     except GraphRecursionError as exc:
         last = ctx.trace[-1].rsplit(".", 1)[-1] if ctx.trace else ""
         raise TooManySteps(f"the run took more than {MAX_GRAPH_STEPS} nodes without ending; a loop that never "
