@@ -287,7 +287,7 @@ _MAKES = re.compile(r"create|generate|edit|write|production|作る|作成|書く
 
 
 def _evidence(options: list[str], query: str, schema: dict[str, Any], context: str,
-              parts: Sequence[str] | None = None) -> dict[str, tuple[int, int, bool]]:
+              context_parts: Sequence[str] | None = None) -> dict[str, tuple[int, int, bool]]:
     """(score, keyword score, makes something) of each option: the keyword score counts only the option's
     name and keywords (a whole keyword 4, its stem 3, a content word of it 2), never description words."""
     extra: dict[str, list[str]] = {o: [] for o in options}
@@ -296,9 +296,9 @@ def _evidence(options: list[str], query: str, schema: dict[str, Any], context: s
         for option, kws in mapping.items():
             if option in extra and isinstance(kws, list):
                 extra[option] = [str(k) for k in kws] + extra[option]
-    # `parts`: the context as the strings it joins at newlines (the same answer, seen parts not searched again).
-    described = catalogue(options, f"{schema.get('description', '')}\n{context}") if parts is None else \
-        catalogue_of_parts(options, (str(schema.get("description", "")), *parts))
+    # `context_parts`: the strings `context` joins at newlines (the same answer, seen parts not searched again).
+    described = catalogue(options, f"{schema.get('description', '')}\n{context}") if context_parts is None else \
+        catalogue_of_parts(options, (str(schema.get("description", "")), *context_parts))
     for name, entry in listed_playbooks(context).items():
         if name in extra:
             extra[name] += [k for k in (entry.get("display_name"), *entry.get("keywords", [])) if k]
@@ -318,12 +318,15 @@ def _evidence(options: list[str], query: str, schema: dict[str, Any], context: s
                 keyword += 4
             elif stem and stem in q:
                 keyword += 3
-            elif any(w in q for w in parts):
+            elif any(map(q.__contains__, parts)):
                 partial = 2  # `日記にまとめて` shares `日記` with the keyword `日記を書` (counted once)
         keyword = keyword or partial
         # A shared description word is weak evidence, a short one (画像, 作品) weaker still.
         text_of = described.get(option, "")
-        weak = sum(weight for w, weight in _description_words(text_of) if w in q)
+        weak = 0
+        for w, weight in _description_words(text_of):
+            if w in q:
+                weak += weight
         out[option] = (keyword + weak, keyword, _makes(option, text_of))
     return out
 
