@@ -272,13 +272,15 @@ class OfflineModel:
         colours = "と".join(name for name, _ in st.colours[:2])
         return voice.say(f"画像は{st.width}×{st.height}で、{colours}が目立つ{st.brightness_word}絵")
 
-    def _hints(self, request: ChatRequest) -> FillHints:
+    def _hints(self, request: ChatRequest, contents: list[str] | None = None) -> FillHints:
+        """What the filler knows; `contents`: each message's text, when the caller has them already."""
         last = request_message(request.messages)
         said = request_line(_strip_mention(last.get("content", "")) if last else "")
         name = read_voice(request.system, request.persona_name).name
         if name:  # `ソラ、海の絵を描いて`: the persona addressed is not part of the request
             said = re.sub(rf"^{re.escape(name)}(さん|ちゃん|くん)?[、,，\s]+", "", said).strip() or said
-        parts = (request.system or "", *[m.get("content") or "" for m in request.messages])
+        parts = (request.system or "", *(contents if contents is not None else
+                                          [m.get("content") or "" for m in request.messages]))
         done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
         return FillHints(user_text=said, reply_of=lambda: self.reply_text(request), context="\n".join(parts),
                          summary=summarize_text(payload(said), 100), done=done, context_parts=parts)
@@ -302,14 +304,14 @@ class OfflineModel:
 
     def generate(self, request: ChatRequest) -> ChatResult:
         """Answer once: a tool call, JSON for `response_schema`, or the persona's offline reply."""
-        prompt_tokens = estimate_tokens(
-            (request.system or "") + "".join([m.get("content") or "" for m in request.messages]))
+        contents = [m.get("content") or "" for m in request.messages]  # one walk for the count and the hints
+        prompt_tokens = estimate_tokens((request.system or "") + "".join(contents))
         call = self._tool_call(request) if request.tools else None
         if call is not None:
             return ChatResult(text="", tool_calls=[call], model=self.name,
                               usage=Usage(input_tokens=prompt_tokens, output_tokens=8))
         if request.response_schema is not None:
-            hints = self._hints(request)
+            hints = self._hints(request, contents)
             context = hints.context
             hints.user_text = strip_catalogue(_schema_options(request.response_schema), hints.user_text)
             hints.context = context

@@ -36,11 +36,10 @@ def _pick(key: str, n: int) -> int:
 def result_blocks(messages: list[Message]) -> list[tuple[str, str]]:
     """(playbook, body) of the sub-playbook results (`<system>` blocks) of the request, oldest first."""
     out = []
-    for msg in messages:
-        if msg.get("role") != "user":
-            continue  # a prompt holds a few hundred lines of history: the cheap test first
-        content = msg.get("content") or ""
-        match = _SYSTEM_BLOCK.match(content) if "<system>" in content else None  # the substring test is cheaper
+    # A prompt holds a few hundred lines of history: the cheap tests first (role, then the substring
+    # before the regex), in one comprehension.
+    for content in [c for m in messages if m.get("role") == "user" and "<system>" in (c := m.get("content") or "")]:
+        match = _SYSTEM_BLOCK.match(content)
         if match:
             body = match.group(1)
             head = _RESULT_HEAD.search(body)
