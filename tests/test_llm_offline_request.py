@@ -91,6 +91,21 @@ def test_a_catalogue_of_parts_is_the_catalogue_of_their_joined_text() -> None:
     assert catalogue_of_parts(["zz"], parts) == {} == catalogue(["zz"], "\n".join(parts))
 
 
+def test_the_catalogue_memo_stays_bounded_and_right_past_its_bounds() -> None:
+    from saiverse.llm import catalogue as memo
+
+    parts = [f"- opt{i % 7}: 行{i}" for i in range(memo.PARTS_MEMO_SIZE + 50)]
+    for n in range(memo.OPTION_LISTS_KEPT + 3):  # more option lists than are kept
+        options = [f"opt{k}" for k in range(n % 7 + 1)]
+        assert memo.catalogue_of_parts(options, parts) == memo.catalogue(options, "\n".join(parts))
+        assert len(memo._PARTS_MEMO) <= memo.OPTION_LISTS_KEPT
+        assert all(len(kept) <= memo.PARTS_MEMO_SIZE + len(parts) for kept in memo._PARTS_MEMO.values())
+    options = ["opt0", "opt1"]
+    memo.catalogue_of_parts(options, parts)
+    assert memo.catalogue_of_parts(options, parts[:10]) == memo.catalogue(options, "\n".join(parts[:10]))
+    assert len(memo._PARTS_MEMO[tuple(options)]) <= memo.PARTS_MEMO_SIZE + len(parts)
+
+
 def test_routing_with_the_prompt_in_parts_answers_as_with_the_whole_prompt() -> None:
     from chat import ChatRequest
     from saiverse.llm.offline import OfflineModel

@@ -37,7 +37,7 @@ def catalogue_of_parts(options: list[str], parts: Sequence[str]) -> dict[str, st
     with _MEMO_LOCK:
         memo = _PARTS_MEMO.get(key)
         if memo is None or len(memo) > PARTS_MEMO_SIZE:
-            if len(_PARTS_MEMO) > 64:  # other option lists (other routers): rare, dropped together
+            if len(_PARTS_MEMO) >= OPTION_LISTS_KEPT:  # other routers' lists, steps done: dropped together
                 _PARTS_MEMO.clear()
             memo = _PARTS_MEMO[key] = {}
     lines: list[tuple[str, str]] = []
@@ -50,9 +50,11 @@ def catalogue_of_parts(options: list[str], parts: Sequence[str]) -> dict[str, st
     return _fold(lines)
 
 
-PARTS_MEMO_SIZE = 8192
+PARTS_MEMO_SIZE = 4096
 """Parts kept per option list; past it the list's parts are looked at afresh (a persona's history
 adds a few a pulse)."""
+OPTION_LISTS_KEPT = 8
+"""Option lists kept at once: with `PARTS_MEMO_SIZE`, at most ~32k parts (a few MiB) are held."""
 _PARTS_MEMO: dict[tuple[str, ...], dict[str, Sequence[tuple[str, str]]]] = {}
 _MEMO_LOCK = threading.Lock()
 
