@@ -47,6 +47,15 @@ def _origin(steps: Steps, table: str, column: str) -> tuple[str, str | None]:
 @lru_cache(maxsize=4)
 def expected_schema(steps: tuple[tuple[int, str, str], ...], split: Callable[[str], list[str]]) -> \
         tuple[dict[str, list[str]], list[str]]:
+    """({table: columns}, trigger names) that the steps create: kept in database/schema_frozen.json
+    for these very steps (by their digest), else built from them in memory."""
+    from database.schema_frozen import frozen, steps_digest
+
+    return frozen(steps_digest(steps)) or build_expected_schema(steps, split)
+
+
+def build_expected_schema(steps: Sequence[tuple[int, str, str]], split: Callable[[str], list[str]]) -> \
+        tuple[dict[str, list[str]], list[str]]:
     """({table: columns}, trigger names) that the steps create, from an empty in-memory database."""
     conn = sqlite3.connect(":memory:")
     try:
@@ -71,12 +80,20 @@ def missing_schema(conn: sqlite3.Connection, steps: Steps, split: Callable[[str]
     tables, triggers = expected_schema(tuple(steps), split)
     rows = conn.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger')").fetchall()
     have_tables = {name for kind, name in rows if kind == "table"}
+    # The expected tables' columns in one statement (the table-valued PRAGMA), not a PRAGMA per table;
+    # only those tables: a virtual table of the user's whose module this SQLite lacks cannot be read.
+    have_columns: dict[str, set[str]] = {}
+    names = [t for t in tables if t in have_tables]
+    for table, column in conn.execute(
+            "SELECT m.name, p.name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p "
+            f"WHERE m.type = 'table' AND m.name IN ({', '.join('?' * len(names))})", names):
+        have_columns.setdefault(table, set()).add(column.upper())
     missing: list[tuple[str, str, str | None]] = []
     for table, columns in tables.items():
         if table not in have_tables:
             missing.append(("table", table, None))
             continue
-        have = {r[1].upper() for r in conn.execute(f"PRAGMA table_info({table})")}
+        have = have_columns.get(table, set())
         missing += [("table", table, c) for c in columns if c.upper() not in have]
     have_triggers = {name for kind, name in rows if kind == "trigger"}
     missing += [("trigger", t, None) for t in triggers if t not in have_triggers]

@@ -108,8 +108,10 @@ def remove_restore_debris(target: Path) -> list[str]:
     parent = target.parent
     if not parent.is_dir():
         return removed
-    for path in sorted(parent.iterdir()):
-        m = pattern.match(path.name)
+    # Names matched before any Path is made or sorted: the home's parent may be a crowded folder (/tmp).
+    for name in sorted(n for n in os.listdir(parent) if pattern.match(n)):
+        path = parent / name
+        m = pattern.match(name)
         if m and stat.S_ISDIR(os.lstat(path).st_mode) and _only(path, RESTORE_FILES | _pending_marks(path)) \
                 and _unclaimed(m.group("pid")):
             _remove(path, removed)
