@@ -132,6 +132,21 @@ def _stats(values: list[float]) -> str:
     return f"min {min(values):.2f}, median {statistics.median(values):.2f}"
 
 
+def _run_pair(home: Path, args: argparse.Namespace, first: list[float], again: list[float], bare: list[float],
+              rss: list[float], bare_rss: list[float], cpu: list[float], bare_cpu: list[float]) -> None:
+    """One run: the home's first start, then bare, ours (a normal start), bare — each of ours between two bare."""
+    home.mkdir(mode=0o700)
+    t, _c, r = start_once(home)
+    first.append(t)
+    rss.append(r)
+    for ours in (False, True, False):  # bare, ours (normal start), bare: each of ours between two bare
+        t, c, r = start_once(home, bare=not ours, bare_ipython=not args.bare_without_ipython,
+                             bare_lean=args.bare_lean)
+        (again if ours else bare).append(t)
+        (cpu if ours else bare_cpu).append(c)
+        (rss if ours else bare_rss).append(r)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
@@ -144,17 +159,9 @@ def main() -> int:
                          "until it serves (saiverse/heap.py) — the app's own cost alone")
     args = ap.parse_args()
     first, again, bare, rss, bare_rss, cpu, bare_cpu = [], [], [], [], [], [], []
-    for _ in range(args.runs):
-        home = Path(tempfile.mkdtemp(prefix="saiverse-start-"))
-        t, _c, r = start_once(home)
-        first.append(t)
-        rss.append(r)
-        for ours in (False, True, False):  # bare, ours (normal start), bare: each of ours between two bare
-            t, c, r = start_once(home, bare=not ours, bare_ipython=not args.bare_without_ipython,
-                                 bare_lean=args.bare_lean)
-            (again if ours else bare).append(t)
-            (cpu if ours else bare_cpu).append(c)
-            (rss if ours else bare_rss).append(r)
+    with tempfile.TemporaryDirectory(prefix="saiverse-start-") as root:  # every run's home, removed at the end
+        for run in range(args.runs):
+            _run_pair(Path(root) / f"home-{run}", args, first, again, bare, rss, bare_rss, cpu, bare_cpu)
     med = statistics.median
     figures = {
         "first_start_s": round(med(first), 2),
