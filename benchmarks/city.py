@@ -25,13 +25,10 @@ load average beside it, database growth per 1,000 pulses. The last line is one J
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import threading
 import time
 from datetime import datetime, timedelta
@@ -52,6 +49,7 @@ from benchmarks.city_workers import (  # noqa: E402
     postgres_cpu,
     queue_figures,
 )
+from benchmarks.scratch import scratch  # noqa: E402
 from saiverse.heap import settle  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.pulse import PulseHandle  # noqa: E402
@@ -147,9 +145,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ["SAIVERSE_PULSE_WORKERS"] = str(args.workers)
     os.environ.setdefault("SAIVERSE_DEFAULT_MODEL", "offline")
     url = os.environ.get("SAIVERSE_DATABASE_URL", "")
-    home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-city-"))
-    if not args.home:
-        atexit.register(shutil.rmtree, home, True)  # a temp home goes with the run
+    home = Path(args.home or scratch("saiverse-city-"))
     os.environ["SAIVERSE_PULSE_WORKERS_REMOTE"] = "1" if args.processes else "0"
     m = SAIVerseManager(load_settings(home))
     m.chronicle_worker.stop()  # the offline model summarises too; this measures pulses alone

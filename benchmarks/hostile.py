@@ -15,12 +15,13 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.scratch import scratch  # noqa: E402
 
 
 def _chain(n: int) -> dict[str, object]:
@@ -54,7 +55,7 @@ def main() -> None:
     from sea.validate import validate_playbook
     from tools.defs.document_search import _matching_lines
 
-    work = Path(tempfile.mkdtemp(prefix="sv-hostile-"))
+    work = scratch("sv-hostile-")
     fifo = work / "pipe.json"
     os.mkfifo(fifo)
     big_text, ok_text = json.dumps(_chain(14_000)), json.dumps(_chain(1_000))

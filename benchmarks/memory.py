@@ -26,7 +26,6 @@ import re
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from datetime import datetime, timedelta
@@ -36,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.recall import texts, vocabulary  # noqa: E402
+from benchmarks.scratch import scratch  # noqa: E402
 from chat import Message  # noqa: E402
 from database.migrate import MEMORY_LINEAR_GRAMS_SQL  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
@@ -167,7 +167,7 @@ def time_context(manager: SAIVerseManager, runs: int) -> dict[str, float]:
 
 
 def time_build(messages: int = 20_000) -> dict[str, float]:
-    home = Path(tempfile.mkdtemp(prefix="saiverse-bench-chronicle-"))
+    home = scratch("saiverse-bench-chronicle-")
     manager = SAIVerseManager(load_settings(home, default_model="offline"))
     manager.chronicle_worker.stop()
     rng = random.Random(5)
@@ -238,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     figures.update(time_context(manager, args.runs))
     manager.close()
     figures.update(time_build())
-    empty = Path(tempfile.mkdtemp(prefix="saiverse-bench-empty-"))
+    empty = scratch("saiverse-bench-empty-")
     figures.update(time_pulses({"empty": empty, "full": home}, args.pulses))
     print(f"context assembly, {args.messages:,} messages + {args.entries:,} entries: "
           f"cold p50 {figures['context_cold_p50_ms']} ms, p95 {figures['context_cold_p95_ms']} ms (goal p95 ≤ 20 ms); "

@@ -18,13 +18,13 @@ import re
 import sqlite3
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.scratch import scratch  # noqa: E402
 from database.engine import Database  # noqa: E402
 from database.migrate import MEMORY_GRAM_INDEX_SQL, migrate  # noqa: E402
 from saiverse.memory import SAIMemory  # noqa: E402
@@ -62,7 +62,7 @@ def main() -> int:
     ap.add_argument("--step3", action="store_true", help="also time step 3's quadratic triggers, once per size")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    home = Path(tempfile.mkdtemp(prefix="saiverse-bench-add-"))
+    home = scratch("saiverse-bench-add-")
     migrate(home / "saiverse.db")
     db = Database(f"sqlite:///{home / 'saiverse.db'}")
     memory = SAIMemory(db)

@@ -16,13 +16,13 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.scratch import scratch  # noqa: E402
 from chat import ChatRequest, default_max_tokens  # noqa: E402
 from saiverse.llm.local import (  # noqa: E402  # noqa: E402
     chat_messages,
@@ -159,7 +159,7 @@ def main() -> int:
     ap.add_argument("--pulses", type=int, default=5, help="whole meta_user pulses per model")
     ap.add_argument("--offline-pulses", type=int, default=300, help="meta_user pulses on the offline model")
     args = ap.parse_args()
-    home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-models-"))
+    home = Path(args.home or scratch("saiverse-models-"))
     settings = load_settings(home, environ={})
     t0 = time.perf_counter()
     ensure_file(model_path(settings, ""))  # the packaged model, assembled on first use

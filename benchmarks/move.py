@@ -17,13 +17,13 @@ import os
 import shutil
 import sqlite3
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.scratch import scratch  # noqa: E402
 from saiverse.care import create_backup, move_back, move_home, restore_backup  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
@@ -68,7 +68,7 @@ def main() -> int:
     args = parser.parse_args()
     os.environ.update({"SAIVERSE_DEFAULT_MODEL": "offline", "SAIVERSE_DETECT_SERVERS": "0"})
     os.environ.pop("SAIVERSE_DATABASE_URL", None)
-    work = Path(tempfile.mkdtemp(prefix="saiverse-move-"))
+    work = scratch("saiverse-move-")
     try:
         home = work / "home"
         SAIVerseManager(load_settings(home)).close()

@@ -12,13 +12,13 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.scratch import scratch  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
 
@@ -27,7 +27,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=10)
     args = ap.parse_args()
-    manager = SAIVerseManager(load_settings(tempfile.mkdtemp(prefix="saiverse-prod-"), default_model="offline"))
+    manager = SAIVerseManager(load_settings(scratch("saiverse-prod-"), default_model="offline"))
     service = manager.production
     events: list[dict] = []
     service.start("sora", "atelier", "絵本を作って: 準備運動", events.append)  # warm-up

@@ -64,7 +64,14 @@ def main() -> int:
     ap.add_argument("--pulses", type=int, default=1000)
     ap.add_argument("--home", help="data home to use (default: a temp dir)")
     args = ap.parse_args()
-    home = Path(args.home or tempfile.mkdtemp(prefix="saiverse-bench-"))
+    if args.home:
+        return run(Path(args.home), args.pulses)
+    with tempfile.TemporaryDirectory(prefix="saiverse-bench-") as home:  # removed at the end
+        return run(Path(home), args.pulses)
+
+
+def run(home: Path, pulses: int) -> int:
+    """Open the home, warm up, then `pulses` pulses interleaved with the bare graph; prints the figures."""
     manager = SAIVerseManager(load_settings(home, default_model="offline"))
     texts = ["こんにちは", "おすすめの本は？", "今日はいい天気ですね", "猫の話をしよう", "ありがとう"]
 
@@ -83,7 +90,7 @@ def main() -> int:
     rss_100 = 0.0
     pulse_cpu: list[float] = []
     bare_cpu: list[float] = []
-    for i in range(args.pulses):
+    for i in range(pulses):
         c0, t0 = time.process_time(), time.perf_counter()
         events = list(manager.handle_user_input("library", texts[i % len(texts)], persona_id="mina"))
         c1, t1 = time.process_time(), time.perf_counter()
@@ -103,7 +110,7 @@ def main() -> int:
         print(f"note: pulses ran {sorted(set(node_counts))} nodes; the bare graph has {nodes}")
 
     figures = {
-        "pulses": args.pulses,
+        "pulses": pulses,
         "nodes_per_pulse": nodes,
         "pulse_min_ms": round(min(pulse_ms), 3),
         "pulse_p50_ms": round(statistics.median(pulse_ms), 3),
@@ -128,7 +135,7 @@ def main() -> int:
           f"p95 {f['bare_graph_p95_ms']} ms")
     print(f"ratio (interleaved): min {f['ratio_min']}x, p50 {f['ratio_p50']}x; CPU time p50 {f['pulse_cpu_p50_ms']} vs "
           f"{f['bare_graph_cpu_p50_ms']} ms = {f['ratio_cpu_p50']}x (all threads)")
-    print(f"RSS after 100: {f['rss_after_100_mb']} MiB, after {args.pulses}: {f['rss_after_all_mb']} MiB "
+    print(f"RSS after 100: {f['rss_after_100_mb']} MiB, after {pulses}: {f['rss_after_all_mb']} MiB "
           f"({f['rss_growth_pct']}%)")
     print(json.dumps(figures))
     return 0

@@ -16,12 +16,12 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.scratch import scratch  # noqa: E402
 from tests.browser import RunningApp, chromium, free_port, new_page, settle  # noqa: E402
 
 TABS = {
@@ -83,7 +83,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--windows", type=int, default=3, help="fresh windows per app")
     args = ap.parse_args()
-    root = Path(tempfile.mkdtemp(prefix="saiverse-tabs-"))
+    root = scratch("saiverse-tabs-")
     lazy, eager = serve(root / "lazy", lazy=True), serve(root / "eager", lazy=False)
     runs: dict[str, dict[str, list[float]]] = {"lazy": {t: [] for t in TABS}, "eager": {t: [] for t in TABS}}
     try:

@@ -15,12 +15,12 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.scratch import scratch  # noqa: E402
 from tests.browser import chromium, new_page, start_app  # noqa: E402
 
 # Marks the Enter keydown, then watches the chat and its live strip (ui/live.py) until the last
@@ -116,7 +116,7 @@ def main() -> int:
     ap.add_argument("--history", type=int, default=200)
     ap.add_argument("--lines", type=int, default=10_000)
     args = ap.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="saiverse-bench-ui-")) / "home"
+    home = scratch("saiverse-bench-ui-") / "home"
     app = start_app(home)
     try:
         fill_history(app.manager, "library", args.history)
