@@ -46,3 +46,31 @@ def test_a_batch_is_everything_put_before_the_take() -> None:
     channel.put("late")
     channel.put(None)
     assert channel.take() == ["late", None]
+
+
+def test_an_event_without_the_end_still_reaches_a_sleeping_reader() -> None:
+    # Put within the reader's window (no wake), then put past it (a wake): neither waits for the end.
+    channel = EventChannel()
+    got: list[list[object]] = []
+    arrived = threading.Event()
+
+    def read() -> None:
+        while True:
+            batch = channel.take()
+            got.append(batch)
+            arrived.set()
+            if batch and batch[-1] is None:
+                return
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(0.002)  # the reader is asleep, within its window
+    channel.put("soon")
+    assert arrived.wait(5), "an event put within the reader's window was never handed over"
+    arrived.clear()
+    time.sleep(0.05)  # the reader slept its window through: the next put wakes it
+    channel.put("later")
+    assert arrived.wait(5), "an event put after the reader's window was never handed over"
+    channel.put(None)
+    reader.join(5)
+    assert [item for batch in got for item in batch] == ["soon", "later", None]

@@ -14,6 +14,7 @@ tool changed anything commits nothing; one that stops after commits its journal 
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -252,23 +253,35 @@ _HISTORY_INSERT = text(
     "VALUES (:b, 'persona', :sid, :name, :c, :pulse, :at)")
 
 
+HAND_OVER_WITHIN = 0.01
+"""Seconds an event may wait for its reader: events put sooner after the reader fell asleep are handed
+over together (a frame of the page is ~16 ms; a person sees no difference)."""
+
+
 class EventChannel:
     """A pulse's events from its worker to its one reader, handed over in batches.
 
-    A put is a deque append, with a lock and a notify only while the reader sleeps; the reader
-    takes everything waiting at once. (A `queue.Queue` took the lock and notified on every event;
-    under load each of those woke the reader separately.)
+    A put is a deque append. The sleeping reader is woken by the pulse's end, or by an event put once
+    it has slept `HAND_OVER_WITHIN`; one put sooner waits for the next wake or the reader's own timeout
+    (so at most `HAND_OVER_WITHIN`). A model's streamed tokens, tens of ms apart, each wake it at once;
+    a pulse that ends within the window (the offline model's) wakes it once. Each wake makes the reader
+    take the GIL while the worker runs: waking it for every event cost a short pulse ~10–20 % of its
+    median (benchmarks/RESULTS-pulse.md). (A `queue.Queue` took the lock and notified on every event.)
     """
 
     def __init__(self) -> None:
         self._items: deque[Any] = deque()
         self._cond = threading.Condition(threading.Lock())
-        self._sleeping = False
+        self._asleep_since: float | None = None
+        self._wake_at_once = False  # the reader slept its window through: every put wakes it
 
     def put(self, item: Any) -> None:
         self._items.append(item)
-        # Read after the append: a reader that set `_sleeping` later re-checks `_items` under the lock.
-        if self._sleeping:
+        # Read after the append: a reader that fell asleep (or stopped waiting for its window) later
+        # re-checks `_items` under the lock before it waits.
+        since = self._asleep_since
+        if since is not None and (item is None or self._wake_at_once
+                                  or time.monotonic() - since >= HAND_OVER_WITHIN):
             with self._cond:
                 self._cond.notify()
 
@@ -283,12 +296,15 @@ class EventChannel:
         """Everything put so far and not yet taken, oldest first; waits while there is nothing."""
         while not self._items:
             with self._cond:
-                self._sleeping = True
+                self._asleep_since = time.monotonic()
                 try:
+                    if not self._items:
+                        self._cond.wait(HAND_OVER_WITHIN)  # what is put meanwhile waits for this
+                    self._wake_at_once = True  # then no timer: a put wakes it (a long wait costs nothing)
                     while not self._items:
                         self._cond.wait()
                 finally:
-                    self._sleeping = False
+                    self._asleep_since, self._wake_at_once = None, False
         batch = []
         while self._items:
             batch.append(self._items.popleft())
