@@ -229,6 +229,19 @@ def act(page: Any, locator: Any) -> None:
     settle(page, mark)
 
 
+def send_for_reply(page: Any, text: str) -> Any:
+    """Type `text` in the chat's box and press Enter; once the message shows in the chat, the offline
+    model's reply to it (its last bubble) when that has arrived."""
+    box = page.locator("#chat-input textarea")
+    box.fill(text)
+    box.press("Enter")
+    chat = page.locator("#chat")
+    chat.get_by_text(text[-8:], exact=False).first.wait_for()
+    reply = chat.locator(".message", has_text="オフライン").last
+    reply.wait_for()
+    return reply
+
+
 def open_tab(page: Any, name: str) -> None:
     """Select the top-level tab labelled `name` and wait for its refresh to land (tab.select
     re-reads the world: a refresh landing late would reset what the test types next)."""

@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.browser import chromium, free_port, new_page, open_tab, require_chromium, shot
+from tests.browser import chromium, free_port, new_page, open_tab, require_chromium, send_for_reply, shot
 from tests.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -89,13 +89,7 @@ def test_main_py_window_answers_and_opens_a_tab(saiverse_home: Path) -> None:
             time.sleep(0.1)
         with chromium() as browser, new_page(browser, url) as page:
             page.wait_for_selector("#chat-header :text('図書館')")
-            box = page.locator("#chat-input textarea")
-            box.fill("こんにちは、今日は何を読みますか？")
-            box.press("Enter")
-            chat = page.locator("#chat")
-            chat.get_by_text("今日は何を読みますか", exact=False).first.wait_for()
-            reply = chat.locator(".message", has_text="オフライン").last
-            reply.wait_for()
+            reply = send_for_reply(page, "こんにちは、今日は何を読みますか？")
             assert "ミナ" in reply.inner_text()
             shot(page, "lean_main_chat")
             open_tab(page, "ペルソナ")

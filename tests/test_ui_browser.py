@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, new_page, served, shot, start_app, wait_toast
+from tests.browser import RunningApp, act, new_page, send_for_reply, served, shot, start_app, wait_toast
 from ui.chat import EventRenderer
 from ui.chat_time import strip_time
 from ui.i18n import Labels
@@ -74,13 +74,7 @@ def test_page_shows_buildings_chat_and_side_panel(running: RunningApp, page: Any
 
 @browser_test
 def test_message_gets_a_streamed_persona_reply(running: RunningApp, page: Any) -> None:
-    box = page.locator("#chat-input textarea")
-    box.fill("こんにちは、おすすめの本はありますか？")
-    box.press("Enter")
-    chat = page.locator("#chat")
-    chat.get_by_text("おすすめの本はありますか", exact=False).first.wait_for()
-    reply = chat.locator(".message", has_text="オフライン").last
-    reply.wait_for()
+    reply = send_for_reply(page, "こんにちは、おすすめの本はありますか？")
     assert "ミナ" in reply.inner_text()
     page.wait_for_function("document.querySelector('#chat-input textarea').value === ''")
     shot(page, "02_chat_reply")
