@@ -99,3 +99,13 @@ def test_a_locked_database_is_told_in_the_persons_words(tmp_path: Path) -> None:
     assert "locked by another program" in failure_reason(caught.value, en)
     assert failure_reason(UserError("ペルソナ「x」は見つかりません"), ja) == "ペルソナ「x」は見つかりません"
     assert failure_reason(KeyError("k"), en) == "an internal error (KeyError); the app's log has the details"
+
+
+def test_every_side_tab_names_a_builder_that_exists() -> None:
+    from importlib import import_module
+
+    from ui.app import TABS
+
+    for _key, _tab_id, where in TABS:
+        module, _, name = where.partition(":")
+        assert callable(getattr(import_module(module), name, None)), where
