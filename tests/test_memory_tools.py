@@ -110,7 +110,9 @@ def test_memopedia_tools_refuse_bad_input_clearly(manager: SAIVerseManager, ctx:
 
 
 def test_recall_merges_the_three_memories_with_their_kind(manager: SAIVerseManager, ctx: ManagerToolContext) -> None:
-    converse(manager, 70, start=utc_now() - timedelta(days=3))
+    # Three days ago from 09:00, whatever the hour the test runs: 70 lines 5 minutes apart started after
+    # ~18:00 run past midnight, and the Chronicle's entries (and so the ranking below) come out otherwise.
+    converse(manager, 70, start=(utc_now() - timedelta(days=3)).replace(hour=9, minute=0, second=0, microsecond=0))
     manager.build_chronicle(P)
     manager.memopedia.create(P, "星座", summary="ミナが一番好きな話題。", content="オリオン座が好き。")
     hits = manager.recall(P, "星座", limit=30)
