@@ -8,14 +8,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.browser import chromium, free_port, new_page, open_tab, require_chromium, send_for_reply, shot
-from tests.processes import stop_all
+from tests.processes import stop_all, wait_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,16 +75,7 @@ def test_main_py_window_answers_and_opens_a_tab(saiverse_home: Path) -> None:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=str(saiverse_home.parent))
     url = f"http://127.0.0.1:{port}/"
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert proc.poll() is None, proc.stderr.read()[-3000:]  # type: ignore[union-attr]
-            try:
-                if httpx.get(url, timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "no HTTP 200 within 180 s"
-            time.sleep(0.1)
+        wait_serving(proc, url, timeout=180, output=lambda: proc.stderr.read())  # type: ignore[union-attr]
         with chromium() as browser, new_page(browser, url) as page:
             page.wait_for_selector("#chat-header :text('図書館')")
             reply = send_for_reply(page, "こんにちは、今日は何を読みますか？")

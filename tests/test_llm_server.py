@@ -16,6 +16,7 @@ import pytest
 from saiverse.llm.registry import clear_model_cache
 from saiverse.llm.structured import SERVER_MODES
 from saiverse.manager import SAIVerseManager
+from tests.processes import wait_serving
 
 pytestmark = pytest.mark.local_model
 
@@ -40,18 +41,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         stdout=log, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}/v1"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"llama_cpp.server exited: {(folder / 'server.log').read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{base}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("llama_cpp.server did not start within 120 s")
-            time.sleep(0.5)
+        wait_serving(proc, f"{base}/models", timeout=120, every=0.5,
+                     output=lambda: (folder / "server.log").read_text())
         yield base
     finally:
         proc.terminate()
