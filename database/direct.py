@@ -18,6 +18,8 @@ lines, `read_all`) run the same way, with or without a transaction: a SELECT nee
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection
@@ -35,13 +37,16 @@ def _driver(conn: Session | Connection) -> Any:
     return conn.connection.driver_connection
 
 
-def _raise(conn: Connection, sql: str, err: Exception) -> None:
+@contextmanager
+def _as_sqlalchemy(conn: Connection, sql: str) -> Iterator[None]:
+    """A driver error raised inside, as SQLAlchemy would have raised it (`OperationalError` for a locked
+    database); never with the parameters (they hold what the user said)."""
     dbapi = conn.dialect.loaded_dbapi
-    if isinstance(err, dbapi.Error):
-        # As SQLAlchemy wraps it; never the parameters (they hold what the user said).
+    try:
+        yield
+    except dbapi.Error as err:
         raise DBAPIError.instance(sql, None, err, dbapi.Error, hide_parameters=True,
                                   dialect=conn.dialect) from err
-    raise err
 
 
 def sqlite_sql(stmt: Executable) -> str:
@@ -54,22 +59,16 @@ def read_row(conn: Connection, stmt: Executable, sql: str, params: dict[str, Any
     through SQLAlchemy elsewhere. Only for statements whose columns need no result processing."""
     if conn.dialect.name != "sqlite":
         return conn.execute(stmt, params).first()
-    try:
+    with _as_sqlalchemy(conn, sql):
         return conn.connection.driver_connection.execute(sql, params).fetchone()
-    except Exception as err:  # noqa: BLE001 - re-raised as SQLAlchemy's error, or as it is
-        _raise(conn, sql, err)
-        raise
 
 
 def read_all(conn: Connection, stmt: TextClause, params: dict[str, Any]) -> list[Any]:
     """Every row of a plain `text()` SELECT: on SQLite's own cursor there, through SQLAlchemy elsewhere."""
     if conn.dialect.name != "sqlite":
         return list(conn.execute(stmt, params))
-    try:
+    with _as_sqlalchemy(conn, stmt.text):
         return conn.connection.driver_connection.execute(stmt.text, params).fetchall()
-    except Exception as err:  # noqa: BLE001 - re-raised as SQLAlchemy's error, or as it is
-        _raise(conn, stmt.text, err)
-        raise
 
 
 def fetch_one(conn: Session | Connection, stmt: TextClause, params: dict[str, Any]) -> Any:
@@ -77,11 +76,8 @@ def fetch_one(conn: Session | Connection, stmt: TextClause, params: dict[str, An
     raw = _driver(conn)
     if raw is None:
         return conn.execute(stmt, params).first()
-    try:
+    with _as_sqlalchemy(conn, stmt.text):  # type: ignore[arg-type]
         return raw.execute(stmt.text, params).fetchone()
-    except Exception as err:  # noqa: BLE001 - re-raised as SQLAlchemy's error, or as it is
-        _raise(conn, stmt.text, err)  # type: ignore[arg-type]
-        raise
 
 
 def run_many(conn: Session | Connection, stmt: TextClause, rows: list[dict[str, Any]]) -> None:
@@ -92,11 +88,8 @@ def run_many(conn: Session | Connection, stmt: TextClause, rows: list[dict[str, 
     if raw is None:
         conn.execute(stmt, rows)
         return
-    try:
+    with _as_sqlalchemy(conn, stmt.text):  # type: ignore[arg-type]
         if len(rows) == 1:
             raw.execute(stmt.text, rows[0])
         else:
             raw.executemany(stmt.text, rows)
-    except Exception as err:  # noqa: BLE001 - re-raised as SQLAlchemy's error, or as it is
-        _raise(conn, stmt.text, err)  # type: ignore[arg-type]
-        raise
