@@ -270,8 +270,7 @@ class PulseController(PulseKinds):
         with self._guard:
             while len(self._said) >= SAID_KEPT:  # ids never submitted (a caller gave up): the oldest go
                 self._said.pop(next(iter(self._said)))
-            known = building if building is not None and building.building_id == building_id else None
-            self._said.update(dict.fromkeys(pulse_ids.values(), (said, known)))
+            self._said.update(dict.fromkeys(pulse_ids.values(), (said, building)))  # `submit` checks its id
         return hid, pulse_ids
 
     # ---- control -----------------------------------------------------------------------------
