@@ -119,7 +119,6 @@ class EventPublisher:
     def __init__(self, pool: Any, pulse_id: str, *, followed: bool = True) -> None:
         self.pulse_id = pulse_id
         self._pool = pool
-        self.followed = followed
         self._conn: psycopg.Connection | None = pool.getconn() if followed else None
 
     @property
