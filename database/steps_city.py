@@ -1,4 +1,4 @@
-"""The SQL of steps 10 and 11 (database/steps.py): what a city shared by several processes needs.
+"""The SQL of steps 10 to 12 (database/steps.py): what a city shared by several processes needs.
 
 Frozen like every step: a schema change is a new step at the end of database/steps.py.
 """
@@ -17,5 +17,22 @@ AUTONOMOUS_TURN_SQL = """
 CREATE TABLE autonomous_turn (
     PERSONA_ID TEXT PRIMARY KEY,
     LAST_AT_US BIGINT NOT NULL
+);
+"""
+
+# Step 12: the pulses a process has begun and not yet ended, so a kill -9 in the middle of one is
+# accounted for at the next start (saiverse/pulse/_open.py): the user's message it answered, and every
+# change its tools made (EFFECTS_JSON, written as each happens) become notes in the persona's memory.
+# RUNNER says who recovers it: `local:<host>` rows by the app's start on that host when no other
+# process has the home open; `queue` rows by the job's retry on a worker (saiverse/pulse/_queue.py).
+PULSE_OPEN_SQL = """
+CREATE TABLE pulse_open (
+    PULSE_ID TEXT PRIMARY KEY,
+    PERSONA_ID TEXT NOT NULL,
+    BUILDING_ID TEXT,
+    KIND TEXT NOT NULL,
+    RUNNER TEXT NOT NULL,
+    EFFECTS_JSON TEXT NOT NULL DEFAULT '[]',
+    STARTED_AT TEXT NOT NULL
 );
 """

@@ -59,6 +59,7 @@ from saiverse.pulse import (
     PulseServices,
     QueueFullError,
     ToolServices,
+    recover_open,
     user_turn,
 )
 from saiverse.seed import seed_world
@@ -114,13 +115,14 @@ class SAIVerseManager(CityClock, WorldFacade):
         self.home_lock = HomeLock(settings.home)
         self.repair_report = RepairReport()
         """What start-up repair finished or set aside (saiverse/care/_repair.py); empty when all was well."""
+        self.world = World(self.db)
+        self.memory = SAIMemory(self.db)
         with self.home_lock.alone() as alone:
             if alone:
                 recover_staged_files(settings.home, self.db)  # an import-saiverse killed between commit and renames
                 self.repair_report = repair_home(settings.home, self.db)
                 self.notices += remove_home_debris(settings.home)  # killed backups and restores of this home
-        self.world = World(self.db)
-        self.memory = SAIMemory(self.db)
+                self.notices += recover_open(self.db, self.memory, self.world)  # pulses a kill cut short
         self.summarizer = Summarizer(lambda: self.settings)
         self.items = ItemStore(
             self.db, settings.home,

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.pulse._journal import EFFECT_TAGS, STOPPED_TAGS
+from saiverse.pulse._open import EFFECT_TAGS, STOPPED_TAGS
 from sea.playbook import Playbook, parse_playbook
 from tests.conftest import ScriptedModel
 

@@ -253,7 +253,7 @@ def test_meta_autonomy_decision_reads_the_memopedia_health_report(manager: SAIVe
 # ---- the pulse journal: a change made before a failure stays and is remembered -------------------
 
 def test_a_memopedia_delete_before_a_failure_is_kept_and_remembered(manager: SAIVerseManager) -> None:
-    from saiverse.pulse._journal import EFFECT_TAGS, STOPPED_TAGS
+    from saiverse.pulse._open import EFFECT_TAGS, STOPPED_TAGS
     from sea.playbook import parse_playbook
 
     page = manager.tool_services.memopedia.create("mina", "古いメモ", content="もう要らない", category="terms")

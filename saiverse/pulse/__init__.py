@@ -4,6 +4,7 @@ Parts (private modules; import from here):
 - `_context`: The context builder: every model call's prompt, assembled in one place within a …
 - `_controller`: The pulse controller: queues pulses per persona and runs them one at a time …
 - `_journal`: The pulse journal: the runtime's ports for one pulse, with all of the pulse's writes …
+- `_open`: Open pulses: what a process killed in the middle of a pulse leaves for the next start to …
 - `_playbooks`: The playbook catalog: builtin playbooks from `playbooks/` plus those imported into …
 - `_pool`: The bounded pulse executor: a fixed pool of workers for every persona …
 - `_production`: Production runs as the domain sees them: the `production_run` table, the ports the …
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from saiverse.pulse._journal import PulseServices as PulseServices
     from saiverse.pulse._journal import persona_context as persona_context
     from saiverse.pulse._journal import system_prompt_for as system_prompt_for
+    from saiverse.pulse._open import recover_open as recover_open
     from saiverse.pulse._playbooks import PlaybookCatalog as PlaybookCatalog
     from saiverse.pulse._pool import user_turn as user_turn
     from saiverse.pulse._production import ProductionService as ProductionService
@@ -66,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "ToolServices": "_toolctx",
     "fit": "_context",
     "persona_context": "_journal",
+    "recover_open": "_open",
     "system_prompt_for": "_journal",
     "token_counter": "_context",
 }

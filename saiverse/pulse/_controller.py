@@ -22,6 +22,7 @@ from typing import Any, Literal
 from chat import LLMError
 from saiverse.errors import UserError
 from saiverse.pulse._journal import EventChannel, PulseJournal, PulseServices, persona_context
+from saiverse.pulse._open import RUNNER_LOCAL, OpenPulse, close, open_in
 from saiverse.pulse._pool import HOLD_LIMIT, PulsePool
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.events import Event, event
@@ -159,6 +160,8 @@ class _Job:
     """What is stored under the pulse id before it runs, when known exactly (see `PulseController.submit`)."""
     building: BuildingInfo | None = None
     """The pulse's building as the user's turn read it just before (`say`), for its system prompt."""
+    opened: OpenPulse | None = None
+    """The pulse's `pulse_open` row as `say` wrote it with the user's message (saiverse/pulse/_open.py)."""
 
 
 class PulseKinds(ABC):
@@ -213,8 +216,11 @@ class PulseController(PulseKinds):
         self._queued: dict[str, PulseHandle] = {}
         self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
         self._closed = False
-        self._said: dict[str, str] = {}
+        self._said: dict[str, tuple[str, BuildingInfo | None, OpenPulse]] = {}
         """Pulse ids `say` minted → the user's message it stored under each, until their submit."""
+        self.runner = RUNNER_LOCAL
+        """Who accounts for this process's pulses if it is killed (saiverse/pulse/_open.py); a worker's
+        controller runs queued jobs, whose retry does (`RUNNER_QUEUE`)."""
 
     # ---- submitting --------------------------------------------------------------------------
     def submit(
@@ -230,7 +236,7 @@ class PulseController(PulseKinds):
         record = PulseRecord(pulse_id or uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
         handle = PulseHandle(record, YieldingToken(self._pool) if kind == "auto" else CancellationToken())
         with self._guard:
-            said, building = self._said.pop(pulse_id, (None, None)) if pulse_id else (None, None)
+            said, building, opened = self._said.pop(pulse_id, (None, None, None)) if pulse_id else (None,) * 3
         # What the pulse's first prompt would read back as its own stored messages, when this process
         # alone can have written them: a pulse id minted here has nothing yet; one `say` minted holds
         # the user's message it stored. A pulse id from elsewhere (a queued job) is read as before.
@@ -241,17 +247,18 @@ class PulseController(PulseKinds):
             own = [("user", said, ["conversation", f"pulse:{pulse_id}"])]
         with self._guard:
             waiting = self._pool.waiting(persona.persona_id)
-            if waiting >= self.max_queue:
-                raise QueueFullError(
-                    f"{persona.name} には実行待ちのパルスが {waiting} 件あり、これ以上受け付けられません。"
-                    "少し待ってからもう一度送ってください。"
-                )
-            self._queued[record.pulse_id] = handle
-            self.records.append(record)
-            self._pool.put(persona.persona_id, PRIORITY[kind],
-                           _Job(handle, persona, playbook, dict(args or {}), user_input, user_stored, own,
-                                building if building is not None and building.building_id == building_id else None))
-        return handle
+            if waiting < self.max_queue:
+                self._queued[record.pulse_id] = handle
+                self.records.append(record)
+                self._pool.put(persona.persona_id, PRIORITY[kind], _Job(
+                    handle, persona, playbook, dict(args or {}), user_input, user_stored, own,
+                    building if building is not None and building.building_id == building_id else None, opened))
+                return handle
+        close(self.services.db, opened)  # refused: its user's message stays, answered by nobody
+        raise QueueFullError(
+            f"{persona.name} には実行待ちのパルスが {waiting} 件あり、これ以上受け付けられません。"
+            "少し待ってからもう一度送ってください。"
+        )
 
     def say(self, world: World, building_id: str, said: str, targets: list[PersonaInfo], *,
             building: BuildingInfo | None = None) -> tuple[int, dict[str, str]]:
@@ -262,15 +269,19 @@ class PulseController(PulseKinds):
         # A persona whose queue is full gets no pulse id: its submit is refused as before, nothing stored.
         pulse_ids = {p.persona_id: uuid.uuid4().hex for p in targets
                      if self._pool.waiting(p.persona_id) < self.max_queue}
+        # Each pulse is open from its user's message on: a kill before it ends is accounted for (_open.py).
+        opened = {pulse_id: OpenPulse(pulse_id, persona_id, building_id, "user", self.runner)
+                  for persona_id, pulse_id in pulse_ids.items()}
         with self.services.db.engine.begin() as s:  # Core, as the journal's commit
             hid = world.add_history(building_id, speaker_kind="user", speaker_id="user", speaker_name="あなた",
                                     content=said, session=s)
             for persona_id, pulse_id in pulse_ids.items():
                 self.services.memory.add(persona_id, "user", said, tags=["conversation"], pulse_id=pulse_id, session=s)
+            open_in(s, list(opened.values()))
         with self._guard:
             while len(self._said) >= SAID_KEPT:  # ids never submitted (a caller gave up): the oldest go
                 self._said.pop(next(iter(self._said)))
-            self._said.update(dict.fromkeys(pulse_ids.values(), (said, building)))  # `submit` checks its id
+            self._said.update({p: (said, building, o) for p, o in opened.items()})  # `submit` checks its id
         return hid, pulse_ids
 
     # ---- control -----------------------------------------------------------------------------
@@ -346,6 +357,7 @@ class PulseController(PulseKinds):
                    avatar=persona.avatar, kind=rec.kind, **base))
         if handle.token.cancelled:
             rec.status = "cancelled"
+            close(self.services.db, job.opened)
             emit(event("error", kind="cancelled", message="パルスは開始前に中止されました。", **base))
             emit(event("pulse_end", status="cancelled", model=self._model_name(rec, persona_context(persona)),
                        **base))
@@ -355,10 +367,16 @@ class PulseController(PulseKinds):
         why = ""
         try:
             own = job.stored_own
+            # `user` only for a user's message: a recovered one says in the building that its reply stopped.
+            kind = rec.kind if job.user_input is not None or rec.kind != "user" else "playbook"
+            journal.opened = job.opened or OpenPulse(rec.pulse_id, persona.persona_id, rec.building_id, kind,
+                                                     self.runner)
             if job.user_input and rec.kind == "user" and not job.user_stored:
-                # What the user said is kept even if the pulse then fails.
-                self.services.memory.add(persona.persona_id, "user", job.user_input,
-                                         tags=["conversation"], pulse_id=rec.pulse_id)
+                # What the user said is kept even if the pulse then fails; the pulse is open from then on.
+                with self.services.db.engine.begin() as s:
+                    self.services.memory.add(persona.persona_id, "user", job.user_input,
+                                             tags=["conversation"], pulse_id=rec.pulse_id, session=s)
+                    open_in(s, [journal.opened])
                 own = None if own is None or "\x00" in job.user_input else \
                     [*own, ("user", job.user_input, ["conversation", f"pulse:{rec.pulse_id}"])]
             if own is not None:

@@ -13,6 +13,7 @@ tool changed anything commits nothing; one that stops after commits its journal 
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections import deque
@@ -28,19 +29,26 @@ from database.direct import run_many
 from database.engine import Database
 from saiverse.memory import ContextSource, SAIMemory
 from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
+from saiverse.pulse._open import (
+    EFFECT_TAGS,
+    STOPPED_TAGS,
+    OpenPulse,
+    close,
+    close_in,
+    effect_note,
+    record_effects,
+    stopped_note,
+)
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.compat import shown_content, trim_history
 from sea.playbook import Playbook
 from sea.ports import MemoryLine, PersonaContext, PromptContext
 
+log = logging.getLogger(__name__)
 ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
 ToolCaller = Callable[..., Any]
 """(name, args, persona, building_id, pulse_id, notify, on_effect=) → result; `notify` receives item
 events, `on_effect` a note for every change the tool makes (None: the change is a memory write)."""
-EFFECT_TAGS = ["internal", "pulse_effect"]
-"""Tags of the note a stopped pulse keeps for each change its tools made."""
-STOPPED_TAGS = ["internal", "pulse_stopped"]
-"""Tags of the note that says a pulse stopped before its end."""
 
 
 @dataclass
@@ -103,6 +111,9 @@ class PulseJournal:
     known_building: BuildingInfo | None = None
     """The pulse's building as the user's turn read it just before the pulse (`PulseController.say`):
     the system prompt is made from it instead of a second read."""
+    opened: OpenPulse | None = None
+    """The pulse as `pulse_open` keeps it until it ends (saiverse/pulse/_open.py): recorded by `say`
+    with its user's message, or here at its tools' first change."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         model, notice = self.services.resolve_model(persona, model_type)
@@ -182,6 +193,12 @@ class PulseJournal:
     def note_effect(self, persona_id: str, note: str | None) -> None:
         """A tool changed the world (`note` says how; None when the change is itself a memory write)."""
         self.effects.append((len(self.pending_memory), persona_id, note))
+        if self.opened is None:
+            return
+        try:  # kept at once: a kill before the pulse ends still finds it (saiverse/pulse/_open.py)
+            record_effects(self.services.db, self.opened, [(p, n) for _, p, n in self.effects])
+        except Exception:  # noqa: BLE001 - the change is made and the journal holds its note; only a kill loses it now
+            log.warning("pulse %s: the note of a change could not be kept at once", self.pulse_id, exc_info=True)
 
     def tool_specs(self, names: list[str], persona: PersonaContext | None = None,
                    emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
@@ -207,20 +224,20 @@ class PulseJournal:
             self.pending_memory.clear()
             self.pending_lines.clear()
             self.pending_history.clear()
+            close(self.services.db, self.opened)
             return 0
         memory: list[tuple[str, str, str, list[str]]] = []
         lines: dict[int, dict[str, Any]] = {}
         for n in range(len(self.pending_memory) + 1):
             # Each note goes where its change happened among the pulse's own messages.
-            memory += [(persona_id, "user", f"このパルスでしたこと: {note}", list(EFFECT_TAGS))
+            memory += [(persona_id, "user", effect_note(note), list(EFFECT_TAGS))
                        for at, persona_id, note in self.effects if at == n and note]
             if n < len(self.pending_memory):
                 if n in self.pending_lines:
                     lines[len(memory)] = self.pending_lines[n]
                 memory.append(self.pending_memory[n])
         for persona_id in dict.fromkeys(e[1] for e in self.effects):
-            stopped = f"このパルスは途中で止まりました ({why})。ここまでにしたことは残っています。"
-            memory.append((persona_id, "user", stopped, list(STOPPED_TAGS)))
+            memory.append((persona_id, "user", stopped_note(why, kept=True), list(STOPPED_TAGS)))
         self.pending_lines = lines
         self._write(memory)
         return len(self.effects)
@@ -230,6 +247,7 @@ class PulseJournal:
         `World.add_history` writes them, without an ORM flush per line)."""
         svc = self.services
         if not memory and not self.pending_history:
+            close(svc.db, self.opened)
             return
         with svc.db.engine.begin() as s:  # a Core transaction: the ORM session's bookkeeping buys nothing here
             for n, (persona_id, role, content, tags) in enumerate(memory):
@@ -243,6 +261,7 @@ class PulseJournal:
                     {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
                      "c": line, "pulse": self.pulse_id, "at": now}
                     for building_id, persona, line in self.pending_history])
+            close_in(s, self.opened)
         self.pending_memory.clear()
         self.pending_lines.clear()
         self.pending_history.clear()

@@ -43,7 +43,7 @@ from typing import Any
 
 from saiverse.errors import UsageError
 from saiverse.heap import settle
-from saiverse.pulse._journal import STOPPED_TAGS
+from saiverse.pulse._open import RUNNER_QUEUE, STOPPED_TAGS, recover_one, stopped_note
 from saiverse.pulse._remote import (
     EVENTS_TABLE,
     REMOTE_ENV,
@@ -181,8 +181,9 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
             return
         if context.job.attempts > 0 and (stored or kind != "user"):
             why = "ワーカーが途中で止まりました"
-            mgr.memory.add(persona_id, "user", f"このパルスは途中で止まりました ({why})。", tags=list(STOPPED_TAGS),
-                           pulse_id=pulse_id)
+            if not recover_one(mgr.db, mgr.memory, mgr.world, pulse_id, why):  # its tools' changes, if any
+                mgr.memory.add(persona_id, "user", stopped_note(why, kept=False), tags=list(STOPPED_TAGS),
+                               pulse_id=pulse_id)
             publisher.publish(event("error", kind="worker_lost", message=f"{why}。パルスは再実行されません。", **base))
             publisher.publish(event("pulse_end", status="error", **base))
             raise PulseLost(f"pulse {pulse_id} lost its worker mid-run; ended as failed")
@@ -261,6 +262,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     os.environ[REMOTE_ENV] = "0"  # this process runs the pulses it takes
     ensure_schema(settings.database_url)
     manager = open_city(settings)
+    manager.pulses.runner = RUNNER_QUEUE  # a killed job's retry accounts for its open pulse (_run_pulse)
     if args.autonomous:  # the city's 自律 switch, kept in the world: a worker started without it leaves it be
         manager.autonomous = True
     name = f"{socket.gethostname()}-{os.getpid()}"

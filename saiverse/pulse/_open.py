@@ -1,0 +1,164 @@
+"""Open pulses: what a process killed in the middle of a pulse leaves for the next start to account for.
+
+A pulse keeps its writes in its journal until it ends (saiverse/pulse/_journal.py), so a kill -9 in
+the middle of one would leave the user's message unanswered with nothing saying why, and — worse —
+a change a tool had already made (a document, a move, a Memopedia page) that the persona does not
+remember. So a pulse that has something to account for is kept in `pulse_open` (migration step 12)
+until it ends:
+
+- a user's pulse from its user's message on: the row is written in the same transaction as the message
+  (`PulseController.say`), and removed in the same transaction as the pulse's own writes;
+- any pulse from its tools' first change on: each change's note is written at once, in its own short
+  transaction, as the tool reports it (`PulseJournal.note_effect`).
+
+A row still there at a start is a pulse that never ended. `recover_open` turns it into what an ended
+pulse would have left: a note per change and a note that the pulse stopped in the persona's memory
+(`pulse_effect`, `pulse_stopped`, as `PulseJournal.commit_stopped` writes them) and, for a user's
+pulse, a line in the building saying the reply was cut off. Rows of this host are recovered by the
+app's start when no other process has the home open (so none of them is running); a worker's rows
+(`queue`) by the retry of its job (saiverse/pulse/_queue.py), which knows its worker was lost.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, text
+
+from database.engine import Database
+from saiverse.memory import SAIMemory
+from saiverse.world import World
+
+log = logging.getLogger(__name__)
+
+RUNNER_LOCAL = f"local:{socket.gethostname()}"
+"""Pulses run by this host's own processes (the app, a CLI command): recovered by a start on this host."""
+RUNNER_QUEUE = "queue"
+"""Pulses run by a worker for a queued job: the job's retry accounts for them."""
+EFFECT_TAGS = ["internal", "pulse_effect"]
+"""Tags of the note a stopped pulse keeps for each change its tools made."""
+STOPPED_TAGS = ["internal", "pulse_stopped"]
+"""Tags of the note that says a pulse stopped before its end."""
+KILLED = "アプリが途中で終了しました"
+"""Why a pulse recovered at a start stopped."""
+
+_OPEN = text("INSERT INTO pulse_open (PULSE_ID, PERSONA_ID, BUILDING_ID, KIND, RUNNER, STARTED_AT) "
+             "VALUES (:p, :persona, :b, :kind, :runner, :at)")
+_EFFECTS = text(
+    "INSERT INTO pulse_open (PULSE_ID, PERSONA_ID, BUILDING_ID, KIND, RUNNER, EFFECTS_JSON, STARTED_AT) "
+    "VALUES (:p, :persona, :b, :kind, :runner, :effects, :at) "
+    "ON CONFLICT (PULSE_ID) DO UPDATE SET EFFECTS_JSON = excluded.EFFECTS_JSON")
+_CLOSE = text("DELETE FROM pulse_open WHERE PULSE_ID = :p")
+_ROWS = "SELECT PULSE_ID, PERSONA_ID, BUILDING_ID, KIND, EFFECTS_JSON FROM pulse_open"
+
+
+@dataclass
+class OpenPulse:
+    """A pulse as `pulse_open` keeps it; `recorded` once its row is in the database."""
+
+    pulse_id: str
+    persona_id: str
+    building_id: str | None
+    kind: str
+    runner: str
+    recorded: bool = False
+
+
+def effect_note(note: str) -> str:
+    """The memory note for one change a stopped pulse's tools made."""
+    return f"このパルスでしたこと: {note}"
+
+
+def stopped_note(why: str, *, kept: bool) -> str:
+    """The memory note that a pulse stopped (`kept`: some of its changes stay)."""
+    return f"このパルスは途中で止まりました ({why})。" + ("ここまでにしたことは残っています。" if kept else "")
+
+
+def _now() -> str:
+    return datetime.now().isoformat(sep=" ", timespec="microseconds")
+
+
+def open_in(conn: Connection, pulses: list[OpenPulse]) -> None:
+    """Keep `pulses` open, in the caller's transaction (the one that stores their user's message)."""
+    if pulses:
+        conn.execute(_OPEN, [{"p": o.pulse_id, "persona": o.persona_id, "b": o.building_id, "kind": o.kind,
+                              "runner": o.runner, "at": _now()} for o in pulses])
+        for o in pulses:
+            o.recorded = True
+
+
+def record_effects(db: Database, pulse: OpenPulse, effects: list[tuple[str, str | None]]) -> None:
+    """Keep the notes of every change the pulse's tools made so far, at once, in their own transaction:
+    a kill after this finds them (`recover_open`)."""
+    with db.engine.begin() as conn:
+        conn.execute(_EFFECTS, {"p": pulse.pulse_id, "persona": pulse.persona_id, "b": pulse.building_id,
+                                "kind": pulse.kind, "runner": pulse.runner, "at": _now(),
+                                "effects": json.dumps([list(e) for e in effects], ensure_ascii=False)})
+    pulse.recorded = True
+
+
+def close_in(conn: Connection, pulse: OpenPulse | None) -> None:
+    """The pulse ended and its writes are in the caller's transaction: it is no longer open."""
+    if pulse is not None and pulse.recorded:
+        conn.execute(_CLOSE, {"p": pulse.pulse_id})
+
+
+def close(db: Database, pulse: OpenPulse | None) -> None:
+    """The pulse ended writing nothing (it failed before any change): no longer open."""
+    if pulse is not None and pulse.recorded:
+        with db.engine.begin() as conn:
+            close_in(conn, pulse)
+        pulse.recorded = False
+
+
+def _account(conn: Connection, memory: SAIMemory, world: World, row: Any, why: str) -> str:
+    """Write what the open pulse `row` would have left had it ended with `why`; remove the row."""
+    pulse_id, persona_id, building_id, kind, effects_json = row
+    try:
+        effects = [(str(e[0]), e[1]) for e in json.loads(effects_json or "[]")]
+    except (ValueError, TypeError, IndexError):
+        log.warning("open pulse %s: its changes' notes are unreadable; it is recorded as stopped", pulse_id)
+        effects = [(persona_id, None)]
+    for who, note in effects:
+        if note:
+            memory.add(who, "user", effect_note(str(note)), tags=list(EFFECT_TAGS), pulse_id=pulse_id, session=conn)
+    for who in dict.fromkeys([persona_id, *(e[0] for e in effects)]):
+        memory.add(who, "user", stopped_note(why, kept=bool(effects)), tags=list(STOPPED_TAGS),
+                   pulse_id=pulse_id, session=conn)
+    name = persona_id
+    if kind == "user" and building_id:
+        name = next((p.name for p in world.personas() if p.persona_id == persona_id), persona_id)
+        world.add_history(building_id, speaker_kind="system", speaker_id=None, speaker_name="",
+                          content=f"{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。",
+                          pulse_id=pulse_id, session=conn)
+    conn.execute(_CLOSE, {"p": pulse_id})
+    return f"{name}のパルス ({pulse_id[:8]}) は{why}ため途中で止まっていました。そのことを記憶に書きました。"
+
+
+def recover_open(db: Database, memory: SAIMemory, world: World, runner: str = RUNNER_LOCAL) -> list[str]:
+    """Account for every pulse of `runner` still open — call only when none of them can be running (the
+    home's start, alone). One transaction: all of them, or none and the next start tries again."""
+    notices: list[str] = []
+    with db.engine.begin() as conn:
+        rows = conn.execute(text(f"{_ROWS} WHERE RUNNER = :r ORDER BY STARTED_AT"), {"r": runner}).all()
+        for row in rows:
+            notices.append(_account(conn, memory, world, row, KILLED))
+    if notices:
+        log.warning("%d pulse(s) stopped by a kill were accounted for", len(notices))
+    return notices
+
+
+def recover_one(db: Database, memory: SAIMemory, world: World, pulse_id: str, why: str) -> bool:
+    """Account for the open pulse `pulse_id` (a job's retry after its worker was lost); False if it was
+    not open — it had changed nothing, and the caller writes its own stopped note."""
+    with db.engine.begin() as conn:
+        row = conn.execute(text(f"{_ROWS} WHERE PULSE_ID = :p"), {"p": pulse_id}).first()
+        if row is None:
+            return False
+        _account(conn, memory, world, row, why)
+    return True
