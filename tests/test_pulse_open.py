@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
 from sqlalchemy import text
 
 from saiverse.manager import SAIVerseManager
@@ -22,6 +23,14 @@ from saiverse.pulse._open import (
 )
 from sea.playbook import parse_playbook
 from tests.conftest import ScriptedModel
+
+
+@pytest.fixture(autouse=True, params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest, saiverse_home: object, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every case on SQLite and on a real PostgreSQL city (tests/pg.py)."""
+    if request.param == "postgresql":
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
+    return str(request.param)
 
 
 def _open(m: SAIVerseManager) -> list[tuple[str, str]]:
