@@ -134,12 +134,13 @@ class ChatRedo:
         yield from self.handle_user_input(building_id, text)
 
     def _last_exchange(self, building_id: str) -> list[int]:
-        """Ids of the user's last line and the persona replies after it (UserError if anything else follows)."""
+        """Ids of the user's last line and the replies after it (UserError if anything else follows)."""
         recent = self.world.history(building_id, limit=50)
         users = [n for n, e in enumerate(recent) if e.speaker_kind == "user"]
         if not users:
             raise UserError("この建物にはまだあなたのメッセージがありません。")
         after = recent[users[-1] + 1:]
-        if any(e.speaker_kind != "persona" for e in after):
+        # A reply a kill cut short is a `system` line of its pulse (saiverse/pulse/_open.py): it goes too.
+        if any(e.speaker_kind != "persona" and not (e.speaker_kind == "system" and e.pulse_id) for e in after):
             raise UserError("編集できるのは、最後のメッセージとその返事だけが続いているときです。")
         return [e.id for e in recent[users[-1]:]]

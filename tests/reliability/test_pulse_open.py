@@ -67,6 +67,12 @@ def test_a_users_pulse_killed_before_its_reply_is_accounted_for_at_the_next_star
     again = make_manager()  # accounted for once: a second start adds nothing
     assert len(_memory(again)) == len(memory)
     assert not any(pulse_id[:8] in n for n in again.notices)
+    # The person can still edit the message the kill left unanswered: the stopped line goes with it.
+    events = list(again.edit_last_message("library", "今日は雨だね"))
+    assert events[-1]["type"] == "pulse_end" and events[-1]["status"] == "ok"
+    lines = again.world.history("library", limit=3)
+    assert [x.speaker_kind for x in lines[-2:]] == ["user", "persona"] and lines[-2].content == "今日は雨だね"
+    assert not [x for x in again.world.history("library") if x.speaker_kind == "system"]
 
 
 def test_a_change_a_killed_pulse_made_is_remembered_at_the_next_start(
