@@ -30,6 +30,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from database.direct import run_many
 from database.engine import Database
 from saiverse.memory import SAIMemory
 from saiverse.world import World
@@ -86,8 +87,9 @@ def _now() -> str:
 def open_in(conn: Connection, pulses: list[OpenPulse]) -> None:
     """Keep `pulses` open, in the caller's transaction (the one that stores their user's message)."""
     if pulses:
-        conn.execute(_OPEN, [{"p": o.pulse_id, "persona": o.persona_id, "b": o.building_id, "kind": o.kind,
-                              "runner": o.runner, "at": _now()} for o in pulses])
+        at = _now()
+        run_many(conn, _OPEN, [{"p": o.pulse_id, "persona": o.persona_id, "b": o.building_id, "kind": o.kind,
+                                "runner": o.runner, "at": at} for o in pulses])
         for o in pulses:
             o.recorded = True
 
@@ -105,7 +107,7 @@ def record_effects(db: Database, pulse: OpenPulse, effects: list[tuple[str, str 
 def close_in(conn: Connection, pulse: OpenPulse | None) -> None:
     """The pulse ended and its writes are in the caller's transaction: it is no longer open."""
     if pulse is not None and pulse.recorded:
-        conn.execute(_CLOSE, {"p": pulse.pulse_id})
+        run_many(conn, _CLOSE, [{"p": pulse.pulse_id}])  # SQLite's own cursor: every user's turn runs it
 
 
 def close(db: Database, pulse: OpenPulse | None) -> None:
