@@ -24,6 +24,7 @@ from saiverse.pulse import ManagerToolContext
 from saiverse.settings import load_settings
 from tests.ltm_helpers import converse
 from tools import call_tool
+from ui.tabs.memory_chronicle import _period
 
 P = "mina"
 DAYTIME = datetime(2026, 1, 3, 9, 0)
@@ -100,6 +101,7 @@ def test_chronicle_dates_are_the_local_days_not_utcs(tmp_path: Path, local_zone:
         assert before.startswith("(Chronicle検索結果なし")
         detail = call_tool("chronicle_read_detail", {"entry_id": first.entry_id, "max_source_messages": 1}, ctx)
         assert "[2026-01-04 08:00:00] [user]: 星座の話をしよう。" in detail
+        assert _period(first) == "2026-01-04 08:00 〜 2026-01-04 12:05"  # the memory tab's Chronicle panel
     finally:
         m.close()
     m = _world(tmp_path / "night")
