@@ -64,7 +64,7 @@ def test_first_opening_reads_once_and_later_openings_refresh(
     m = running.manager
     reads = Reads(monkeypatch)
     reads.count(m.memory, "list_messages")
-    reads.count(m, "tracks_view")  # the メモリ tab's 行動 panel: not drawn by the builder, filled once it is shown
+    reads.count(m, "tracks_view")  # the メモリ tab's トラックとノート panel: not drawn by the builder, filled once it is shown
     reads.count(m.playbooks, "graph_mermaid")
     reads.count(m.schedules, "list")
     reads.count(m.admin, "settings_view")
