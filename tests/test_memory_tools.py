@@ -110,8 +110,9 @@ def test_memopedia_tools_refuse_bad_input_clearly(manager: SAIVerseManager, ctx:
 
 
 def test_recall_merges_the_three_memories_with_their_kind(manager: SAIVerseManager, ctx: ManagerToolContext) -> None:
-    # Three days ago from 09:00, whatever the hour the test runs: 70 lines 5 minutes apart started after
-    # ~18:00 run past midnight, and the Chronicle's entries (and so the ranking below) come out otherwise.
+    # Three days ago from 09:00, whatever the hour the test runs, so the run is the same at any hour (a
+    # talk past midnight ranks alike since its entry's two dates no longer count against it:
+    # tests/test_chronicle_midnight.py).
     converse(manager, 70, start=(utc_now() - timedelta(days=3)).replace(hour=9, minute=0, second=0, microsecond=0))
     manager.build_chronicle(P)
     manager.memopedia.create(P, "星座", summary="ミナが一番好きな話題。", content="オリオン座が好き。")

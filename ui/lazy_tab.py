@@ -107,9 +107,12 @@ def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh], labels: Labels) -> No
             retry.click(None, opened, opened, js="(n) => (n || 1) + 1", show_progress="hidden")
             return
         config = LocalContext.blocks_config.get()
-        # As the tab did when it was built at start: its refresh runs as it opens (the first time
-        # once its contents are on the page; a builder may leave a list for the refresh to fill).
-        config.root_block.load(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
+        # As the tab did when it was built at start: its refresh runs as it opens — the first time
+        # once its contents are on the page, and then only what the builder did not draw already
+        # (`TabRefresh.drawn` / `fill`): a builder that drew its lists is not made to read them twice.
+        first = refresh.on_first_opening()
+        if first is not None:
+            config.root_block.load(first.fn, first.inputs, first.outputs, show_progress="hidden")
         tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
         _settle_interactivity()
 

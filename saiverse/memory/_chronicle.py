@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
@@ -100,14 +100,16 @@ def entry_from_row(row: Any) -> Entry:
 
 
 def parse_day(value: str | None, what: str, *, end: bool = False) -> datetime | None:
-    """`YYYY-MM-DD` as the start of that day (or the start of the next, for an end bound)."""
+    """`YYYY-MM-DD` as the start of that local day (or of the next, for an end bound), in naive UTC
+    like the stored times: a persona reads times and Chronicle dates in local time (tools/text.py)."""
     if value is None or not str(value).strip():
         return None
     try:
         day = datetime.strptime(str(value).strip()[:10], "%Y-%m-%d")
     except ValueError as exc:
         raise LongTermMemoryError(f"{what} {value!r} は YYYY-MM-DD の形の日付ではありません。") from exc
-    return day + timedelta(days=1) if end else day
+    day = day + timedelta(days=1) if end else day
+    return day.astimezone(UTC).replace(tzinfo=None)  # a naive datetime's astimezone() reads it as local
 
 
 class ChronicleStore:

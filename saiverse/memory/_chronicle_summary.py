@@ -17,7 +17,7 @@ from typing import Any
 
 from chat import ChatModel, ChatRequest, Message
 from saiverse.memory._chronicle import Entry
-from saiverse.memory._common import parse_time
+from saiverse.memory._common import local_time, parse_time
 
 _WORDS = re.compile(r"[\u4e00-\u9fff々]{2,}|(?<![\u4e00-\u9fff々])[\u4e00-\u9fff](?=[のはがをにとも])"
                     r"|[\u30a1-\u30faー]{2,}|[A-Za-z][A-Za-z0-9]{2,}")
@@ -63,17 +63,28 @@ def _quote(text: str) -> str:
 
 
 def span(start: datetime | None, end: datetime | None) -> str:
-    """`2026年1月3日` or `2026年1月3日〜1月5日` (the dates of a batch)."""
+    """`2026年1月3日` or `2026年1月3日〜1月5日`: the local dates of a batch given in naive UTC (a talk
+    from 08:00 to 10:00 in Tokyo is one day, though it crosses midnight in UTC)."""
     if start is None and end is None:
         return "ある日"
-    start = start or end
-    end = end or start
-    assert start is not None and end is not None
+    first_utc, last_utc = start or end, end or start
+    assert first_utc is not None and last_utc is not None
+    start, end = local_time(first_utc), local_time(last_utc)
     first = f"{start.year}年{start.month}月{start.day}日"
     if start.date() == end.date():
         return first
     last = f"{end.month}月{end.day}日" if start.year == end.year else f"{end.year}年{end.month}月{end.day}日"
     return f"{first}〜{last}"
+
+
+DATE_HEADER = re.compile(r"\d{4}年\d{1,2}月\d{1,2}日(?:〜(?:\d{4}年)?\d{1,2}月\d{1,2}日)?、")
+"""The `span(...)、` an offline summary begins with."""
+
+
+def date_header(content: str) -> str:
+    """The dates a summary begins with (`2026年1月3日〜1月4日、`), or "" when it begins otherwise."""
+    found = DATE_HEADER.match(content or "")
+    return found.group(0) if found else ""
 
 
 def _topics_phrase(words: Sequence[str]) -> str:
@@ -122,8 +133,8 @@ def model_summary_messages(model: ChatModel, persona: str, user: str, messages: 
     for m in messages:
         who = persona if m.get("role") == "assistant" else user
         when = parse_time(m.get("created_at"))
-        lines.append(f"[{when:%Y-%m-%d %H:%M}] {who}: {_clip(m.get('content', ''), TRANSCRIPT_CHARS)}" if when
-                     else f"{who}: {_clip(m.get('content', ''), TRANSCRIPT_CHARS)}")
+        said = f"{who}: {_clip(m.get('content', ''), TRANSCRIPT_CHARS)}"
+        lines.append(f"[{local_time(when):%Y-%m-%d %H:%M}] {said}" if when else said)
     prompt = (f"次の会話を、{persona}の記憶として残すあらすじにしてください。誰が何について話し、何が決まったかが"
               "分かるように、日本語で200字以内、箇条書きにせず一段落で書いてください。\n\n" + "\n".join(lines))
     return _ask(model, persona, prompt)

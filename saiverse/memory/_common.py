@@ -53,6 +53,12 @@ def parse_time(raw: Any) -> datetime | None:
     return value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
 
 
+def local_time(value: datetime) -> datetime:
+    """A naive-UTC time as the machine's local time (naive): the clock and calendar the person lives
+    by, which is how a persona is shown times (tools/text.py) and how Chronicle names its days."""
+    return value.replace(tzinfo=UTC).astimezone().replace(tzinfo=None)
+
+
 def iso(value: datetime | None) -> str | None:
     """A naive-UTC time as ISO text with its zone (what JSON output shows)."""
     return value.replace(tzinfo=UTC).isoformat() if value else None

@@ -6,6 +6,10 @@ hit is scored the same way: BM25-style saturated term frequency with length norm
 a recency factor whose half-life depends on the kind (a chat line fades in a month, a summary in a
 season, a wiki page the persona keeps in a year), times a small weight for the curated kinds. The
 lists are merged on that score. Every hit says its `kind`: `message`, `chronicle` or `memopedia`.
+
+An entry's leading dates (`2026年1月3日〜1月4日、`) say when, not what: they are matched like any text
+but do not count in its length, so a summary of a talk that ran past midnight (two dates, seven
+characters more) ranks as the same summary within one day would (tests/test_chronicle_midnight.py).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from saiverse.memory._chronicle import ChronicleStore
+from saiverse.memory._chronicle_summary import date_header
 from saiverse.memory._common import iso, parse_time, utc_now
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._store import SAIMemory, query_terms
@@ -27,10 +32,11 @@ TITLE_BOOST = 1.5
 K1, B, AVG_LEN = 1.2, 0.75, 200.0
 
 
-def relevance(body: str, terms: Sequence[str]) -> float:
-    """Saturated term frequency with length normalisation; longer terms weigh more."""
+def relevance(body: str, terms: Sequence[str], length: int | None = None) -> float:
+    """Saturated term frequency with length normalisation (by `length`, else the body's); longer
+    terms weigh more."""
     body = body.lower()
-    norm = K1 * (1 - B + B * max(len(body), 1) / AVG_LEN)
+    norm = K1 * (1 - B + B * max(len(body) if length is None else length, 1) / AVG_LEN)
     score = 0.0
     for term in terms:
         tf = body.count(term)
@@ -39,10 +45,10 @@ def relevance(body: str, terms: Sequence[str]) -> float:
 
 
 def _score(kind: str, body: str, terms: Sequence[str], when: datetime | None, now: datetime,
-           boost: float = 1.0) -> float:
+           boost: float = 1.0, length: int | None = None) -> float:
     age = max((now - when).total_seconds() / 86400, 0.0) if when else 365.0
     recency = 0.5 ** (age / HALF_LIFE_DAYS[kind])
-    return round(relevance(body, terms) * boost * KIND_WEIGHT[kind] * (0.5 + 0.5 * recency), 6)
+    return round(relevance(body, terms, length) * boost * KIND_WEIGHT[kind] * (0.5 + 0.5 * recency), 6)
 
 
 def recall(
@@ -65,7 +71,9 @@ def recall(
         hits.append({
             "kind": "chronicle", "id": e.entry_id, "level": e.level, "content": e.content,
             "start_time": iso(e.start), "end_time": iso(e.end), "message_count": e.message_count,
-            "created_at": iso(e.end or e.start), "score": _score("chronicle", e.content, terms, e.end or e.start, now),
+            "created_at": iso(e.end or e.start),
+            "score": _score("chronicle", e.content, terms, e.end or e.start, now,
+                            length=len(e.content) - len(date_header(e.content))),
         })
     for p in memopedia.search(persona_id, query, limit=limit * 2):
         body = " ".join([p.title, " ".join(p.keywords), p.summary, p.content])

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import ToolError, tool
+from tools.text import stamp
 
 SNIPPET = 200
 MESSAGE_CHARS = 300
@@ -16,7 +17,7 @@ MESSAGE_CHARS = 300
 
 def _span(entry: dict[str, Any]) -> str:
     def short(value: str | None) -> str:
-        return value[:16].replace("T", " ") if value else "?"
+        return stamp(value) if value else "?"  # local time, as every time a persona reads
 
     return f"{short(entry.get('start_time'))} ~ {short(entry.get('end_time'))}"
 
@@ -75,7 +76,7 @@ def chronicle_read_detail(
         if e["level"] == 1:
             parts.append(f"--- 元のメッセージ ({len(e['source_ids'])}件, 最大{max_source_messages}件表示) ---")
             for m in e["sources"]:
-                when = (m.get("created_at") or "")[:19].replace("T", " ")
+                when = stamp(m["created_at"], "%Y-%m-%d %H:%M:%S") if m.get("created_at") else ""
                 parts.append(f"[{when}] [{m['role']}]: {_clip(m['content'], MESSAGE_CHARS)}")
             if not e["sources"]:
                 parts.append("(元のメッセージはこの記憶にありません)")

@@ -20,6 +20,16 @@ class TabRefresh:
     fn: Callable[..., list[Any]]
     outputs: list[Any]
     inputs: list[Any] = field(default_factory=list)
+    drawn: bool = False
+    """The builder drew every output with what is current as it ran: a tab built on its first opening
+    (ui/lazy_tab.py) is not refreshed then, which would read it all again, only at later openings."""
+    fill: TabRefresh | None = None
+    """With `drawn`: what the first opening still fills (the outputs the builder left empty)."""
+
+    def on_first_opening(self) -> TabRefresh | None:
+        """What runs once a tab built on its first opening is on the page: all of the refresh, only
+        what the builder left to `fill`, or nothing."""
+        return self.fill if self.drawn else self
 
 
 def table_html(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str = "",

@@ -145,4 +145,4 @@ def build_backup_section(manager: BackupOwner, labels: Labels) -> TabRefresh:
     def refresh() -> list[Any]:
         return [backups_table(manager, labels), gr.Dropdown(choices=_choices(manager))]
 
-    return TabRefresh(refresh, [table, pick])
+    return TabRefresh(refresh, [table, pick], drawn=True)

@@ -60,4 +60,4 @@ def build_login_section(manager: CityPort, labels: Labels) -> TabRefresh:
 
     save.click(on_set, [user, first, again], [result, first, again, status_now])
     clear.click(on_clear, None, [result, first, again, status_now])
-    return TabRefresh(lambda: [login_status_html(manager, labels)], [status_now])
+    return TabRefresh(lambda: [login_status_html(manager, labels)], [status_now], drawn=True)

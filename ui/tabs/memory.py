@@ -114,4 +114,10 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
         return [gr.Dropdown(choices=choices, value=persona_id), *on_search(persona_id, tag_value, text),
                 *chronicle_refresh(persona_id), *memopedia_refresh(persona_id), *tracks_refresh(persona_id)]
 
-    return TabRefresh(refresh, [persona, *outs, *chronicle_outs, *memopedia_outs, *tracks_outs], [persona, tag, query])
+    def fill(persona_id: str | None) -> list[Any]:
+        """The panels the builder leaves empty (the messages it drew)."""
+        return [*chronicle_refresh(persona_id), *memopedia_refresh(persona_id), *tracks_refresh(persona_id)]
+
+    panels = [*chronicle_outs, *memopedia_outs, *tracks_outs]
+    return TabRefresh(refresh, [persona, *outs, *panels], [persona, tag, query], drawn=True,
+                      fill=TabRefresh(fill, panels, [persona]))

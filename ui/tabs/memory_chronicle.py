@@ -3,7 +3,7 @@ and a button that writes what is due now."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from html import escape
 from typing import Any
 
@@ -17,9 +17,11 @@ SHOWN = 200
 
 
 def _period(entry: Any) -> str:
-    start = f"{entry.start:%Y-%m-%d %H:%M}" if entry.start else "?"
-    end = f"{entry.end:%Y-%m-%d %H:%M}" if entry.end else "?"
-    return f"{start} 〜 {end}"
+    """An entry's period in local time (rows keep naive UTC), the days its text names."""
+    def local(at: datetime | None) -> str:
+        return f"{at.replace(tzinfo=UTC).astimezone():%Y-%m-%d %H:%M}" if at else "?"
+
+    return f"{local(entry.start)} 〜 {local(entry.end)}"
 
 
 def _detail_html(manager: CityPort, persona_id: str, entry_id: str) -> str:
@@ -30,7 +32,7 @@ def _detail_html(manager: CityPort, persona_id: str, entry_id: str) -> str:
         parts.append(f'<div class="sv-error">⚠️ {escape(entry.problem)}</div>')
     elif entry.level == 1:
         for m in manager.chronicle.source_messages(persona_id, entry, 50):
-            when = (m["created_at"] or "")[:16].replace("T", " ")
+            when = f"{datetime.fromisoformat(m['created_at']).astimezone():%Y-%m-%d %H:%M}" if m["created_at"] else ""
             parts.append(f'<div class="sv-muted">[{escape(when)}] {escape(m["role"])}</div>'
                          f"<div>{escape(m['content'])}</div>")
     else:
@@ -60,7 +62,9 @@ def build_chronicle_panel(manager: CityPort, labels: Labels, persona: gr.Dropdow
         before = None
         if (day or "").strip():
             try:
-                before = datetime.strptime(day.strip(), "%Y-%m-%d") + timedelta(days=1)
+                # The end of that local day, in the naive UTC the rows keep.
+                before = (datetime.strptime(day.strip(), "%Y-%m-%d") + timedelta(days=1)).astimezone(UTC)
+                before = before.replace(tzinfo=None)
             except ValueError:
                 return [gr.skip(), gr.skip(), gr.skip(), gr.skip(),
                         error_html(f"日付 {day!r} は YYYY-MM-DD の形ではありません。")]

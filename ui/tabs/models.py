@@ -112,7 +112,8 @@ def build_models_section(manager: ModelsOwner, labels: Labels) -> TabRefresh:
                            scale=2)
         default = gr.Checkbox(label=labels("md_set_default"), value=True, elem_id="models-set-default", scale=1)
         get = gr.Button(labels("md_get"), variant="primary", elem_id="models-get", scale=0, min_width=140)
-    progress = gr.HTML(elem_id="models-progress")
+    running = [j for j in manager.pulls.all() if j.running]  # drawn as the refresh would
+    progress = gr.HTML(progress_html(describe(running[-1]), labels) if running else "", elem_id="models-progress")
     gr.Markdown(f"#### {labels('md_installed')}")
     installed = gr.HTML(installed_html(manager, labels), elem_id="models-installed")
     with gr.Row():
@@ -168,7 +169,7 @@ def build_models_section(manager: ModelsOwner, labels: Labels) -> TabRefresh:
         return [catalog_html(manager, labels), installed_html(manager, labels), servers_html(manager, labels),
                 names(), line]
 
-    return TabRefresh(refresh, [catalog, installed, servers, use, progress])
+    return TabRefresh(refresh, [catalog, installed, servers, use, progress], drawn=True)
 
 
 def suggests_pull(manager: ModelsOwner) -> bool:

@@ -133,4 +133,4 @@ def build_personas_tab(manager: CityPort, labels: Labels) -> TabRefresh:
         return [persona_table(manager, labels), gr.Dropdown(choices=_pick_choices(manager, labels)),
                 gr.Dropdown(choices=[(b.name, b.building_id) for b in manager.buildings()])]
 
-    return TabRefresh(refresh, [table, pick, building])
+    return TabRefresh(refresh, [table, pick, building], drawn=True)

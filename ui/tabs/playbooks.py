@@ -56,6 +56,7 @@ def _read(path: str | None, labels: Labels) -> tuple[str, str]:
 
 def build_playbooks_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
+    manager.playbooks.reload()  # an import by the CLI: drawn as current as the refresh would
     names = [pb.name for pb in manager.playbooks.all()]
     with gr.Row(equal_height=False):
         with gr.Column(scale=3, min_width=420):
@@ -103,4 +104,4 @@ def build_playbooks_tab(manager: CityPort, labels: Labels) -> TabRefresh:
         return [playbook_table(manager, labels), graph_markdown(manager, keep),
                 gr.Dropdown(choices=choices, value=keep)]
 
-    return TabRefresh(refresh, [table, graph, pick], [pick])
+    return TabRefresh(refresh, [table, graph, pick], [pick], drawn=True)

@@ -42,6 +42,7 @@ def _delete_choices(manager: CityPort) -> list[tuple[str, str]]:
 
 def build_schedules_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
+    manager.playbooks.reload()  # meta playbooks imported by the CLI: drawn as current as the refresh would
     personas = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
     metas = [pb.name for pb in manager.playbooks.all() if pb.name.startswith("meta_")]
     table = gr.HTML(schedule_table(manager, labels), elem_id="schedule-table")
@@ -110,4 +111,4 @@ def build_schedules_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                 gr.Dropdown(choices=[(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]),
                 gr.Dropdown(choices=[pb.name for pb in manager.playbooks.all() if pb.name.startswith("meta_")])]
 
-    return TabRefresh(refresh, [table, victim, persona, meta])
+    return TabRefresh(refresh, [table, victim, persona, meta], drawn=True)

@@ -158,4 +158,4 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
                 providers_html(manager, labels), *models.fn(), *backups.fn(), *login.fn()]
 
     return TabRefresh(refresh, [*boxes, *masks, overridden, providers, *models.outputs, *backups.outputs,
-                                *login.outputs])
+                                *login.outputs], drawn=models.drawn and backups.drawn and login.drawn)

@@ -143,4 +143,4 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
         return [building_table(manager, labels), gr.Checkbox(value=bool(manager.autonomous)),
                 gr.Dropdown(choices=choices, value=keep)]
 
-    return TabRefresh(refresh, [table, autonomous, pick], [pick])
+    return TabRefresh(refresh, [table, autonomous, pick], [pick], drawn=True)
