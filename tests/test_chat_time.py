@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import datetime
 from types import SimpleNamespace
 
+import pytest
+
 from ui.chat import EventRenderer, history_messages
 from ui.chat_time import clock, strip_time, with_time
 from ui.i18n import Labels
@@ -44,3 +46,19 @@ def test_every_history_line_and_every_finished_event_line_has_a_time() -> None:
     r.apply({"type": "speak", "pulse_id": "p", "persona_name": "ミナ", "text": "どうも"})
     assert all("sv-time" in m["content"] for m in live)
     assert "sv-time" not in live_bubble(live[1]) and "どうも" in live_bubble(live[1])
+
+
+def test_the_memory_tab_shows_stored_utc_times_on_the_local_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from ui.chat_time import local_stamp
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert local_stamp("2026-11-24T23:30:00+00:00") == "2026-11-25 08:30:00"  # SAIMemory's UTC
+        assert local_stamp("2026-11-25 08:30:00.123456") == "2026-11-25 08:30:00"  # a naive time is local already
+        assert local_stamp(None) == "" and local_stamp("not a time") == "not a time"
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

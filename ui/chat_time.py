@@ -37,3 +37,17 @@ def with_time(text: str, when: str | datetime | None) -> str:
 def strip_time(text: str) -> str:
     """`text` without the time line `with_time` added."""
     return _TAG.sub("", text)
+
+
+def local_stamp(when: str | datetime | None) -> str:
+    """`2026-11-25 09:12:03` in the machine's local time (a stored UTC time, as SAIMemory keeps them,
+    is shown as the person's clock reads; a naive time is taken as local already); '' if unknown."""
+    if when is None or when == "":
+        return ""
+    try:
+        at = when if isinstance(when, datetime) else datetime.fromisoformat(str(when).replace("Z", "+00:00"))
+    except ValueError:
+        return str(when)[:19].replace("T", " ")
+    if at.tzinfo is not None:
+        at = at.astimezone().replace(tzinfo=None)
+    return at.strftime("%Y-%m-%d %H:%M:%S")

@@ -105,20 +105,35 @@ def test_kill_campaign(backend: Store) -> None:
 
 
 def _check_journal(store: Store) -> str:
-    """Every pulse whose user message is stored: all of its writes or none, each once (the journal's rule)."""
+    """Every pulse whose user message is stored: all of its writes or none, each once (the journal's rule);
+    one a kill cut short is accounted for by the next start (saiverse/pulse/_open.py)."""
     memory = store.rows("SELECT PULSE_ID, ROLE, TAGS FROM saimemory WHERE PULSE_ID IS NOT NULL")
-    lines = Counter(p for (p,) in store.rows("SELECT PULSE_ID FROM building_history WHERE PULSE_ID IS NOT NULL"))
+    history = store.rows("SELECT PULSE_ID, SPEAKER_KIND FROM building_history WHERE PULSE_ID IS NOT NULL")
+    lines = Counter(p for p, kind in history if kind == "persona")
+    cut_short = Counter(p for p, kind in history if kind == "system")  # saiverse/pulse/_open.py
     users: Counter[str] = Counter()
     replies: Counter[str] = Counter()
+    stopped: Counter[str] = Counter()
     for pulse, role, tags in memory:
-        if "conversation" in json.loads(tags or "[]"):
+        tags = json.loads(tags or "[]")
+        if "conversation" in tags:
             (users if role == "user" else replies)[pulse] += 1
-    doubled = [p for p in set(users) | set(replies) | set(lines) if users[p] > 1 or replies[p] > 1 or lines[p] > 1]
-    assert not doubled, f"pulses with a doubled message or line: {doubled[:5]}"
-    partial = [p for p in set(users) | set(replies) | set(lines) if replies[p] != lines[p] or not users[p]]
+        if "pulse_stopped" in tags:
+            stopped[pulse] += 1
+    every = set(users) | set(replies) | set(lines) | set(cut_short) | set(stopped)
+    doubled = [p for p in every if max(users[p], replies[p], lines[p], cut_short[p], stopped[p]) > 1]
+    assert not doubled, f"pulses with a doubled message, line or note: {doubled[:5]}"
+    partial = [p for p in every if replies[p] != lines[p] or not users[p]]
     assert not partial, f"pulses with part of their writes: {partial[:5]}"
+    # A pulse the kill cut short is accounted for by the next start: a stopped note and a line saying so.
+    unaccounted = [p for p in users if not replies[p] and not (stopped[p] and cut_short[p])]
+    assert not unaccounted, f"pulses stopped by a kill with nothing saying so: {unaccounted[:5]}"
+    both = [p for p in users if replies[p] and (stopped[p] or cut_short[p])]
+    assert not both, f"pulses that ended and were also recorded as stopped: {both[:5]}"
+    assert not store.rows("SELECT PULSE_ID FROM pulse_open"), "pulses still open after the last start"
     ended = sum(1 for p in users if replies[p])
-    return f"journal: {ended} pulses whole, {len(users) - ended} stopped by a kill with only the user's message"
+    return (f"journal: {ended} pulses whole, {len(users) - ended} stopped by a kill, each with its user's message "
+            f"and a note and line saying so")
 
 
 def _check(m: SAIVerseManager, store: Store, committed: list[dict[str, object]]) -> None:

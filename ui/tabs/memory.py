@@ -11,6 +11,7 @@ from typing import Any
 import gradio as gr
 
 from saiverse.port import CityPort, export_memory
+from ui.chat_time import local_stamp
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 from ui.tabs.memopedia import build_memopedia_panel
@@ -31,7 +32,7 @@ def _rows(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
         tags = ", ".join(t for t in r.get("tags", []) if not str(t).startswith("pulse:"))
         role = r.get("role") if r.get("kind", "message") == "message" else (
             f"あらすじ Lv.{r.get('level')}" if r["kind"] == "chronicle" else f"Memopedia「{r.get('title')}」")
-        rows.append((r.get("id"), str(r.get("created_at") or "")[:19].replace("T", " "), role, tags,
+        rows.append((r.get("id"), local_stamp(r.get("created_at")), role, tags,
                      content if len(content) <= CLIP else content[:CLIP] + "…"))
     return rows
 
