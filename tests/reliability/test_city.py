@@ -42,6 +42,7 @@ def test_two_hundred_autonomous_personas_and_a_user(make_manager: Callable[..., 
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     if store == "postgresql":
         monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
+    before = {t.ident for t in threading.enumerate()}  # another test's open manager has its own pool
     m = make_manager()
     ids = _city(m)
     assert len(ids) == BUILDINGS * PER_BUILDING
@@ -87,7 +88,7 @@ def test_two_hundred_autonomous_personas_and_a_user(make_manager: Callable[..., 
         ends = [e for events in heard for e in events if e["type"] == "pulse_end"]
     assert len(ends) == len(handles)  # every submitted pulse's events were drained to the listener
     assert {e["pulse_id"] for e in ends} == {h.pulse_id for h in handles}
-    pulse_threads = [t for t in threading.enumerate() if t.name.startswith("pulse-")]
+    pulse_threads = [t for t in threading.enumerate() if t.name.startswith("pulse-") and t.ident not in before]
     assert len(pulse_threads) == m.pulses.workers  # a pool, not a thread per persona
     # SAIMemory kept each persona's turns: two autonomous turns each wrote the persona's lines.
     assert all(list(m.memory.iter_messages(pid, limit=5)) for pid in ids[:: PER_BUILDING])
