@@ -122,7 +122,11 @@ class SAIVerseManager(CityClock, WorldFacade):
                 recover_staged_files(settings.home, self.db)  # an import-saiverse killed between commit and renames
                 self.repair_report = repair_home(settings.home, self.db)
                 self.notices += remove_home_debris(settings.home)  # killed backups and restores of this home
-                self.notices += recover_open(self.db, self.memory, self.world)  # pulses a kill cut short
+                try:
+                    self.notices += recover_open(self.db, self.memory, self.world)  # pulses a kill cut short
+                except SQLAlchemyError as exc:  # never keeps the app from starting; the next start tries again
+                    log.warning("open pulses could not be accounted for: %s", type(exc).__name__)
+                    self.notices.append("途中で止まったパルスの記録を書けませんでした。次の起動でもう一度試します。")
         self.summarizer = Summarizer(lambda: self.settings)
         self.items = ItemStore(
             self.db, settings.home,

@@ -111,3 +111,28 @@ def test_deleting_a_persona_removes_its_open_pulses(make_manager: Callable[..., 
     report = m.admin.delete_persona("mina")
     assert report.removed.get("pulse_open") == 1
     assert _open(m) == []
+
+
+def test_a_recovered_users_pulse_whose_building_is_gone_is_still_remembered(
+        make_manager: Callable[..., SAIVerseManager]) -> None:
+    m = make_manager()
+    record_effects(m.db, OpenPulse("f" * 32, "mina", "no-such-building", "user", RUNNER_LOCAL), [])
+    assert len(recover_open(m.db, m.memory, m.world)) == 1  # no line in a chat that is not there; the note stays
+    last = m.memory.list_messages("mina", limit=1)[0]
+    assert set(STOPPED_TAGS) <= set(last["tags"]) and last["pulse_id"] == "f" * 32
+    assert _open(m) == []
+
+
+def test_a_start_whose_accounting_fails_still_opens(make_manager: Callable[..., SAIVerseManager],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    import saiverse.manager as manager_module
+
+    def locked(*_args: object) -> list[str]:
+        raise OperationalError("INSERT …", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(manager_module, "recover_open", locked)
+    m = make_manager()
+    assert any("次の起動でもう一度試します" in n for n in m.notices)
+    assert m.world.persona("mina").name == "ミナ"
