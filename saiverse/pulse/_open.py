@@ -132,14 +132,15 @@ def _account(conn: Connection, memory: SAIMemory, world: World, row: Any, why: s
     for who in dict.fromkeys([persona_id, *(e[0] for e in effects)]):
         memory.add(who, "user", stopped_note(why, kept=bool(effects)), tags=list(STOPPED_TAGS),
                    pulse_id=pulse_id, session=conn)
-    name = next((p.name for p in world.personas() if p.persona_id == persona_id), persona_id)
+    named = conn.execute(text("SELECT AINAME FROM ai WHERE AIID = :p"), {"p": persona_id}).first()
+    name = str(named[0]) if named else persona_id
     if kind == "user" and building_id and conn.execute(  # a building deleted since has no chat to say it in
             text("SELECT 1 FROM building WHERE BUILDINGID = :b"), {"b": building_id}).first():
         world.add_history(building_id, speaker_kind="system", speaker_id=None, speaker_name="",
                           content=f"{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。",
                           pulse_id=pulse_id, session=conn)
     conn.execute(_CLOSE, {"p": pulse_id})
-    return f"{name}のパルス ({pulse_id[:8]}) は{why}ため途中で止まっていました。そのことを記憶に書きました。"
+    return f"{name}のパルス ({pulse_id[:8]}) は途中で止まっていました ({why})。そのことを記憶に書きました。"
 
 
 def recover_open(db: Database, memory: SAIMemory, world: World, runner: str = RUNNER_LOCAL) -> list[str]:
