@@ -2,13 +2,14 @@
 
     python benchmarks/open_home.py [--mb 100] [--runs 5]
 
-Builds one home of about `--mb` MB (the seeded world, then conversation messages written straight
-into its database, their recall grams by its triggers), closes it cleanly, and then opens it (`SAIVerseManager(settings)`, what
-`python main.py` and every CLI command do) `--runs` times each way, interleaved: once with its stamp
-removed — the full `PRAGMA quick_check`, as every open was before — and once after a clean close (the
-stamp matches: no check). Each open is closed cleanly again. Prints min / median wall and CPU time of
-the open and of the close; the last line is one JSON object. The file stays in the page cache
-throughout (a cold disk adds its reading time to the check, not to the stamped open).
+Builds one home of about `--mb` MB (the seeded world, then conversation messages written
+straight into its database, their recall grams by its triggers), closes it cleanly, and then opens
+it (`SAIVerseManager(settings)`, what `python main.py` and every CLI command do) `--runs` times each
+way, interleaved: once with its stamp removed — the full `PRAGMA quick_check`, as every open was
+before — and once after a clean close (the stamp matches: no check). Each open is closed cleanly
+again. Prints min / median wall and CPU time of the open and of the close; the last line is one
+JSON object. The file stays in the page cache throughout (a cold disk adds its reading time to the
+check, not to the stamped open).
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.scratch import scratch  # noqa: E402
-
 
 SENTENCES = ("今日は図書館で猫の本を読んだ。", "Cats are lovely! ", "明日は港の市場へ行こうと思う。",
              "The tide was low at noon. ", "駅前の喫茶店で新しい珈琲を試した。")

@@ -58,6 +58,22 @@ FACTS = ("size", "mtime_ns", "ctime_ns", "ino", "dev", "page_size", "change_coun
 """What a stamp records and an open compares, in the order a mismatch is named."""
 
 
+_distrusted: set[Path] = set()
+
+
+def distrust(db: Path) -> None:
+    """Damage was seen in `db` (the daily backup's check of its snapshot): remove its stamp, and write
+    none for it from this process, so the next open runs the full check and refuses the file."""
+    db = Path(db).resolve()
+    _distrusted.add(db)
+    stamp_path(db).unlink(missing_ok=True)
+
+
+def distrusted(db: Path) -> bool:
+    """Whether this process saw damage in `db` (no stamp may be written for it)."""
+    return Path(db).resolve() in _distrusted
+
+
 def stamp_path(db: Path) -> Path:
     """Where the clean-close stamp of `db` lives: beside it, in the data home (`saiverse.db-closed`)."""
     return db.with_name(db.name + STAMP_SUFFIX)
@@ -144,7 +160,7 @@ def take(db: Path) -> str | None:
 def write_stamp(db: Path) -> bool:
     """Write the stamp of `db` now (the caller holds the lock and has seen no -wal/-shm)."""
     now = facts(db)
-    if now is None:
+    if now is None or distrusted(db):
         return False
     temp, stamp = _temp_path(db), stamp_path(db)
     data = json.dumps({"format": FORMAT, "database": db.name, "pid": os.getpid(), **now}).encode()

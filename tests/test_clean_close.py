@@ -210,3 +210,24 @@ def test_migrate_uses_the_stamp_up_before_it_writes(make_manager: Make) -> None:
     db = m.settings.db_path
     migrate(db)  # `python main.py migrate`, an import, a restore: whatever writes next, the stamp is gone
     assert not stamp_path(db).exists()
+
+
+def test_damage_the_daily_backup_finds_is_never_stamped_over(make_manager: Make, tmp_path: Path) -> None:
+    from saiverse.care._backup import BackupError
+
+    m = _closed_cleanly(make_manager)
+    db = m.settings.db_path
+    _add_rows(db)
+    app = make_manager()
+    conn = sqlite3.connect(db)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every page in the file, none only in the -wal
+    conn.close()
+    with db.open("r+b") as fh:  # rot in a page of the memory table, under the running app
+        fh.seek(db.stat().st_size - 8192)
+        fh.write(b"\xff" * 4096)
+    with pytest.raises(BackupError, match="damaged"):
+        app.backups.create("daily")
+    app.close()
+    assert not stamp_path(db).exists()  # closed cleanly, but with damage seen: the next start checks
+    with pytest.raises(MigrationError, match="malformed|is damaged"):
+        make_manager()
