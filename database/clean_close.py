@@ -42,8 +42,8 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,30 @@ FACTS = ("size", "mtime_ns", "ctime_ns", "ino", "dev", "page_size", "change_coun
 
 
 _distrusted: set[Path] = set()
+_checks_run = 0
+
+
+def integrity_checks_run() -> int:
+    """How many full integrity checks of a whole file this process ran at opens (tests, benchmarks)."""
+    return _checks_run
+
+
+def check_unless_closed_cleanly(db: Path, check: Callable[[Path], None],
+                                lock: Callable[[Path], AbstractContextManager[None]]) -> None:
+    """`check(db)` — the full integrity check of database/migrate.py — unless the stamp proves `db` is the
+    file SAIVerse closed cleanly. The stamp is used up here, under `lock` (the migration lock), before
+    anything may write to the file; the log says why the check ran or was skipped."""
+    global _checks_run
+    with lock(db):
+        why = take(db)
+    if not db.exists() or db.stat().st_size == 0:
+        return
+    if why is None:
+        log.info("%s: closed cleanly by SAIVerse and unchanged since; integrity check skipped", db)
+        return
+    log.info("%s: integrity check (PRAGMA quick_check) runs: %s", db, why)
+    _checks_run += 1
+    check(db)
 
 
 def distrust(db: Path) -> None:

@@ -13,7 +13,6 @@ Run as `python database/migrate.py [--db PATH]` (default: `$SAIVERSE_HOME/saiver
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import re
 import shlex
@@ -28,7 +27,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script (`python database/migrate.py`): the repository root is not on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from database.clean_close import take as take_clean_close  # noqa: E402
+from database.clean_close import check_unless_closed_cleanly, integrity_checks_run  # noqa: E402
 from database.debris import partial_name, remove_partial_backups  # noqa: E402
 from database.foreign import foreign_database_problem  # noqa: E402
 from database.locking import flocked  # noqa: E402
@@ -63,8 +62,6 @@ __all__ = [
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
-log = logging.getLogger(__name__)
-_checks_run = 0
 
 
 class MigrationError(Exception):
@@ -134,17 +131,10 @@ def _one_line(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def integrity_checks_run() -> int:
-    """How many full integrity checks (`PRAGMA quick_check` of a whole file) this process has run at opens."""
-    return _checks_run
-
-
 def _check_is_sqlite(path: Path) -> None:
     """Refuse a damaged SQLite file, without writing to it (a -wal/-shm the check made goes again)."""
-    global _checks_run
     if not path.exists() or path.stat().st_size == 0:
         return
-    _checks_run += 1
     sidecars = [path.with_name(path.name + suffix) for suffix in ("-wal", "-shm")]
     existed = {p for p in sidecars if p.exists()}
     try:
@@ -301,23 +291,9 @@ def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool =
         if problem:
             raise MigrationError(problem)
     _check_writable(path)
-    _check_unless_closed_cleanly(path)
+    check_unless_closed_cleanly(path, _check_is_sqlite, _migration_lock)  # database/clean_close.py
     with _migration_lock(path):
         return _migrate_locked(path, target, backup, before_change)
-
-
-def _check_unless_closed_cleanly(path: Path) -> None:
-    """The full integrity check, skipped only for a file SAIVerse closed cleanly and nobody changed since
-    (database/clean_close.py). The stamp is used up here, before anything may write to the file."""
-    with _migration_lock(path):
-        why = take_clean_close(path)
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    if why is None:
-        log.info("%s: closed cleanly by SAIVerse and unchanged since; integrity check skipped", path)
-        return
-    log.info("%s: integrity check (PRAGMA quick_check) runs: %s", path, why)
-    _check_is_sqlite(path)
 
 
 def _locked(exc: sqlite3.OperationalError) -> bool:

@@ -59,7 +59,7 @@ def test_a_clean_close_then_reopen_skips_the_check(make_manager: Make, saiverse_
     assert not db.with_name(db.name + "-wal").exists()  # checkpointed into the file, then gone
     assert json.loads(stamp.read_text())["size"] == db.stat().st_size
     before = integrity_checks_run()
-    with caplog.at_level(logging.INFO, logger="database.migrate"):
+    with caplog.at_level(logging.INFO, logger="database.clean_close"):
         again = make_manager()
     assert integrity_checks_run() == before
     assert "closed cleanly by SAIVerse and unchanged since; integrity check skipped" in caplog.text
@@ -68,7 +68,7 @@ def test_a_clean_close_then_reopen_skips_the_check(make_manager: Make, saiverse_
     again.close()
     assert stamp.is_file()  # and written again at this clean close
     caplog.clear()
-    with caplog.at_level(logging.INFO, logger="database.migrate"):
+    with caplog.at_level(logging.INFO, logger="database.clean_close"):
         make_manager().close()
     assert integrity_checks_run() == before and "integrity check skipped" in caplog.text
 
@@ -77,7 +77,7 @@ def test_a_home_without_a_stamp_is_checked(make_manager: Make, caplog: pytest.Lo
     m = _closed_cleanly(make_manager)
     stamp_path(m.settings.db_path).unlink()  # e.g. a home from before this version
     before = integrity_checks_run()
-    with caplog.at_level(logging.INFO, logger="database.migrate"):
+    with caplog.at_level(logging.INFO, logger="database.clean_close"):
         make_manager()
     assert integrity_checks_run() == before + 1
     assert "integrity check (PRAGMA quick_check) runs: no clean-close stamp" in caplog.text
@@ -130,7 +130,7 @@ def test_a_file_replaced_by_a_copy_is_checked(make_manager: Make, tmp_path: Path
     copy.write_bytes(db.read_bytes())
     os.replace(copy, db)  # a restore by hand: the same bytes, another inode
     before = integrity_checks_run()
-    with caplog.at_level(logging.INFO, logger="database.migrate"):
+    with caplog.at_level(logging.INFO, logger="database.clean_close"):
         make_manager()
     assert integrity_checks_run() == before + 1
     assert "the file changed since SAIVerse closed it (" in caplog.text and "ino" in caplog.text
@@ -166,7 +166,7 @@ def test_kill_9_after_writes_then_reopen_runs_the_check(make_manager: Make, saiv
     _killed_after_writes(saiverse_home)
     assert db.with_name(db.name + "-wal").stat().st_size > 0  # what the killed process wrote
     before = integrity_checks_run()
-    with caplog.at_level(logging.INFO, logger="database.migrate"):
+    with caplog.at_level(logging.INFO, logger="database.clean_close"):
         again = make_manager()
     assert integrity_checks_run() == before + 1 and "no clean-close stamp" in caplog.text
     assert len(again.memory.list_messages("mina", limit=500)) >= 200  # nothing the killed process committed is lost
@@ -180,7 +180,7 @@ def test_a_stale_stamp_beside_a_non_empty_wal_is_not_trusted(make_manager: Make,
     _killed_after_writes(saiverse_home)
     stamp_path(db).write_bytes(kept)  # a stamp put back by hand (or by a backup tool) after the kill
     before = integrity_checks_run()
-    with caplog.at_level(logging.INFO, logger="database.migrate"):
+    with caplog.at_level(logging.INFO, logger="database.clean_close"):
         make_manager()
     assert integrity_checks_run() == before + 1
     assert "its -wal holds" in caplog.text
