@@ -38,16 +38,18 @@ that follows a kill, a crash or a foreign write.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from database.locking import flocked, tried_flock
+from database.locking import flocked
 
 log = logging.getLogger(__name__)
 STAMP_SUFFIX = "-closed"
@@ -209,14 +211,27 @@ def write_stamp(db: Path) -> bool:
 
 @contextmanager
 def folder_lock(db: Path, *, wait: bool) -> Iterator[bool]:
-    """The migration lock (database/migrate.py); without `wait`, yields False when it is held elsewhere."""
+    """The migration lock (database/migrate.py). Without `wait` it is tried for half a second at most
+    (another process closing holds it for milliseconds; a migration far longer) and yields whether it
+    was taken."""
     if wait:
         with flocked(db.parent):
             yield True
         return
     fd = os.open(db.parent, os.O_RDONLY)
     try:
-        with tried_flock(fd) as taken:
-            yield taken
+        for _ in range(20):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                time.sleep(0.025)
+        else:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)

@@ -43,14 +43,25 @@ class CleanCloseDatabase(Database):
             return
         with folder_lock(self.path, wait=True):
             stamp_path(self.path).unlink(missing_ok=True)
-            self._sentinel = sqlite3.connect(self.path, check_same_thread=False)
-            self._sentinel.execute("SELECT count(*) FROM sqlite_master").fetchone()  # WAL open: -shm held
+            try:
+                self._sentinel = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
+                self._sentinel.execute("SELECT count(*) FROM sqlite_master").fetchone()  # WAL open: -shm held
+            except sqlite3.Error as exc:  # without its sentinel this process never stamps: the next open checks
+                log.warning("%s: no clean-close stamp this session (%s)", self.path, exc)
+                if self._sentinel is not None:
+                    self._sentinel.close()
+                self._sentinel = None
         event.listen(self.engine, "connect", self._connected)
 
     def _connected(self, _dbapi: Any, _record: Any) -> None:
         if self._closed and self.path is not None:
             # A thread that outlived close() opened a connection: what it writes is no longer stamped.
-            stamp_path(self.path).unlink(missing_ok=True)
+            # After the lock, so a stamp dispose() is writing right now goes too.
+            try:
+                with folder_lock(self.path, wait=False):
+                    stamp_path(self.path).unlink(missing_ok=True)
+            except OSError as exc:
+                log.warning("%s: could not remove its clean-close stamp (%s)", self.path, exc)
 
     def dispose(self) -> None:
         """Close every connection; when this was the file's last user, stamp it as closed cleanly."""

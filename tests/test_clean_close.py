@@ -231,3 +231,18 @@ def test_damage_the_daily_backup_finds_is_never_stamped_over(make_manager: Make,
     assert not stamp_path(db).exists()  # closed cleanly, but with damage seen: the next start checks
     with pytest.raises(MigrationError, match="malformed|is damaged"):
         make_manager()
+
+
+def test_a_connection_opened_after_close_removes_the_stamp(make_manager: Make) -> None:
+    from sqlalchemy import text
+
+    m = _closed_cleanly(make_manager)
+    db = m.settings.db_path
+    assert stamp_path(db).is_file()
+    with m.db.session() as s:  # a thread that outlived close() writes once more through the engine
+        s.execute(text("INSERT INTO world_setting (KEY, VALUE) VALUES ('late', 'yes')"))
+    assert not stamp_path(db).exists()
+    m.db.engine.dispose()
+    before = integrity_checks_run()
+    make_manager()
+    assert integrity_checks_run() == before + 1
