@@ -45,7 +45,9 @@ class CleanCloseDatabase(Database):
             stamp_path(self.path).unlink(missing_ok=True)
             try:
                 self._sentinel = sqlite3.connect(self.path, check_same_thread=False, timeout=5)
-                self._sentinel.execute("SELECT count(*) FROM sqlite_master").fetchone()  # WAL open: -shm held
+                # Read once, to the end (no read transaction stays open to hold back checkpoints): SQLite
+                # then holds its shared lock and the -shm until this connection closes.
+                self._sentinel.execute("SELECT count(*) FROM sqlite_master").fetchall()
             except sqlite3.Error as exc:  # without its sentinel this process never stamps: the next open checks
                 log.warning("%s: no clean-close stamp this session (%s)", self.path, exc)
                 if self._sentinel is not None:

@@ -246,3 +246,14 @@ def test_a_connection_opened_after_close_removes_the_stamp(make_manager: Make) -
     before = integrity_checks_run()
     make_manager()
     assert integrity_checks_run() == before + 1
+
+
+def test_the_sentinel_never_holds_back_a_checkpoint(manager: SAIVerseManager) -> None:
+    db = manager.settings.db_path
+    manager.memory.add("mina", "user", "チェックポイントの前に " * 200)
+    conn = sqlite3.connect(db)
+    try:
+        busy, _log, _done = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    finally:
+        conn.close()
+    assert busy == 0  # the app's held connection has no read transaction open: the whole WAL went in
