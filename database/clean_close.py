@@ -43,6 +43,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -155,19 +156,34 @@ def _wal_bytes(db: Path) -> int:
         return 0
 
 
+def _read_small(path: Path) -> str | None:
+    """The text of a regular file of at most 4 KiB, never through a link (None for anything else: a
+    link, a FIFO, a device, a huge file — a stamp is none of these)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > 4096:
+            return None
+        return os.read(fd, 4097).decode("utf-8", "replace")
+    finally:
+        os.close(fd)
+
+
 def take(db: Path) -> str | None:
     """Read and remove the stamp of `db` (the caller holds the migration lock); None when it proves
     the file is the one SAIVerse closed cleanly, else why the full check must run (one phrase)."""
     stamp, temp = stamp_path(db), _temp_path(db)
     temp.unlink(missing_ok=True)  # a stamp a kill interrupted before its rename
     try:
-        text = stamp.read_text(encoding="utf-8")
+        text = _read_small(stamp)
     except FileNotFoundError:
         return "no clean-close stamp (the last session did not close cleanly, or the file is new here)"
     except OSError as exc:
         return f"the clean-close stamp cannot be read ({exc.strerror or exc})"
     finally:
         stamp.unlink(missing_ok=True)  # one use: whatever follows may write to the file
+    if text is None:
+        return "the clean-close stamp is not a small regular file"
     try:
         recorded = json.loads(text)
     except ValueError:

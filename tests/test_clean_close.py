@@ -257,3 +257,34 @@ def test_the_sentinel_never_holds_back_a_checkpoint(manager: SAIVerseManager) ->
     finally:
         conn.close()
     assert busy == 0  # the app's held connection has no read transaction open: the whole WAL went in
+
+
+@pytest.mark.parametrize("kind", ["garbage", "list", "other_format", "huge", "fifo", "link", "wrong_types"])
+def test_a_bad_stamp_means_the_full_check_and_nothing_else(make_manager: Make, tmp_path: Path, kind: str) -> None:
+    m = _closed_cleanly(make_manager)
+    db = m.settings.db_path
+    stamp = stamp_path(db)
+    good = json.loads(stamp.read_text())
+    stamp.unlink()
+    if kind == "garbage":
+        stamp.write_bytes(b"\x00\xffnot json")
+    elif kind == "list":
+        stamp.write_text("[1, 2, 3]")
+    elif kind == "other_format":
+        stamp.write_text(json.dumps({**good, "format": 99}))
+    elif kind == "huge":
+        stamp.write_text(json.dumps({**good, "pad": "x" * 100_000}))
+    elif kind == "fifo":
+        os.mkfifo(stamp)  # reading it would wait for a writer forever
+    elif kind == "link":
+        decoy = tmp_path / "decoy.json"  # outside the home: never read through the link
+        decoy.write_text(json.dumps(good))
+        stamp.symlink_to(decoy)
+    else:
+        stamp.write_text(json.dumps({**good, "size": "big", "ino": None}))
+    before = integrity_checks_run()
+    make_manager()
+    assert integrity_checks_run() == before + 1
+    assert not os.path.lexists(stamp)
+    if kind == "link":
+        assert (tmp_path / "decoy.json").is_file()
