@@ -2,7 +2,7 @@
 so its open may skip SQLite's full integrity check (docs/ARCHITECTURE.md, "Storage": "The clean-close
 stamp").
 
-`PRAGMA quick_check` reads every page: ~0.6 s of CPU per 100 MB at every open. It is there to refuse
+`PRAGMA quick_check` reads every page: ~0.1–0.6 s of CPU per 100 MB at every open. It is there to refuse
 a damaged file before anything writes to it. A file this app closed cleanly and nobody touched since
 needs no such reading; anything else still gets it.
 
@@ -10,7 +10,7 @@ The protocol (all stamp reads, writes and removals happen under the migration lo
 the database's folder, database/migrate.py):
 
 - **Close** (`CleanCloseDatabase.dispose`, database/clean_engine.py): the engine's connections
-  are closed, then — only when the lock is free at once — the sentinel connection too, and a stamp
+  are closed, then — only when the lock is free within half a second — the sentinel connection too, and a stamp
   is written only if neither `-wal` nor `-shm` is left beside the file. SQLite deletes both when the
   *last* connection of any process closes, after checkpointing everything into the file; so their
   absence proves that no other connection (another process's, a worker's, a CLI command's) has the
@@ -20,7 +20,9 @@ the database's folder, database/migrate.py):
   and of the last page.
 - **Open** (`take`, in `migrate()`; and `CleanCloseDatabase.__init__`): the stamp is read and
   removed — one use only — before the first write. The check is skipped only when the `-wal` is
-  absent or empty and every recorded fact matches the file now.
+  absent or empty, there is no `-shm` (no connection open, none ended uncleanly; and the file is not
+  opened here while one of this process may hold SQLite's locks on it) and every recorded fact
+  matches the file now.
 - **While open**: a `CleanCloseDatabase` holds one extra read connection (the sentinel), opened
   under the lock, from its start to its close. A process closing meanwhile therefore always finds
   a `-shm` and writes no stamp; a process that took the lock before finds its stamp removed here.
@@ -193,6 +195,8 @@ def take(db: Path) -> str | None:
     wal = _wal_bytes(db)
     if wal:
         return f"its -wal holds {wal} bytes"
+    if side_file(db, "-shm").exists():
+        return "its -shm exists (a connection is open, or one ended without closing)"
     changed = differences(recorded, facts(db))
     if changed:
         return f"the file changed since SAIVerse closed it ({', '.join(changed)})"
@@ -209,7 +213,9 @@ def write_stamp(db: Path) -> bool:
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
     try:
         os.fchmod(fd, 0o600)
-        os.write(fd, data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
         os.fsync(fd)
     finally:
         os.close(fd)

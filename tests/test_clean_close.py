@@ -288,3 +288,16 @@ def test_a_bad_stamp_means_the_full_check_and_nothing_else(make_manager: Make, t
     assert not os.path.lexists(stamp)
     if kind == "link":
         assert (tmp_path / "decoy.json").is_file()
+
+
+def test_a_shm_left_beside_the_file_means_the_check(make_manager: Make, caplog: pytest.LogCaptureFixture) -> None:
+    m = _closed_cleanly(make_manager)
+    db = m.settings.db_path
+    reader = sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True)  # another program, read-only: it cannot tidy up
+    reader.execute("SELECT count(*) FROM saimemory").fetchall()
+    reader.close()
+    assert db.with_name(db.name + "-shm").exists()
+    before = integrity_checks_run()
+    with caplog.at_level(logging.INFO, logger="database.clean_close"):
+        make_manager()
+    assert integrity_checks_run() == before + 1 and "its -shm exists" in caplog.text
