@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,9 @@ from database.clean_close import folder_lock, side_file, stamp_path, write_stamp
 from database.engine import Database
 
 log = logging.getLogger(__name__)
+IN_FLIGHT_WAIT_S = 1.0
+"""How long a clean close waits for connections still in use before it closes the pool (and stamps only
+if they came back)."""
 
 
 def sqlite_file(url: str) -> Path | None:
@@ -55,6 +59,10 @@ class CleanCloseDatabase(Database):
                 self._sentinel = None
         event.listen(self.engine, "connect", self._connected)
 
+    def _checked_out(self) -> int:
+        checkedout = getattr(self.engine.pool, "checkedout", None)
+        return int(checkedout()) if callable(checkedout) else 0
+
     def _connected(self, _dbapi: Any, _record: Any) -> None:
         if self._closed and self.path is not None:
             # A thread that outlived close() opened a connection: what it writes is no longer stamped.
@@ -67,6 +75,11 @@ class CleanCloseDatabase(Database):
 
     def dispose(self) -> None:
         """Close every connection; when this was the file's last user, stamp it as closed cleanly."""
+        # A query still running in a thread close() does not join (the ticker's round) keeps its
+        # connection past dispose(), and then no stamp is written: give it a moment to come back.
+        deadline = time.monotonic() + IN_FLIGHT_WAIT_S
+        while not self._closed and self._checked_out() and time.monotonic() < deadline:
+            time.sleep(0.01)
         super().dispose()
         with self._lock:
             if self._closed or self.path is None or self._sentinel is None:

@@ -301,3 +301,37 @@ def test_a_shm_left_beside_the_file_means_the_check(make_manager: Make, caplog: 
     with caplog.at_level(logging.INFO, logger="database.clean_close"):
         make_manager()
     assert integrity_checks_run() == before + 1 and "its -shm exists" in caplog.text
+
+
+def _serve(home: Path) -> subprocess.Popen[str]:
+    from tests.browser import free_port
+    from tests.processes import wait_serving
+
+    port = free_port()
+    log = home.parent / f"app-{port}.log"
+    proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "--port", str(port)], cwd=home.parent,
+                            stdout=log.open("w"), stderr=subprocess.STDOUT, text=True,
+                            env={**os.environ, "SAIVERSE_HOME": str(home)})
+    wait_serving(proc, f"http://127.0.0.1:{port}/", timeout=180, output=log.read_text)
+    return proc
+
+
+def test_the_app_stamps_at_sigterm_and_not_at_kill_9(make_manager: Make, saiverse_home: Path) -> None:
+    m = make_manager()
+    m.backups.create("daily")  # not due at the app's start: no backup reading the file when it stops
+    m.close()
+    db = m.settings.db_path
+    app = _serve(saiverse_home)
+    assert not stamp_path(db).exists()  # the running app used it up
+    app.send_signal(signal.SIGTERM)  # a service manager's stop: as Ctrl+C, the world closes cleanly
+    assert app.wait(60) == 0
+    assert stamp_path(db).is_file()
+    before = integrity_checks_run()
+    make_manager().close()
+    assert integrity_checks_run() == before
+    app = _serve(saiverse_home)
+    os.kill(app.pid, signal.SIGKILL)
+    app.wait()
+    assert not stamp_path(db).exists()
+    make_manager()
+    assert integrity_checks_run() == before + 1
