@@ -20,9 +20,22 @@ def serve(args: argparse.Namespace) -> int:
 
     lean_gradio()
     hold_full_collections()  # until the window serves (saiverse/heap.py)
+    _stop_on_sigterm()
     from ui.app import launch
 
     return launch(settings(args))  # it prints where it listens and which model answers, and why
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (a service manager, `kill`) ends the app as Ctrl+C does: the window stops serving and
+    the world closes cleanly, so its database is stamped and the next start skips the full integrity
+    check (database/clean_close.py). Python's default would end the process without closing anything."""
+    import signal
+
+    def interrupt(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def config(args: argparse.Namespace) -> int:

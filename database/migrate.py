@@ -27,6 +27,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script (`python database/migrate.py`): the repository root is not on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from database.clean_close import check_unless_closed_cleanly, integrity_checks_run  # noqa: E402
 from database.debris import partial_name, remove_partial_backups  # noqa: E402
 from database.foreign import foreign_database_problem  # noqa: E402
 from database.locking import flocked  # noqa: E402
@@ -54,7 +55,7 @@ from database.upstream import (  # noqa: E402 - re-exported: the refusal is read
 __all__ = [
     "BASELINE_SQL", "ITEM_EXTENSION_SQL", "LATEST_VERSION", "MEMORY_GRAM_INDEX_SQL", "MEMORY_LINEAR_GRAMS_SQL",
     "PRODUCTION_RUN_SQL", "STEPS", "UPSTREAM_AND_LONG_TERM_MEMORY_SQL", "UPSTREAM_MESSAGE_METADATA_SQL",
-    "MigrationError", "MigrationReport", "Step",
+    "MigrationError", "MigrationReport", "Step", "integrity_checks_run",
     "UpstreamDatabaseError", "current_version", "import_command", "is_upstream_database", "migrate",
     "split_statements", "upstream_home_of", "upstream_refusal",
 ]
@@ -290,7 +291,7 @@ def migrate(db_path: str | Path, *, target: int = LATEST_VERSION, backup: bool =
         if problem:
             raise MigrationError(problem)
     _check_writable(path)
-    _check_is_sqlite(path)
+    check_unless_closed_cleanly(path, _check_is_sqlite, _migration_lock)  # database/clean_close.py
     with _migration_lock(path):
         return _migrate_locked(path, target, backup, before_change)
 

@@ -46,7 +46,10 @@ def open_database(settings: Settings, before_migration: Callable[[Path, int], Pa
     refuse_marked_sqlite_home(settings.home)
     refuse_upstream_home(settings.home, settings.db_path)
     migrate(settings.db_path, before_change=before_migration)
-    return Database(settings.database_url, workers=workers)
+    from database.clean_engine import CleanCloseDatabase
+
+    # Stamped when it closes cleanly, so the next open skips the full integrity check (database/clean_close.py).
+    return CleanCloseDatabase(settings.database_url, workers=workers)
 
 
 def backup_hook(settings: Settings, take: Callable[[str], Path]) -> Callable[[str], Path]:

@@ -326,7 +326,14 @@ def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: P
             snapshot_sqlite(db_path, work / DB_ENTRY)
         except sqlite3.DatabaseError as exc:
             raise BackupError(f"{db_path} cannot be read ({exc}); no backup was written") from exc
-    version, counts, names = _check_snapshot(work / DB_ENTRY)
+    try:
+        version, counts, names = _check_snapshot(work / DB_ENTRY)
+    except BackupError:
+        if database_url is None or not is_postgres(database_url):
+            from database.clean_close import distrust
+
+            distrust(db_path)  # the next start checks the whole file again, and refuses it (database/clean_close.py)
+        raise
     plan = _Plan(entries=[_Entry(DB_ENTRY, work / DB_ENTRY, (work / DB_ENTRY).stat().st_size)])
     checkpoints = checkpoints_path or home / CHECKPOINTS_ENTRY
     if (work / CHECKPOINTS_ENTRY).is_file():
