@@ -85,12 +85,23 @@ def test_a_start_accounts_only_for_its_own_hosts_pulses(make_manager: Callable[.
     assert len(notices) == 1 and "a" * 8 in notices[0]
     assert {p for p, _ in _open(m)} == {"b" * 32, "c" * 32}  # a worker's job, and a host this start cannot see
     # The worker's job, on its retry: its change and its stop are remembered, the row goes.
-    assert recover_one(m.db, m.memory, m.world, "b" * 32, "ワーカーが途中で止まりました")
-    assert not recover_one(m.db, m.memory, m.world, "b" * 32, "ワーカーが途中で止まりました")  # once
+    recover_one(m.db, m.memory, m.world, queued, "ワーカーが途中で止まりました")
     notes = [x for x in m.memory.list_messages("mina", limit=20) if x["pulse_id"] == "b" * 32]
     assert {x["content"] for x in notes} == {
         "このパルスでしたこと: 予定 s1 を追加しました。",
         "このパルスは途中で止まりました (ワーカーが途中で止まりました)。ここまでにしたことは残っています。"}
+    assert {p for p, _ in _open(m)} == {"c" * 32}
+
+
+def test_a_lost_workers_users_pulse_that_changed_nothing_is_noted_in_memory_and_chat(
+        make_manager: Callable[..., SAIVerseManager]) -> None:
+    m = make_manager()
+    recover_one(m.db, m.memory, m.world, OpenPulse("9" * 32, "mina", "library", "user", RUNNER_QUEUE),
+                "ワーカーが途中で止まりました")
+    notes = [x for x in m.memory.list_messages("mina", limit=5) if x["pulse_id"] == "9" * 32]
+    assert [x["content"] for x in notes] == ["このパルスは途中で止まりました (ワーカーが途中で止まりました)。"]
+    line = m.world.history("library", limit=1)[-1]
+    assert line.speaker_kind == "system" and line.pulse_id == "9" * 32 and "ミナの返事は途中で止まりました" in line.content
 
 
 def test_an_unreadable_row_is_still_accounted_for(make_manager: Callable[..., SAIVerseManager]) -> None:

@@ -156,12 +156,10 @@ def recover_open(db: Database, memory: SAIMemory, world: World, runner: str = RU
     return notices
 
 
-def recover_one(db: Database, memory: SAIMemory, world: World, pulse_id: str, why: str) -> bool:
-    """Account for the open pulse `pulse_id` (a job's retry after its worker was lost); False if it was
-    not open — it had changed nothing, and the caller writes its own stopped note."""
+def recover_one(db: Database, memory: SAIMemory, world: World, pulse: OpenPulse, why: str) -> None:
+    """Account for `pulse`, lost with its worker (a job's retry): from its `pulse_open` row when its tools
+    had changed something, else as it stands (a stopped note and, for a user's message, the line)."""
     with db.engine.begin() as conn:
-        row = conn.execute(text(f"{_ROWS} WHERE PULSE_ID = :p"), {"p": pulse_id}).first()
-        if row is None:
-            return False
-        _account(conn, memory, world, row, why)
-    return True
+        row = conn.execute(text(f"{_ROWS} WHERE PULSE_ID = :p"), {"p": pulse.pulse_id}).first()
+        _account(conn, memory, world, row or (pulse.pulse_id, pulse.persona_id, pulse.building_id, pulse.kind, "[]"),
+                 why)

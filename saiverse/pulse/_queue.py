@@ -43,7 +43,7 @@ from typing import Any
 
 from saiverse.errors import UsageError
 from saiverse.heap import settle
-from saiverse.pulse._open import RUNNER_QUEUE, STOPPED_TAGS, recover_one, stopped_note
+from saiverse.pulse._open import RUNNER_QUEUE, OpenPulse, recover_one
 from saiverse.pulse._remote import (
     EVENTS_TABLE,
     REMOTE_ENV,
@@ -181,9 +181,9 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
             return
         if context.job.attempts > 0 and (stored or kind != "user"):
             why = "ワーカーが途中で止まりました"
-            if not recover_one(mgr.db, mgr.memory, mgr.world, pulse_id, why):  # its tools' changes, if any
-                mgr.memory.add(persona_id, "user", stopped_note(why, kept=False), tags=list(STOPPED_TAGS),
-                               pulse_id=pulse_id)
+            # Noted as the app's start notes a pulse a kill cut short, its tools' changes included (_open.py).
+            recover_one(mgr.db, mgr.memory, mgr.world, OpenPulse(pulse_id, persona_id, building_id, kind, RUNNER_QUEUE),
+                        why)
             publisher.publish(event("error", kind="worker_lost", message=f"{why}。パルスは再実行されません。", **base))
             publisher.publish(event("pulse_end", status="error", **base))
             raise PulseLost(f"pulse {pulse_id} lost its worker mid-run; ended as failed")

@@ -9,7 +9,8 @@ queue drains. Checked afterwards, per pulse (a `saiverse.run_pulse` job, its pul
 
 - it ended `succeeded` or `failed`, nothing left waiting or running, one job per pulse;
 - succeeded: its reply once in the persona's memory and once in the building; failed: neither, and the
-  `pulse_stopped` note once (the journal's rule: all of a pulse's writes or none, never twice);
+  `pulse_stopped` note once (the journal's rule: all of a pulse's writes or none, never twice), and a
+  user's pulse lost with its worker one line in the building saying its reply stopped (saiverse/pulse/_open.py);
 - a user's message is in memory once and in the building once, whatever happened; the user saw exactly
   one `pulse_end` for it, `ok` when its job succeeded and `error` when it failed;
 - every schedule fired exactly once (one job) and, being one-shot, is disabled;
@@ -188,24 +189,31 @@ def _check(store: Store, sent: dict[str, list[tuple[str, list[dict[str, Any]]]]]
     replies: Counter[str] = Counter()
     thoughts: Counter[str] = Counter()
     stopped: Counter[str] = Counter()
-    for pulse, role, tags in store.rows("SELECT PULSE_ID, ROLE, TAGS FROM saimemory WHERE PULSE_ID IS NOT NULL"):
+    lost: set[str] = set()  # stopped because their worker was killed (saiverse/pulse/_queue.py)
+    for pulse, role, tags, content in store.rows(
+            "SELECT PULSE_ID, ROLE, TAGS, CONTENT FROM saimemory WHERE PULSE_ID IS NOT NULL"):
         tags = json.loads(tags or "[]")
         if "pulse_stopped" in tags:
             stopped[pulse] += 1
+            if "ワーカーが途中で止まりました" in content:
+                lost.add(pulse)
         elif role == "user":
             users[pulse] += 1
         elif "conversation" in tags:
             replies[pulse] += 1  # said in the building
         else:
             thoughts[pulse] += 1  # an autonomous turn that only looked around (`think`)
-    lines = Counter(p for (p,) in store.rows("SELECT PULSE_ID FROM building_history WHERE PULSE_ID IS NOT NULL"))
+    history = store.rows("SELECT PULSE_ID, SPEAKER_KIND FROM building_history WHERE PULSE_ID IS NOT NULL")
+    lines = Counter(p for p, speaker in history if speaker != "system")
+    cut_short = Counter(p for p, speaker in history if speaker == "system")  # "…の返事は途中で止まりました"
     status = {}
     wrong = []
     for pulse, kind, _input, state, _attempts in jobs:
         status[pulse] = state
         once = replies[pulse] <= 1 and thoughts[pulse] <= 1 and lines[pulse] == replies[pulse]
-        whole = once and replies[pulse] + thoughts[pulse] >= 1 and not stopped[pulse]
-        failed = replies[pulse] + thoughts[pulse] + lines[pulse] == 0 and stopped[pulse] == 1
+        whole = once and replies[pulse] + thoughts[pulse] >= 1 and not stopped[pulse] and not cut_short[pulse]
+        failed = (replies[pulse] + thoughts[pulse] + lines[pulse] == 0 and stopped[pulse] == 1
+                  and cut_short[pulse] == (kind == "user" and pulse in lost))  # the chat says a lost reply stopped
         if users[pulse] != (kind == "user") or not (whole if state == "succeeded" else failed):
             wrong.append((pulse, kind, state, users[pulse], replies[pulse], thoughts[pulse], lines[pulse],
                           stopped[pulse]))
