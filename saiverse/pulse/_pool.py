@@ -152,7 +152,11 @@ class PulsePool:
                 self._holds[key] = time.monotonic() + ttl
             else:
                 self._holds.pop(key, None)
-            if not self._user_running():
+            if not self._user_running() and self._ready:
+                # The hold kept waiting jobs back: now they may run. With nothing ready, waking every
+                # idle worker would only send each back to sleep — and a user's turn ends its hold
+                # here when it reads its pulse's start, which with events handed over in batches is
+                # after the pulse: 8 workers woke to take the GIL from the caller after every pulse.
                 self._cond.notify_all()
 
     def users_busy(self) -> bool:
