@@ -18,8 +18,6 @@ lines, `read_all`) run the same way, with or without a transaction: a SELECT nee
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection
@@ -37,16 +35,25 @@ def _driver(conn: Session | Connection) -> Any:
     return conn.connection.driver_connection
 
 
-@contextmanager
-def _as_sqlalchemy(conn: Connection, sql: str) -> Iterator[None]:
+class _as_sqlalchemy:  # noqa: N801 - used as `with _as_sqlalchemy(conn, sql):`
     """A driver error raised inside, as SQLAlchemy would have raised it (`OperationalError` for a locked
-    database); never with the parameters (they hold what the user said)."""
-    dbapi = conn.dialect.loaded_dbapi
-    try:
-        yield
-    except dbapi.Error as err:
-        raise DBAPIError.instance(sql, None, err, dbapi.Error, hide_parameters=True,
-                                  dialect=conn.dialect) from err
+    database); never with the parameters (they hold what the user said). A class, not a generator
+    `@contextmanager`: a turn enters it for each of its ~9 statements (0.2 against 0.9 µs a time)."""
+
+    __slots__ = ("conn", "sql")
+
+    def __init__(self, conn: Connection, sql: str) -> None:
+        self.conn, self.sql = conn, sql
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: Any) -> bool:
+        dbapi = self.conn.dialect.loaded_dbapi
+        if kind is not None and issubclass(kind, dbapi.Error):
+            raise DBAPIError.instance(self.sql, None, err, dbapi.Error, hide_parameters=True,  # type: ignore[arg-type]
+                                      dialect=self.conn.dialect) from err
+        return False
 
 
 def sqlite_sql(stmt: Executable) -> str:

@@ -53,8 +53,11 @@ def make_engine(url: str, *, workers: int = 8) -> Engine:
     if not url.startswith("sqlite:///"):
         raise ValueError("the database URL must be sqlite:///PATH or postgresql+psycopg://…, "
                          f"got {url.split(':', 1)[0]}:…")
+    # LIFO: a checkout takes the connection returned last, so a user's turn (its reads, its two writes)
+    # mostly runs on one connection, whose page cache its own commits leave valid — SQLite drops a
+    # connection's cache when another connection wrote since (FIFO went round all of the pool's).
     engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
-                           poolclass=QueuePool, **pool_options(workers))
+                           poolclass=QueuePool, pool_use_lifo=True, **pool_options(workers))
 
     @event.listens_for(engine, "connect")
     def _sqlite_pragmas(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]

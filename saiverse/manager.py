@@ -166,7 +166,7 @@ class SAIVerseManager(CityClock, WorldFacade):
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
             add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
             create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
-            router_listing=self.playbooks.router_listing,
+            router_listing=self.playbooks.router_listing, router_listing_json=self.playbooks.router_listing_json,
             pulse_kind=self._pulse_kind, recall=self.recall, memopedia=self.memopedia, chronicle=self.chronicle,
         )
         """What tool calls reach (saiverse/pulse/_toolctx.py); built once."""

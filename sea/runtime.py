@@ -14,6 +14,7 @@ run config as a `RunContext`, never in the playbook's own variables, so nodes ca
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -126,6 +127,11 @@ def _router(pb: Playbook, node: Node) -> tuple[Any, dict[str, str]]:
                            cond.default if cond else None] if t}
     return route, {t: t for t in targets} | {END: END}
 
+
+EXECUTOR_WORKERS = min(32, (os.cpu_count() or 1) + 4)
+"""The size a `ThreadPoolExecutor` takes by default, worked out once: LangGraph makes an executor for
+every run (`max_concurrency` sizes it) and, without a size, each asked `os.cpu_count()` — a read of
+/sys, ~10 µs a run. A playbook step runs one node, so nothing here ever uses more than one worker."""
 
 _GRAPH_CACHE: dict[str, Any] = {}
 _BY_IDENTITY: dict[int, tuple[Playbook, Any]] = {}
@@ -247,7 +253,7 @@ def _invoke(pb: Playbook, ctx: RunContext, variables: dict[str, Any], emit: Emit
         else:
             graph = compile_playbook(pb)
             config: RunnableConfig = {"configurable": {"sea": ctx, "sea_emit": emit},
-                                      "recursion_limit": MAX_GRAPH_STEPS}
+                                      "recursion_limit": MAX_GRAPH_STEPS, "max_concurrency": EXECUTOR_WORKERS}
             # "updates": each step hands back only what its node returned — a node returns the whole
             # state (`_step`), so the last one is the run's end; "values" would copy every channel per step.
             steps = graph.invoke({"vars": variables, "failed": None}, config=config, stream_mode="updates")

@@ -242,6 +242,10 @@ class ToolContext(Protocol):
         """Playbooks a router may choose here: name, display_name, description, keywords."""
         ...
 
+    def router_playbooks_json(self) -> str:
+        """`router_playbooks` as JSON text (`ensure_ascii=False`), as `list_available_playbooks` returns it."""
+        ...
+
     def track_book(self) -> Any:
         """The persona's tracks and notes (saiverse/memory/_track_book.py `TrackBook`): the track_* / note_* tools."""
         ...

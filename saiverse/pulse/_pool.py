@@ -95,7 +95,12 @@ class PulsePool:
         self.reserved = min(reserved, workers - 1)
         """Workers kept free of autonomous pulses (for users and schedules)."""
         self._run = run
-        self._cond = threading.Condition()
+        self._mutex = threading.RLock()
+        self._cond = threading.Condition(self._mutex)
+        self._idle: list[threading.Condition] = []
+        """Idle workers, each waiting on its own condition over the same lock, the last to fall idle
+        last: a job goes to the worker that was busy most recently, whose stack and caches are warm.
+        (One condition for all woke them oldest first: every pulse ran on the worker idle longest.)"""
         self._seq = itertools.count()
         self._pending: dict[str, list[PoolJob]] = {}
         self._ready: list[tuple[int, int, str]] = []
@@ -126,7 +131,8 @@ class PulsePool:
                 # The persona's best job changed: it enters the ready heap with it (older entries
                 # for the persona are skipped when popped, see _take).
                 heapq.heappush(self._ready, (job.priority, job.seq, persona_id))
-                self._cond.notify()
+                if self._idle:
+                    self._idle.pop().notify()
 
     def waiting(self, persona_id: str) -> int:
         """How many jobs of a persona wait (not counting the one it runs)."""
@@ -152,8 +158,12 @@ class PulsePool:
                 self._holds[key] = time.monotonic() + ttl
             else:
                 self._holds.pop(key, None)
-            if not self._user_running():
-                self._cond.notify_all()
+            if not self._user_running() and self._ready:
+                # The hold kept waiting jobs back: now they may run. With nothing ready, waking every
+                # idle worker would only send each back to sleep — and a user's turn ends its hold
+                # here when it reads its pulse's start, which with events handed over in batches is
+                # after the pulse: 8 workers woke to take the GIL from the caller after every pulse.
+                self._wake_all()
 
     def users_busy(self) -> bool:
         """Whether a user's pulse runs, here or (held) elsewhere."""
@@ -167,7 +177,7 @@ class PulsePool:
         """Stop taking jobs; workers end after their current job (waits up to `wait` s for them)."""
         with self._cond:
             self._closed = True
-            self._cond.notify_all()
+            self._wake_all()
         for t in self._threads:
             t.join(wait) if wait else None
 
@@ -219,15 +229,27 @@ class PulsePool:
             if self._ready:
                 # A freed worker slot may let an autonomous job run. With nothing ready, waking every
                 # idle worker would only send each back to sleep (on 2 cores, a pulse's worth of time).
-                self._cond.notify_all()
+                self._wake_all()
+
+    def _wake_all(self) -> None:
+        """Wake every idle worker (caller holds the lock)."""
+        for idle in self._idle:
+            idle.notify()
+        self._idle.clear()
 
     def _work(self) -> None:
+        mine = threading.Condition(self._mutex)
         while True:
             with self._cond:
                 job = self._take()
                 while job is None and not self._closed:
-                    # While a hold stands, look again at its deadline: nothing else wakes a worker then.
-                    self._cond.wait(HOLD_RECHECK if self._holds else None)
+                    self._idle.append(mine)
+                    try:
+                        # While a hold stands, look again at its deadline: nothing else wakes a worker then.
+                        mine.wait(HOLD_RECHECK if self._holds else None)
+                    finally:
+                        if mine in self._idle:  # timed out (a wake takes it off the list)
+                            self._idle.remove(mine)
                     job = self._take()
                 if job is None:
                     return

@@ -7,6 +7,7 @@ once — never the manager itself. Item access lives in `saiverse/pulse/_toolctx
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -76,6 +77,8 @@ class ToolServices:
     """Every persona's Chronicle."""
     pulse_kind: Callable[[str], str | None]
     """pulse id → user / schedule / auto (None for an unknown pulse)."""
+    router_listing_json: Callable[[], str] | None = None
+    """`router_listing` as JSON text, made once per catalogue version (None: serialised per call)."""
 
 
 @dataclass
@@ -357,3 +360,7 @@ class ManagerToolContext(ItemAccess, V03Access):
     # ---- playbooks ----------------------------------------------------------------------------
     def router_playbooks(self) -> list[dict[str, Any]]:
         return self.services.router_listing()
+
+    def router_playbooks_json(self) -> str:
+        made = self.services.router_listing_json
+        return made() if made is not None else json.dumps(self.router_playbooks(), ensure_ascii=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from pydantic import Field
@@ -23,4 +22,4 @@ def list_available_playbooks(
     router prompt expects. `persona_id` / `building_id` keep upstream's argument shape; the list is
     the same for every persona and building here (playbook scopes and permissions are not kept).
     """
-    return json.dumps(ctx.router_playbooks(), ensure_ascii=False)
+    return ctx.router_playbooks_json()  # the same text, made once per catalogue version

@@ -16,6 +16,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain
 
 from chat import ChatRequest, ChatResult, Message, ToolCall, Usage
@@ -91,6 +92,7 @@ def _field(system: str, *keys: str) -> str:
     return ""
 
 
+@lru_cache(maxsize=256)  # the same system prompt pulse after pulse; a Voice is frozen
 def read_voice(system: str | None, persona_name: str | None = None) -> Voice:
     """The persona's voice from its system prompt (`あなたは{name}です。`, `一人称:`, `語尾:`, `口調:`)."""
     system = system or ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 
 from chat import Message
 
@@ -55,12 +56,14 @@ def is_instruction(text: str) -> bool:
     return bool(_HEADING.search(text)) and bool(_INSTRUCTION.search(text.strip()))
 
 
+@lru_cache(maxsize=256)  # the same system prompt pulse after pulse
 def place_of(system: str | None) -> str:
     """The building named by the system prompt (`現在地: 図書館。…`), '' when none."""
     match = _PLACE.search(system or "")
     return match.group(1).strip() if match else ""
 
 
+@lru_cache(maxsize=256)  # the same system prompt pulse after pulse
 def likes_of(system: str | None) -> str:
     """Something the persona loves, from its profile (`本と物語を愛し` → `本と物語`), '' when none."""
     match = _LIKES.search(system or "")
