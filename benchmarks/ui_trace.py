@@ -210,6 +210,16 @@ def patch_server() -> None:
     timed(ui.app, "begin_send")
     MANAGER_TIMED.extend(["move_user", "handle_user_input"])
 
+    from saiverse.pulse import _controller  # the pulse's worker handing its events over
+
+    put = _controller.PulseHandle._put
+
+    def traced_put(self: Any, ev: Any) -> None:
+        mark(f"srv_put:{ev.get('type') if ev else 'end'}")
+        put(self, ev)
+
+    _controller.PulseHandle._put = traced_put
+
 
 MANAGER_TIMED: list[str] = []
 
