@@ -12,9 +12,14 @@ in the chat), with marks on one clock (milliseconds since the epoch, page and se
             msg:<kind>       an SSE message of the send's event arrives (process_starts, process_generating, ...)
             live_dom         the persona's first chunk is in the live strip's DOM
             painted          the next animation frame after that
+            longtask_*       the first long task (≥ 50 ms) Chromium reports after the keydown
     server  srv_join         Gradio's queue takes the event
             srv_process      the queue starts the job
             srv_handler      the send handler (ui/send.py `send`) is entered
+            srv_<step>       the handler's steps (move_user, handle_user_input, catch_up, avatars_of, ...),
+                             and srv_<step>_done as each returns
+            srv_put:<type>   the pulse's worker hands an event over (saiverse/pulse/_controller.py)
+            srv_event:<type> the send's pump reads it
             srv_yield        the handler yields its first update
             srv_msg:<kind>   the queue hands a message of the send's event to the SSE stream
 
