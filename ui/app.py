@@ -31,6 +31,7 @@ from ui.i18n import Labels  # noqa: E402
 from ui.lazy_tab import side_tabs  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
+from ui.quiet_queue import quiet_hidden_progress  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
 from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
 from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
@@ -185,6 +186,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
     `refresh_sec` is the period of the timer that picks up what background pulses changed;
     `lazy_tabs=False` builds the side tabs at start (benchmarks/tab_open.py compares the two).
     """
+    quiet_hidden_progress()  # no queue-place/start messages for hidden-progress events (ui/quiet_queue.py)
     labels = Labels(getattr(manager.settings, "lang", "ja"))
     views = _Views(manager, labels)
     # Nothing of a building is drawn before the page's load event has given this window its own
