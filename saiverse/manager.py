@@ -213,10 +213,13 @@ class SAIVerseManager(CityClock, WorldFacade):
     def _call_tool(
         self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
         notify: Callable[[dict[str, Any]], None], *, on_effect: Callable[[str | None], None] | None = None,
+        before_change: Callable[[], None] | None = None, after_change: Callable[[], None] | None = None,
     ) -> Any:
         ctx = ManagerToolContext(self.tool_services, persona["persona_id"], building_id, pulse_id, notify)
         if on_effect is not None:
             ctx.on_effect = on_effect  # the pulse journal keeps every change (saiverse/pulse/_journal.py)
+        if before_change is not None and after_change is not None:
+            ctx.before_change, ctx.after_change = before_change, after_change  # and each one's intent
         if name not in TOOL_REGISTRY and self.mcp.owns(persona["persona_id"], name):
             return self.mcp.call(persona["persona_id"], name, args, notify)
         return call_tool(name, args, ctx)

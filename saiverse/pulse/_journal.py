@@ -29,8 +29,10 @@ from database.direct import run_many
 from database.engine import Database
 from saiverse.memory import ContextSource, SAIMemory
 from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
+from saiverse.pulse._intent import intent_note
 from saiverse.pulse._open import (
     EFFECT_TAGS,
+    INTENT_TAGS,
     STOPPED_TAGS,
     OpenPulse,
     close,
@@ -47,8 +49,9 @@ from sea.ports import MemoryLine, PersonaContext, PromptContext
 log = logging.getLogger(__name__)
 ModelResolver = Callable[[PersonaContext, str], tuple[ChatModel, str | None]]
 ToolCaller = Callable[..., Any]
-"""(name, args, persona, building_id, pulse_id, notify, on_effect=) → result; `notify` receives item
-events, `on_effect` a note for every change the tool makes (None: the change is a memory write)."""
+"""(name, args, persona, building_id, pulse_id, notify, on_effect=, before_change=, after_change=) → result;
+`notify` receives item events, `on_effect` a note for every change the tool makes (None: the change is a
+memory write), `before_change`/`after_change` frame each world change (saiverse/pulse/_intent.py)."""
 
 
 @dataclass
@@ -114,6 +117,9 @@ class PulseJournal:
     opened: OpenPulse | None = None
     """The pulse as `pulse_open` keeps it until it ends (saiverse/pulse/_open.py): recorded by `say`
     with its user's message, or here at its tools' first change."""
+    intent: tuple[str, str] | None = None
+    """(persona id, tool name) of a tool about to change the world whose change is not reported yet
+    (saiverse/pulse/_intent.py)."""
 
     def model_for(self, persona: PersonaContext, model_type: str) -> tuple[ChatModel, str | None]:
         model, notice = self.services.resolve_model(persona, model_type)
@@ -188,17 +194,40 @@ class PulseJournal:
     ) -> Any:
         persona_id = persona["persona_id"]
         return self.services.call_tool(name, args, persona, building_id, pulse_id, emit,
-                                       on_effect=lambda note: self.note_effect(persona_id, note))
+                                       on_effect=lambda note: self.note_effect(persona_id, note),
+                                       before_change=lambda: self.note_intent(persona_id, name),
+                                       after_change=self.settle_intent)
+
+    def note_intent(self, persona_id: str, tool: str) -> None:
+        """A tool is about to change the world: keep its intent at once, so a kill before its change's
+        note still leaves a trace (saiverse/pulse/_intent.py)."""
+        if self.intent == (persona_id, tool):
+            return  # already kept (a marked method calling another)
+        self.intent = (persona_id, tool)
+        self._keep("the intent of a tool")
+
+    def settle_intent(self) -> None:
+        """A marked method returned or refused: an intent its note did not replace changed nothing."""
+        if self.intent is not None:
+            self.intent = None
+            self._keep("the end of a tool that changed nothing")
 
     def note_effect(self, persona_id: str, note: str | None) -> None:
         """A tool changed the world (`note` says how; None when the change is itself a memory write)."""
         self.effects.append((len(self.pending_memory), persona_id, note))
+        self.intent = None  # the note replaces the intent, in the same write
+        self._keep("the note of a change")
+
+    def _keep(self, what: str) -> None:
         if self.opened is None:
             return
         try:  # kept at once: a kill before the pulse ends still finds it (saiverse/pulse/_open.py)
-            record_effects(self.services.db, self.opened, [(p, n) for _, p, n in self.effects])
-        except Exception:  # noqa: BLE001 - the change is made and the journal holds its note; only a kill loses it now
-            log.warning("pulse %s: the note of a change could not be kept at once", self.pulse_id, exc_info=True)
+            if not self.effects and self.intent is None and self.opened.kind != "user":
+                close(self.services.db, self.opened)  # a tool that changed nothing: nothing to account for
+                return
+            record_effects(self.services.db, self.opened, [(p, n) for _, p, n in self.effects], self.intent)
+        except Exception:  # noqa: BLE001 - the journal holds it; only a kill loses it now
+            log.warning("pulse %s: %s could not be kept at once", self.pulse_id, what, exc_info=True)
 
     def tool_specs(self, names: list[str], persona: PersonaContext | None = None,
                    emit: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
@@ -218,9 +247,9 @@ class PulseJournal:
 
     def commit_stopped(self, why: str) -> int:
         """The pulse failed or was cancelled (`why` says how): if no tool changed anything, drop the
-        journal; else commit it with a note per change and one saying the pulse stopped. Returns how
-        many changes were kept."""
-        if not self.effects:
+        journal; else commit it with a note per change and one saying the pulse stopped (and one for a
+        tool that failed in the middle of a change, its result unknown). Returns how many changes were kept."""
+        if not self.effects and self.intent is None:
             self.pending_memory.clear()
             self.pending_lines.clear()
             self.pending_history.clear()
@@ -236,8 +265,10 @@ class PulseJournal:
                 if n in self.pending_lines:
                     lines[len(memory)] = self.pending_lines[n]
                 memory.append(self.pending_memory[n])
-        for persona_id in dict.fromkeys(e[1] for e in self.effects):
-            memory.append((persona_id, "user", stopped_note(why, kept=True), list(STOPPED_TAGS)))
+        if self.intent is not None:
+            memory.append((self.intent[0], "user", intent_note(self.intent[1]), list(INTENT_TAGS)))
+        for persona_id in dict.fromkeys([*(e[1] for e in self.effects), *(self.intent or ())[:1]]):
+            memory.append((persona_id, "user", stopped_note(why, kept=bool(self.effects)), list(STOPPED_TAGS)))
         self.pending_lines = lines
         self._write(memory)
         return len(self.effects)

@@ -33,6 +33,7 @@ from sqlalchemy import Connection, text
 from database.direct import run_many
 from database.engine import Database
 from saiverse.memory import SAIMemory
+from saiverse.pulse._intent import intent_note
 from saiverse.world import World
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,8 @@ RUNNER_QUEUE = "queue"
 """Pulses run by a worker for a queued job: the job's retry accounts for them."""
 EFFECT_TAGS = ["internal", "pulse_effect"]
 """Tags of the note a stopped pulse keeps for each change its tools made."""
+INTENT_TAGS = ["internal", "pulse_intent"]
+"""Tags of the note for a tool a killed pulse was running whose change was never reported."""
 STOPPED_TAGS = ["internal", "pulse_stopped"]
 """Tags of the note that says a pulse stopped before its end."""
 KILLED = "アプリが途中で終了しました"
@@ -94,13 +97,18 @@ def open_in(conn: Connection, pulses: list[OpenPulse]) -> None:
             o.recorded = True
 
 
-def record_effects(db: Database, pulse: OpenPulse, effects: list[tuple[str, str | None]]) -> None:
-    """Keep the notes of every change the pulse's tools made so far, at once, in their own transaction:
-    a kill after this finds them (`recover_open`)."""
+def record_effects(db: Database, pulse: OpenPulse, effects: list[tuple[str, str | None]],
+                   intent: tuple[str, str] | None = None) -> None:
+    """Keep the notes of every change the pulse's tools made so far, and the `intent` (persona id, tool)
+    of a tool about to change the world, at once, in their own transaction: a kill after this finds
+    them (`recover_open`). The intent is kept as a last entry `[persona id, null, tool]`."""
+    entries: list[list[Any]] = [list(e) for e in effects]
+    if intent is not None:
+        entries.append([intent[0], None, intent[1]])
     with db.engine.begin() as conn:
         conn.execute(_EFFECTS, {"p": pulse.pulse_id, "persona": pulse.persona_id, "b": pulse.building_id,
                                 "kind": pulse.kind, "runner": pulse.runner, "at": _now(),
-                                "effects": json.dumps([list(e) for e in effects], ensure_ascii=False)})
+                                "effects": json.dumps(entries, ensure_ascii=False)})
     pulse.recorded = True
 
 
@@ -122,14 +130,18 @@ def _account(conn: Connection, memory: SAIMemory, world: World, row: Any, why: s
     """Write what the open pulse `row` would have left had it ended with `why`; remove the row."""
     pulse_id, persona_id, building_id, kind, effects_json = row
     try:
-        effects = [(str(e[0]), e[1]) for e in json.loads(effects_json or "[]")]
-    except (ValueError, TypeError, IndexError):
+        entries = json.loads(effects_json or "[]")
+        effects = [(str(e[0]), e[1]) for e in entries if len(e) < 3 or not e[2]]
+        intents = [(str(e[0]), str(e[2])) for e in entries if len(e) >= 3 and e[2]]
+    except (ValueError, TypeError, IndexError, KeyError):
         log.warning("open pulse %s: its changes' notes are unreadable; it is recorded as stopped", pulse_id)
-        effects = [(persona_id, None)]
+        effects, intents = [(persona_id, None)], []
     for who, note in effects:
         if note:
             memory.add(who, "user", effect_note(str(note)), tags=list(EFFECT_TAGS), pulse_id=pulse_id, session=conn)
-    for who in dict.fromkeys([persona_id, *(e[0] for e in effects)]):
+    for who, tool in intents:  # a tool whose change was never reported: the persona should check
+        memory.add(who, "user", intent_note(tool), tags=list(INTENT_TAGS), pulse_id=pulse_id, session=conn)
+    for who in dict.fromkeys([persona_id, *(e[0] for e in effects), *(i[0] for i in intents)]):
         memory.add(who, "user", stopped_note(why, kept=bool(effects)), tags=list(STOPPED_TAGS),
                    pulse_id=pulse_id, session=conn)
     named = conn.execute(text("SELECT AINAME FROM ai WHERE AIID = :p"), {"p": persona_id}).first()

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from saiverse.memory import ChronicleStore, LongTermMemoryError, MemopediaStore, SAIMemory, TrackBook, parse_day
+from saiverse.pulse._intent import changes
 from saiverse.pulse._journal import persona_context, system_prompt_for
 from saiverse.pulse._toolctx_items import ItemAccess
 from saiverse.pulse._toolctx_v03 import V03Access
@@ -94,6 +95,10 @@ class ManagerToolContext(ItemAccess, V03Access):
     on_effect: Callable[[str | None], None] = field(default=lambda note: None)
     """Told of every change a tool makes, with a note for the persona's memory (None: the change is
     itself a memory write); a pulse that then stops keeps them remembered (saiverse/pulse/_journal.py)."""
+    before_change: Callable[[], None] = field(default=lambda: None)
+    """Told before a `@changes` method runs: the pulse keeps the tool's intent (saiverse/pulse/_intent.py)."""
+    after_change: Callable[[], None] = field(default=lambda: None)
+    """Told when a `@changes` method returned or refused: an intent its note did not replace is dropped."""
 
     def pulse_kind(self) -> str | None:
         return self.services.pulse_kind(self.pulse_id) if self.pulse_id else None
@@ -130,6 +135,7 @@ class ManagerToolContext(ItemAccess, V03Access):
     def user_building(self) -> str | None:
         return self.services.world.user_building()
 
+    @changes
     def move_persona(self, building_id: str) -> dict[str, Any]:
         self._building(building_id)
         source = self.building_id
@@ -160,6 +166,7 @@ class ManagerToolContext(ItemAccess, V03Access):
                        for h in world.history(self.building_id, limit=6)],
         }
 
+    @changes
     def create_building(self, spec: dict[str, Any]) -> dict[str, Any]:
         try:
             building = self.services.create_building(spec)
@@ -200,6 +207,7 @@ class ManagerToolContext(ItemAccess, V03Access):
         data = self.services.world.persona_extra(self.persona_id, WORKING_MEMORY)
         return dict(data) if isinstance(data, dict) else {}
 
+    @changes
     def set_working_memory(self, key: str, value: Any) -> None:
         data = self.working_memory()
         if value is None:
@@ -246,6 +254,7 @@ class ManagerToolContext(ItemAccess, V03Access):
         return self.services.summarize(text, self._persona().lightweight_model)
 
     # ---- schedules --------------------------------------------------------------------------
+    @changes
     def schedule_add(self, spec: dict[str, Any]) -> dict[str, Any]:
         try:
             entry = self.services.add_schedule(self.persona_id, spec).to_dict()
@@ -257,6 +266,7 @@ class ManagerToolContext(ItemAccess, V03Access):
     def schedule_list(self) -> list[dict[str, Any]]:
         return [s.to_dict() for s in self.services.schedules.list(self.persona_id)]
 
+    @changes
     def schedule_delete(self, schedule_id: str) -> bool:
         gone = self.services.schedules.delete(schedule_id, self.persona_id)
         if gone:
@@ -264,6 +274,7 @@ class ManagerToolContext(ItemAccess, V03Access):
         return gone
 
     # ---- production -------------------------------------------------------------------------
+    @changes
     def run_production(self, request: str) -> str:
         # Noted before it starts: a run stopped half-way has still made what it made.
         self.on_effect(f"制作を始めました: {request[:200]}")
@@ -314,6 +325,7 @@ class ManagerToolContext(ItemAccess, V03Access):
         self.on_effect(None)
         return page
 
+    @changes
     def memopedia_save(self, title: str, summary: str, content: str, category: str | None,
                        keywords: list[str] | None) -> tuple[dict[str, Any], bool]:
         with self._memory_errors():
@@ -322,6 +334,7 @@ class ManagerToolContext(ItemAccess, V03Access):
         self.on_effect(f"Memopedia のページ「{page.title}」を{'作りました' if created else '書き換えました'}。")
         return page.to_dict(), created
 
+    @changes
     def memopedia_note(self, content: str, title: str, summary: str, category: str | None,
                        keywords: list[str] | None, page_id: str) -> dict[str, Any]:
         from datetime import date

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from chat.titles import TITLE_LIMIT, request_title
 from saiverse.inputs import InputError
+from saiverse.pulse._intent import changes
 from saiverse.world import (
     InvalidImageError,
     InvalidPdfError,
@@ -37,6 +38,8 @@ class ItemAccess:
     building_id: str
     notify: Callable[[dict[str, Any]], None]
     on_effect: Callable[[str | None], None]
+    before_change: Callable[[], None]
+    after_change: Callable[[], None]
 
     def _summary_model(self) -> str | None:
         return self.services.world.persona(self.persona_id).lightweight_model
@@ -93,6 +96,7 @@ class ItemAccess:
     def picture_file(self, item_id: str) -> str:
         return str(self.services.items.file_of(self._reachable(item_id)))
 
+    @changes
     def create_document(self, name: str, description: str, content: str) -> dict[str, Any]:
         try:
             info = self.services.items.create_document(
@@ -102,6 +106,7 @@ class ItemAccess:
             raise ToolError(str(exc)) from exc
         return self._changed("item_created", info, f"文書「{info.name}」を作りました。")
 
+    @changes
     def rename_item(self, item_id: str, name: str) -> dict[str, Any]:
         before = self._reachable(item_id)
         try:
@@ -110,10 +115,12 @@ class ItemAccess:
             raise ToolError(str(exc)) from exc
         return self._changed("item_updated", info, f"「{before.name}」の名前を「{info.name}」に変えました。")
 
+    @changes
     def update_description(self, item_id: str, description: str) -> dict[str, Any]:
         info = self.services.items.update_description(self._reachable(item_id).item_id, description)
         return self._changed("item_updated", info, f"「{info.name}」の説明を書き換えました。")
 
+    @changes
     def patch_document(self, item_id: str, patch: str) -> tuple[dict[str, Any], str]:
         info = self._reachable(item_id)
         if is_pdf_path(info.file_path):
@@ -133,6 +140,7 @@ class ItemAccess:
             raise ToolError(str(exc)) from exc
         return self._changed("item_updated", saved, f"文書「{saved.name}」を編集しました。"), how
 
+    @changes
     def generate_picture(self, prompt: str, name: str | None = None, aspect_ratio: str | None = None,
                          state: dict[str, Any] | None = None) -> dict[str, Any]:
         title = " ".join((name or "").split())
@@ -146,6 +154,7 @@ class ItemAccess:
             raise ToolError(f"生成された画像を保存できませんでした: {exc}") from exc
         return self._changed("item_created", info, f"絵「{info.name}」を描きました。")
 
+    @changes
     def move_item(self, item_id: str, to: str) -> dict[str, Any]:
         info = self._reachable(item_id)
         items = self.services.items

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from saiverse.memory import LongTermMemoryError, delete_page, health, messages_around, thread_ids
+from saiverse.pulse._intent import changes
 from saiverse.world import is_pdf_path
 from sea.tool_playbook import ToolPlaybookError, run_named
 from tools.registry import ToolError
@@ -32,6 +33,8 @@ class V03Access:
     building_id: str
     notify: Callable[[dict[str, Any]], None]
     on_effect: Callable[[str | None], None]
+    before_change: Callable[[], None]
+    after_change: Callable[[], None]
     _reachable: Callable[[str], ItemInfo]
     _changed: Callable[[str, ItemInfo, str], dict[str, Any]]
     _summary_model: Callable[[], str | None]
@@ -39,6 +42,7 @@ class V03Access:
     set_working_memory: Callable[[str, Any], None]
 
     # ---- documents and items -----------------------------------------------------------------
+    @changes
     def edit_document(self, item_id: str, edit: Callable[[str], str]) -> dict[str, Any]:
         info = self._reachable(item_id)
         if info.type != "document":
@@ -54,6 +58,7 @@ class V03Access:
             raise ToolError(str(exc)) from exc
         return self._changed("item_updated", saved, f"文書「{saved.name}」を編集しました。")
 
+    @changes
     def move_item_to(self, item_id: str, owner_kind: str, owner_id: str) -> dict[str, Any]:
         info = self._reachable(item_id)
         if (info.owner_kind, info.owner_id) == (owner_kind, owner_id):
@@ -75,6 +80,7 @@ class V03Access:
     def memopedia_health(self) -> dict[str, Any]:
         return health(self.services.memopedia, self.persona_id)
 
+    @changes
     def memopedia_delete(self, page_id: str) -> list[dict[str, Any]]:
         try:
             gone = delete_page(self.services.memopedia, self.persona_id, page_id)
@@ -84,6 +90,7 @@ class V03Access:
         self.on_effect(f"Memopedia のページ「{gone[0].title}」を削除しました{more}。")
         return [p.to_dict() for p in gone]
 
+    @changes
     def memopedia_update(self, page_id: str, *, parent_id: str | None = None, vividness: str | None = None,
                          is_important: bool | None = None) -> dict[str, Any]:
         try:
