@@ -9,11 +9,17 @@ until it ends:
 - a user's pulse from its user's message on: the row is written in the same transaction as the message
   (`PulseController.say`), and removed in the same transaction as the pulse's own writes;
 - any pulse from its tools' first change on: each change's note is written at once, in its own short
-  transaction, as the tool reports it (`PulseJournal.note_effect`).
+  transaction, as the tool reports it (`PulseJournal.note_effect`);
+- any pulse from just before a tool changes the world: the tool's intent (`[persona, null, tool]`, the
+  last entry of EFFECTS_JSON) is written first, in its own short transaction, and replaced by the
+  change's note in the note's write (saiverse/pulse/_intent.py). So a kill between a tool's own commit
+  and its note still leaves a trace: the intent, recovered as a note that the pulse stopped in the
+  middle of that tool and its result is unknown (`intent_note`, tags `INTENT_TAGS`).
 
 A row still there at a start is a pulse that never ended. `recover_open` turns it into what an ended
-pulse would have left: a note per change and a note that the pulse stopped in the persona's memory
-(`pulse_effect`, `pulse_stopped`, as `PulseJournal.commit_stopped` writes them) and, for a user's
+pulse would have left: a note per change (and per unreported intent) and a note that the pulse stopped
+in the persona's memory (`pulse_effect`, `pulse_intent`, `pulse_stopped`, as `PulseJournal.commit_stopped`
+writes them) and, for a user's
 pulse, a line in the building saying the reply was cut off. Rows of this host are recovered by the
 app's start when no other process has the home open (so none of them is running); a worker's rows
 (`queue`) by the retry of its job (saiverse/pulse/_queue.py), which knows its worker was lost.
