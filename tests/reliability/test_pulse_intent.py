@@ -87,7 +87,13 @@ def test_the_note_replaces_the_intent_once_the_change_is_reported(
 
 def test_a_read_only_tool_keeps_no_intent(
         saiverse_home: Path, tmp_path: Path, make_manager: Callable[..., SAIVerseManager]) -> None:
-    _run_killed("before", COMMIT, _playbook(tmp_path, {"action": "item_list", "args_input": {}}))
+    playbook = _playbook(tmp_path, {"action": "item_list", "args_input": {}})
+    # armed to die after the row's first write, the run ends well: the pulse never wrote one
+    argv = ["run-playbook", str(playbook), "--persona", "mina", "--building", "library", "--args", "{}"]
+    proc = subprocess.run([sys.executable, str(KILLAT), "after", "saiverse.pulse._open:record_effects", "--", *argv],
+                          capture_output=True, text=True, timeout=300, env={**os.environ})
+    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
+    _run_killed("before", COMMIT, playbook)
     assert _open_rows(saiverse_home) == []  # nothing written before the pulse's end: nothing to account for
     m = make_manager()
     assert not [x for x in m.memory.list_messages("mina", limit=50) if set(INTENT_TAGS) <= set(x["tags"])]
