@@ -59,3 +59,20 @@ def test_a_tool_that_refused_leaves_no_note(manager: SAIVerseManager) -> None:
     memory = _run(manager, PICKUP)
     assert not [x for x in memory if {"pulse_intent", "pulse_effect", "pulse_stopped"} & set(x["tags"])]
     assert _open_rows(manager) == 0
+
+
+MEMORY_WRITES = {"remember", "forget", "set_building_cursor", "memopedia_set_open"}
+"""Changes that are themselves memory writes (`on_effect(None)`): the memory holds them, no intent."""
+
+
+def test_every_method_that_reports_a_change_is_marked() -> None:
+    import inspect
+
+    from saiverse.pulse._toolctx import ManagerToolContext
+
+    reporting = {name for name, fn in inspect.getmembers(ManagerToolContext, inspect.isfunction)
+                 if not name.startswith("_") and any(
+                     call in inspect.getsource(inspect.unwrap(fn)) for call in ("on_effect(", "_changed("))}
+    marked = {name for name in reporting if hasattr(getattr(ManagerToolContext, name), "__wrapped__")}
+    assert len(reporting) >= 20
+    assert reporting - marked == MEMORY_WRITES  # a new method that reports a change must be @changes
