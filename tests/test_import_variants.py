@@ -265,8 +265,9 @@ def _item_outside(root: Path, facts: dict[str, Any]) -> None:
 
 
 def _check_item_refused(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
-    said = [*report["skipped"], *report["problems"]]
-    assert any(facts["item"] in json.dumps(s, ensure_ascii=False) for s in said), said
+    said = [s for s in report["skipped"] if s["id"] == facts["item"]]
+    assert said and "読んでいません" in said[0]["reason"], report["skipped"]  # not read, and it says so
+    assert facts["item"] not in _target(home, "SELECT ITEM_ID FROM item")
 
 
 def _item_symlink_out(root: Path, facts: dict[str, Any]) -> None:
@@ -334,7 +335,7 @@ def _bad_playbook(root: Path, facts: dict[str, Any]) -> None:
 
 
 def _check_playbook_skipped(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
-    assert any(s["id"] == facts["playbook"] and s["reason"] for s in report["skipped"]), report["skipped"]
+    assert any(s["id"] == facts["playbook"] and "nodes_json" in s["reason"] for s in report["skipped"]), report["skipped"]
 
 
 BIG = "長" * 100_000
