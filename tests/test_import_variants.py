@@ -389,6 +389,87 @@ def _mixed_upgrade(root: Path, facts: dict[str, Any]) -> None:
     facts["messages"] = sum(_count(f / "memory.db", "messages") for f in (root / "personas").iterdir())
 
 
+def _check_times(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    _check_messages_total(report, home, facts)
+    assert "2026-11-20 01:00:00.000000" in _target(home, "SELECT CREATED_AT FROM saimemory")  # +09:00 → UTC
+    assert set(_target(home, "SELECT CREATED_AT FROM item")) == {"2026-10-24 00:00:00.000000"}  # epoch seconds
+
+
+def _log_not_array(root: Path, facts: dict[str, Any]) -> None:
+    bid = facts["bid"] = _building_with_log(root)
+    for log in _logs(root, bid):
+        log.write_text('{"messages": []}', encoding="utf-8")
+
+
+def _memory_null_fields(root: Path, facts: dict[str, Any]) -> None:
+    pid = facts["pid"] = _persona(root)
+    mem = _memory(root, pid)
+    with mem:
+        thread = f"{pid}:__persona__"
+        mem.executemany("INSERT INTO messages (id, thread_id, role, content, resource_id, created_at, metadata) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)", [
+                            ("n-1", thread, "user", None, pid, 1792800100, None),
+                            ("n-2", thread, None, "役割なし", None, 1792800200, "{not json"),
+                            ("n-3", None, "assistant", "スレッドなし", pid, None, '"just a string"'),
+                            ("n-4", thread, "user", "時刻が文字", pid, "yesterday", "[]")])
+    mem.close()
+
+
+def _check_persona_messages(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    contents = _target(home, f"SELECT CONTENT FROM saimemory WHERE PERSONA_ID = '{facts['pid']}'")
+    assert {"役割なし", "スレッドなし", "時刻が文字"} <= set(contents), contents
+
+
+def _dangling(root: Path, facts: dict[str, Any]) -> None:
+    conn = _db(root)
+    with conn:
+        pid = _persona(root)
+        conn.execute("UPDATE ai SET HOME_CITYID = 99, PRIVATE_ROOM_ID = 'gone_room' WHERE AIID = ?", (pid,))
+        conn.execute("INSERT INTO building_occupancy_log (CITYID, BUILDINGID, AIID, ENTRY_TIMESTAMP) "
+                     "VALUES (1, 'demolished_building', ?, '2026-11-24 10:00:00')", (pid,))
+        conn.execute("UPDATE item_location SET OWNER_ID = 'deleted_persona', OWNER_KIND = 'persona' "
+                     "WHERE ITEM_ID = (SELECT ITEM_ID FROM item_location ORDER BY ITEM_ID LIMIT 1)")
+        conn.execute("UPDATE user SET CURRENT_BUILDINGID = 'demolished_building'")
+    conn.close()
+
+
+def _no_user(root: Path, facts: dict[str, Any]) -> None:
+    conn = _db(root)
+    with conn:
+        conn.execute("DELETE FROM user")
+    conn.close()
+
+
+def _odd_schedules(root: Path, facts: dict[str, Any]) -> None:
+    conn = _db(root)
+    with conn:
+        conn.execute("UPDATE persona_schedule SET DAYS_OF_WEEK = 'mon,tue', TIME_OF_DAY = '9時', "
+                     "PLAYBOOK_PARAMS = '{broken', INTERVAL_SECONDS = -5, SCHEDULED_DATETIME = 'someday'")
+    conn.close()
+
+
+def _check_schedules(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    said = {s["id"]: s["reason"] for s in report["skipped"] if s["kind"] == "schedule"}
+    assert all(r for r in said.values()) and said, report["skipped"]  # each unreadable one named, with why
+    for kind, interval, upcoming in zip(_target(home, "SELECT KIND FROM schedule"),
+                                        _target(home, "SELECT INTERVAL_SEC FROM schedule"),
+                                        _target(home, "SELECT NEXT_RUN_AT FROM schedule"), strict=True):
+        assert kind != "oneshot" or upcoming is None or upcoming > "2026"  # a one-shot kept has a time
+        assert kind != "interval" or interval >= 60  # never a schedule that fires at every tick
+
+
+def _odd_log_times(root: Path, facts: dict[str, Any]) -> None:
+    bid = facts["bid"] = _building_with_log(root)
+    for log in _logs(root, bid):
+        lines = json.loads(log.read_text(encoding="utf-8"))
+        base = {k: v for k, v in lines[-1].items() if k != "message_id"}
+        lines += [{**base, "content": "epoch", "timestamp": 1792800000}, {**base, "content": "なし", "timestamp": None},
+                  {**base, "content": "文字", "timestamp": "きのう"}, {**base, "content": "ミリ秒", "timestamp": 1792800000123},
+                  {"role": "assistant", "content": ["a", "list"]}, "just a string", None]
+        facts["lines"] = len(lines) - 2
+        log.write_text(json.dumps(lines, ensure_ascii=False), encoding="utf-8")
+
+
 VARIANTS: dict[str, tuple[Callable[[Path, dict[str, Any]], None], Check]] = {
     "no-memory-db": (_no_memory_db, _check_persona_kept),
     "zero-byte-memory-db": (_zero_byte_memory_db, _check_persona_kept),
@@ -408,8 +489,14 @@ VARIANTS: dict[str, tuple[Callable[[Path, dict[str, Any]], None], Check]] = {
     "future-columns-and-tables": (_future_columns, _check_messages_total),
     "playbook-bad-json": (_bad_playbook, _check_playbook_skipped),
     "huge-message": (_huge_message, _check_huge),
-    "text-and-epoch-times": (_text_times, _check_messages_total),
+    "text-and-epoch-times": (_text_times, _check_times),
     "mixed-upgrade": (_mixed_upgrade, _check_messages_total),
+    "log-json-not-array": (_log_not_array, _check_truncated),
+    "memory-null-fields": (_memory_null_fields, _check_persona_messages),
+    "dangling-references": (_dangling, _check_ok),
+    "no-user-row": (_no_user, _check_ok),
+    "odd-schedule-values": (_odd_schedules, _check_schedules),
+    "odd-log-times": (_odd_log_times, _check_all_lines),
 }
 
 
