@@ -470,6 +470,99 @@ def _odd_log_times(root: Path, facts: dict[str, Any]) -> None:
         log.write_text(json.dumps(lines, ensure_ascii=False), encoding="utf-8")
 
 
+def _truncated_main_db(root: Path, facts: dict[str, Any]) -> None:
+    db = root / "user_data" / "database" / "saiverse.db"
+    data = db.read_bytes()
+    db.write_bytes(data[: len(data) // 2])  # copied while upstream was writing, or a disk that filled up
+
+
+def _zero_byte_main_db(root: Path, facts: dict[str, Any]) -> None:
+    (root / "user_data" / "database" / "saiverse.db").write_bytes(b"")
+
+
+def _check_refused(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    raise AssertionError(f"a home without a readable saiverse.db was imported: {report['imported']}")
+
+
+def _truncated_memory_db(root: Path, facts: dict[str, Any]) -> None:
+    pid = facts["pid"] = _persona(root)
+    db = root / "personas" / pid / "memory.db"
+    data = db.read_bytes()
+    db.write_bytes(data[: max(4096, len(data) // 2)])
+
+
+def _check_memory_problem(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    assert facts["pid"] in _target(home, "SELECT AIID FROM ai")
+    assert any(facts["pid"] in p["where"] for p in report["problems"]), report["problems"]
+
+
+def _persona_folder_links_out(root: Path, facts: dict[str, Any]) -> None:
+    import shutil
+
+    pid = facts["pid"] = _persona(root)
+    outside = root.parent / "decoy-outside" / pid
+    outside.parent.mkdir()
+    shutil.move(root / "personas" / pid, outside)
+    mem = sqlite3.connect(outside / "memory.db")
+    with mem:
+        mem.execute("INSERT INTO messages (id, thread_id, role, content, resource_id, created_at, metadata) "
+                    "VALUES ('decoy', ?, 'user', ?, ?, 1792800000, NULL)", (f"{pid}:__persona__", DECOY.decode(), pid))
+    mem.close()
+    (root / "personas" / pid).symlink_to(outside, target_is_directory=True)
+
+
+def _memory_files_link_out(root: Path, facts: dict[str, Any]) -> None:
+    """The folder is real; memory.db and active_state.json in it are links to files outside the home."""
+    pid = facts["pid"] = _persona(root)
+    outside = root.parent / "decoy-outside"
+    outside.mkdir()
+    folder = root / "personas" / pid
+    (outside / "memory.db").write_bytes((folder / "memory.db").read_bytes())
+    mem = sqlite3.connect(outside / "memory.db")
+    with mem:
+        mem.execute("INSERT INTO messages (id, thread_id, role, content, resource_id, created_at, metadata) "
+                    "VALUES ('decoy', ?, 'user', ?, ?, 1792800000, NULL)", (f"{pid}:__persona__", DECOY.decode(), pid))
+    mem.close()
+    (outside / "active_state.json").write_text(json.dumps({"decoy": DECOY.decode()}), encoding="utf-8")
+    for name in ("memory.db", "active_state.json"):
+        (folder / name).unlink(missing_ok=True)
+        (folder / name).symlink_to(outside / name)
+
+
+def _log_and_sidecar_link_out(root: Path, facts: dict[str, Any]) -> None:
+    outside = root.parent / "decoy-outside"
+    outside.mkdir()
+    line = {"role": "user", "content": DECOY.decode(), "timestamp": "2026-11-20T10:00:00"}
+    (outside / "log.json").write_text(json.dumps([line]), encoding="utf-8")
+    (outside / "summary.txt").write_bytes(DECOY)
+    bid = facts["bid"] = _building_with_log(root)
+    for log in _logs(root, bid):
+        log.unlink()
+        log.symlink_to(outside / "log.json")
+    old = _logs(root, bid)[0].parent / "old_log"
+    old.mkdir(exist_ok=True)
+    (old / "20990101_000000.json").symlink_to(outside / "log.json")
+    conn = _db(root)
+    rel = conn.execute("SELECT FILE_PATH FROM item WHERE FILE_PATH LIKE 'image/%' ORDER BY ITEM_ID").fetchone()[0]
+    conn.close()
+    sidecar = root / (rel + ".summary.txt")
+    sidecar.unlink(missing_ok=True)
+    sidecar.symlink_to(outside / "summary.txt")
+
+
+def _check_log_not_followed(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    assert DECOY.decode() not in _target(home, "SELECT CONTENT FROM building_history")
+    assert any(facts["bid"] in p["where"] and "リンク" in p["message"] for p in report["problems"]), report["problems"]
+    assert not any(DECOY in p.read_bytes() for p in home.rglob("*.summary.txt"))
+
+
+def _check_not_followed(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    assert DECOY.decode() not in _target(home, "SELECT CONTENT FROM saimemory")
+    assert not any(DECOY.decode() in (x or "") for x in _target(home, "SELECT EXTRA_JSON FROM ai"))
+    assert facts["pid"] in _target(home, "SELECT AIID FROM ai")
+    assert any(facts["pid"] in p["where"] for p in report["problems"]), report["problems"]
+
+
 VARIANTS: dict[str, tuple[Callable[[Path, dict[str, Any]], None], Check]] = {
     "no-memory-db": (_no_memory_db, _check_persona_kept),
     "zero-byte-memory-db": (_zero_byte_memory_db, _check_persona_kept),
@@ -497,6 +590,12 @@ VARIANTS: dict[str, tuple[Callable[[Path, dict[str, Any]], None], Check]] = {
     "no-user-row": (_no_user, _check_ok),
     "odd-schedule-values": (_odd_schedules, _check_schedules),
     "odd-log-times": (_odd_log_times, _check_all_lines),
+    "truncated-saiverse-db": (_truncated_main_db, _check_refused),
+    "zero-byte-saiverse-db": (_zero_byte_main_db, _check_refused),
+    "truncated-memory-db": (_truncated_memory_db, _check_memory_problem),
+    "persona-folder-links-out": (_persona_folder_links_out, _check_not_followed),
+    "memory-files-link-out": (_memory_files_link_out, _check_not_followed),
+    "log-and-sidecar-link-out": (_log_and_sidecar_link_out, _check_log_not_followed),
 }
 
 

@@ -57,7 +57,7 @@ def _copy_file(ctx: Context, item_id: str, name: str, stored: str, item_type: st
     ctx.stager.copy(found, final)
     ctx.report.imported["files"] += 1
     sidecar = found.with_name(found.name + SUMMARY_SUFFIX)
-    if sidecar.is_file():
+    if sidecar.is_file() and ctx.source.inside(str(sidecar)) is not None:  # never through a link out
         ctx.stager.copy(sidecar, final.with_name(final.name + SUMMARY_SUFFIX))
         ctx.report.imported["files"] += 1
     return ctx.stager.relative(final)

@@ -35,11 +35,25 @@ def log_files(ctx: Context, building_id: str) -> list[Path]:
             folder = resolve_in_home(ctx.source.home, rel)
         except UnsafePathError:
             continue
-        old = sorted(p for p in (folder / "old_log").glob("*.json") if p.is_file())
+        old = sorted(p for p in (folder / "old_log").glob("*.json") if _readable(ctx, building_id, p))
         main = folder / "log.json"
         if old or main.is_file():
-            return old + ([main] if main.is_file() else [])
+            return old + ([main] if _readable(ctx, building_id, main) else [])
     return []
+
+
+def _readable(ctx: Context, building_id: str, path: Path) -> bool:
+    """A log file to read: a file inside the source home (a link out of it is reported, never followed)."""
+    if not path.is_file():
+        return False
+    try:
+        resolve_in_home(ctx.source.home, path)
+    except UnsafePathError:
+        ctx.report.problem(f"log of {building_id}", Text(
+            f"{path} は元のホームの外を指すリンクのため読んでいません",
+            f"{path} is a link leading outside the source home; it was not read"))
+        return False
+    return True
 
 
 class _Lines:
