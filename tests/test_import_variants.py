@@ -33,7 +33,7 @@ def test_variant_imports_or_refuses_cleanly(kind: str, variant: str, tmp_path: P
                                             capsys: pytest.CaptureFixture[str]) -> None:
     if variant == "v03-tables-missing" and kind in ("small", "ref"):
         pytest.skip("a v0.3 variant: the v0.2 homes have no track or note tables")
-    root = tmp_path / "upstream"
+    root = tmp_path / "upstream ホーム 🌸"  # a Windows-style user name: spaces, Japanese
     source(kind, root)
     facts: dict[str, Any] = {}
     change, check = VARIANTS[variant]

@@ -251,7 +251,61 @@ def _check_not_followed(report: dict[str, Any], home: Path, facts: dict[str, Any
     assert any(facts["pid"] in p["where"] for p in report["problems"]), report["problems"]
 
 
+def _windows_paths(root: Path, facts: dict[str, Any]) -> None:
+    """A home first used on Windows: item and avatar paths with backslashes and a drive letter."""
+    conn = db(root)
+    with conn:
+        facts["items"] = conn.execute("SELECT count(*) FROM item").fetchone()[0]
+        conn.execute("UPDATE item SET FILE_PATH = 'C:\\Users\\ユーザー\\.saiverse\\' || replace(FILE_PATH, '/', '\\') "
+                     "WHERE FILE_PATH IS NOT NULL AND FILE_PATH NOT LIKE '/%'")
+        conn.execute("UPDATE item SET FILE_PATH = 'D:\\old\\' || substr(FILE_PATH, instr(FILE_PATH, 'image/')) "
+                     "WHERE FILE_PATH LIKE '/%image/%'")
+        conn.execute("UPDATE ai SET AVATAR_IMAGE = 'C:\\Users\\ユーザー\\.saiverse\\user_data\\icons\\' || "
+                     "substr(AVATAR_IMAGE, instr(AVATAR_IMAGE, 'icons/') + 6) WHERE AVATAR_IMAGE LIKE '%icons/%'")
+        facts["avatars"] = conn.execute("SELECT count(*) FROM ai WHERE AVATAR_IMAGE LIKE 'C:%'").fetchone()[0]
+    conn.close()
+
+
+def _check_windows(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    assert report["imported"]["items"] == facts["items"], report["skipped"]
+    assert not [s for s in report["skipped"] if s["kind"] == "item"], report["skipped"]
+    assert report["imported"]["avatars"] == facts["avatars"]
+    assert all(p is None or ("\\" not in p and not p.startswith(("C:", "D:", "/")))
+               for p in target(home, "SELECT FILE_PATH FROM item"))
+
+
+def _second_city(root: Path, facts: dict[str, Any]) -> None:
+    """Upstream lets a user run a second city: its own buildings and a persona whose home it is."""
+    conn = db(root)
+    with conn:
+        row = conn.execute("SELECT * FROM city ORDER BY CITYID LIMIT 1").fetchone()
+        conn.execute(f"INSERT INTO city VALUES ({', '.join('?' * len(row))})",
+                     (row[0], 2, "city_b", "二つ目の街", *row[4:5], row[5] + 10, row[6] + 10, *row[7:]))
+        conn.execute("CREATE TEMP TABLE b AS SELECT * FROM building ORDER BY BUILDINGID LIMIT 1")
+        conn.execute("UPDATE b SET CITYID = 2, BUILDINGID = 'plaza_city_b', BUILDINGNAME = '広場'")
+        conn.execute("INSERT INTO building SELECT * FROM b")
+        conn.execute("CREATE TEMP TABLE a AS SELECT * FROM ai ORDER BY AIID LIMIT 1")
+        conn.execute("UPDATE a SET HOME_CITYID = 2, AIID = 'luna_city_b', AINAME = 'ルナ', AVATAR_IMAGE = NULL, "
+                     "PRIVATE_ROOM_ID = NULL")
+        conn.execute("INSERT INTO ai SELECT * FROM a")
+        conn.execute("INSERT INTO building_occupancy_log (CITYID, BUILDINGID, AIID, ENTRY_TIMESTAMP) "
+                     "VALUES (2, 'plaza_city_b', 'luna_city_b', '2026-11-24 10:00:00')")
+    conn.close()
+    folder = root / "cities" / "city_b" / "buildings" / "plaza_city_b"
+    folder.mkdir(parents=True)
+    line = {"role": "user", "content": "広場にて", "timestamp": "2026-11-24T10:00:00", "message_id": "plaza_city_b:1"}
+    (folder / "log.json").write_text(json.dumps([line], ensure_ascii=False), encoding="utf-8")
+
+
+def _check_second_city(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    said = json.dumps([*report["skipped"], *report["problems"]], ensure_ascii=False)
+    assert "plaza_city_b" in target(home, "SELECT BUILDINGID FROM building") or "plaza_city_b" in said, said
+    assert "luna_city_b" in target(home, "SELECT AIID FROM ai") or "luna_city_b" in said, said
+
+
 VARIANTS: dict[str, tuple[Change, Check]] = {
+    "windows-paths": (_windows_paths, _check_windows),
+    "second-city": (_second_city, _check_second_city),
     "huge-message": (_huge_message, _check_huge),
     "text-and-epoch-times": (_text_times, _check_times),
     "mixed-upgrade": (_mixed_upgrade, check_messages_total),
