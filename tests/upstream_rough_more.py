@@ -303,7 +303,34 @@ def _check_second_city(report: dict[str, Any], home: Path, facts: dict[str, Any]
     assert "luna_city_b" in target(home, "SELECT AIID FROM ai") or "luna_city_b" in said, said
 
 
+def _traversal(root: Path, facts: dict[str, Any]) -> None:
+    """Ids and paths with `..` (hand edits, or a tool that wrote the row): nothing outside is read."""
+    outside = root.parent / "decoy-outside"
+    (outside / "personas" / "x").mkdir(parents=True)
+    (outside / "secret.png").write_bytes(DECOY)
+    evil = "../decoy-outside/personas/x"
+    pid = persona(root)
+    (outside / "personas" / "x" / "memory.db").write_bytes((root / "personas" / pid / "memory.db").read_bytes())
+    conn = db(root)
+    with conn:
+        facts["item"] = conn.execute("SELECT ITEM_ID FROM item WHERE FILE_PATH IS NOT NULL ORDER BY ITEM_ID").fetchone()[0]
+        conn.execute("UPDATE item SET FILE_PATH = '../decoy-outside/secret.png' WHERE ITEM_ID = ?", (facts["item"],))
+        conn.execute("CREATE TEMP TABLE a AS SELECT * FROM ai WHERE AIID = ?", (pid,))
+        conn.execute("UPDATE a SET AIID = ?, AVATAR_IMAGE = '../decoy-outside/secret.png', PRIVATE_ROOM_ID = NULL",
+                     (f"../../{evil}",))
+        conn.execute("INSERT INTO ai SELECT * FROM a")
+    conn.close()
+
+
+def _check_traversal(report: dict[str, Any], home: Path, facts: dict[str, Any]) -> None:
+    said = [s for s in report["skipped"] if s["id"] == facts["item"]]
+    assert said and "外" in said[0]["reason"] and "リンク" not in said[0]["reason"], report["skipped"]
+    assert count(home / "saiverse.db", "saimemory") == sum(report["per_owner"]["memory_messages"].values())
+    assert not list(home.rglob("*decoy*"))
+
+
 VARIANTS: dict[str, tuple[Change, Check]] = {
+    "dotdot-paths-and-ids": (_traversal, _check_traversal),
     "windows-paths": (_windows_paths, _check_windows),
     "second-city": (_second_city, _check_second_city),
     "huge-message": (_huge_message, _check_huge),

@@ -72,8 +72,8 @@ def why_not_found(home: Path, file_path: str, item_type: str) -> str:
     raw, candidates = _item_candidates(file_path, item_type)
     for rel in candidates:
         if _inside(home, rel) is None and os.path.lexists(home / rel):
-            return "link"
-    return "outside" if raw and _absolute(raw) else "missing"
+            return "outside" if ".." in PurePosixPath(rel).parts else "link"
+    return "outside" if raw and (_absolute(raw) or ".." in PurePosixPath(raw).parts) else "missing"
 
 
 def avatar_source(home: Path, avatar: str) -> Path | None:

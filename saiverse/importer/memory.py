@@ -177,8 +177,8 @@ def import_memory(ctx: Context, fresh_personas: set[str]) -> None:
         path = ctx.source.inside(rel)
         if folder is None or path is None:  # a link out of the home: never followed
             ctx.report.problem(f"memory of {persona_id}", Text(
-                f"{rel} は元のホームの外を指しています (リンク)。読まず、記憶は取り込んでいません",
-                f"{rel} leads outside the source home (a link); it was not read and no memory was imported"))
+                f"{rel} は元のホームの外を指しています (リンクか ..)。読まず、記憶は取り込んでいません",
+                f"{rel} leads outside the source home (a link or ..); it was not read and no memory was imported"))
             continue
         if not path.is_file():
             ctx.report.problem(f"memory of {persona_id}", Text(
