@@ -68,8 +68,14 @@ def _mixed_upgrade(root: Path, facts: dict[str, Any]) -> None:
     mem = memory(root, pid)
     have = {r[1] for r in mem.execute("PRAGMA table_info(messages)")}
     with mem:
-        if "line_role" in have:
+        if "line_role" in have:  # a v0.3 city whose persona's memory is still v0.2's
             mem.execute("DROP TABLE IF EXISTS memory_notes")
+            for (index,) in mem.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'messages' "
+                                        "AND sql IS NOT NULL AND name != 'idx_messages_thread_created'").fetchall():
+                mem.execute(f'DROP INDEX "{index}"')
+            for column in ("origin_track_id", "line_role", "line_id", "scope", "paired_action_text", "pulse_id"):
+                if column in have:
+                    mem.execute(f"ALTER TABLE messages DROP COLUMN {column}")
         else:
             mem.executescript(MEMORY_SQL)
             mem.execute("UPDATE messages SET line_role = 'main_line', origin_track_id = 'no-such-track'")
