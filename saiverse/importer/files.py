@@ -36,13 +36,10 @@ def _inside(home: Path, rel: str) -> Path | None:
         return None
 
 
-def item_source(home: Path, file_path: str, item_type: str) -> Path | None:
-    """The source file of an upstream item (None when it cannot be found inside the source home)."""
+def _item_candidates(file_path: str, item_type: str) -> tuple[str, list[str]]:
     raw = file_path.replace("\\", "/").strip()
-    if not raw:
-        return None
     candidates: list[str] = []
-    if not PurePosixPath(raw).is_absolute() and not (len(raw) > 1 and raw[1] == ":"):
+    if not _absolute(raw):
         candidates.append(raw)
     parts = raw.split("/")
     for marker in ("documents", "image"):
@@ -50,11 +47,33 @@ def item_source(home: Path, file_path: str, item_type: str) -> Path | None:
             candidates.append("/".join(parts[parts.index(marker):]))
     if item_type in TYPE_DIRS:
         candidates.append(f"{TYPE_DIRS[item_type]}/{parts[-1]}")
+    return raw, candidates
+
+
+def _absolute(raw: str) -> bool:
+    return PurePosixPath(raw).is_absolute() or (len(raw) > 1 and raw[1] == ":")
+
+
+def item_source(home: Path, file_path: str, item_type: str) -> Path | None:
+    """The source file of an upstream item (None when it cannot be found inside the source home)."""
+    raw, candidates = _item_candidates(file_path, item_type)
+    if not raw:
+        return None
     for rel in candidates:
         found = _inside(home, rel)
         if found is not None and found.is_file():
             return found
     return None
+
+
+def why_not_found(home: Path, file_path: str, item_type: str) -> str:
+    """Why `item_source` found nothing: "link" (a link in the home leads out of it, not followed),
+    "outside" (an absolute path with no copy of the file inside the home; it is never read), or "missing"."""
+    raw, candidates = _item_candidates(file_path, item_type)
+    for rel in candidates:
+        if _inside(home, rel) is None and os.path.lexists(home / rel):
+            return "outside" if ".." in PurePosixPath(rel).parts else "link"
+    return "outside" if raw and (_absolute(raw) or ".." in PurePosixPath(raw).parts) else "missing"
 
 
 def avatar_source(home: Path, avatar: str) -> Path | None:

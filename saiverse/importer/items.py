@@ -11,7 +11,7 @@ from typing import Any
 
 from saiverse.importer.context import Context, rows
 from saiverse.importer.convert import dumps, json_value, naive_text, stamp
-from saiverse.importer.files import item_source
+from saiverse.importer.files import item_source, why_not_found
 from saiverse.importer.report import Text
 from saiverse.importer.v03 import free_slot
 from saiverse.world import ITEM_TYPES, SUMMARY_SUFFIX, relative_to_home
@@ -38,16 +38,26 @@ def _owner_known(ctx: Context, kind: str, owner: str) -> bool:
 def _copy_file(ctx: Context, item_id: str, name: str, stored: str, item_type: str) -> str | None:
     found = item_source(ctx.source.home, stored, item_type)
     if found is None:
-        ctx.report.skip("item", item_id, Text(
-            f"「{name}」のファイル {stored} が元のホームにありません",
-            f"the file of {name!r}, {stored}, is missing from the source home"))
-        ctx.report.problem(f"item {item_id}", Text(f"ファイル {stored} がありません", f"file {stored} is missing"))
+        why = why_not_found(ctx.source.home, stored, item_type)
+        if why == "link":  # never followed: every path is read inside the upstream home only
+            reason = Text(f"「{name}」のファイル {stored} は元のホームの外へのリンクです (読んでいません)",
+                          f"the file of {name!r}, {stored}, is a link out of the source home (not read)")
+        elif why == "outside":
+            reason = Text(f"「{name}」のファイル {stored} は元のホームの外にあり (読んでいません)、"
+                          "ホームの image/ や documents/ にも同じ名前のファイルがありません",
+                          f"the file of {name!r}, {stored}, is outside the source home (not read), and no file "
+                          "of that name is in its image/ or documents/")
+        else:
+            reason = Text(f"「{name}」のファイル {stored} が元のホームにありません",
+                          f"the file of {name!r}, {stored}, is missing from the source home")
+        ctx.report.skip("item", item_id, reason)
+        ctx.report.problem(f"item {item_id}", reason)
         return None
     final = ctx.stager.free_path(relative_to_home(ctx.source.home, found))
     ctx.stager.copy(found, final)
     ctx.report.imported["files"] += 1
     sidecar = found.with_name(found.name + SUMMARY_SUFFIX)
-    if sidecar.is_file():
+    if sidecar.is_file() and ctx.source.inside(str(sidecar)) is not None:  # never through a link out
         ctx.stager.copy(sidecar, final.with_name(final.name + SUMMARY_SUFFIX))
         ctx.report.imported["files"] += 1
     return ctx.stager.relative(final)

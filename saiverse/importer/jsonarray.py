@@ -2,12 +2,35 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
 CHUNK_CHARS = 1 << 20
+_REPLACED = [0]
+"""Bytes replaced by `_replace` so far (one process reads one file at a time; `_Reader` counts the change)."""
+
+
+def _replace(exc: UnicodeError) -> tuple[str, int]:
+    # A log saved by a Windows editor in cp932, or a byte flipped on disk: the line is kept, the bad
+    # bytes become U+FFFD, and the caller says how many there were (rather than losing the rest of the file).
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _REPLACED[0] += exc.end - exc.start
+    return "\ufffd", exc.end
+
+
+codecs.register_error("saiverse-import-replace", _replace)
+
+
+@dataclass
+class ReadStats:
+    """What reading one file met: bytes that were not UTF-8 (each became U+FFFD)."""
+
+    replaced: int = 0
 
 
 class JSONArrayError(ValueError):
@@ -19,8 +42,8 @@ class JSONArrayError(ValueError):
 
 
 class _Reader:
-    def __init__(self, fh: IO[str], chunk: int) -> None:
-        self.fh, self.chunk = fh, chunk
+    def __init__(self, fh: IO[str], chunk: int, stats: ReadStats) -> None:
+        self.fh, self.chunk, self.stats = fh, chunk, stats
         self.buf, self.pos, self.base, self.eof = "", 0, 0, False
 
     @property
@@ -28,7 +51,9 @@ class _Reader:
         return self.base + self.pos
 
     def more(self) -> bool:
+        before = _REPLACED[0]
         data = self.fh.read(self.chunk)
+        self.stats.replaced += _REPLACED[0] - before
         if not data:
             self.eof = True
             return False
@@ -65,13 +90,16 @@ class _Reader:
             return obj
 
 
-def iter_json_array(path: Path, chunk_chars: int = CHUNK_CHARS) -> Iterator[Any]:
-    """The elements of the JSON array in `path`; JSONArrayError says where the file stops being one."""
+def iter_json_array(path: Path, chunk_chars: int = CHUNK_CHARS, stats: ReadStats | None = None) -> Iterator[Any]:
+    """The elements of the JSON array in `path`; JSONArrayError says where the file stops being one.
+
+    A BOM is skipped; bytes that are not UTF-8 become U+FFFD and are counted in `stats.replaced`.
+    """
     decoder = json.JSONDecoder()
     read = 0
     try:
-        with path.open(encoding="utf-8-sig") as fh:
-            reader = _Reader(fh, chunk_chars)
+        with path.open(encoding="utf-8-sig", errors="saiverse-import-replace") as fh:
+            reader = _Reader(fh, chunk_chars, stats if stats is not None else ReadStats())
             if reader.take() != "[":
                 raise ValueError("the file does not start with a JSON array")
             if reader.peek() == "]":

@@ -20,7 +20,7 @@ from typing import Any
 
 from saiverse.importer.context import BATCH, Context
 from saiverse.importer.convert import dumps, naive_text, readable_note, stamp
-from saiverse.importer.jsonarray import JSONArrayError, iter_json_array
+from saiverse.importer.jsonarray import JSONArrayError, ReadStats, iter_json_array
 from saiverse.importer.report import Text
 from saiverse.world import UnsafePathError, resolve_in_home
 
@@ -35,11 +35,25 @@ def log_files(ctx: Context, building_id: str) -> list[Path]:
             folder = resolve_in_home(ctx.source.home, rel)
         except UnsafePathError:
             continue
-        old = sorted(p for p in (folder / "old_log").glob("*.json") if p.is_file())
+        old = sorted(p for p in (folder / "old_log").glob("*.json") if _readable(ctx, building_id, p))
         main = folder / "log.json"
         if old or main.is_file():
-            return old + ([main] if main.is_file() else [])
+            return old + ([main] if _readable(ctx, building_id, main) else [])
     return []
+
+
+def _readable(ctx: Context, building_id: str, path: Path) -> bool:
+    """A log file to read: a file inside the source home (a link out of it is reported, never followed)."""
+    if not path.is_file():
+        return False
+    try:
+        resolve_in_home(ctx.source.home, path)
+    except UnsafePathError:
+        ctx.report.problem(f"log of {building_id}", Text(
+            f"{path} は元のホームの外を指すリンクのため読んでいません",
+            f"{path} is a link leading outside the source home; it was not read"))
+        return False
+    return True
 
 
 class _Lines:
@@ -121,7 +135,8 @@ def _import_building(ctx: Context, building_id: str, files: list[Path]) -> None:
     phase = ctx.progress.phase(f"log {building_id}")
     added = 0
     for path in files:
-        rows = lines.rows(iter_json_array(path))
+        stats = ReadStats()
+        rows = lines.rows(iter_json_array(path, stats=stats))
         try:
             while chunk := list(islice(rows, BATCH)):
                 added += _insert(ctx, chunk)
@@ -133,6 +148,10 @@ def _import_building(ctx: Context, building_id: str, files: list[Path]) -> None:
         except OSError as exc:
             ctx.report.problem(f"log of {building_id}", Text(f"{path} を読めません ({exc})",
                                                               f"{path} cannot be read ({exc})"))
+        if stats.replaced:
+            ctx.report.problem(f"log of {building_id}", Text(
+                f"{path} に UTF-8 でないバイトが {stats.replaced} 個あり、その文字は � に置き換えて取り込みました",
+                f"{path} holds {stats.replaced} bytes that are not UTF-8; they were imported as �"))
     added += _insert(ctx, lines.leftover()) if lines.untimed else 0
     phase.close()
     if lines.malformed:

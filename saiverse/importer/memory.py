@@ -118,14 +118,17 @@ def _keep_state(ctx: Context, persona_id: str, mem: sqlite3.Connection, folder: 
         row = next(read(mem, "SELECT data FROM working_memory LIMIT 1"), None)
         if row is not None:
             state["working_memory"] = json_value(row[0], row[0])
-    path = folder / "active_state.json"
+    path = ctx.source.inside(f"personas/{persona_id}/active_state.json")
     try:
+        if path is None:
+            raise OSError("it leads outside the source home (a link); not read")
         state["active_state"] = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         pass  # upstream writes it only once a thread was switched; most personas have none
     except (OSError, ValueError, RecursionError) as exc:
+        where = path or f"personas/{persona_id}/active_state.json"
         ctx.report.problem(f"memory of {persona_id}",
-                           Text(f"{path} を読めません ({exc})", f"cannot read {path} ({exc})"))
+                           Text(f"{where} を読めません ({exc})", f"cannot read {where} ({exc})"))
     for key, value in state.items():
         ctx.db.execute("UPDATE ai SET EXTRA_JSON = json_set(EXTRA_JSON, ?, json(?)) WHERE AIID = ?",
                        (f"$.upstream.{key}", dumps(value), persona_id))
@@ -170,8 +173,14 @@ def import_memory(ctx: Context, fresh_personas: set[str]) -> None:
     index = GramIndex(ctx.db)
     for persona_id in [p for p in ctx.persona_names if p in ctx.personas_ok]:
         folder = ctx.source.persona_dir(persona_id)
-        path = folder / "memory.db" if folder is not None else Path(f"personas/{persona_id}/memory.db")
-        if folder is None or not path.is_file():
+        rel = f"personas/{persona_id}/memory.db"
+        path = ctx.source.inside(rel)
+        if folder is None or path is None:  # a link out of the home: never followed
+            ctx.report.problem(f"memory of {persona_id}", Text(
+                f"{rel} は元のホームの外を指しています (リンクか ..)。読まず、記憶は取り込んでいません",
+                f"{rel} leads outside the source home (a link or ..); it was not read and no memory was imported"))
+            continue
+        if not path.is_file():
             ctx.report.problem(f"memory of {persona_id}", Text(
                 f"{path} がないため、記憶は取り込んでいません", f"{path} is missing: no memory was imported"))
             continue

@@ -73,6 +73,18 @@ def playbook_document(row: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _unreadable_json(row: dict[str, Any]) -> str | None:
+    """The column (nodes_json, schema_json) whose text is not JSON, if any: the row cannot be rebuilt."""
+    for column in ("nodes_json", "schema_json"):
+        raw = row.get(column)
+        if isinstance(raw, str | bytes) and raw.strip() and json_value(raw, _MISSING) is _MISSING:
+            return column
+    return None
+
+
+_MISSING = object()
+
+
 def _same(stored: str, text: str) -> bool:
     try:
         return parse_playbook(stored).model_dump() == parse_playbook(text).model_dump()
@@ -89,6 +101,11 @@ def import_playbooks(ctx: Context) -> None:
         name = str(row.get("name") or "")
         if not name or name in UPSTREAM_BUILTIN_PLAYBOOKS:
             builtin += 1
+            continue
+        broken = _unreadable_json(row)
+        if broken:
+            ctx.report.skip("playbook", name, Text(f"{broken} が JSON として読めません (データベース内で壊れています)",
+                                                   f"its {broken} is not valid JSON (damaged in the database)"))
             continue
         text = json.dumps(playbook_document(row), ensure_ascii=False)
         if name in ours:

@@ -13,7 +13,7 @@ from database.models import Schedule
 from saiverse.importer.context import Context, rows
 from saiverse.importer.convert import dumps, json_value, naive_text, stamp
 from saiverse.importer.report import Text
-from saiverse.world import DAYS, KINDS, ScheduleError, next_run, parse_time
+from saiverse.world import DAYS, KINDS, MIN_INTERVAL_SEC, ScheduleError, next_run, parse_time
 
 
 def _days(raw: object) -> str:
@@ -27,6 +27,23 @@ def _days(raw: object) -> str:
 def _when(raw: object) -> datetime | None:
     text = naive_text(raw)
     return datetime.fromisoformat(text) if text else None
+
+
+def _interval(ctx: Context, sid: str, raw: object) -> int | None:
+    """Upstream's interval in seconds, raised to this app's minimum (a shorter or negative one would make
+    the schedule run at every tick)."""
+    if raw is None or raw == "":
+        return None
+    try:
+        sec = int(str(raw))
+    except ValueError as exc:
+        raise ScheduleError(f"interval {raw!r} is not a number of seconds") from exc
+    if sec < MIN_INTERVAL_SEC:
+        ctx.report.problem(f"schedule {sid}", Text(
+            f"間隔 {sec} 秒はこのアプリの最小値より短いため {MIN_INTERVAL_SEC} 秒にしました",
+            f"its interval of {sec} s is below this app's minimum: now {MIN_INTERVAL_SEC} s"))
+        return MIN_INTERVAL_SEC
+    return sec
 
 
 def import_schedules(ctx: Context, meta_playbooks: set[str]) -> None:
@@ -49,6 +66,10 @@ def import_schedules(ctx: Context, meta_playbooks: set[str]) -> None:
                 h, m = parse_time(str(r.get("TIME_OF_DAY") or "")[:5])
                 row.time_of_day, row.days_of_week = f"{h:02d}:{m:02d}", _days(r.get("DAYS_OF_WEEK"))
             completed = bool(r.get("COMPLETED"))
+            if kind == "oneshot" and row.run_at is None and not completed:  # it would never run, silently
+                raise ScheduleError(f"its time {r.get('SCHEDULED_DATETIME')!r} is not a date and time")
+            if kind == "interval":
+                row.interval_sec = _interval(ctx, sid, r.get("INTERVAL_SECONDS"))
             upcoming = None if completed else next_run(row, ctx.now)
         except (ScheduleError, ValueError) as exc:
             ctx.report.skip("schedule", sid, Text(f"読めないスケジュールです ({exc})", f"unreadable schedule ({exc})"))
@@ -65,7 +86,7 @@ def import_schedules(ctx: Context, meta_playbooks: set[str]) -> None:
             "CREATED_AT) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (sid, persona, kind, row.days_of_week, row.time_of_day, naive_text(r.get("SCHEDULED_DATETIME")),
-             r.get("INTERVAL_SECONDS"), meta, dumps(params if isinstance(params, dict) else {"value": params}),
+             row.interval_sec, meta, dumps(params if isinstance(params, dict) else {"value": params}),
              int(bool(r.get("ENABLED", 1))), r.get("DESCRIPTION") or "", int(r.get("PRIORITY") or 0),
              int(completed), naive_text(r.get("LAST_EXECUTED_AT")), stamp(upcoming) if upcoming else None,
              naive_text(r.get("CREATED_AT")) or stamp(ctx.now)))

@@ -51,6 +51,13 @@ class SourceHome:
     home: Path
     db_path: Path
 
+    def inside(self, rel: str) -> Path | None:
+        """`home / rel` resolved, or None when it (through a link) leads outside the home."""
+        try:
+            return resolve_in_home(self.home, rel)
+        except UnsafePathError:
+            return None
+
     def persona_dir(self, persona_id: str) -> Path | None:
         """`personas/<id>` of the source (None if the id would lead outside the home)."""
         try:
@@ -104,7 +111,8 @@ def refuse_upstream_home(home: Path, db_path: Path | None) -> None:
 def _pending_side_file(path: Path) -> Path | None:
     for suffix in ("-wal", "-journal"):
         side = path.with_name(path.name + suffix)
-        if side.is_file() and side.stat().st_size > 0:
+        # a side file that is a link is never followed (it could lead out of the home): the file alone is read
+        if not side.is_symlink() and side.is_file() and side.stat().st_size > 0:
             return side
     return None
 

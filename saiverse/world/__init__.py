@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from saiverse.world._presence import nobody_answers as nobody_answers
     from saiverse.world._schedules import DAYS as DAYS
     from saiverse.world._schedules import KINDS as KINDS
+    from saiverse.world._schedules import MIN_INTERVAL_SEC as MIN_INTERVAL_SEC
     from saiverse.world._schedules import ScheduleError as ScheduleError
     from saiverse.world._schedules import ScheduleInfo as ScheduleInfo
     from saiverse.world._schedules import ScheduleStore as ScheduleStore
@@ -116,6 +117,7 @@ _EXPORTS: dict[str, str] = {
     "ItemStore": "_items",
     "KINDS": "_schedules",
     "MAP_LIMIT": "_map",
+    "MIN_INTERVAL_SEC": "_schedules",
     "MapSpot": "_map",
 
     "LineDeletion": "_chat_edit",
