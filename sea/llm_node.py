@@ -60,12 +60,11 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
     updates: dict[str, Any] = {}
     if node.speak and schema is None and not request.tools:
         parts: list[str] = []
-        # `event("speak_chunk", delta=chunk, **ctx.base(node))` per chunk, its fields made once.
-        where = {k: v for k, v in ctx.base(node).items() if v is not None}
+        chunk_event = event("speak_chunk", **ctx.base(node))  # its fields made once, each chunk's delta added
         for chunk in model.stream(request):
             ctx.check_cancel()
             parts.append(chunk)
-            emit({"type": "speak_chunk", "delta": chunk, **where})  # a model streams str chunks (chat/base.py)
+            emit({**chunk_event, "delta": chunk})  # type: ignore[typeddict-item]
         text = "".join(parts)
         ctx.answered.append(model.name)
         ctx.usage["input_tokens"] += fitted_tokens  # a stream reports no usage: the fitted count

@@ -29,18 +29,7 @@ from database.direct import run_many
 from database.engine import Database
 from saiverse.memory import ContextSource, SAIMemory
 from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
-from saiverse.pulse._intent import intent_note
-from saiverse.pulse._open import (
-    EFFECT_TAGS,
-    INTENT_TAGS,
-    STOPPED_TAGS,
-    OpenPulse,
-    close,
-    close_in,
-    effect_note,
-    record_effects,
-    stopped_note,
-)
+from saiverse.pulse._open import EFFECT_TAGS, OpenPulse, close, close_in, closing_notes, effect_note, record_effects
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.compat import shown_content, trim_history
 from sea.playbook import Playbook
@@ -265,10 +254,8 @@ class PulseJournal:
                 if n in self.pending_lines:
                     lines[len(memory)] = self.pending_lines[n]
                 memory.append(self.pending_memory[n])
-        if self.intent is not None:
-            memory.append((self.intent[0], "user", intent_note(self.intent[1]), list(INTENT_TAGS)))
-        for persona_id in dict.fromkeys([*(e[1] for e in self.effects), *(self.intent or ())[:1]]):
-            memory.append((persona_id, "user", stopped_note(why, kept=bool(self.effects)), list(STOPPED_TAGS)))
+        memory += closing_notes([e[1] for e in self.effects], [self.intent] if self.intent else [], why,
+                                kept=bool(self.effects))
         self.pending_lines = lines
         self._write(memory)
         return len(self.effects)

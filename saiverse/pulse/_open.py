@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -89,6 +90,16 @@ def stopped_note(why: str, *, kept: bool) -> str:
     return f"このパルスは途中で止まりました ({why})。" + ("ここまでにしたことは残っています。" if kept else "")
 
 
+def closing_notes(personas: Iterable[str], intents: list[tuple[str, str]], why: str, *,
+                  kept: bool) -> list[tuple[str, str, str, list[str]]]:
+    """The last notes of a pulse that stopped (`why`): one per tool it was in the middle of (`intents`,
+    (persona id, tool)), then one per persona that it stopped — as memory rows (persona, role, text, tags).
+    `kept`: some of its changes stay."""
+    notes = [(who, "user", intent_note(tool), list(INTENT_TAGS)) for who, tool in intents]
+    return notes + [(who, "user", stopped_note(why, kept=kept), list(STOPPED_TAGS))
+                    for who in dict.fromkeys([*personas, *(who for who, _ in intents)])]
+
+
 def _now() -> str:
     return datetime.now().isoformat(sep=" ", timespec="microseconds")
 
@@ -145,11 +156,9 @@ def _account(conn: Connection, memory: SAIMemory, world: World, row: Any, why: s
     for who, note in effects:
         if note:
             memory.add(who, "user", effect_note(str(note)), tags=list(EFFECT_TAGS), pulse_id=pulse_id, session=conn)
-    for who, tool in intents:  # a tool whose change was never reported: the persona should check
-        memory.add(who, "user", intent_note(tool), tags=list(INTENT_TAGS), pulse_id=pulse_id, session=conn)
-    for who in dict.fromkeys([persona_id, *(e[0] for e in effects), *(i[0] for i in intents)]):
-        memory.add(who, "user", stopped_note(why, kept=bool(effects)), tags=list(STOPPED_TAGS),
-                   pulse_id=pulse_id, session=conn)
+    for who, role, content, tags in closing_notes([persona_id, *(e[0] for e in effects)], intents, why,
+                                                  kept=bool(effects)):
+        memory.add(who, role, content, tags=tags, pulse_id=pulse_id, session=conn)
     named = conn.execute(text("SELECT AINAME FROM ai WHERE AIID = :p"), {"p": persona_id}).first()
     name = str(named[0]) if named else persona_id
     if kind == "user" and building_id and conn.execute(  # a building deleted since has no chat to say it in

@@ -7,7 +7,6 @@ once — never the manager itself. Item access lives in `saiverse/pulse/_toolctx
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -70,6 +69,8 @@ class ToolServices:
     """(text, model name or None) → a short summary."""
     router_listing: Callable[[], list[dict[str, Any]]]
     """The router's view of the playbooks (name, display name, description, keywords)."""
+    router_listing_json: Callable[[], str]
+    """`router_listing` as JSON text, made once per catalogue version."""
     recall: Callable[..., list[dict[str, Any]]]
     """(persona_id, query, limit=, exclude_pulse=) → messages, Chronicle entries and Memopedia pages, best first."""
     memopedia: MemopediaStore
@@ -78,8 +79,6 @@ class ToolServices:
     """Every persona's Chronicle."""
     pulse_kind: Callable[[str], str | None]
     """pulse id → user / schedule / auto (None for an unknown pulse)."""
-    router_listing_json: Callable[[], str] | None = None
-    """`router_listing` as JSON text, made once per catalogue version (None: serialised per call)."""
 
 
 @dataclass
@@ -375,5 +374,4 @@ class ManagerToolContext(ItemAccess, V03Access):
         return self.services.router_listing()
 
     def router_playbooks_json(self) -> str:
-        made = self.services.router_listing_json
-        return made() if made is not None else json.dumps(self.router_playbooks(), ensure_ascii=False)
+        return self.services.router_listing_json()
