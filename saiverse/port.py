@@ -337,6 +337,7 @@ _EXPORTS: dict[str, str] = {
     "is_user_error": "saiverse.errors",
     "local_name": "saiverse.llm.local",
     "make_default": "saiverse.llm.local",
+    "parse_day": "saiverse.memory",
     "probe": "saiverse.llm.servers",
     "provider_status": "saiverse.llm.registry",
     "read_login": "saiverse.care",

@@ -39,9 +39,9 @@ def strip_time(text: str) -> str:
     return _TAG.sub("", text)
 
 
-def local_stamp(when: str | datetime | None) -> str:
-    """`2026-11-25 09:12:03` in the machine's local time (a stored UTC time, as SAIMemory keeps them,
-    is shown as the person's clock reads; a naive time is taken as local already); '' if unknown."""
+def local_stamp(when: str | datetime | None, fmt: str = "%Y-%m-%d %H:%M:%S") -> str:
+    """`2026-11-25 09:12:03` (or `fmt`) in the machine's local time (a stored UTC time, as SAIMemory keeps
+    them, is shown as the person's clock reads; a naive time is taken as local already); '' if unknown."""
     if when is None or when == "":
         return ""
     try:
@@ -50,4 +50,4 @@ def local_stamp(when: str | datetime | None) -> str:
         return str(when)[:19].replace("T", " ")
     if at.tzinfo is not None:
         at = at.astimezone().replace(tzinfo=None)
-    return at.strftime("%Y-%m-%d %H:%M:%S")
+    return at.strftime(fmt)

@@ -3,23 +3,25 @@ and a button that writes what is due now."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from html import escape
 from typing import Any
 
 import gradio as gr
 
-from saiverse.port import CityPort
+from saiverse.port import CityPort, parse_day
+from ui.chat_time import local_stamp
 from ui.i18n import Labels
 from ui.tabs import error_html, ok_html, table_html
 
 SHOWN = 200
+MINUTES = "%Y-%m-%d %H:%M"
 
 
 def _period(entry: Any) -> str:
     """An entry's period in local time (rows keep naive UTC), the days its text names."""
     def local(at: datetime | None) -> str:
-        return f"{at.replace(tzinfo=UTC).astimezone():%Y-%m-%d %H:%M}" if at else "?"
+        return local_stamp(at.replace(tzinfo=UTC), MINUTES) if at else "?"
 
     return f"{local(entry.start)} 〜 {local(entry.end)}"
 
@@ -32,7 +34,7 @@ def _detail_html(manager: CityPort, persona_id: str, entry_id: str) -> str:
         parts.append(f'<div class="sv-error">⚠️ {escape(entry.problem)}</div>')
     elif entry.level == 1:
         for m in manager.chronicle.source_messages(persona_id, entry, 50):
-            when = f"{datetime.fromisoformat(m['created_at']).astimezone():%Y-%m-%d %H:%M}" if m["created_at"] else ""
+            when = local_stamp(m["created_at"], MINUTES)
             parts.append(f'<div class="sv-muted">[{escape(when)}] {escape(m["role"])}</div>'
                          f"<div>{escape(m['content'])}</div>")
     else:
@@ -61,10 +63,8 @@ def build_chronicle_panel(manager: CityPort, labels: Labels, persona: gr.Dropdow
             return [gr.Dropdown(), table_html([], [], empty=labels("chr_empty")), gr.Dropdown(choices=[]), "", ""]
         before = None
         if (day or "").strip():
-            try:
-                # The end of that local day, in the naive UTC the rows keep.
-                before = (datetime.strptime(day.strip(), "%Y-%m-%d") + timedelta(days=1)).astimezone(UTC)
-                before = before.replace(tzinfo=None)
+            try:  # the end of that local day, in the naive UTC the rows keep, as the Chronicle tools read it
+                before = parse_day(day, "日付", end=True)
             except ValueError:
                 return [gr.skip(), gr.skip(), gr.skip(), gr.skip(),
                         error_html(f"日付 {day!r} は YYYY-MM-DD の形ではありません。")]
