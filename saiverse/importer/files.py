@@ -22,18 +22,12 @@ from sqlalchemy import text
 
 from database.engine import Database
 from saiverse.disk import pid_alive
-from saiverse.world import SUMMARY_SUFFIX, UnsafePathError, relative_to_home, resolve_in_home
+from saiverse.importer.source import inside
+from saiverse.world import SUMMARY_SUFFIX, relative_to_home, resolve_in_home
 
 MANIFEST_PREFIX = ".import-saiverse-"
 SCRATCH_PREFIX = ".import-scratch-"
 TYPE_DIRS = {"document": "documents", "picture": "image"}
-
-
-def _inside(home: Path, rel: str) -> Path | None:
-    try:
-        return resolve_in_home(home, rel)
-    except UnsafePathError:
-        return None
 
 
 def _item_candidates(file_path: str, item_type: str) -> tuple[str, list[str]]:
@@ -60,7 +54,7 @@ def item_source(home: Path, file_path: str, item_type: str) -> Path | None:
     if not raw:
         return None
     for rel in candidates:
-        found = _inside(home, rel)
+        found = inside(home, rel)
         if found is not None and found.is_file():
             return found
     return None
@@ -71,7 +65,7 @@ def why_not_found(home: Path, file_path: str, item_type: str) -> str:
     "outside" (an absolute path with no copy of the file inside the home; it is never read), or "missing"."""
     raw, candidates = _item_candidates(file_path, item_type)
     for rel in candidates:
-        if _inside(home, rel) is None and os.path.lexists(home / rel):
+        if inside(home, rel) is None and os.path.lexists(home / rel):
             return "outside" if ".." in PurePosixPath(rel).parts else "link"
     return "outside" if raw and (_absolute(raw) or ".." in PurePosixPath(raw).parts) else "missing"
 
@@ -83,7 +77,7 @@ def avatar_source(home: Path, avatar: str) -> Path | None:
     rel = raw[raw.index(marker):] if marker in raw else raw
     if PurePosixPath(rel).is_absolute():
         return None
-    found = _inside(home, rel)
+    found = inside(home, rel)
     return found if found is not None and found.is_file() else None
 
 

@@ -22,7 +22,6 @@ from saiverse.importer.context import BATCH, Context
 from saiverse.importer.convert import dumps, naive_text, readable_note, stamp
 from saiverse.importer.jsonarray import JSONArrayError, ReadStats, iter_json_array
 from saiverse.importer.report import Text
-from saiverse.world import UnsafePathError, resolve_in_home
 
 _KEPT_OUT = ("content", "timestamp", "message_id", "persona_id")
 
@@ -31,9 +30,8 @@ def log_files(ctx: Context, building_id: str) -> list[Path]:
     """The building's log files, oldest first (the manager's copy under cities/ wins over buildings/)."""
     city = ctx.city_names.get(ctx.source_buildings.get(building_id, ""), "")
     for rel in (f"cities/{city}/buildings/{building_id}", f"buildings/{building_id}"):
-        try:
-            folder = resolve_in_home(ctx.source.home, rel)
-        except UnsafePathError:
+        folder = ctx.source.inside(rel)
+        if folder is None:
             continue
         old = sorted(p for p in (folder / "old_log").glob("*.json") if _readable(ctx, building_id, p))
         main = folder / "log.json"
@@ -46,9 +44,7 @@ def _readable(ctx: Context, building_id: str, path: Path) -> bool:
     """A log file to read: a file inside the source home (a link out of it is reported, never followed)."""
     if not path.is_file():
         return False
-    try:
-        resolve_in_home(ctx.source.home, path)
-    except UnsafePathError:
+    if ctx.source.inside(path) is None:
         ctx.report.problem(f"log of {building_id}", Text(
             f"{path} は元のホームの外を指すリンクのため読んでいません",
             f"{path} is a link leading outside the source home; it was not read"))

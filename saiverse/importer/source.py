@@ -51,19 +51,22 @@ class SourceHome:
     home: Path
     db_path: Path
 
-    def inside(self, rel: str) -> Path | None:
-        """`home / rel` resolved, or None when it (through a link) leads outside the home."""
-        try:
-            return resolve_in_home(self.home, rel)
-        except UnsafePathError:
-            return None
+    def inside(self, rel: str | Path) -> Path | None:
+        """`home / rel` resolved, or None when it (through a link or `..`) leads outside the home."""
+        return inside(self.home, rel)
 
     def persona_dir(self, persona_id: str) -> Path | None:
         """`personas/<id>` of the source (None if the id would lead outside the home)."""
-        try:
-            return resolve_in_home(self.home, f"personas/{persona_id}")
-        except UnsafePathError:
-            return None
+        return inside(self.home, f"personas/{persona_id}")
+
+
+def inside(home: Path, rel: str | Path) -> Path | None:
+    """`home / rel` resolved, or None when it (through a link or `..`) leads outside `home`: the importer
+    reads its source only inside the upstream home."""
+    try:
+        return resolve_in_home(home, rel)
+    except UnsafePathError:
+        return None
 
 
 def locate(path: Path) -> SourceHome:
