@@ -40,19 +40,17 @@ that follows a kill, a crash or a foreign write.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import logging
 import os
 import stat
-import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from database.locking import flocked
+from database.locking import flocked, flocked_within
 
 log = logging.getLogger(__name__)
 STAMP_SUFFIX = "-closed"
@@ -240,20 +238,5 @@ def folder_lock(db: Path, *, wait: bool) -> Iterator[bool]:
         with flocked(db.parent):
             yield True
         return
-    fd = os.open(db.parent, os.O_RDONLY)
-    try:
-        for _ in range(20):
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                time.sleep(0.025)
-        else:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+    with flocked_within(db.parent, 0.5) as taken:
+        yield taken

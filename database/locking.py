@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,3 +42,27 @@ def tried_flock(fd: int, *, after: int = fcntl.LOCK_UN) -> Iterator[bool]:
         yield True
     finally:
         fcntl.flock(fd, after)
+
+
+@contextmanager
+def flocked_within(path: Path, seconds: float, *, every: float = 0.025) -> Iterator[bool]:
+    """Try an exclusive flock on the existing folder or file `path` for up to `seconds`; yields whether
+    it was taken (and holds it until the block ends)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(every)
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
