@@ -75,6 +75,30 @@ def local_problem(settings: Settings, spec: str = "") -> str | None:
     return None
 
 
+def local_broken(settings: Settings) -> bool:
+    """Whether the default local model is recorded as broken on this machine (with this build and file)."""
+    try:
+        health = HealthBook(settings.home).get(model_path(settings, ""))
+    except LocalModelMissing:
+        return False
+    return health is not None and health.state == "broken"
+
+
+def retry_local(settings: Settings) -> None:
+    """「もう一度試す」: the default local model is untried again (its broken record is forgotten, its cached
+    instance and process dropped), so the next reply starts it afresh."""
+    try:
+        path = model_path(settings, "")
+    except LocalModelMissing:
+        return
+    HealthBook(settings.home).forget(path)
+    with _lock:
+        stale = [k for k in _cache if k[0] == "local" and k[1] == str(path)]
+        models = [_cache.pop(k) for k in stale]
+    for model in models:
+        model.close()  # type: ignore[attr-defined]
+
+
 def local_verified(settings: Settings) -> str | None:
     """When the default local model last really generated on this machine with this build (None: not
     yet, or the file or the build changed since)."""
@@ -280,6 +304,8 @@ class ProviderStatus:
     `llamacpp`) or `offline`."""
     ready: bool
     detail: str
+    broken: bool = False
+    """The local model's process died twice running while loading it (「もう一度試す」 clears it)."""
 
 
 def provider_status(settings: Settings) -> list[ProviderStatus]:
@@ -287,7 +313,7 @@ def provider_status(settings: Settings) -> list[ProviderStatus]:
     local = local_problem(settings)
     verified = local_verified(settings) if local is None else None
     if local is not None:
-        rows = [ProviderStatus("local", False, local)]
+        rows = [ProviderStatus("local", False, local, broken=local_broken(settings))]
     elif verified:
         rows = [ProviderStatus("local", True,
                                f"llama.cpp がこのコンピューターで応答しました ({verified} UTC、キー不要)")]

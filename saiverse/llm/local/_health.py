@@ -64,6 +64,11 @@ def build_fingerprint() -> str:
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
+def _name(model: Path) -> str:
+    """One name per file however it was reached (`local`, `local:NAME`, a path with `..`)."""
+    return str(Path(model).resolve())
+
+
 def _file_key(model: Path) -> str:
     try:
         st = model.stat()
@@ -101,7 +106,7 @@ class HealthBook:
 
     def get(self, model: Path) -> Health | None:
         """What is known of `model` with this build (None: not yet tried, or the file or build changed)."""
-        entry = self._read().get(str(model))
+        entry = self._read().get(_name(model))
         if not isinstance(entry, dict) or entry.get("key") != self._key(model):
             return None
         state = entry.get("state")
@@ -113,11 +118,11 @@ class HealthBook:
         """Record what just happened to `model` (atomic; other processes' entries are kept)."""
         entry = {"key": self._key(model), "state": state, "reason": reason,
                  "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-        self._change(lambda data: data.__setitem__(str(model), entry))
+        self._change(lambda data: data.__setitem__(_name(model), entry))
 
     def forget(self, model: Path) -> None:
         """「もう一度試す」: the model is untried again (its next use loads it afresh)."""
-        self._change(lambda data: data.pop(str(model), None))
+        self._change(lambda data: data.pop(_name(model), None))
 
     def _change(self, edit: Any) -> None:
         with item_lock(self.home, HEALTH_FILE):

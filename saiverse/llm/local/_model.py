@@ -70,6 +70,9 @@ class LocalModel:
         self._child: LlamaChild | None = None
         self._stall = stall_seconds
         self._health = health
+        self.seed: int | None = None
+        """Sampling seed of the next generations (None: llama.cpp's own); `benchmarks/models.py` gives the app
+        and bare llama.cpp the same one, so that both write the same tokens and their times compare."""
         self._verified: int | None = None
         """The process start whose generation was recorded as `ok` (one record per process)."""
         self._counts: dict[str, int] = {}
@@ -176,6 +179,8 @@ class LocalModel:
     def _stream(self, op: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
         """The streamed parts of one generation in the child; a death raises the chat's line."""
         child = self._load()
+        if self.seed is not None:
+            kwargs["seed"] = self.seed
         try:
             for answer in child.request(op, kwargs={**kwargs, "stream": True}):
                 if answer.get("event") == "chunk":
