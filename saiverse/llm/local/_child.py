@@ -23,6 +23,7 @@ import collections
 import itertools
 import json
 import logging
+import os
 import queue
 import signal
 import subprocess
@@ -125,8 +126,11 @@ class LlamaChild:
 
     def _spawn(self) -> tuple[subprocess.Popen[bytes], queue.Queue[Any]]:
         """A new process, and the box its `ready` line will come to."""
+        # GGML_NO_BACKTRACE: on an assertion ggml would fork a debugger to print a backtrace; that child
+        # would hold the protocol's pipes open and the death would look like a hang.
+        env = {**os.environ, "GGML_NO_BACKTRACE": "1"}
         proc = subprocess.Popen([sys.executable, str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, bufsize=0)
+                                stderr=subprocess.PIPE, bufsize=0, env=env)
         ready: queue.Queue[Any] = queue.Queue()
         boxes = self._boxes[proc.pid] = {0: ready}
         self._proc = proc
@@ -275,7 +279,8 @@ class LlamaChild:
                     log.warning("local model %s: the inference process died while loading (%s)", self.label, exc)
                     if first is not None:
                         self._proc = None
-                        raise ModelBroken(str(exc), f"{first}; {exc}") from exc
+                        twice = str(exc) if str(exc) == str(first) else f"{first}; {exc}"
+                        raise ModelBroken(str(exc), twice) from exc
                     first = exc
                     proc = self._proc
                     continue
