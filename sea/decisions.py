@@ -23,9 +23,9 @@ from sea.playbook import Node
 FALLBACK = "decision_fallback"
 """The notice kind (and the trace entry's suffix) of a decision the rules made."""
 _WRONG = {
-    "prose": "JSON ではなく文章で答えた",
-    "broken_json": "壊れた JSON を返した",
-    "schema": "形式 (スキーマ) に合わない JSON を返した",
+    "prose": "答えが JSON ではなく文章だった",
+    "broken_json": "答えの JSON が壊れていた",
+    "schema": "答えの JSON が形式 (スキーマ) に合わなかった",
 }
 
 
@@ -58,8 +58,8 @@ def generate_deciding(ctx: RunContext, node: Node, model: ChatModel, request: Ch
         result.model = rules.name
     what = _WRONG.get(failure.problem, _WRONG["broken_json"])
     how = f"形式を {failure.retried_as} で強めて" if failure.retried_as else "形式を念押しして"
-    text = (f"{model.name} が判断 ({ctx.playbook}.{node.id}) に{what}ため、{how} 1 回聞き直しましたが同じでした。"
-            "この判断は決まった規則で行い、返事はそのまま続けます。判断も任せるなら、もっと大きなモデルが向いています。")
+    text = (f"{model.name} の判断 ({ctx.playbook}.{node.id}) で{what}ため、{how} 1 回聞き直しましたが、"
+            "やはり使えませんでした。この判断は決まった規則で行い、返事はそのまま続けます。判断も任せるなら、もっと大きなモデルが向いています。")
     emit(event("notice", kind=FALLBACK, text=text, model=model.name, problem=failure.problem,
                retried_as=failure.retried_as or "same", decided_by=rules.name, **ctx.base(node)))
     ctx.trace.append(f"{ctx.playbook}.{node.id}:{FALLBACK}")

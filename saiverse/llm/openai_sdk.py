@@ -196,13 +196,15 @@ class OpenAIModel(SdkChatModel):
             except RejectedRequest as exc:
                 if exc.kind != "bad_request" or not about_structured_output(exc.detail):
                     raise
+                enforced.how = mode  # the trace says how the retry really went
                 return self._retrying(request, mode)
 
         def worked() -> None:
-            if problem == "prose":
+            if problem == "prose" and enforced.how == "json_object":
                 self._modes.refused(self.base_url, mode, how="ignored")  # json_object from now on
 
-        return Enforced(call, "json_object", worked)
+        enforced = Enforced(call, "json_object", worked)
+        return enforced
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """Answer as text chunks; opening the stream is retried, a broken stream raises `LLMError`."""

@@ -132,7 +132,7 @@ def retry_request(request: ChatRequest, answer: str, problems: list[str], proble
                    temperature=0.0)
 
 
-@dataclass(frozen=True)
+@dataclass
 class Enforced:
     """How a provider sends the one retry of a decision."""
 
