@@ -220,3 +220,15 @@ def test_a_choice_of_tools_the_rules_decide_and_the_model_still_writes() -> None
     assert [e["text"] for e in events if e["type"] == "speak"] == ["ここで話します。"]
     assert model.history[-1].tools == []
     assert json.dumps(ROUTER)  # the router playbook stays plain JSON, as playbooks/*.json are
+
+
+def test_a_rambling_answer_is_sent_back_clipped() -> None:
+    sent: list[ChatRequest] = []
+
+    def call(request: ChatRequest) -> ChatResult:
+        sent.append(request)
+        return ChatResult(text="考え中。" * 2000 if len(sent) == 1 else GOOD)
+
+    assert answer_json(call, ask(response_schema=SCHEMA)).data == {"playbook": "basic_chat"}
+    echoed = sent[1].messages[-2]["content"]
+    assert len(echoed) == 1001 and echoed.endswith("…")

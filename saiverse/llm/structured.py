@@ -114,6 +114,8 @@ def with_instructions(request: ChatRequest) -> ChatRequest:
     return replace(request, system=system)
 
 
+RETRY_ECHO = 1000
+"""Most characters of the wrong answer that the retry sends back."""
 _FIRMER = {
     "prose": "文章ではなく JSON だけで答えてください。最初の文字は {、最後の文字は } です。",
     "broken_json": "この JSON は壊れていて読めません。閉じ忘れや余計な文字のない、正しい JSON だけを答えてください。",
@@ -128,7 +130,9 @@ def retry_request(request: ChatRequest, answer: str, problems: list[str], proble
     fix = Message(role="user", content=(
         _FIRMER.get(problem, _FIRMER["broken_json"]) + " 問題: " + "; ".join(problems[:5]) + "\n" +
         instructions(request.response_schema)))
-    return replace(request, messages=[*request.messages, Message(role="assistant", content=answer), fix],
+    # A rambling answer is sent back clipped: a small model's window must still hold the question.
+    said = answer if len(answer) <= RETRY_ECHO else answer[:RETRY_ECHO] + "…"
+    return replace(request, messages=[*request.messages, Message(role="assistant", content=said), fix],
                    temperature=0.0)
 
 
