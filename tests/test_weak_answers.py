@@ -104,7 +104,7 @@ def test_a_weak_ollama_model_still_replies_and_the_rules_decide(
 
 def test_the_retry_in_json_object_works_and_the_server_keeps_it(
         monkeypatch: pytest.MonkeyPatch, make_manager: Callable[..., SAIVerseManager]) -> None:
-    # An Ollama before 0.5 ignores `json_schema` (the model writes prose) but enforces `json_object`.
+    # An older Ollama ignores `json_schema` on /v1 (the model writes prose) but enforces `json_object`.
     server, manager, turns = chat(monkeypatch, make_manager,
                                   lambda body: ROUTE if fmt(body) == "json_object" else PROSE)
     try:

@@ -181,8 +181,8 @@ class OpenAIModel(SdkChatModel):
     def _enforced(self, mode: str, problem: str) -> Enforced:
         """The one retry of a decision a compatible server answered wrongly in `mode`.
 
-        Prose or broken JSON through `json_schema` means the server did not enforce it (an Ollama
-        before 0.5 ignores it; llama.cpp's server builds a grammar only from `json_object`'s schema):
+        Prose or broken JSON through `json_schema` means the server did not enforce it (an older
+        Ollama ignored it on `/v1`; llama-cpp-python's server reads a schema from `json_object`):
         the retry asks for `json_object` with the schema, which Ollama enforces as `format: "json"`
         and llama.cpp's server as a grammar. When that works after prose, the server keeps
         `json_object` from then on. A server refusing `json_object` gets the retry as before.
