@@ -232,3 +232,16 @@ def test_a_rambling_answer_is_sent_back_clipped() -> None:
     assert answer_json(call, ask(response_schema=SCHEMA)).data == {"playbook": "basic_chat"}
     echoed = sent[1].messages[-2]["content"]
     assert len(echoed) == 1001 and echoed.endswith("…")
+
+
+def test_the_chat_shows_the_fallback_once_per_session() -> None:
+    from ui.chat import EventRenderer
+    from ui.i18n import Labels
+
+    once: set[str] = set()
+    shown: list[Any] = []
+    for _pulse in range(2):  # two sends of the same session: a new renderer each, the session's set shared
+        renderer = EventRenderer(messages=[], labels=Labels("ja"), once_shown=once)
+        renderer.apply({"type": "notice", "kind": "decision_fallback", "text": "規則で判断しました"})
+        shown += renderer.messages
+    assert len(shown) == 1 and "規則で判断しました" in str(shown[0])
