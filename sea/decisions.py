@@ -59,14 +59,15 @@ def generate_deciding(ctx: RunContext, node: Node, model: ChatModel, request: Ch
     what = _WRONG.get(failure.problem, _WRONG["broken_json"])
     how = f"形式を {failure.retried_as} で強めて" if failure.retried_as else "形式を念押しして"
     text = (f"{model.name} の判断 ({ctx.playbook}.{node.id}) で{what}ため、{how} 1 回聞き直しましたが、"
-            "やはり使えませんでした。この判断は決まった規則で行い、返事はそのまま続けます。判断も任せるなら、もっと大きなモデルが向いています。")
+            "やはり使えませんでした。この判断は決まった規則で行い、返事はそのまま続けます。"
+            "たびたび起きるなら、設定タブで判断の得意なモデル (3B より大きいものなど) を選べます。")
     emit(event("notice", kind=FALLBACK, text=text, model=model.name, problem=failure.problem,
                retried_as=failure.retried_as or "same", decided_by=rules.name, **ctx.base(node)))
     ctx.trace.append(f"{ctx.playbook}.{node.id}:{FALLBACK}")
     return result
 
 
-def _no_rule(model: ChatModel, failure: InvalidAnswer) -> LLMError:
+def _no_rule(model: ChatModel, failure: InvalidAnswer) -> InvalidAnswer:
     """The error a pulse ends with when no rule can decide either (kind `invalid_json`, Japanese first)."""
     return InvalidAnswer(
         f"{model.name} の答えを 2 回とも判断として読めず、決まった規則でも決められませんでした。"
