@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from portable import O_BINARY, O_NONBLOCK
 from saiverse.errors import UserError
 
 CHUNK_BYTES = 1024 * 1024
@@ -110,7 +111,7 @@ def open_regular(path: Path, what: str = "the file") -> BinaryIO:
     The file is opened without blocking and checked on the open descriptor: a FIFO would wait forever
     for a writer, a device (`/dev/zero`) never ends, and a check before opening could be raced."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_BINARY)
     except FileNotFoundError as exc:
         raise InputError(f"{what} {path} does not exist") from exc
     except IsADirectoryError as exc:
