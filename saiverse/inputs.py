@@ -117,6 +117,8 @@ def open_regular(path: Path, what: str = "the file") -> BinaryIO:
     except IsADirectoryError as exc:
         raise InputError(f"{what} {path} is a folder, not a file") from exc
     except OSError as exc:
+        if Path(path).is_dir():  # Windows refuses to open a folder with "permission denied"
+            raise InputError(f"{what} {path} is a folder, not a file") from exc
         raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
@@ -124,7 +126,8 @@ def open_regular(path: Path, what: str = "the file") -> BinaryIO:
         if stat.S_ISDIR(mode):
             raise InputError(f"{what} {path} is a folder, not a file")
         raise InputError(f"{what} {path} is not a regular file (a pipe, a device or a socket); give a file")
-    os.set_blocking(fd, True)
+    if O_NONBLOCK:  # POSIX only (portable.py): Windows opened it blocking and has no os.set_blocking for files
+        os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
 
