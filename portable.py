@@ -12,7 +12,8 @@ Windows-only ones only on Windows, so this module imports everywhere.
   as two processes do), given up when the descriptor closes or the process dies, and changing a
   held lock's kind first gives up the old one (so a refused non-blocking upgrade leaves nothing held:
   database/locking.py `tried_lock` takes the shared lock back).
-- **Processes**: `pid_alive` (on Windows `os.kill(pid, 0)` would *terminate* the process).
+- **Processes**: `pid_alive` (on Windows `os.kill(pid, 0)` would *terminate* the process);
+  `run_async` (psycopg's async mode cannot run on Windows' default event loop).
 - **Files**: `O_NOFOLLOW`, `O_NONBLOCK`, `O_BINARY` (0 where the system has no such flag),
   `fsync_path`, `POSIX_MODES` (whether 0600-style permission bits mean anything),
   `PSEUDO_ROOTS` (kernel file systems that are never a place for a world).
@@ -24,8 +25,13 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
+T = TypeVar("T")
 
 IS_WINDOWS = os.name == "nt"
 """Windows (any version the pinned Python supports); everything else here is treated as POSIX."""
@@ -53,6 +59,8 @@ def open_lock(path: Path, *, create: bool = False) -> int:
     as on POSIX, and every process of this user on this machine meets the same file."""
     if IS_WINDOWS:
         if Path(path).is_dir():
+            import tempfile
+
             real = os.path.normcase(str(Path(path).resolve()))
             digest = hashlib.sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:32]
             path, create = Path(tempfile.gettempdir()) / f"{LOCK_TEMP_PREFIX}{digest}.lock", True
@@ -166,6 +174,17 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def run_async(main: Coroutine[Any, Any, T]) -> T:
+    """`asyncio.run(main)`, on a selector event loop on Windows: psycopg's async connections (the
+    pulse workers' queue, saiverse/pulse/_queue.py) refuse the proactor loop Windows starts by default."""
+    import asyncio  # here: most commands never run a loop, and database/ imports this module
+
+    if IS_WINDOWS:
+        with asyncio.Runner(loop_factory=asyncio.SelectorEventLoop) as runner:
+            return runner.run(main)
+    return asyncio.run(main)
 
 
 def fsync_path(path: Path) -> None:
