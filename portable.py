@@ -64,8 +64,9 @@ def open_lock(path: Path, *, create: bool = False) -> int:
             real = os.path.normcase(str(Path(path).resolve()))
             digest = hashlib.sha256(real.encode("utf-8", "surrogatepass")).hexdigest()[:32]
             path, create = Path(tempfile.gettempdir()) / f"{LOCK_TEMP_PREFIX}{digest}.lock", True
-        flags = os.O_RDWR | O_BINARY | getattr(os, "O_NOINHERIT", 0)
-        return os.open(path, flags | os.O_CREAT, 0o600) if create else os.open(path, flags)
+        if create:
+            return os.open(path, os.O_RDWR | os.O_CREAT | O_BINARY, 0o600)
+        return os.open(path, os.O_RDONLY | O_BINARY)
     return os.open(path, os.O_RDWR | os.O_CREAT, 0o600) if create else os.open(path, os.O_RDONLY)
 
 
