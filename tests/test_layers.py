@@ -146,7 +146,8 @@ WINDOWS_ONLY_MODULES = {"msvcrt", "winreg", "winsound", "_winapi", "nt"}
 POSIX_ONLY_OS = {"fork", "forkpty", "kill", "killpg", "setsid", "setpgrp", "getpgid", "getuid", "geteuid",
                  "getgid", "getegid", "pread", "pwrite", "getloadavg", "sysconf", "O_NOFOLLOW", "O_NONBLOCK",
                  "O_DIRECTORY"}
-"""`os` names missing on Windows, or (`kill` with signal 0) doing there what nobody means: ending the process."""
+"""`os` names missing on Windows, or (`kill` with signal 0) doing there what nobody means: ending the process.
+`fchmod` is not here: database/clean_close.py calls it only where portable.POSIX_MODES says modes exist."""
 SIGNALS_EVERYWHERE = {"SIGINT", "SIGTERM", "SIG_DFL", "SIG_IGN", "signal", "getsignal", "Signals", "default_int_handler"}
 """`signal` names that exist on every system; any other is optional (reach it through getattr)."""
 
@@ -186,6 +187,10 @@ def _system_uses(path: Path) -> list[str]:
                 found.append(f"{line}: signal.{node.attr}")
         elif isinstance(node, ast.keyword) and node.arg == "preexec_fn":
             found.append(f"{line}: preexec_fn= (POSIX only)")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("get_context", "set_start_method") and node.args
+              and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("fork", "forkserver")):
+            found.append(f"{line}: multiprocessing {node.args[0].value!r} (POSIX only; 'spawn' runs everywhere)")
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
             if node.value == "/proc" or node.value.startswith("/proc/"):
                 found.append(f"{line}: reads {node.value!r} (Linux's /proc)")
@@ -223,7 +228,9 @@ def test_the_portability_rule_sees_what_it_names(tmp_path: Path) -> None:
     sample.write_text('"""A docstring may say /proc/self."""\nimport fcntl\nfrom os import fork\nimport os\nimport signal\n'
                       'import subprocess\nos.kill(1, 0)\nx = os.O_NOFOLLOW\ns = signal.SIGKILL\n'
                       'open(f"/proc/{os.getpid()}/statm")\nsubprocess.Popen(["x"], preexec_fn=None)\n'
-                      'ok = (signal.SIGTERM, "a /proc in prose")\n', encoding="utf-8")
+                      'ok = (signal.SIGTERM, "a /proc in prose")\n'
+                      'import multiprocessing\nmultiprocessing.get_context("fork")\n', encoding="utf-8")
     assert sorted(use.split(": ", 1)[1] for use in _system_uses(sample)) == sorted([
         "imports fcntl", "imports os.fork", "os.kill", "os.O_NOFOLLOW", "signal.SIGKILL",
-        "reads '/proc/' (Linux's /proc)", "preexec_fn= (POSIX only)"])
+        "reads '/proc/' (Linux's /proc)", "preexec_fn= (POSIX only)",
+        "multiprocessing 'fork' (POSIX only; 'spawn' runs everywhere)"])
