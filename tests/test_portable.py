@@ -158,3 +158,80 @@ def test_fsync_path_takes_files_and_folders(tmp_path: Path) -> None:
 def test_peak_rss_is_read() -> None:
     peak = portable.peak_rss_mib()
     assert peak is not None and 5 < peak < 100_000
+
+
+class _FakeKernel32:
+    """LockFileEx/UnlockFileEx as Windows documents them, on one byte range per handle: shared locks
+    share, an exclusive one excludes every other handle, a handle's own locks stack until unlocked."""
+
+    def __init__(self) -> None:
+        self.held: dict[int, list[bool]] = {}  # handle → [exclusive?] of each lock it holds
+        self.offsets: set[int] = set()
+        self.error = 0
+        # plain functions, as ctypes' are: portable.py sets their argtypes and restype
+        self.LockFileEx = lambda *args: self.lock_file_ex(*args)
+        self.UnlockFileEx = lambda *args: self.unlock_file_ex(*args)
+
+    def lock_file_ex(self, handle: int, flags: int, _reserved: int, low: int, high: int, overlapped: object) -> bool:
+        region = overlapped._obj  # type: ignore[attr-defined]
+        self.offsets.add(region.Offset | (region.OffsetHigh << 32))
+        exclusive = bool(flags & 0x2)
+        others = [kind for h, kinds in self.held.items() if h != handle for kind in kinds]
+        if (exclusive and others) or any(others):
+            assert flags & 0x1, "a waiting lock would block the test"
+            self.error = 33  # ERROR_LOCK_VIOLATION
+            return False
+        self.held.setdefault(handle, []).append(exclusive)
+        return True
+
+    def unlock_file_ex(self, handle: int, _reserved: int, low: int, high: int, overlapped: object) -> bool:
+        if not self.held.get(handle):
+            self.error = 158  # ERROR_NOT_LOCKED
+            return False
+        self.held[handle].pop()
+        return True
+
+
+def test_the_windows_lock_keeps_the_same_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """portable._WindowsLocks' glue (flags, the byte it locks, errors), run on fakes of kernel32 and
+    msvcrt: the rules the flock tests above pin must come out the same."""
+    import ctypes
+    import types
+
+    kernel = _FakeKernel32()
+    monkeypatch.setattr(ctypes, "WinDLL", lambda name, use_last_error: kernel, raising=False)
+    monkeypatch.setattr(ctypes, "get_last_error", lambda: kernel.error, raising=False)
+    monkeypatch.setattr(ctypes, "WinError", lambda code: OSError(code, "windows error"), raising=False)
+    monkeypatch.setitem(sys.modules, "msvcrt", types.SimpleNamespace(get_osfhandle=lambda fd: 1000 + fd))
+    locks = portable._WindowsLocks()
+    a, b, c = 1, 2, 3
+    assert locks.lock(a, shared=True, wait=False) and locks.lock(b, shared=True, wait=False)
+    assert not locks.lock(c, shared=False, wait=False)
+    assert not locks.lock(a, shared=False, wait=False)  # a refused upgrade…
+    assert kernel.held[1000 + a] == []  # …leaves nothing held, as flock does
+    locks.unlock(b)
+    locks.unlock(b)  # unlocking what is not held is no error
+    assert locks.lock(c, shared=False, wait=False)
+    assert not locks.lock(a, shared=True, wait=False)
+    locks.unlock(c)
+    assert locks.lock(a, shared=True, wait=False) and locks.lock(a, shared=True, wait=False)
+    assert kernel.held[1000 + a] == [False], "a changed or repeated lock never stacks"
+    assert kernel.offsets == {portable._WindowsLocks.OFFSET}
+
+
+def test_on_windows_a_folder_lock_is_a_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(portable, "IS_WINDOWS", True)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "temp"))
+    (tmp_path / "temp").mkdir()
+    folder = tmp_path / "db"
+    folder.mkdir()
+    fds = [portable.open_lock(folder), portable.open_lock(tmp_path / "db" / ".." / "db")]
+    try:
+        [stand_in] = (tmp_path / "temp").iterdir()
+        assert stand_in.name.startswith(portable.LOCK_TEMP_PREFIX)
+        assert {os.fstat(fd).st_ino for fd in fds} == {stand_in.stat().st_ino}
+        assert list(folder.iterdir()) == []
+        portable.fsync_path(folder)  # nothing to do for a folder there
+    finally:
+        for fd in fds:
+            os.close(fd)
