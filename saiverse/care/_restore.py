@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from portable import O_BINARY
 from saiverse.care._backup import (
     CHECKPOINTS_ENTRY,
     CHUNK,
@@ -237,7 +238,7 @@ def _extract(archive: Path, manifest: dict[str, Any], staging: Path, progress: P
             dest = staging.joinpath(*PurePosixPath(name).parts)
             dest.parent.mkdir(parents=True, exist_ok=True)
             mode = 0o600 if name in PRIVATE_ENTRIES else 0o644
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, mode)
             with os.fdopen(fd, "wb") as sink, zf.open(name) as src:
                 _copy_checked(src, expected, sink)  # hashed again: the file may have changed since verify
             done += int(expected["size"])
