@@ -313,3 +313,33 @@ def test_the_settings_tab_says_ready_only_after_a_real_generation(on_local: None
     assert _the_local_model().generate(ask("こんにちは")).text  # type: ignore[attr-defined]
     after = next(s for s in provider_status(settings) if s.provider == "local")
     assert after.ready and "応答しました" in after.detail
+
+
+@pytest.mark.local_model
+def test_embeddings_come_from_their_own_process(on_local: None) -> None:
+    from array import array
+
+    from saiverse.llm.local import HealthBook, LocalEmbedder, ensure_file, model_path
+
+    settings = load_settings()
+    path = ensure_file(model_path(settings, ""))
+    embedder = LocalEmbedder("local", path, health=HealthBook(settings.home))
+    try:
+        texts = [f"{i}番目の本は猫の物語です。" for i in range(40)] + ["The library opens at nine."]
+        vectors = embedder.embed(texts)  # two batches
+        assert len(vectors) == 41 and all(isinstance(v, array) and len(v) == embedder.dim for v in vectors)
+        assert embedder.dim and embedder.dim >= 64
+        assert all(abs(sum(x * x for x in v) - 1.0) < 1e-3 for v in vectors)  # unit length
+        assert embedder.embed([texts[0]])[0] == vectors[0]  # the same text, the same vector
+        assert vectors[0] != vectors[-1]
+        assert embedder.pid and embedder.pid != os.getpid() and "llama_cpp" not in sys.modules
+        first = embedder.pid
+        os.kill(first, signal.SIGSEGV)
+        deadline = time.monotonic() + 30
+        while embedder.pid is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert embedder.pid is None
+        assert len(embedder.embed(["次の索引付け"])[0]) == embedder.dim  # a death while idle: started again
+        assert embedder.pid not in (None, first)
+    finally:
+        embedder.close()

@@ -4,6 +4,7 @@ Parts (private modules; import from here):
 - `_child`: The supervised inference process: the app's side of saiverse/llm/local/_runner.py. …
 - `_health`: What the inference process last did with each local model on this machine: generated, or …
 - `_catalog`: The curated list of models `model pull` offers (CLI and the 設定 tab's 「モデルを入手」), in …
+- `_embedder`: Dense vectors of texts from a local GGUF, computed in the supervised inference process. …
 - `_files`: Which GGUF file the `local` model loads, and the packaged default assembled into the …
 - `_gguf_meta`: The key/value header of a GGUF file, read without loading the model (`model list`, …
 - `_installed`: The GGUF models in `<home>/models/`: size, where each came from, its profile, who …
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from saiverse.llm.local._catalog import CATALOG as CATALOG
     from saiverse.llm.local._catalog import local_name as local_name
     from saiverse.llm.local._catalog import resolve as resolve
+    from saiverse.llm.local._embedder import LocalEmbedder as LocalEmbedder
     from saiverse.llm.local._files import LocalModelMissing as LocalModelMissing
     from saiverse.llm.local._files import ensure_file as ensure_file
     from saiverse.llm.local._files import model_path as model_path
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
 _EXPORTS: dict[str, str] = {
     "CATALOG": "_catalog",
     "HealthBook": "_health",
+    "LocalEmbedder": "_embedder",
     "LocalModel": "_model",
     "LocalModelMissing": "_files",
     "PullInterrupted": "_pull",
