@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -52,7 +53,7 @@ is a round trip to the inference process."""
 
 
 class LocalModel:
-    """A GGUF model in this process (provider `local`)."""
+    """A GGUF model run by llama.cpp in a supervised process of its own (provider `local`)."""
 
     provider = "local"
     supports_vision = False
@@ -249,11 +250,7 @@ class LocalModel:
                                           temperature=0.7)
                     first = next(stream, None)
                 try:
-                    for part in ([] if first is None else [first]):
-                        text = (part["choices"][0].get("delta") or {}).get("content")
-                        if text:
-                            yield text, 0
-                    for part in stream:
+                    for part in itertools.chain([] if first is None else [first], stream):
                         text = (part["choices"][0].get("delta") or {}).get("content")
                         if text:
                             yield text, 0
