@@ -61,7 +61,7 @@ class LocalModel:
 
     def __init__(self, name: str, *, path: Callable[[], Path], n_ctx: int = 2048, n_threads: int = 0,
                  profile_setting: str = "auto", file_name: str = "", health: HealthBook | None = None,
-                 stall_seconds: float = 180.0) -> None:
+                 stall_seconds: float = 180.0, keep_alive: float = 0.0) -> None:
         self.name = name
         self.n_ctx = n_ctx
         self.n_threads = n_threads or None
@@ -70,6 +70,7 @@ class LocalModel:
         self._profile: LocalProfile | None = known_profile(file_name, profile_setting)
         self._child: LlamaChild | None = None
         self._stall = stall_seconds
+        self._keep_alive = keep_alive
         self._health = health
         self.seed: int | None = None
         """Sampling seed of the next generations (None: llama.cpp's own); `benchmarks/models.py` gives the app
@@ -121,7 +122,8 @@ class LocalModel:
                     raise LLMError(f"ローカルモデルを読み込めませんでした: {self.load_error}",
                                    kind="local_unavailable") from exc
                 self._child = LlamaChild(self.name, {"path": str(path), "n_ctx": self.n_ctx,
-                                                     "n_threads": self.n_threads}, stall_seconds=self._stall)
+                                                     "n_threads": self.n_threads}, stall_seconds=self._stall,
+                                         keep_alive=self._keep_alive)
             child = self._child
             fresh = child.loaded is None or child.pid is None
             try:
