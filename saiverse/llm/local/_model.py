@@ -47,6 +47,9 @@ SUGGEST_TEXT = ("内蔵の小さなモデルではうまく話せないことが
 """The `model_suggest_pull` notice (the chat shows it once per session)."""
 TEMPLATE_SLACK = 48
 """Tokens a chat template or transcript header adds around the fitted prompt."""
+REBUILD_HINT = ("llama.cpp がこの CPU に合わない作りかもしれません: "
+                "pip install --force-reinstall --no-cache-dir -r requirements.txt で作り直せます。")
+"""What a model broken while loading suggests (a build made for another CPU dies at its first use)."""
 COUNT_CACHE = 4096
 """Token counts kept per model: the same history lines are counted again every pulse, and each count
 is a round trip to the inference process."""
@@ -132,7 +135,8 @@ class LocalModel:
                 self._record("broken", exc.reason)
                 self.load_error = f"読み込み中に 2 回続けて異常終了したため使えません ({exc.reason})"
                 raise LLMError(f"ローカルモデル「{self.name}」は読み込み中に 2 回続けて異常終了しました "
-                               f"({exc.reason})。このモデルは使えない状態にし、次の返事からは別のモデルが答えます。設定タブで確かめてください。",
+                               f"({exc.reason})。このモデルは使えない状態にし、次の返事からは別のモデルが答えます。"
+                               f"{REBUILD_HINT}設定タブで確かめてください。",
                                kind="local_broken") from exc
             except RunnerError as exc:
                 self.load_error = str(exc) or exc.type_name
