@@ -110,6 +110,7 @@ def recall(
                 "score": round(score * boost * KIND_WEIGHT["memopedia"] * _recency("memopedia", when, now), 6),
             })
     hits.sort(key=lambda h: (h["score"], h.get("created_at") or ""), reverse=True)
+    hits = newest_first(hits[:limit * 3])  # part of the lexical order: a named date or a dense scorer may outrank it
     lists = [hits]
     window = date_window(query, now)
     if window:
@@ -117,7 +118,7 @@ def recall(
     if dense is not None and hits:
         closeness = dense(query, [str(h.get("content", "")) for h in hits])
         lists.append([h for _, h in sorted(zip(closeness, hits, strict=True), key=lambda c: -c[0])])
-    ranked = newest_first(fuse(lists, key=lambda h: (h["kind"], str(h["id"])))[:limit])
+    ranked = fuse(lists, key=lambda h: (h["kind"], str(h["id"])))[:limit]
     for h in ranked:
         if h["kind"] == "message" and completes(h["content"]):
             after = [m for m in memory.around(persona_id, h["id"], before=0, after=1) if m["id"] != h["id"]]
