@@ -1,0 +1,66 @@
+"""Ranked recall latency: `saiverse.memory.recall` (BM25 over the gram index's candidates) on N messages.
+
+    python benchmarks/recall_rank.py [--messages 100000] [--queries 100]
+
+Reuses benchmarks/recall.py's database (built the same way, or reused when one with the same
+parameters is complete) and its query kinds, plus whole questions as a user would type them
+(「猫と図書館の話、覚えてる？」). Times the full `recall` (messages, Chronicle, Memopedia) as the
+memory_recall tool calls it; prints a table and, as the last line, one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.recall import build, existing_build, percentile, queries  # noqa: E402
+from database.engine import Database  # noqa: E402
+from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory, recall  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--messages", type=int, default=100_000)
+    ap.add_argument("--dir", type=Path, default=ROOT / "bench-data")
+    ap.add_argument("--queries", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    args.dir.mkdir(parents=True, exist_ok=True)
+    path = args.dir / f"recall-{args.messages}-s{args.seed}-g1.db"
+    if existing_build(path, args.messages, args.seed) is None:
+        print(f"building {path}…", file=sys.stderr)
+        build(path, args.messages, args.seed)
+    db = Database(f"sqlite:///{path}")
+    memory, chronicle, memopedia = SAIMemory(db), ChronicleStore(db), MemopediaStore(db)
+    kinds = queries(args.queries, args.seed)
+    rng = random.Random(args.seed)
+    kinds["question"] = [(p, f"{a.split()[0]}と{b.split()[-1]}の話、覚えてる？")
+                         for (p, a), (_, b) in zip(kinds["1-2 chars"], rng.sample(kinds["3+ chars"], len(kinds["3+ chars"])),
+                                                   strict=True)]
+    results = {}
+    for kind, qs in kinds.items():
+        for persona, q in qs[:5]:
+            recall(memory, chronicle, memopedia, persona, q, limit=8)
+        times = []
+        for persona, q in qs:
+            t0 = time.perf_counter()
+            recall(memory, chronicle, memopedia, persona, q, limit=8)
+            times.append((time.perf_counter() - t0) * 1000)
+        results[kind] = {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1),
+                         "max_ms": round(max(times), 1)}
+        print(f"{kind:<12} p50 {results[kind]['p50_ms']:>7} p95 {results[kind]['p95_ms']:>7} "
+              f"max {results[kind]['max_ms']:>7}")
+    db.dispose()
+    print(json.dumps({"messages": args.messages, "recall": results}, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
