@@ -41,9 +41,9 @@ def main() -> int:
     memory, chronicle, memopedia = SAIMemory(db), ChronicleStore(db), MemopediaStore(db)
     kinds = queries(args.queries, args.seed)
     rng = random.Random(args.seed)
+    longs = rng.sample(kinds["3+ chars"], len(kinds["3+ chars"]))
     kinds["question"] = [(p, f"{a.split()[0]}と{b.split()[-1]}の話、覚えてる？")
-                         for (p, a), (_, b) in zip(kinds["1-2 chars"], rng.sample(kinds["3+ chars"], len(kinds["3+ chars"])),
-                                                   strict=True)]
+                         for (p, a), (_, b) in zip(kinds["1-2 chars"], longs, strict=True)]
     results = {}
     for kind, qs in kinds.items():
         for persona, q in qs[:5]:

@@ -51,12 +51,16 @@ def test_stemming_and_stop_words(manager: SAIVerseManager) -> None:
 
 
 def test_a_fact_that_changed_is_answered_newest_first(manager: SAIVerseManager) -> None:
-    old, new = _say(manager, ["I work as a nurse at St. Mary's hospital.",
-                              "I quit the hospital, I work at a pediatric clinic now."], datetime(2025, 1, 5, 9, 0))
+    old = _say(manager, ["I work as a nurse at St. Mary's hospital."], datetime(2025, 1, 5, 9, 0))[0]
+    new = _say(manager, ["I quit the hospital, I work at a pediatric clinic now."], datetime(2025, 3, 20, 9, 0))[0]
+    repeated = _say(manager, ["The clinic? I work there on Mondays.", "Oh, you work at the clinic!"],
+                    datetime(2025, 3, 21, 9, 0))
     manager.memory.add(P, "user", "Work was busy today.", tags=["conversation"], created_at=datetime(2024, 6, 1))
     hits = recall(manager.memory, manager.chronicle, manager.memopedia, P, "Where does she work at the hospital?")
     ids = [h["id"] for h in hits]
     assert ids.index(new) < ids.index(old) and hits[ids.index(old)].get("older")
+    said = {h["id"]: h for h in recall(manager.memory, manager.chronicle, manager.memopedia, P, "clinic work")}
+    assert not said[repeated[0]].get("older")  # a reply repeating the words the same day is no change
     shown = call_tool("memory_recall", {"query": "hospital work"}, ManagerToolContext(manager, P, "library"))
     assert shown.index("pediatric clinic") < shown.index("nurse at St. Mary") and "以前" in shown
 

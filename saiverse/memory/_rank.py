@@ -26,6 +26,7 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from saiverse.memory._common import parse_time
 from saiverse.memory._lexical import Term, latin_stems, length, normalise, term_frequency
 from saiverse.memory._recall_pg import candidate_ids
 
@@ -39,6 +40,8 @@ K1, B = 1.2, 0.75
 RRF_K = 60
 CLOSE_SCORE = 0.75
 """A newer hit on the same terms scoring at least this share of an older one's is put before it."""
+RESTATED_AFTER_DAYS = 1.0
+"""Two mentions this far apart are two states of a fact, not one talk repeating a word."""
 
 
 def term_ids(conn: Connection, persona_id: str, probe: str, cap: int) -> list[int]:
@@ -129,20 +132,30 @@ def date_window(query: str, now: datetime) -> tuple[datetime, datetime] | None:
     return None
 
 
+def _days_apart(a: dict[str, Any], b: dict[str, Any]) -> float:
+    """How many days later `b` is than `a` (negative when earlier; 0 when either has no time)."""
+    when_a, when_b = parse_time(a.get("created_at")), parse_time(b.get("created_at"))
+    return (when_b - when_a).total_seconds() / 86400 if when_a and when_b else 0.0
+
+
 def newest_first(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Where two hits hold the same terms and score close, the newer goes first and the older is
-    marked `older` — a fact that changed is answered with its latest value."""
+    """Where two hits of one kind and speaker hold the same terms, said at least `RESTATED_AFTER_DAYS`
+    apart, the older is marked `older` and, when the newer scores close, the newer goes first — a
+    fact that changed is answered with its latest value. A reply repeating a word within the same
+    talk is not a change."""
     out = list(hits)
     for i in range(len(out)):
         for j in range(i + 1, len(out)):
             a, b = out[i], out[j]
-            if not a.get("terms") or a.get("terms") != b.get("terms") or a.get("kind") != b.get("kind"):
+            if not a.get("terms") or a.get("terms") != b.get("terms") or a.get("kind") != b.get("kind") \
+                    or a.get("role") != b.get("role"):
                 continue
-            if str(b.get("created_at") or "") > str(a.get("created_at") or "") \
-                    and b["score"] >= CLOSE_SCORE * a["score"]:
-                out[i], out[j] = b, a
+            later = _days_apart(a, b)
+            if later >= RESTATED_AFTER_DAYS:
                 a["older"] = True
-            elif str(b.get("created_at") or "") < str(a.get("created_at") or ""):
+                if b["score"] >= CLOSE_SCORE * a["score"]:
+                    out[i], out[j] = b, a
+            elif later <= -RESTATED_AFTER_DAYS:
                 b["older"] = True
     return out
 
