@@ -1,0 +1,82 @@
+"""Reflex recall: before a persona answers the user, what her memory holds on the user's words.
+
+Small local models rarely decide to call `memory_recall`, so a persona forgot what the user told her
+last month (issue 33). Here recall (saiverse/memory/_recall.py, the same retrieval as the tool; no
+model call) runs on the user's message once per pulse, and its best hits enter the prompt's system
+part (saiverse/pulse/_context.py `fit`, within `REFLEX_SHARE` of the budget), each marked as memory
+with its date and who said it. Hits already in the prompt as recent conversation are left out, and
+so are weak ones: a hit must score at least `MIN_SHARE` of the best, and the best at least
+`MIN_SCORE` (a greeting's common grams recall nothing). On by default; the world setting
+`reflex_recall:<persona id>` = "0" turns it off for one persona (`python main.py persona reflex`,
+saiverse/world/_settings.py), kept in the city's database like the 自律 switch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import UTC, datetime
+
+from saiverse.memory._chronicle import ChronicleStore
+from saiverse.memory._memopedia import MemopediaStore
+from saiverse.memory._recall import recall
+from saiverse.memory._store import SAIMemory
+
+SETTING_PREFIX = "reflex_recall:"
+"""World setting key prefix; the persona id follows. "0" is off; absent or "1" is on."""
+HITS = 6
+MIN_SCORE = 1.0
+MIN_SHARE = 0.35
+LINE_CHARS = 200
+HEADER = "## ふと思い出したこと（記憶から。日付はそのときのもの）"
+_WHO = {"user": "相手", "assistant": "自分", "system": "システム"}
+
+
+def setting_key(persona_id: str) -> str:
+    return SETTING_PREFIX + persona_id
+
+
+def _day(iso: str | None) -> str:
+    """A stored time as the persona's local date (the tools show local times too: tools/text.py)."""
+    if not iso:
+        return "日付不明"
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso[:10]
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone().strftime("%Y-%m-%d")
+
+
+def _label(hit: dict) -> str:
+    if hit["kind"] == "chronicle":
+        return "あらすじ"
+    if hit["kind"] == "memopedia":
+        return f"Memopedia「{hit.get('title', '')}」"
+    return _WHO.get(str(hit.get("role")), str(hit.get("role")))
+
+
+def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
+                message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> str:
+    """The memory section for a prompt answering `message` ("" when nothing worth it is found).
+    `shown`: contents already in the prompt; `max_chars`: the most the section may take."""
+    if not message.strip() or max_chars <= len(HEADER):
+        return ""
+    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS * 2, exclude_pulse=pulse_id)
+    if not hits or max(h["score"] for h in hits) < MIN_SCORE:
+        return ""
+    floor = MIN_SHARE * max(h["score"] for h in hits)
+    lines, used = [HEADER], len(HEADER)
+    for h in hits:
+        content = " ".join(str(h.get("content", "")).split())
+        if h["score"] < floor or content in shown:
+            continue
+        text = content if len(content) <= LINE_CHARS else content[:LINE_CHARS - 1] + "…"
+        line = f"- [{_day(h.get('created_at'))}] ({_label(h)}){' ※以前の話' * bool(h.get('older'))} {text}"
+        if h.get("next"):
+            line += f" → {' '.join(str(h['next']).split())[:LINE_CHARS // 2]}"
+        if used + len(line) + 1 > max_chars:
+            break
+        lines.append(line)
+        used += len(line) + 1
+        if len(lines) > HITS:
+            break
+    return "\n".join(lines) if len(lines) > 1 else ""
