@@ -117,11 +117,11 @@ def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
 def reflex_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`persona reflex-on|reflex-off ID`: whether recall runs on the user's message before the persona answers
     (saiverse/memory/_reflex.py); kept in the city's database, on unless turned off."""
-    from saiverse.memory._reflex import setting_key
+    from saiverse.memory import reflex_setting_key
 
     info = manager.world.persona(args.id)  # an unknown id is refused, naming it
     on = args.action == "reflex-on"
-    manager.world_settings.set_flag(setting_key(info.persona_id), on)
+    manager.world_settings.set_flag(reflex_setting_key(info.persona_id), on)
     if args.json:
         print_json({"persona_id": info.persona_id, "reflex_recall": on})
     else:

@@ -28,8 +28,7 @@ from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._common import parse_time
 from saiverse.memory._memopedia import CATEGORIES, MemopediaStore
-from saiverse.memory._reflex import reflex_text
-from saiverse.memory._reflex import setting_key as reflex_setting
+from saiverse.memory._reflex import reflex_setting_key, reflex_text
 from saiverse.memory._store import SAIMemory
 from saiverse.pulse import DEFAULT_CONTEXT_TOKENS, MESSAGE_OVERHEAD, MIN_CONTEXT_TOKENS, REFLEX_SHARE, Line, Snapshot
 
@@ -158,7 +157,7 @@ class ContextSource:
         worth it is found); what `snapshot` already shows verbatim is left out."""
         with self.db.engine.connect() as conn:
             off = conn.execute(text("SELECT VALUE FROM world_setting WHERE KEY = :k"),
-                               {"k": reflex_setting(persona_id)}).scalar() == "0"
+                               {"k": reflex_setting_key(persona_id)}).scalar() == "0"
         if off:
             return ""
         shown = {" ".join(h.content.split()) for h in snapshot.history}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -60,7 +61,7 @@ def idf(n_docs: int, df: int) -> float:
 
 
 def bm25(body_lower: str, terms: Sequence[Term], weights: dict[str, float], avg_len: float,
-         body_length: int | None = None) -> tuple[float, frozenset[str]]:
+         body_length: int | None = None) -> tuple[float, tuple[str, ...]]:
     """A text's BM25 for the terms (`weights`: IDF per key) and the keys of full-weight terms it holds."""
     stems = latin_stems(body_lower)
     dl = length(body_lower) if body_length is None else body_length
@@ -72,13 +73,12 @@ def bm25(body_lower: str, terms: Sequence[Term], weights: dict[str, float], avg_
             score += term.weight * weights.get(term.key, 0.0) * tf * (K1 + 1) / (tf + norm)
             if term.weight >= 1.0:
                 held.add(term.key)
-    return score, frozenset(held)
+    return score, tuple(sorted(held))  # a tuple: hits go out as JSON (python main.py memory --search --json)
 
 
 def message_candidates(conn: Connection, persona_id: str, terms: Sequence[Term]) -> tuple[set[int], dict[str, float]]:
     """Candidate message ids for the terms, and each term's IDF over the persona's messages."""
-    n_docs = int(conn.execute(text("SELECT count(*) FROM saimemory WHERE PERSONA_ID = :p"),
-                              {"p": persona_id}).scalar_one())
+    n_docs = message_count(conn, persona_id)
     ids: set[int] = set()
     weights: dict[str, float] = {}
     for term in terms:
@@ -86,6 +86,23 @@ def message_candidates(conn: Connection, persona_id: str, terms: Sequence[Term])
         weights[term.key] = idf(max(n_docs, len(found)), len(found))
         ids.update(found[:PER_TERM])
     return ids, weights
+
+
+_COUNTS: dict[tuple[str, str], tuple[float, int]] = {}
+COUNT_SECONDS = 60.0
+"""How long a persona's message count is reused: counting 1M index entries takes milliseconds every
+query, and IDF barely moves with a few new messages."""
+
+
+def message_count(conn: Connection, persona_id: str) -> int:
+    """The persona's message count, read at most every `COUNT_SECONDS` per database."""
+    key = (conn.engine.url.render_as_string(hide_password=True), persona_id)
+    kept = _COUNTS.get(key)
+    if kept is not None and time.monotonic() - kept[0] < COUNT_SECONDS:
+        return kept[1]
+    n = int(conn.execute(text("SELECT count(*) FROM saimemory WHERE PERSONA_ID = :p"), {"p": persona_id}).scalar_one())
+    _COUNTS[key] = (time.monotonic(), n)
+    return n
 
 
 def fuse(lists: Iterable[Sequence[Any]], key: Callable[[Any], Any]) -> list[Any]:

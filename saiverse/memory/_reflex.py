@@ -31,7 +31,7 @@ HEADER = "## ふと思い出したこと（記憶から。日付はそのとき�
 _WHO = {"user": "相手", "assistant": "自分", "system": "システム"}
 
 
-def setting_key(persona_id: str) -> str:
+def reflex_setting_key(persona_id: str) -> str:
     return SETTING_PREFIX + persona_id
 
 

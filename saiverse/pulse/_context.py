@@ -242,7 +242,9 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     lines = {e.entry_id: f"- [{span(e.start, e.end)}] {e.content}" for e in snapshot.chronicle}
     header = "## これまでのあらすじ（Chronicle）"
     frame = tokens(header) + NOTE_COST  # the header and a possible gap note
-    reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else 0
+    # With no entries, the header and the note saying older talk was left out still come when the history
+    # is cut: their room is kept too (a prompt went 13 tokens over once reflex recall took its share).
+    reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else frame
 
     # The newest lines that fit as they are (each costs > 0, so they are the longest run of newest
     # lines whose running cost fits), then the next one shortened if a useful piece of it fits.
