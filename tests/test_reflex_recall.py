@@ -11,6 +11,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from saiverse.manager import SAIVerseManager
 from saiverse.memory._reflex import HEADER
 from saiverse.pulse import REFLEX_SHARE
@@ -29,7 +31,12 @@ def _said_long_ago(m: SAIVerseManager) -> None:
                      tags=["conversation"], created_at=start + timedelta(days=1, minutes=10 * i))
 
 
-def test_the_user_message_brings_an_old_memory_into_the_prompt(make_manager: Callable[..., SAIVerseManager]) -> None:
+@pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+def test_the_user_message_brings_an_old_memory_into_the_prompt(make_manager: Callable[..., SAIVerseManager], store: str,
+                                                               request: pytest.FixtureRequest,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    if store == "postgresql":
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
     model = ScriptedModel()
     m = make_manager(model)
     _said_long_ago(m)
