@@ -2,7 +2,7 @@
 
     python benchmarks/data/build_dev.py
 
-The facts and questions are handwritten in dev_en_dana.py, dev_en_leo.py and dev_ja_yuki.py; around
+The facts and questions are handwritten in dev_en_dana.py, dev_en_leo.py, dev_ja_yuki.py and dev_ja_haru.py; around
 them this mixes small talk drawn from the pools below (fixed seed), so a question's evidence is one
 turn among ~150 and the pools' everyday words (work, group, doctor, 仕事, 病院...) compete with it.
 The JSON files are committed; rebuild only when the sources change.
@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 from types import ModuleType
 
-from benchmarks.data import dev_en_dana, dev_en_leo, dev_ja_yuki
+from benchmarks.data import dev_en_dana, dev_en_leo, dev_ja_haru, dev_ja_yuki
 
 HERE = Path(__file__).resolve().parent
 SMALL_TALK_PER_SESSION = 24
@@ -90,7 +90,8 @@ def build(module: ModuleType, pool: list[str], replies: list[str], seed: int) ->
 def main() -> None:
     for module, pool, replies, seed in ((dev_en_dana, SMALL_TALK_EN, ASSISTANT_EN, 1),
                                         (dev_en_leo, SMALL_TALK_EN, ASSISTANT_EN, 2),
-                                        (dev_ja_yuki, SMALL_TALK_JA, ASSISTANT_JA, 3)):
+                                        (dev_ja_yuki, SMALL_TALK_JA, ASSISTANT_JA, 3),
+                                        (dev_ja_haru, SMALL_TALK_JA, ASSISTANT_JA, 4)):
         out = HERE / f"{module.__name__.rsplit('.', 1)[-1]}.json"
         out.write_text(json.dumps(build(module, pool, replies, seed), ensure_ascii=False, indent=1) + "\n",
                        encoding="utf-8")
