@@ -5,7 +5,8 @@
 Reuses benchmarks/recall.py's database (built the same way, or reused when one with the same
 parameters is complete) and its query kinds, plus whole questions as a user would type them
 (「猫と図書館の話、覚えてる？」). Times the full `recall` (messages, Chronicle, Memopedia) as the
-memory_recall tool calls it; prints a table and, as the last line, one JSON object.
+memory_recall tool calls it, and reflex recall (`ContextSource.reflex`, what a user's pulse adds) on the
+questions; prints a table and, as the last line, one JSON object.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.recall import build, existing_build, percentile, queries  # noqa: E402
 from database.engine import Database  # noqa: E402
-from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory, recall  # noqa: E402
+from saiverse.memory import ChronicleStore, ContextSource, MemopediaStore, SAIMemory, recall  # noqa: E402
+from saiverse.pulse import Snapshot  # noqa: E402
 
 
 def main() -> int:
@@ -45,13 +47,21 @@ def main() -> int:
     kinds["question"] = [(p, f"{a.split()[0]}と{b.split()[-1]}の話、覚えてる？")
                          for (p, a), (_, b) in zip(kinds["1-2 chars"], longs, strict=True)]
     results = {}
+    source, empty = ContextSource(db, chronicle, memopedia), Snapshot(budget=8000)
+
+    def ask(kind: str, persona: str, q: str) -> None:
+        if kind == "reflex":  # what a user's pulse adds: reflex recall on the message (saiverse/memory/_reflex.py)
+            source.reflex(persona, q, None, empty)
+        else:
+            recall(memory, chronicle, memopedia, persona, q, limit=8)
+    kinds["reflex"] = kinds["question"]
     for kind, qs in kinds.items():
         for persona, q in qs[:5]:
-            recall(memory, chronicle, memopedia, persona, q, limit=8)
+            ask(kind, persona, q)
         times = []
         for persona, q in qs:
             t0 = time.perf_counter()
-            recall(memory, chronicle, memopedia, persona, q, limit=8)
+            ask(kind, persona, q)
             times.append((time.perf_counter() - t0) * 1000)
         results[kind] = {"p50_ms": round(percentile(times, 0.5), 1), "p95_ms": round(percentile(times, 0.95), 1),
                          "max_ms": round(max(times), 1)}

@@ -54,6 +54,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 """Everyday words that name the same thing (keys are stems or Japanese surface forms)."""
 _LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _KANJI_OR_KATAKANA = re.compile(r"[\u4e00-\u9fff々〆\u30a1-\u30faー]+")
+_WIDE_LETTER = re.compile(r"[^\x00-\x7f\s\u2000-\u206f\u3000-\u3003\u3008-\u303f\uff01-\uff0f\uff1a-\uff20]")
+"""A non-ASCII character other than spaces and CJK or general punctuation: a kana, a kanji, a letter."""
 _HIRAGANA = re.compile(r"[\u3041-\u309f]{3,}")
 _STEMMER = snowballstemmer.stemmer("english")
 
@@ -70,7 +72,9 @@ class Term:
 
 def normalise(text: str) -> str:
     """NFKC and lower case: full-width letters and digits become plain ones (Ｄａｎａ → dana)."""
-    return unicodedata.normalize("NFKC", text).lower()
+    lowered = text.lower()
+    # Most stored text is NFKC already; checking is several times cheaper than normalising it again.
+    return lowered if unicodedata.is_normalized("NFKC", lowered) else unicodedata.normalize("NFKC", lowered).lower()
 
 
 @lru_cache(maxsize=65536)
@@ -145,5 +149,4 @@ def term_frequency(text_lower: str, stems: Counter[str], term: Term) -> int:
 
 def length(text_lower: str) -> int:
     """A text's length in terms: latin words plus other letters (each kana or kanji is one)."""
-    words = _LATIN.findall(text_lower)
-    return len(words) + sum(1 for ch in text_lower if ch.isalpha() and not ch.isascii())
+    return len(_LATIN.findall(text_lower)) + len(_WIDE_LETTER.findall(text_lower))

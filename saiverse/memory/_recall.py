@@ -58,13 +58,14 @@ def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: 
                 bindparam("ids", expanding=True)), {"ids": [r[0] for r in rows]})}
             rows = [r for r in rows if r[0] not in hidden]
     lowered = [normalise(r[3]) for r in rows]
-    avg = sum(length(t) for t in lowered) / len(lowered) if lowered else 1.0
+    lengths = [length(t) for t in lowered]
+    avg = sum(lengths) / len(lengths) if lengths else 1.0
     hits = []
-    for row, low in zip(rows, lowered, strict=True):
+    for row, low, dl in zip(rows, lowered, lengths, strict=True):
         rec = record(row)
         if exclude_pulse and rec.get("pulse_id") == exclude_pulse:
             continue  # the current pulse's messages are already in its context
-        score, held = bm25(low, terms, weights, avg)
+        score, held = bm25(low, terms, weights, avg, dl)
         if score > 0:
             when = parse_time(rec["created_at"])
             hits.append({"kind": "message", **rec, "terms": held,
