@@ -3,11 +3,11 @@
 Recall used to search a question as one phrase, then its first six "content words", with no English
 stop words, so "When did Caroline go to the LGBTQ support group?" searched When/did/Caroline/go/to/the
 and never "LGBTQ" (issue 33). Here a text becomes weighted `Term`s:
-- latin words (NFKC, lower-cased), minus English stop words, stemmed by Snowball's English stemmer
-  (`snowballstemmer`, pinned in requirements.txt): "supporting groups" and "support group" share
-  `support` and `group`. A term's `probe` — what the gram index is asked for — is the longest common
-  prefix of the word and its stem (`happi` is not in "happy"; `happ` is), at least the word itself
-  when that is shorter than three letters;
+- latin words (full-width letters made plain, lower-cased), minus English stop words, stemmed by
+  Snowball's English stemmer (`snowballstemmer`, pinned in requirements.txt): "supporting groups"
+  and "support group" share `support` and `group`. A term's `probe` — what the gram index is asked
+  for — is the longest common prefix of the word and its stem (`happi` is not in "happy"; `happ`
+  is), at least three letters of the word (or all of a shorter one);
 - Japanese: runs of kanji or katakana become character bigrams (a one-kanji run is itself, unless it
   is one of `STOP_JA`); hiragana runs of three or more give bigrams at half weight (names like こむぎ
   are hiragana, and particles' bigrams are common, so their IDF is low anyway);
@@ -20,7 +20,6 @@ proposes candidates (saiverse/memory/_store.py) and this module decides what a m
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
@@ -58,6 +57,7 @@ _WIDE_LETTER = re.compile(r"[^\x00-\x7f\s\u2000-\u206f\u3000-\u3003\u3008-\u303f
 """A non-ASCII character other than spaces and CJK or general punctuation: a kana, a kanji, a letter."""
 _HIRAGANA = re.compile(r"[\u3041-\u309f]{3,}")
 _STEMMER = snowballstemmer.stemmer("english")
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,9 @@ class Term:
 
 
 def normalise(text: str) -> str:
-    """NFKC and lower case: full-width letters and digits become plain ones (Ｄａｎａ → dana)."""
-    lowered = text.lower()
-    # Most stored text is NFKC already; checking is several times cheaper than normalising it again.
-    return lowered if unicodedata.is_normalized("NFKC", lowered) else unicodedata.normalize("NFKC", lowered).lower()
+    """Full-width ASCII made plain (Ｄａｎａ → dana, １２ → 12) and lower case. A translation table, not NFKC:
+    every candidate of every query passes here, and NFKC costs ~20 µs a message where this costs ~1."""
+    return text.translate(_FULL_WIDTH).lower()
 
 
 @lru_cache(maxsize=65536)

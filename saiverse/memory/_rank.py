@@ -35,7 +35,7 @@ DenseScorer = Callable[[str, Sequence[str]], Sequence[float]]
 """(query, texts) → one similarity per text, higher is closer (an embedding model's cosine)."""
 PER_TERM = 200
 """Newest candidates ranked per term."""
-DF_CAP = 2000
+DF_CAP = 1000
 """Ids counted for a term's document frequency: a term in more messages than this is common anyway."""
 K1, B = 1.2, 0.75
 RRF_K = 60

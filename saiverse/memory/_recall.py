@@ -60,18 +60,17 @@ def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: 
     lowered = [normalise(r[3]) for r in rows]
     lengths = [length(t) for t in lowered]
     avg = sum(lengths) / len(lengths) if lengths else 1.0
-    hits = []
+    scored = []
     for row, low, dl in zip(rows, lowered, lengths, strict=True):
-        rec = record(row)
-        if exclude_pulse and rec.get("pulse_id") == exclude_pulse:
+        if exclude_pulse and row[5] == exclude_pulse:
             continue  # the current pulse's messages are already in its context
         score, held = bm25(low, terms, weights, avg, dl)
         if score > 0:
-            when = parse_time(rec["created_at"])
-            hits.append({"kind": "message", **rec, "terms": held,
-                         "score": round(score * _recency("message", when, now), 6)})
-    hits.sort(key=lambda h: (h["score"], h["created_at"]), reverse=True)
-    return hits[:limit * 2], weights
+            scored.append((round(score * _recency("message", parse_time(row[6]), now), 6), str(row[6]), row, held))
+    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    # Records are made for the kept hits only: at 1M messages a question has ~350 candidates.
+    return [{"kind": "message", **record(row), "terms": held, "score": score}
+            for score, _, row, held in scored[:limit * 2]], weights
 
 
 def recall(

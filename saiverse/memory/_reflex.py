@@ -60,7 +60,7 @@ def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memoped
     `shown`: contents already in the prompt; `max_chars`: the most the section may take."""
     if not message.strip() or max_chars <= len(HEADER):
         return ""
-    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS * 2, exclude_pulse=pulse_id)
+    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id)
     if not hits or max(h["score"] for h in hits) < MIN_SCORE:
         return ""
     floor = MIN_SHARE * max(h["score"] for h in hits)
