@@ -27,6 +27,13 @@ from saiverse.memory import ChronicleStore, ContextSource, MemopediaStore, SAIMe
 from saiverse.pulse import Snapshot  # noqa: E402
 
 
+def questions(kinds: dict[str, list[tuple[str, str]]], seed: int = 7) -> list[tuple[str, str]]:
+    """Whole questions from benchmarks/recall.py's terms: a 1-2 character one and a 3+ one in a sentence."""
+    longs = random.Random(seed).sample(kinds["3+ chars"], len(kinds["3+ chars"]))
+    return [(p, f"{a.split()[0]}と{b.split()[-1]}の話、覚えてる？")
+            for (p, a), (_, b) in zip(kinds["1-2 chars"], longs, strict=True)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--messages", type=int, default=100_000)
@@ -42,10 +49,7 @@ def main() -> int:
     db = Database(f"sqlite:///{path}")
     memory, chronicle, memopedia = SAIMemory(db), ChronicleStore(db), MemopediaStore(db)
     kinds = queries(args.queries, args.seed)
-    rng = random.Random(args.seed)
-    longs = rng.sample(kinds["3+ chars"], len(kinds["3+ chars"]))
-    kinds["question"] = [(p, f"{a.split()[0]}と{b.split()[-1]}の話、覚えてる？")
-                         for (p, a), (_, b) in zip(kinds["1-2 chars"], longs, strict=True)]
+    kinds["question"] = questions(kinds, args.seed)
     results = {}
     source, empty = ContextSource(db, chronicle, memopedia), Snapshot(budget=8000)
 
