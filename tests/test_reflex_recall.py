@@ -50,6 +50,19 @@ def test_the_user_message_brings_an_old_memory_into_the_prompt(make_manager: Cal
     assert len(memory) <= 8000 * REFLEX_SHARE
 
 
+def test_a_memopedia_keyword_in_the_message_brings_its_page(make_manager: Callable[..., SAIVerseManager]) -> None:
+    model = ScriptedModel()
+    m = make_manager(model)
+    m.memopedia.create(P, "こむぎ", summary="ユーザーの飼い猫。茶トラで、かつおぶしが好き。", keywords=["こむぎ", "茶トラ"],
+                       category="people")
+    m.memopedia.create(P, "図書館の合言葉", summary="フクロウ。", keywords=["合言葉"])
+    list(m.handle_user_input("library", "こむぎが今朝また窓辺で寝てたよ", persona_id=P))
+    system = model.history[-1].system or ""
+    memory = system[system.index(HEADER):]
+    assert "(Memopedia「こむぎ」、「こむぎ」で) ユーザーの飼い猫。茶トラで、かつおぶしが好き。" in memory
+    assert "合言葉" not in memory  # a page whose keywords are not in the message stays out
+
+
 def test_nothing_worth_it_adds_nothing_and_reflex_off_is_kept(make_manager: Callable[..., SAIVerseManager],
                                                              saiverse_home: Path) -> None:
     model = ScriptedModel()
