@@ -89,8 +89,9 @@ def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memoped
     floor = MIN_SHARE * max((h["score"] for h in hits), default=0.0)
     for h in hits:
         content = " ".join(str(h.get("content", "")).split())
-        if h["score"] < floor or content in shown or (h["kind"] == "memopedia" and f"「{h.get('title')}」、" in lore_text):
-            continue  # weak, already in the prompt, or a page the lore above brought
+        brought = h["kind"] == "memopedia" and f"「{h.get('title')}」、" in lore_text  # by the lore above
+        if h["score"] < floor or content in shown or brought:
+            continue
         text = content if len(content) <= LINE_CHARS else content[:LINE_CHARS - 1] + "…"
         line = f"- [{_day(h.get('created_at'))}] ({_label(h)}){' ※以前の話' * bool(h.get('older'))} {text}"
         if h.get("next"):
