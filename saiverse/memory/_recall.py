@@ -7,7 +7,7 @@ grams, a few synonyms); any term may match (OR), and every hit is scored by BM25
 persona's messages (saiverse/memory/_rank.py), times a recency factor whose half-life depends on the
 kind (a chat line fades in a month, a summary in a season, a wiki page the persona keeps in a year),
 times a small weight for the curated kinds. Messages are found through the gram index; entries and
-pages by a scan of the persona's rows per term. The lists are merged on that score, then fused by
+pages by one scan of the persona's rows for any term (`search_any`). The lists are merged on that score, then fused by
 reciprocal rank with the hits inside a date the query names and, when a caller gives one, a dense
 scorer. Hits on the same terms are put newest first, the older marked `older`; a message that is a
 question or a word or two brings the turn after it (`next`). Every hit says its `kind`.
@@ -84,8 +84,8 @@ def recall(
         return []
     now = now or utc_now()
     hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now)
-    entries = {e.entry_id: e for t in terms for e in chronicle.search(persona_id, t.probe, limit=limit * 2)}
-    for e in entries.values():
+    probes = list(dict.fromkeys(t.probe for t in terms))
+    for e in chronicle.search_any(persona_id, probes):
         body = normalise(e.content)
         score, held = bm25(body, terms, weights, AVG_LEN, length(body) - length(normalise(date_header(e.content))))
         if score > 0:
@@ -95,8 +95,7 @@ def recall(
                 "created_at": iso(e.end or e.start), "terms": held,
                 "score": round(score * KIND_WEIGHT["chronicle"] * _recency("chronicle", e.end or e.start, now), 6),
             })
-    pages = {p.page_id: p for t in terms for p in memopedia.search(persona_id, t.probe, limit=limit * 2)}
-    for p in pages.values():
+    for p in memopedia.search_any(persona_id, probes):
         body = normalise(" ".join([p.title, " ".join(p.keywords), p.summary, p.content]))
         score, held = bm25(body, terms, weights, AVG_LEN)
         boost = TITLE_BOOST if any(t.key in normalise(p.title) for t in terms) else 1.0
