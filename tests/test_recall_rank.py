@@ -100,4 +100,6 @@ def test_a_named_month_and_a_dense_scorer_are_fused(manager: SAIVerseManager) ->
 def test_query_terms() -> None:
     keys = [t.key for t in query_terms("When did Caroline go to the LGBTQ support group?")]
     assert "lgbtq" in keys and "support" in keys and "when" not in keys and "the" not in keys
-    assert {t.key for t in query_terms("ＳＵＰＰＯＲＴＩＮＧ")} == {"support"}  # full-width, NFKC
+    assert {t.key for t in query_terms("ＳＵＰＰＯＲＴＩＮＧ")} == {"support"}  # full-width made plain
+    studies = query_terms("studies")[0]
+    assert studies.key == "studi" and studies.probe in "study" and studies.probe in "studies"

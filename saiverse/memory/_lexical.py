@@ -82,6 +82,8 @@ def stem(word: str) -> str:
 
 
 def _probe(word: str, stemmed: str) -> str:
+    # Snowball spells a final y as i (study, studies → studi): "studi" is not in "study", "stud" is.
+    stemmed = stemmed[:-1] if stemmed.endswith("i") else stemmed
     common = 0
     for a, b in zip(word, stemmed, strict=False):
         if a != b:
