@@ -8,8 +8,8 @@ evidence: [dia_id...], category}); without arguments the development conversatio
 benchmarks/data/ are used. Each conversation is loaded into persona mina's SAIMemory in its own temp
 SAIVERSE_HOME, the real way (`SAIMemory.add`, at the session's time, a minute apart), and every
 question is asked through the real `memory_recall` tool (`query` = the question, `max_chars` = the
-budget, `topk` = 20). A question is found (any) when one evidence turn is within the first `budget`
-characters the tool returns, (all) when every one is; a turn counts as there when its first 40
+budget, `topk` = 20; `--tool-defaults`: the tool's own defaults, 4 hits in 1,200 characters). A
+question is found (any) when one evidence turn is within the first `budget` characters the tool returns, (all) when every one is; a turn counts as there when its first 40
 characters (whitespace collapsed) are.
 
 Beside it, on the same turns in the same run: plain BM25 — SQLite FTS5 `bm25()` over the turns, the
@@ -94,7 +94,7 @@ def baseline(turns: list[dict[str, Any]], japanese: bool) -> Any:
     return ask
 
 
-def run_conversation(path: Path, budget: int, misses: bool) -> list[dict[str, Any]]:
+def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Load one conversation into a fresh home, ask every question both ways; one row per question."""
     data = json.loads(path.read_text(encoding="utf-8"))
     turns = turns_of(data["conversation"])
@@ -118,7 +118,8 @@ def run_conversation(path: Path, budget: int, misses: bool) -> list[dict[str, An
             rows = []
             for qa in data["qa"]:
                 q, ev = qa["question"], [e for e in qa["evidence"] if e in text_of]
-                ours = str(call_tool("memory_recall", {"query": q, "max_chars": budget, "topk": 20}, ctx))[:budget]
+                asked = {"query": q, "max_chars": budget, "topk": 20} if args is None else {"query": q, **args}
+                ours = str(call_tool("memory_recall", asked, ctx))[:budget]
                 base = bm25(q, budget)[:budget]
                 row = {"lang": "ja" if japanese else "en", "category": str(qa.get("category", "")),
                        "any": any(text_of[e] in ours for e in ev), "all": all(text_of[e] in ours for e in ev),
@@ -151,9 +152,12 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=2000)
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     ap.add_argument("--misses", action="store_true", help="print each question not fully found, to stderr")
+    ap.add_argument("--tool-defaults", action="store_true",
+                    help="call memory_recall with its default topk and max_chars (4, 1,200), not 20 and the budget")
     args = ap.parse_args()
     paths = args.conversations or sorted((ROOT / "benchmarks" / "data").glob("dev_*.json"))
-    rows = [r for p in paths for r in run_conversation(p, args.budget, args.misses)]
+    asked = {} if args.tool_defaults else None
+    rows = [r for p in paths for r in run_conversation(p, args.budget, args.misses, asked)]
     figures = summary(rows)
     if not args.json:
         print(f"{'lang/category':<16}{'n':>4}{'any':>7}{'all':>7}{'bm25 any':>10}{'bm25 all':>10}")
