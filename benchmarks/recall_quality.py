@@ -9,8 +9,9 @@ benchmarks/data/ are used. Each conversation is loaded into persona mina's SAIMe
 SAIVERSE_HOME, the real way (`SAIMemory.add`, at the session's time, a minute apart), and every
 question is asked through the real `memory_recall` tool (`query` = the question, `max_chars` = the
 budget, `topk` = 20; `--tool-defaults`: the tool's own defaults, 4 hits in 1,200 characters). A
-question is found (any) when one evidence turn is within the first `budget` characters the tool returns, (all) when every one is; a turn counts as there when its first 40
-characters (whitespace collapsed) are.
+question is found (any) when one evidence turn is within the first `budget` characters the tool
+returns, (all) when every one is; a turn counts as there when its first 40 characters (whitespace
+collapsed) are.
 
 Beside it, on the same turns in the same run: plain BM25 — SQLite FTS5 `bm25()` over the turns, the
 question's words minus English stop words OR'ed (character bigrams for Japanese), the best turns
