@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from saiverse.manager import SAIVerseManager
+from saiverse.memory import reflex_setting_key
 from saiverse.memory._reflex import HEADER
 from saiverse.pulse import REFLEX_SHARE
 from tests.conftest import ScriptedModel
@@ -79,3 +80,9 @@ def test_nothing_worth_it_adds_nothing_and_reflex_off_is_kept(make_manager: Call
     m = make_manager(model)
     list(m.handle_user_input("library", "このまえ医者に何て言われたか覚えてる？", persona_id=P))
     assert HEADER not in (model.history[-1].system or "")
+
+
+def test_deleting_a_persona_forgets_her_reflex_switch(manager: SAIVerseManager) -> None:
+    manager.world_settings.set_flag(reflex_setting_key(P), False)
+    report = manager.admin.delete_persona(P)
+    assert report.removed.get("world_setting") == 1 and manager.world_settings.get(reflex_setting_key(P)) is None
