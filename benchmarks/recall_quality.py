@@ -118,7 +118,10 @@ def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any]
             text_of = {t["dia_id"]: needle(t["text"]) for t in turns}
             rows = []
             for qa in data["qa"]:
-                q, ev = qa["question"], [e for e in qa["evidence"] if e in text_of]
+                q, ev = qa["question"], [e for e in qa.get("evidence", []) if e in text_of]
+                if not ev:  # evidence naming no turn of the conversation (a typo in a dataset): not a question here
+                    print(f"skipped {path.name}: {q!r} names no turn as evidence", file=sys.stderr)
+                    continue
                 asked = {"query": q, "max_chars": budget, "topk": 20} if args is None else {"query": q, **args}
                 ours = str(call_tool("memory_recall", asked, ctx))[:budget]
                 base = bm25(q, budget)[:budget]
