@@ -1,4 +1,4 @@
-"""Memory on the command line: `memory`, `chronicle`, `memopedia`."""
+"""Memory on the command line: `memory` (and its pins), `context`, `chronicle`, `memopedia`."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from cli._frame import add_json, command, print_json, world
 
 
 def memory(args: argparse.Namespace) -> int:
-    """a persona's SAIMemory messages as JSON lines"""
+    """a persona's SAIMemory messages as JSON lines; --pin/--unpin ID pins a message, --pins lists them"""
     with world(args) as manager:
+        if args.pin is not None or args.unpin is not None or args.pins:
+            return _pins(manager, args)
         if args.search:
             records: Iterable[Any] = manager.memory_messages(args.persona, search=args.search, limit=args.limit)
         else:
@@ -20,6 +22,70 @@ def memory(args: argparse.Namespace) -> int:
         for rec in records:
             print_json(rec)
     return 0
+
+
+def _pins(manager: Any, args: argparse.Namespace) -> int:
+    sight = manager.sight
+    if args.pin is not None:
+        changed = sight.pin(args.persona, args.pin)
+        print_json({"persona_id": args.persona, "message_id": args.pin, "pinned": True, "changed": changed})
+    elif args.unpin is not None:
+        changed = sight.unpin(args.persona, args.unpin)
+        print_json({"persona_id": args.persona, "message_id": args.unpin, "pinned": False, "changed": changed})
+    else:
+        for pin in sight.persona_pins(args.persona):
+            print_json(pin.to_dict())
+    return 0
+
+
+def context(args: argparse.Namespace) -> int:
+    """what a persona would be given for a message: every part of the prompt, its tokens and the budget"""
+    from saiverse.errors import UsageError
+
+    if not args.text.strip():
+        raise UsageError("the message is empty; say something (TEXT)")
+    with world(args) as manager:
+        building = args.building or manager.world.persona(args.persona).building_id
+        if not building:
+            raise UsageError(f"{args.persona} is in no building; name one with --building")
+        view = manager.sight.context(args.persona, building, args.text)
+    if args.json:
+        print_json(view.to_dict())
+        return 0
+    print(_context_text(view))
+    return 0
+
+
+_PART_NAMES = {"system": "system prompt", "pinned": "pinned lines", "core": "Memopedia core",
+               "reflex": "recalled (reflex)", "chronicle": "Chronicle", "history": "recent lines",
+               "own": "this message"}
+
+
+def _context_text(view: Any) -> str:
+    out = [f"{view.persona_name} ({view.persona_id}) in {view.building_name} ({view.building_id}), "
+           f"for: {view.message}",
+           f"budget {view.budget:,} tokens, prompt {view.input_tokens:,} "
+           f"(model {view.model or '-'}, counted by {view.counted_by})", ""]
+    for name, label in _PART_NAMES.items():
+        cap = view.shares.get(name)
+        extra = f"  (of at most {cap:,})" if cap else ""
+        if name == "history":
+            extra = f"  ({view.history_kept} of {view.history_of} lines verbatim)"
+        out.append(f"  {label:<20}{view.parts[name]:>7,}{extra}")
+    out.append("")
+    out.append("recalled:" if view.reflex_on else "recalled: (reflex recall is off for this persona)")
+    for r in view.recalled:
+        score = "lore" if r.score is None else f"{r.score:.2f}"
+        out.append(f"  [{score}] {r.why}\n      {r.line}")
+    if view.pins:
+        out.append("pinned:")
+        for p in view.pins:
+            mark = "in" if p["in_prompt"] else "LEFT OUT"
+            out.append(f"  #{p['message_id']} ({mark}) {p['role']}: {' '.join(p['content'].split())[:100]}")
+    out += [f"note: {n}" for n in view.notes]
+    out += ["", "=== system ===", view.system, "", "=== messages ==="]
+    out += [f"[{m['role']}] {m['content']}" for m in view.messages]
+    return "\n".join(out)
 
 
 def chronicle(args: argparse.Namespace) -> int:
@@ -97,7 +163,17 @@ def register(sub: Any) -> None:
     p.add_argument("--persona", required=True)
     p.add_argument("--search", help="recall search query")
     p.add_argument("--limit", type=LIMIT, default=200)
+    pins = p.add_mutually_exclusive_group()
+    pins.add_argument("--pin", type=LIMIT, metavar="ID", help="pin message ID (its `id`): always in her prompt")
+    pins.add_argument("--unpin", type=LIMIT, metavar="ID", help="unpin message ID")
+    pins.add_argument("--pins", action="store_true", help="list her pinned messages, in the order pinned")
     add_json(p, "print JSON lines (the default)")
+
+    p = command(sub, context)
+    p.add_argument("--persona", required=True)
+    p.add_argument("--building", help="where she is asked (default: where she is)")
+    p.add_argument("text", metavar="TEXT", help="the user's message")
+    add_json(p, "print one JSON object")
 
     p = command(sub, chronicle)
     p.add_argument("--persona", required=True)

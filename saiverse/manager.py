@@ -58,6 +58,7 @@ from saiverse.pulse import (
     PulseController,
     PulseServices,
     QueueFullError,
+    Sight,
     ToolServices,
     recover_open,
     user_turn,
@@ -153,6 +154,8 @@ class SAIVerseManager(CityClock, WorldFacade):
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
         ), workers=workers)
+        self.sight = Sight(self.pulses.services)
+        """What a persona would be given for a message, and chat-line pins (saiverse/pulse/_sight.py)."""
         self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
         self.auto_turns = AutonomousTurns(self.db)  # claimed across processes: saiverse/world/_auto_turns.py
         self.production = ProductionService(

@@ -21,6 +21,7 @@ from saiverse.memory import reflex_setting_key
 from saiverse.world import move_numbered
 
 PERSONA_TABLES: tuple[tuple[str, str], ...] = (
+    ("memory_pin", "PERSONA_ID"),  # its pinned lines (saiverse/memory/_pins.py), before the messages they name
     ("saimemory_tag", "PERSONA_ID"),
     ("saimemory", "PERSONA_ID"),
     ("saimemory_thread", "PERSONA_ID"),

@@ -13,6 +13,7 @@ Parts (private modules; import from here):
 - `_memopedia_manage`: Memopedia housekeeping for upstream v0.3's `memopedia_manage` / `memopedia_health` …
 - `_memopedia_page`: A Memopedia page as the app sees it, the three category roots, and the limits a page …
 - `_rank`: BM25 over SAIMemory messages, reciprocal-rank fusion, and what a hit brings along …
+- `_pins`: Pinned lines: SAIMemory messages a persona always has in her prompt (issue 33, item 4).
 - `_recall`: Recall across a persona's three memories: SAIMemory messages, Chronicle entries, …
 - `_recall_pg`: SAIMemory recall candidates on PostgreSQL: pg_trgm where SQLite uses its FTS5 gram …
 - `_reflex`: Reflex recall: before a persona answers the user, what her memory holds on the user's …
@@ -44,7 +45,11 @@ if TYPE_CHECKING:
     from saiverse.memory._memopedia import MemopediaStore as MemopediaStore
     from saiverse.memory._memopedia_manage import delete_page as delete_page
     from saiverse.memory._memopedia_manage import health as health
+    from saiverse.memory._pins import Pin as Pin
+    from saiverse.memory._pins import PinStore as PinStore
     from saiverse.memory._recall import recall as recall
+    from saiverse.memory._reflex import Recalled as Recalled
+    from saiverse.memory._reflex import reflex_section as reflex_section
     from saiverse.memory._reflex import reflex_setting_key as reflex_setting_key
     from saiverse.memory._store import ROLES as ROLES
     from saiverse.memory._store import MemoryRecord as MemoryRecord
@@ -66,6 +71,8 @@ _EXPORTS: dict[str, str] = {
     "LongTermMemoryError": "_common",
     "MemopediaStore": "_memopedia",
     "MemoryRecord": "_store",
+    "Pin": "_pins",
+    "PinStore": "_pins",
     "ROLES": "_store",
     "SAIMemory": "_store",
     "TrackBook": "_track_book",
@@ -81,6 +88,8 @@ _EXPORTS: dict[str, str] = {
     "notes": "_tracks",
     "parse_day": "_chronicle",
     "recall": "_recall",
+    "Recalled": "_reflex",
+    "reflex_section": "_reflex",
     "reflex_setting_key": "_reflex",
     "span": "_chronicle_summary",
     "stamp": "_common",

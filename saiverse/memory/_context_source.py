@@ -2,10 +2,10 @@
 
 A snapshot holds the persona's token budget, its recent conversation (newest first along
 SAIMemory's tag index, read only until the budget is full), its Chronicle candidates and its
-Memopedia core. It is kept per persona between pulses and brought up to date, not re-read: each
+Memopedia core and its pinned lines. It is kept per persona between pulses and brought up to date, not re-read: each
 call asks one index question (the newest conversation message id) and appends what is new,
-dropping the oldest lines beyond the budget. It is read again in full when Chronicle or
-Memopedia were written through this process (their stores count writes), when messages went
+dropping the oldest lines beyond the budget. It is read again in full when Chronicle,
+Memopedia or the pins were written through this process (their stores count writes), when messages went
 away, after many new ones, and at least every `CACHE_SECONDS` so writes by another process (the
 CLI) show up. A pulse's own messages are never part of its snapshot.
 """
@@ -28,7 +28,8 @@ from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._common import parse_time
 from saiverse.memory._memopedia import CATEGORIES, MemopediaStore
-from saiverse.memory._reflex import reflex_setting_key, reflex_text
+from saiverse.memory._pins import PinStore
+from saiverse.memory._reflex import Recalled, reflex_found, reflex_section, reflex_setting_key
 from saiverse.memory._store import SAIMemory
 from saiverse.pulse import DEFAULT_CONTEXT_TOKENS, MESSAGE_OVERHEAD, MIN_CONTEXT_TOKENS, REFLEX_SHARE, Line, Snapshot
 
@@ -85,7 +86,7 @@ def _message(line: Line) -> Message:
 class _Kept:
     snap: Snapshot
     newest_id: int
-    version: tuple[int, int]
+    version: tuple[int, int, int]
     built: float
     tokens: list[int] = field(default_factory=list)
     """Estimated cost of each history line, oldest first (what trimming adds up)."""
@@ -101,10 +102,13 @@ class ContextSource:
     """Snapshots of what a persona's memory offers a prompt (see the module docstring)."""
 
     def __init__(self, db: Database, chronicle: ChronicleStore, memopedia: MemopediaStore,
-                 *, default_budget: int = DEFAULT_CONTEXT_TOKENS) -> None:
+                 *, default_budget: int = DEFAULT_CONTEXT_TOKENS, pins: PinStore | None = None) -> None:
         self.db = db
         self.chronicle = chronicle
         self.memopedia = memopedia
+        self.pins = pins if pins is not None else PinStore(db)
+        """Each persona's pinned lines (saiverse/memory/_pins.py): pin and unpin through it, so the kept
+        snapshots see the change at once."""
         self.default_budget = default_budget
         self._kept: dict[str, _Kept] = {}
         self._lock = threading.Lock()
@@ -154,18 +158,25 @@ class ContextSource:
 
     def reflex(self, persona_id: str, message: str, pulse_id: str | None, snapshot: Snapshot) -> str:
         """Reflex recall's prompt text for the user's `message` ("" when off for the persona or nothing
-        worth it is found); what `snapshot` already shows verbatim is left out."""
+        worth it is found); what `snapshot` already shows verbatim or pinned is left out."""
+        return reflex_section(self.recalled(persona_id, message, pulse_id, snapshot))
+
+    def reflex_on(self, persona_id: str) -> bool:
+        """Whether reflex recall runs for the persona (`persona reflex-off ID` turns it off)."""
         with self.db.engine.connect() as conn:
-            off = conn.execute(text("SELECT VALUE FROM world_setting WHERE KEY = :k"),
-                               {"k": reflex_setting_key(persona_id)}).scalar() == "0"
-        if off:
-            return ""
-        shown = {" ".join(h.content.split()) for h in snapshot.history}
-        return reflex_text(SAIMemory(self.db), self.chronicle, self.memopedia, persona_id, message,
-                           pulse_id=pulse_id, shown=shown, max_chars=int(snapshot.budget * REFLEX_SHARE))
+            return conn.execute(text("SELECT VALUE FROM world_setting WHERE KEY = :k"),
+                                {"k": reflex_setting_key(persona_id)}).scalar() != "0"
+
+    def recalled(self, persona_id: str, message: str, pulse_id: str | None, snapshot: Snapshot) -> list[Recalled]:
+        """`reflex`'s lines, each with its score and why ([] when off or nothing worth it is found)."""
+        if not self.reflex_on(persona_id):
+            return []
+        shown = {" ".join(h.content.split()) for h in [*snapshot.history, *snapshot.pins]}
+        return reflex_found(SAIMemory(self.db), self.chronicle, self.memopedia, persona_id, message,
+                            pulse_id=pulse_id, shown=shown, max_chars=int(snapshot.budget * REFLEX_SHARE))
 
     def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
-        version = (self.chronicle.writes, self.memopedia.writes)
+        version = (self.chronicle.writes, self.memopedia.writes, self.pins.writes)
         with self._lock:
             kept = self._kept.get(persona_id)
         if kept is None or kept.version != version or time.monotonic() - kept.built > CACHE_SECONDS:
@@ -198,7 +209,7 @@ class ContextSource:
             shown = shown[:at] + [shown[n] for n in keep]
         return replace(snap, history=history, costs=costs, shown=shown)
 
-    def _read(self, conn: Connection, persona_id: str, newest: int, version: tuple[int, int]) -> _Kept:
+    def _read(self, conn: Connection, persona_id: str, newest: int, version: tuple[int, int, int]) -> _Kept:
         snap = Snapshot(budget=self._budget(conn, persona_id))
         lines: list[Line] = []
         costs: list[int] = []
@@ -217,6 +228,7 @@ class ContextSource:
         snap.history = lines[::-1]
         snap.chronicle = self.chronicle.context_candidates(persona_id)
         snap.core = memo_core(self.memopedia, persona_id)
+        snap.pins = [Line(p.role, p.content, parse_time(p.created_at)) for p in self.pins.pins(persona_id)]
         pulses: dict[str, int] = {}
         for line in lines:
             if line.pulse_id:

@@ -16,7 +16,9 @@ default; the world setting `reflex_recall:<persona id>` = "0" turns it off for o
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._lexical import normalise
@@ -33,6 +35,27 @@ LINE_CHARS = 200
 LORE_PAGES = 3
 HEADER = "## ふと思い出したこと（記憶から。日付はそのときのもの）"
 _WHO = {"user": "相手", "assistant": "自分", "system": "システム"}
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """One line of the reflex section and why it is there (`python main.py context` shows these)."""
+
+    line: str
+    """The line as the prompt has it."""
+    kind: str
+    """`lore` (a Memopedia page by its keyword), `message`, `chronicle` or `memopedia` (a recall hit)."""
+    score: float | None
+    """The recall score (BM25 × recency × kind weight, fused; saiverse/memory/_recall.py); None for lore."""
+    why: str
+    """What matched: the keyword of a lore page, or the query terms the hit holds."""
+    terms: list[str] = field(default_factory=list)
+    id: Any = None
+    """The message id, Chronicle entry id or Memopedia page id."""
+    created_at: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def reflex_setting_key(persona_id: str) -> str:
@@ -61,28 +84,46 @@ def _label(hit: dict) -> str:
 def lore(memopedia: MemopediaStore, persona_id: str, message: str) -> list[str]:
     """Keyword lore, as SillyTavern's World Info: each Memopedia page one of whose keywords (two
     characters or more) occurs in the message, as one line (at most `LORE_PAGES`)."""
+    return [r.line for r in lore_found(memopedia, persona_id, message)]
+
+
+def lore_found(memopedia: MemopediaStore, persona_id: str, message: str) -> list[Recalled]:
+    """`lore`, each line with the page and the keyword that brought it."""
     said = normalise(message)
-    lines = []
+    found: list[Recalled] = []
     for page in memopedia.pages(persona_id):
         key = next((k for k in page.keywords if len(k.strip()) >= 2 and normalise(k.strip()) in said), None)
         if key is None:
             continue
         body = " ".join((page.summary or page.content).split())
-        lines.append(f"- (Memopedia「{page.title}」、「{key}」で) {body[:LINE_CHARS]}")
-        if len(lines) >= LORE_PAGES:
+        found.append(Recalled(f"- (Memopedia「{page.title}」、「{key}」で) {body[:LINE_CHARS]}", "lore", None,
+                              f"キーワード「{key}」", [key], page.page_id, page.updated_at))
+        if len(found) >= LORE_PAGES:
             break
-    return lines
+    return found
 
 
 def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
                 message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> str:
     """The memory section for a prompt answering `message` ("" when nothing worth it is found).
     `shown`: contents already in the prompt; `max_chars`: the most the section may take."""
+    return reflex_section(reflex_found(memory, chronicle, memopedia, persona_id, message, pulse_id=pulse_id,
+                                shown=shown, max_chars=max_chars))
+
+
+def reflex_section(found: list[Recalled]) -> str:
+    """The prompt text of `reflex_found`'s lines ("" for none)."""
+    return "\n".join([HEADER, *(r.line for r in found)]) if found else ""
+
+
+def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
+                 message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> list[Recalled]:
+    """The lines of `reflex_text`'s section, each with its score and why (see `Recalled`)."""
     if not message.strip() or max_chars <= len(HEADER):
-        return ""
-    lines = [HEADER, *lore(memopedia, persona_id, message)]
-    used = sum(len(line) + 1 for line in lines)
-    lore_text = "\n".join(lines)
+        return []
+    found = lore_found(memopedia, persona_id, message)
+    used = len(HEADER) + 1 + sum(len(r.line) + 1 for r in found)
+    lore_text = "\n".join(r.line for r in found)
     hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id)
     if not hits or max(h["score"] for h in hits) < MIN_SCORE:
         hits = []
@@ -98,8 +139,12 @@ def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memoped
             line += f" → {' '.join(str(h['next']).split())[:LINE_CHARS // 2]}"
         if used + len(line) + 1 > max_chars:
             break
-        lines.append(line)
+        held = [str(t) for t in h.get("terms") or []]
+        why = "「" + "」「".join(held) + "」が一致" if held else "検索語が一致"
+        if h.get("older"):
+            why += "（同じ話の新しいものがあり、こちらは以前のもの）"
+        found.append(Recalled(line, str(h["kind"]), float(h["score"]), why, held, h.get("id"), h.get("created_at")))
         used += len(line) + 1
-        if len(lines) > HITS:
+        if len(found) >= HITS:
             break
-    return "\n".join(lines) if len(lines) > 1 else ""
+    return found

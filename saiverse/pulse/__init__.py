@@ -10,6 +10,7 @@ Parts (private modules; import from here):
 - `_production`: Production runs as the domain sees them: the `production_run` table, the ports the …
 - `_queue`: Pulse workers: `python main.py worker` takes pulses from a queue in PostgreSQL …
 - `_remote`: Pulses taken by pulse workers: enqueue in PostgreSQL, follow the events back …
+- `_sight`: See what she sees, and pin what she must keep (issue 33, items 3 and 4).
 - `_toolctx`: The domain's implementation of `tools.ToolContext`: the world as one tool call sees it.
 - `_toolctx_items`: Items as one tool call reaches them: those in the persona's building and in its hands.
 - `_toolctx_v03`: Upstream v0.3 tools' half of `saiverse.pulse._toolctx.ManagerToolContext` (a mixin): …
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
     from saiverse.pulse._queue import worker_command as worker_command
     from saiverse.pulse._remote import remote_enabled as remote_enabled
     from saiverse.pulse._remote import remote_pulses as remote_pulses
+    from saiverse.pulse._sight import ContextView as ContextView
+    from saiverse.pulse._sight import PinResult as PinResult
+    from saiverse.pulse._sight import Sight as Sight
     from saiverse.pulse._toolctx import ManagerToolContext as ManagerToolContext
     from saiverse.pulse._toolctx import ToolServices as ToolServices
 
@@ -66,6 +70,9 @@ _EXPORTS: dict[str, str] = {
     "PulseHandle": "_controller",
     "PulseServices": "_journal",
     "QueueFullError": "_controller",
+    "Sight": "_sight",
+    "ContextView": "_sight",
+    "PinResult": "_sight",
     "Snapshot": "_context",
     "ToolServices": "_toolctx",
     "fit": "_context",

@@ -2,15 +2,17 @@
 
 A prompt is made of, in this order of priority:
 1. the system prompt (who the persona is and where; at most `SYSTEM_SHARE` of the budget);
-2. the pulse's own messages — what the user just said, sub-playbook results, this pulse's model
+2. the lines pinned to the persona's memory (at most `PIN_SHARE`; saiverse/memory/_pins.py), in the
+   order they were pinned — those that do not fit are left out with a note saying how many;
+3. the pulse's own messages — what the user just said, sub-playbook results, this pulse's model
    exchanges and the node's prompt — newest first;
-3. the persona's Memopedia core (trunk / important / recently used pages, one line each, and the
+4. the persona's Memopedia core (trunk / important / recently used pages, one line each, and the
    pages open in its thread; at most `CORE_SHARE`);
-4. what reflex recall found on the user's message (at most `REFLEX_SHARE`; saiverse/memory/_reflex.py);
-5. the most recent conversation verbatim, newest first;
-6. the newest Chronicle entries covering what is no longer verbatim (room for them is reserved,
+5. what reflex recall found on the user's message (at most `REFLEX_SHARE`; saiverse/memory/_reflex.py);
+6. the most recent conversation verbatim, newest first;
+7. the newest Chronicle entries covering what is no longer verbatim (room for them is reserved,
    up to `CHRONICLE_SHARE`).
-Memory (3, 4, 6) goes into the system prompt; messages keep their roles. The budget is the persona's
+Memory (2, 4, 5, 7) goes into the system prompt; messages keep their roles. The budget is the persona's
 `ai.CONTEXT_TOKENS`, else `Settings.context_tokens` (env SAIVERSE_CONTEXT_TOKENS), else 8,000.
 Tokens are counted with the model's own tokenizer when it has one (`chat.TokenCounter`), else
 estimated: one per non-ASCII character and one per four ASCII ones, which for Japanese is at or
@@ -27,8 +29,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from itertools import accumulate
+from typing import Any
 
 from chat import ChatModel, Message, TokenCounter
 from saiverse.llm.offline import estimate_tokens
@@ -43,6 +46,9 @@ CORE_SHARE = 0.15
 CHRONICLE_SHARE = 0.25
 REFLEX_SHARE = 0.1
 """The most reflex recall's memories take of the budget."""
+PIN_SHARE = 0.15
+"""The most pinned lines take of the budget; a single pin at most a third of it."""
+PIN_HEADER = "## いつも覚えておくこと（ピン留め）"
 MESSAGE_OVERHEAD = 4
 """Tokens a provider spends on each message's role and separators."""
 MIN_PIECE = 48
@@ -123,6 +129,11 @@ class Snapshot:
     """The Memopedia core, as prompt text."""
     reflex: str = ""
     """What reflex recall found on the user's message (saiverse/memory/_reflex.py), as prompt text."""
+    recalled: list[Any] = field(default_factory=list)
+    """What reflex recall found, one item per line of `reflex` (`Recalled`: score and why), for the
+    `context` view (saiverse/pulse/_sight.py); prompts use `reflex` alone."""
+    pins: list[Line] = field(default_factory=list)
+    """The lines pinned to the persona's memory, in the order they were pinned (saiverse/memory/_pins.py)."""
     shown: list[Message] | None = None
     """Each `history` line as a prompt message, when the reader made them (shared by every prompt that
     uses them, never changed in place)."""
@@ -146,6 +157,12 @@ class Fitted:
     """Messages (or the system prompt) shortened with a marker."""
     omitted_own: int = 0
     """Older messages of the pulse replaced by a one-line note."""
+    pins_kept: int = 0
+    """Pinned lines in the prompt (the first ones pinned; the rest did not fit `PIN_SHARE`)."""
+    parts: dict[str, int] = field(default_factory=dict)
+    """Tokens of each part, by name: system, pinned, own, core, reflex, history, chronicle."""
+    sections: dict[str, str] = field(default_factory=dict)
+    """The text of each part that goes into the system prompt, by the same names."""
 
 
 def _message(role: str, content: str, like: Message | None = None) -> Message:
@@ -186,6 +203,35 @@ def _shown(lines: list[Line], kept: dict[int, tuple[list[Line], list[Message]]] 
     return shown
 
 
+def _local_day(when: datetime | None) -> str:
+    if when is None:
+        return "日付不明"
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone().strftime("%Y-%m-%d")
+
+
+def pinned_text(pins: list[Line], room: int, tokens: Counter) -> tuple[str, int]:
+    """The pinned lines as prompt text within `room` tokens, and how many of them are in it: in the
+    order they were pinned, each on one line with its date and who said it, one longer than a third
+    of `room` shortened; the rest left out with a note saying how many."""
+    if not pins or room <= 0:
+        return "", 0
+    parts = [PIN_HEADER]
+    used = tokens(PIN_HEADER) + NOTE_COST  # the header and a possible note on what is left out
+    each = max(MIN_PIECE, room // 3)
+    for line in pins:
+        body = shorten(" ".join(line.content.split()), each, tokens)
+        entry = f"- [{_local_day(line.created)}] ({'相手' if line.role == 'user' else '自分'}) {body}"
+        cost = tokens(entry)
+        if used + cost > room:
+            break
+        parts.append(entry)
+        used += cost
+    kept = len(parts) - 1
+    if kept < len(pins):
+        parts.append(f"（ほかにピン留めが {len(pins) - kept} 件ありますが、長さの都合で入りませんでした）")
+    return "\n".join(parts), kept
+
+
 def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Counter,
         cache: dict[str, int] | None = None,
         sums: dict[int, tuple[list[Line], list[int]]] | None = None,
@@ -206,6 +252,8 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     system = shorten(system_prompt, int(budget * SYSTEM_SHARE), tokens)
     out.shortened += system != system_prompt
     left = budget - MARGIN - tokens(system)
+    pinned, out.pins_kept = pinned_text(snapshot.pins, int(budget * PIN_SHARE), tokens)
+    left -= tokens(pinned) if pinned else 0
     memory_waits = bool(snapshot.history or snapshot.chronicle or snapshot.core)
     room = int(left * OWN_SHARE) if memory_waits else left
 
@@ -288,7 +336,7 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
         chronicle_text = "\n".join(parts)
         out.chronicle_ids = [e.entry_id for e in reversed(chosen)]
 
-    out.system = "\n\n".join(p for p in (system, core, chronicle_text, reflex) if p)
+    out.system = "\n\n".join(p for p in (system, pinned, core, chronicle_text, reflex) if p)
     # The verbatim lines are the newest k of the history: with `shown`, their messages are made once per
     # history list (a pulse's prompts share them: its two prompts carry a few hundred lines each).
     older = _shown(kept_history[k:])  # the one shortened line before them, if any
@@ -297,6 +345,9 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     verbatim = made[len(snapshot.history) - k:] if made is not None else \
         _shown(snapshot.history[len(snapshot.history) - k:])
     out.messages = older + verbatim + kept_own[::-1]
-    out.input_tokens = (tokens(out.system) + hist_cost
-                        + sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in kept_own))
+    own_cost = sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in kept_own)
+    out.input_tokens = tokens(out.system) + hist_cost + own_cost
+    out.sections = {"system": system, "pinned": pinned, "core": core, "reflex": reflex, "chronicle": chronicle_text}
+    out.parts = {name: tokens(t) if t else 0 for name, t in out.sections.items()}
+    out.parts.update(own=own_cost, history=hist_cost)
     return out

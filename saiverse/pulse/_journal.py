@@ -28,8 +28,8 @@ from chat import ChatModel, ContextWindow, Message
 from database.direct import run_many
 from database.engine import Database
 from saiverse.llm.offline import OfflineModel
-from saiverse.memory import ContextSource, SAIMemory
-from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
+from saiverse.memory import ContextSource, SAIMemory, reflex_section
+from saiverse.pulse._context import Fitted, Snapshot, conforms, fit, token_counter
 from saiverse.pulse._open import EFFECT_TAGS, OpenPulse, close, close_in, closing_notes, effect_note, record_effects
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.compat import shown_content, trim_history
@@ -134,6 +134,15 @@ class PulseJournal:
         self, persona: PersonaContext, building_id: str, pulse_id: str, model: ChatModel, pending: list[Message],
         *, exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None, line_id: str | None = None,
     ) -> PromptContext:
+        fitted = self.fitted(persona, building_id, model, pending, exclude_tags=exclude_tags,
+                             history_depth=history_depth, line_id=line_id)
+        return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
+
+    def fitted(self, persona: PersonaContext, building_id: str, model: ChatModel, pending: list[Message], *,
+               exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None,
+               line_id: str | None = None) -> Fitted:
+        """`prompt_context` with what went into it (saiverse/pulse/_context.py `Fitted`): the one
+        assembly of a pulse's prompt, which `python main.py context` shows (saiverse/pulse/_sight.py)."""
         persona_id = persona["persona_id"]
         if persona_id not in self._snapshots:
             # Stored memory does not change during the pulse (its own writes wait in the journal):
@@ -162,9 +171,8 @@ class PulseJournal:
         if conforms(model, ContextWindow):  # a local model's window caps the persona's budget
             snapshot = replace(snapshot, budget=min(snapshot.budget, model.prompt_budget()))
         count = token_counter(model)
-        fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
-                     self._counted.setdefault(count, {}), self._sums.setdefault(count, {}), self._shown)
-        return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
+        return fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
+                   self._counted.setdefault(count, {}), self._sums.setdefault(count, {}), self._shown)
 
     def _with_reflex(self, persona_id: str, snapshot: Snapshot,
                      own: list[tuple[str, str, list[str]]]) -> Snapshot:
@@ -176,11 +184,11 @@ class PulseJournal:
         if not said:
             return snapshot
         try:
-            found = self.services.context.reflex(persona_id, said[0], self.pulse_id, snapshot)
+            found = self.services.context.recalled(persona_id, said[0], self.pulse_id, snapshot)
         except Exception:  # noqa: BLE001 - remembering more is a help, never a reason to fail the answer
             log.warning("pulse %s: reflex recall failed", self.pulse_id, exc_info=True)
             return snapshot
-        return replace(snapshot, reflex=found) if found else snapshot
+        return replace(snapshot, reflex=reflex_section(found), recalled=found) if found else snapshot
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
         self.pending_history.append((building_id, persona, text))
