@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from saiverse.llm.local import PullJobs
     from saiverse.mcp_tools import McpTools
     from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
-    from saiverse.pulse import PlaybookCatalog
+    from saiverse.pulse import PlaybookCatalog, Sight
     from saiverse.settings import Settings, SettingsStore
     from saiverse.ticker import EventSink, Ticker
     from saiverse.world import (
@@ -74,6 +74,8 @@ class CityPort(Protocol):
     """Each persona's MCP servers: their status and tools (the ペルソナ tab)."""
     autonomous: bool
     """The 自律 switch of the whole city (stored in the world)."""
+    sight: Sight
+    """What a persona would be given for a message (the メモリ tab's 見えているもの), and chat-line pins."""
 
     def buildings(self) -> list[BuildingInfo]:
         """Every building of the city, in the order the building list shows them."""

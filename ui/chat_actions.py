@@ -1,5 +1,6 @@
 """Per-line actions of the chat: click a line, and a bar under the chat offers to delete it, to
-regenerate the last reply or to pick another of its answers (‹ n/m ›); the Chatbot's own ✎ on your
+regenerate the last reply, to pick another of its answers (‹ n/m ›) or to pin it (📌: always in the
+prompt of the personas who remember it, saiverse/pulse/_sight.py; pressed again, it unpins); the Chatbot's own ✎ on your
 last message edits it (its reply is redone; the old reply is deleted, not kept), its ↻ regenerates.
 
 The bar is the confirmation: it quotes the line and says where it goes from — the chat history and
@@ -131,6 +132,7 @@ class LineActions:
     prev: Any
     next: Any
     regen: Any
+    pin: Any
     delete: Any
     cancel: Any
     chosen: Any
@@ -138,7 +140,7 @@ class LineActions:
     found: Any
 
     def outputs(self) -> list[Any]:
-        return [self.bar, self.text, self.chosen, self.prev, self.next, self.regen]
+        return [self.bar, self.text, self.chosen, self.prev, self.next, self.regen, self.pin]
 
 
 def build_line_actions(labels: Labels) -> LineActions:
@@ -153,22 +155,25 @@ def build_line_actions(labels: Labels) -> LineActions:
         nxt = gr.Button("›", elem_id="sv-line-next", size="sm", scale=0, min_width=40, visible=False)
         regen = gr.Button(labels("line_regenerate"), elem_id="sv-line-regen", size="sm", scale=0, min_width=100,
                           visible=False)
+        pin = gr.Button(labels("line_pin"), elem_id="sv-line-pin", size="sm", scale=0, min_width=100, visible=False)
         delete = gr.Button(labels("line_delete"), elem_id="sv-line-delete", variant="stop", size="sm", scale=0,
                            min_width=100)
         cancel = gr.Button(labels("line_cancel"), elem_id="sv-line-cancel", size="sm", scale=0, min_width=70)
-    return LineActions(bar, text, prev, nxt, regen, delete, cancel, gr.State(None), search, found)
+    return LineActions(bar, text, prev, nxt, regen, pin, delete, cancel, gr.State(None), search, found)
 
 
 def _closed() -> list[Any]:
-    return [gr.Row(visible=False), gr.skip(), None, gr.skip(), gr.skip(), gr.skip()]
+    return [gr.Row(visible=False), gr.skip(), None, gr.skip(), gr.skip(), gr.skip(), gr.skip()]
 
 
 def _bar(manager: CityPort, labels: Labels, view: ChatView, history_id: int) -> list[Any]:
-    """The bar for line `history_id`: what deleting removes, its answers (‹ n/m ›), 再生成 on the last reply."""
+    """The bar for line `history_id`: what deleting removes, its answers (‹ n/m ›), 再生成 on the last reply,
+    📌 to pin it in the memory of those who remember it (or to unpin it)."""
     bid = str(view.building_id)
     try:
         plan = manager.line_deletion(bid, history_id)
         swipes = manager.reply_swipes(bid, history_id)
+        pinned = bool(manager.sight.line_pins(bid, history_id))
     except LookupError:
         gr.Info(labels("line_not_found"))
         return _closed()
@@ -179,7 +184,8 @@ def _bar(manager: CityPort, labels: Labels, view: ChatView, history_id: int) -> 
     chosen = [bid, history_id, swipes.chosen if swipes is not None else 0]
     return [gr.Row(visible=True), html, chosen, gr.Button(visible=many and swipes.chosen > 0),  # type: ignore[union-attr]
             gr.Button(visible=many and swipes.chosen < len(swipes.answers) - 1),  # type: ignore[union-attr]
-            gr.Button(visible=last_reply)]
+            gr.Button(visible=last_reply),
+            gr.Button(visible=bool(plan.memory_ids), value=labels("line_unpin" if pinned else "line_pin"))]
 
 
 def _events_said(events: Any) -> str | None:
@@ -229,6 +235,27 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
             chat = redraw(view)
         gr.Info(deleted_message(labels, done.remembered_by))
         return [*chat, *_closed()]
+
+    def on_pin(view: ChatView, chosen: list[Any] | None) -> list[Any]:
+        with session_lock(view):
+            if not chosen or chosen[0] != view.building_id:
+                return _closed()
+            bid, hid = str(chosen[0]), int(chosen[1])
+            try:
+                if manager.sight.line_pins(bid, hid):
+                    done = manager.sight.unpin_line(bid, hid)
+                    gr.Info(labels("line_unpinned", names="、".join(done.who)))
+                else:
+                    done = manager.sight.pin_line(bid, hid)
+                    said = labels("line_pinned" if done.fits else "line_pinned_over", names="、".join(done.who))
+                    (gr.Info if done.fits else gr.Warning)(said)
+            except LookupError:
+                gr.Warning(labels("line_not_found"))
+                return _closed()
+            except ValueError:  # nobody remembers it (LongTermMemoryError)
+                gr.Warning(labels("line_pin_nobody"))
+                return _closed()
+            return _bar(manager, labels, view, hid)
 
     def on_swipe(step: int) -> Any:
         def handler(view: ChatView, chosen: list[Any] | None) -> list[Any]:
@@ -299,6 +326,7 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
     actions.prev.click(on_swipe(-1), [view_state, actions.chosen], both, show_progress="hidden")
     actions.next.click(on_swipe(+1), [view_state, actions.chosen], both, show_progress="hidden")
     actions.regen.click(on_regen, view_state, both, show_progress="minimal")
+    actions.pin.click(on_pin, [view_state, actions.chosen], outs, show_progress="hidden")
     chatbot.retry(on_regen, view_state, both, show_progress="minimal")
     actions.cancel.click(_closed, None, outs, show_progress="hidden")
     for trigger in hide_on:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from saiverse.memory._chronicle import ChronicleStore
-from saiverse.memory._lexical import normalise
+from saiverse.memory._lexical import latin_stems, normalise, query_terms, term_frequency
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._recall import recall
 from saiverse.memory._store import SAIMemory
@@ -56,6 +56,18 @@ class Recalled:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _matched(message: str, content: str, held: Collection[str]) -> list[str]:
+    """The query's terms a hit holds, for the `context` view: the full-weight ones recall names (`held`),
+    then the half-weight ones (synonyms, hiragana grams) marked 「(弱)」."""
+    body = normalise(content)
+    stems = latin_stems(body)
+    found = [str(k) for k in held]
+    for term in query_terms(message):
+        if term.key not in found and term.weight < 1.0 and term_frequency(body, stems, term):
+            found.append(f"{term.key}(弱)")
+    return found
 
 
 def reflex_setting_key(persona_id: str) -> str:
@@ -139,7 +151,7 @@ def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memope
             line += f" → {' '.join(str(h['next']).split())[:LINE_CHARS // 2]}"
         if used + len(line) + 1 > max_chars:
             break
-        held = [str(t) for t in h.get("terms") or []]
+        held = _matched(message, str(h.get("content", "")), h.get("terms") or [])
         why = "「" + "」「".join(held) + "」が一致" if held else "検索語が一致"
         if h.get("older"):
             why += "（同じ話の新しいものがあり、こちらは以前のもの）"

@@ -1,5 +1,6 @@
 """メモリ tab: a persona's memory — SAIMemory messages (newest first, by tag, paged, searched), its
-Chronicle (ui/tabs/memory_chronicle.py) and its Memopedia (ui/tabs/memopedia.py) — and an export of all three."""
+Chronicle (ui/tabs/memory_chronicle.py) and its Memopedia (ui/tabs/memopedia.py) — and an export of all three;
+and what she would be given for a message, with her pins (ui/tabs/memory_sight.py)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 from ui.tabs.memopedia import build_memopedia_panel
 from ui.tabs.memory_chronicle import build_chronicle_panel
+from ui.tabs.memory_sight import build_sight_panel
 from ui.tabs.memory_tracks import build_tracks_panel
 
 PAGE = 100
@@ -73,6 +75,8 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
             memopedia_refresh, memopedia_outs = build_memopedia_panel(manager, labels, persona)
         with gr.Tab(labels("mem_sub_tracks"), id="memory-tracks"):
             tracks_refresh, tracks_outs = build_tracks_panel(manager, labels, persona)
+        with gr.Tab(labels("mem_sub_sight"), id="memory-sight"):
+            sight_refresh, sight_outs = build_sight_panel(manager, labels, persona)
     limit = gr.State(PAGE)
 
     def browse(persona_id: str | None, tag_value: str | None, n: int = PAGE) -> list[Any]:
@@ -101,7 +105,8 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     persona.input(browse, [persona, tag], outs, show_progress="hidden").then(
         chronicle_refresh, [persona], chronicle_outs, show_progress="hidden").then(
         memopedia_refresh, [persona], memopedia_outs, show_progress="hidden").then(
-        tracks_refresh, [persona], tracks_outs, show_progress="hidden")
+        tracks_refresh, [persona], tracks_outs, show_progress="hidden").then(
+        sight_refresh, [persona], sight_outs, show_progress="hidden")
     tag.input(browse, [persona, tag], outs, show_progress="hidden")
     search.click(on_search, [persona, tag, query], outs)
     query.submit(on_search, [persona, tag, query], outs)
@@ -113,12 +118,14 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
         if persona_id not in [c[1] for c in choices]:
             persona_id = choices[0][1] if choices else None
         return [gr.Dropdown(choices=choices, value=persona_id), *on_search(persona_id, tag_value, text),
-                *chronicle_refresh(persona_id), *memopedia_refresh(persona_id), *tracks_refresh(persona_id)]
+                *chronicle_refresh(persona_id), *memopedia_refresh(persona_id), *tracks_refresh(persona_id),
+                *sight_refresh(persona_id)]
 
     def fill(persona_id: str | None) -> list[Any]:
         """The panels the builder leaves empty (the messages it drew)."""
-        return [*chronicle_refresh(persona_id), *memopedia_refresh(persona_id), *tracks_refresh(persona_id)]
+        return [*chronicle_refresh(persona_id), *memopedia_refresh(persona_id), *tracks_refresh(persona_id),
+                *sight_refresh(persona_id)]
 
-    panels = [*chronicle_outs, *memopedia_outs, *tracks_outs]
+    panels = [*chronicle_outs, *memopedia_outs, *tracks_outs, *sight_outs]
     return TabRefresh(refresh, [persona, *outs, *panels], [persona, tag, query], drawn=True,
                       fill=TabRefresh(fill, panels, [persona]))
