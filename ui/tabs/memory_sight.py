@@ -26,10 +26,24 @@ def _counted(labels: Labels, counted_by: str) -> str:
     return labels("sight_counted_not_running" if "not running" in counted_by else "sight_counted_estimate")
 
 
-def _bar(tokens: int, budget: int) -> str:
-    width = 0 if budget <= 0 else min(100, max(tokens * 100 // budget, 1 if tokens else 0))
-    return (f'<span class="sv-sight-bar" style="display:inline-block;height:0.55em;border-radius:3px;'
-            f'background:var(--color-accent, #6d74c9);width:{width}%"></span>')
+COLOURS = {"system": "#6d74c9", "pinned": "#d9822b", "core": "#3a9d8f", "reflex": "#c2549d",
+           "chronicle": "#8a6d3b", "history": "#4a90d9", "own": "#5cb85c"}
+"""Each part's colour in the budget bar and its swatch in the table."""
+
+
+def _swatch(name: str) -> str:
+    return (f'<span style="display:inline-block;width:0.7em;height:0.7em;border-radius:2px;margin-right:0.4em;'
+            f'background:{COLOURS[name]}"></span>')
+
+
+def budget_bar(parts: dict[str, int], budget: int) -> str:
+    """The budget as one bar: each part's share in its colour, what is left empty."""
+    segs = "".join(
+        f'<span title="{name} {tokens:,}" style="display:inline-block;height:100%;background:{COLOURS[name]};'
+        f'width:{max(tokens * 100 / budget, 0.4):.2f}%"></span>'
+        for name, tokens in parts.items() if tokens and budget > 0)
+    return (f'<div id="sight-bar" style="display:flex;height:12px;border-radius:6px;overflow:hidden;margin:6px 0;'
+            f'background:var(--neutral-200, #e4e6f0)">{segs}</div>')
 
 
 def view_html(labels: Labels, view: Any) -> str:
@@ -44,18 +58,22 @@ def view_html(labels: Labels, view: Any) -> str:
         label = labels("sight_part_history", kept=view.history_kept, of=view.history_of) if name == "history" \
             else labels(f"sight_part_{name}")
         cap = view.shares.get(name)
-        rows.append(f'<tr data-part="{name}"><td>{escape(label)}</td><td class="sv-num">{view.parts[name]:,}</td>'
-                    f'<td class="sv-num">{"" if cap is None else f"{cap:,}"}</td>'
-                    f'<td class="sv-sight-cell" style="min-width:80px">{_bar(view.parts[name], view.budget)}</td></tr>')
+        rows.append(f'<tr data-part="{name}"><td style="font-family:inherit">{_swatch(name)}{escape(label)}</td>'
+                    f'<td class="sv-num">{view.parts[name]:,}</td>'
+                    f'<td class="sv-num">{"" if cap is None else f"{cap:,}"}</td></tr>')
     head = "".join(f"<th>{escape(labels(k))}</th>" for k in ("sight_col_part", "sight_col_tokens", "sight_col_cap"))
+    out.append(budget_bar({k: view.parts[k] for k in PARTS}, view.budget))
     out.append(f'<div class="sv-table-wrap"><table class="sv-table sv-sight-parts" id="sight-parts"><thead><tr>{head}'
-               f'<th></th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
-    out += [f'<div class="sv-muted">{escape(n)}</div>' for n in view.notes]
+               f'</tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+    left_out = sum(1 for p in view.pins if not p["in_prompt"])
+    notes = [n for n in view.notes if "ピン留め" not in n]  # the pins' note, in the window's language:
+    notes += [labels("sight_pins_over", n=left_out)] if left_out else []
+    out += [f'<div class="sv-muted sv-sight-note">{escape(n)}</div>' for n in notes]
     out.append(f"<h4>{escape(labels('sight_recalled'))}</h4>")
     if not view.reflex_on:
         out.append(f'<div class="sv-muted">{escape(labels("sight_reflex_off"))}</div>')
-    recalled = [(labels("sight_lore") if r.score is None else f"{r.score:.2f}", r.why, r.line.removeprefix("- "))
-                for r in view.recalled]
+    recalled = [(labels("sight_lore") if r.score is None else f"{r.score:.2f}", _why(labels, r),
+                 r.line.removeprefix("- ")) for r in view.recalled]
     out.append(table_html([labels(k) for k in ("sight_col_score", "sight_col_why", "sight_col_line")], recalled,
                           empty=labels("sight_recalled_none"), elem_class="sv-memory sv-sight-recalled"))
     out.append(f"<h4>{escape(labels('sight_pins'))}</h4>")
@@ -66,6 +84,17 @@ def view_html(labels: Labels, view: Any) -> str:
                f"<h5>{escape(labels('sight_messages'))}</h5><pre id='sight-messages' {_WRAP}>{escape(said)}</pre>"
                "</details>")
     return "".join(out)
+
+
+def _why(labels: Labels, r: Any) -> str:
+    """Why a line was recalled, in the window's language (the domain says it in Japanese)."""
+    if labels.lang == "ja":
+        return str(r.why)
+    if r.kind == "lore":
+        return labels("sight_why_lore", key=r.terms[0] if r.terms else "")
+    said = labels("sight_why_terms", terms=", ".join(f"“{t.replace('(弱)', ' (weak)')}”" for t in r.terms)) \
+        if r.terms else labels("sight_why_any")
+    return said + (labels("sight_why_older") if "以前" in r.why else "")
 
 
 def pins_html(labels: Labels, pins: list[dict[str, Any]]) -> str:
