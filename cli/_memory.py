@@ -40,8 +40,11 @@ def _pins(manager: Any, args: argparse.Namespace) -> int:
 
 def context(args: argparse.Namespace) -> int:
     """what a persona would be given for a message: every part of the prompt, its tokens and the budget"""
+    from cli._frame import settings
     from saiverse.errors import UsageError
+    from saiverse.inputs import check_message
 
+    check_message(args.text, settings(args).max_message_chars)  # what `chat` would refuse, refused here too
     if not args.text.strip():
         raise UsageError("the message is empty; say something (TEXT)")
     with world(args) as manager:

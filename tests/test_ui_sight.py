@@ -74,7 +74,7 @@ def test_pin_a_line_and_see_it_in_her_prompt(running: RunningApp, browser: Any) 
         ask = "猫の名前と、眼精疲労のこと、覚えてる？"
         view = _show(page, ask)
         text = view.inner_text()
-        assert f"ミナに 図書館 で「{ask}」と言うと" in text and "予算 8,000 トークン" in text
+        assert f"ミナに図書館で「{ask}」と言うと" in text and "予算 8,000 トークン" in text
         recalled = view.locator(".sv-sight-recalled").inner_text()
         assert "さくらクリニック" in recalled and "が一致" in recalled and when.strftime("%Y-%m-%d") in recalled
         for part in ("システムプロンプト", "ピン留め", "ふと思い出したこと", "最近の会話", "このメッセージ"):
@@ -89,6 +89,9 @@ def test_pin_a_line_and_see_it_in_her_prompt(running: RunningApp, browser: Any) 
         view.locator("details.sv-sight-full summary").click()
         view.locator("#sight-system", has_text="いつも覚えておくこと（ピン留め）").wait_for()
         shot(page, "33_sight_full_desktop")
+        tab = page.locator("#memory-subtabs button[role='tab']", has_text="メッセージ")
+        tab.click()
+        page.locator("#memory-table td", has_text="📌").first.wait_for()  # the pinned message is marked
 
 
 def test_phone_width_view_and_unpin(running: RunningApp, browser: Any) -> None:

@@ -11,7 +11,7 @@ SIGHT_JA: dict[str, str] = {
     "sight_message_placeholder": "例: 先月話した猫の名前、覚えてる？",
     "sight_show": "👁 見る",
     "sight_empty_message": "メッセージを入れてください。",
-    "sight_head": "{name}に {building} で「{message}」と言うと、これが渡されます。",
+    "sight_head": "{name}に{building}で「{message}」と言うと、これが渡されます。",
     "sight_budget": "予算 {budget} トークンのうち {used} を使います (モデル: {model}、数え方: {counted})。",
     "sight_counted_tokenizer": "モデルのトークナイザ",
     "sight_counted_estimate": "見積もり",

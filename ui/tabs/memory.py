@@ -27,21 +27,23 @@ CLIP = 400
 """Characters of a message shown in the table (the export has everything)."""
 
 
-def _rows(records: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+def _rows(records: list[dict[str, Any]], pinned: set[int] | frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
     rows = []
     for r in records:
         content = str(r.get("content", ""))
         tags = ", ".join(t for t in r.get("tags", []) if not str(t).startswith("pulse:"))
         role = r.get("role") if r.get("kind", "message") == "message" else (
             f"あらすじ Lv.{r.get('level')}" if r["kind"] == "chronicle" else f"Memopedia「{r.get('title')}」")
-        rows.append((r.get("id"), local_stamp(r.get("created_at")), role, tags,
+        pin = "📌 " if r.get("kind", "message") == "message" and r.get("id") in pinned else ""
+        rows.append((f"{pin}{r.get('id')}" if pin else r.get("id"), local_stamp(r.get("created_at")), role, tags,
                      content if len(content) <= CLIP else content[:CLIP] + "…"))
     return rows
 
 
-def _table(labels: Labels, records: list[dict[str, Any]]) -> str:
+def _table(labels: Labels, records: list[dict[str, Any]], pinned: set[int] | frozenset[int] = frozenset()) -> str:
+    """The messages as a table; 📌 marks a pinned one (saiverse/memory/_pins.py)."""
     headers = [labels(k) for k in ("col_id", "col_time", "col_role", "col_tags", "col_content")]
-    body = table_html(headers, _rows(records), empty=labels("mem_empty"), elem_class="sv-memory")
+    body = table_html(headers, _rows(records, pinned), empty=labels("mem_empty"), elem_class="sv-memory")
     count = f'<div class="sv-muted">{labels("mem_count", n=len(records))}</div>' if records else ""
     return count + body
 
@@ -67,7 +69,8 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                                    min_width=110)
             # Drawn with the tab (built on its first opening, ui/lazy_tab.py), not only by its refresh.
             newest = list(manager.memory.list_messages(first, limit=PAGE)) if first else []
-            table = gr.HTML(_table(labels, newest), elem_id="memory-table")
+            table = gr.HTML(_table(labels, newest, manager.sight.pins.pinned_ids(first) if first else frozenset()),
+                            elem_id="memory-table")
             more = gr.Button(labels("mem_more"), elem_id="memory-more", size="sm", visible=len(newest) >= PAGE)
         with gr.Tab(labels("mem_sub_chronicle"), id="memory-chronicle"):
             chronicle_refresh, chronicle_outs = build_chronicle_panel(manager, labels, persona)
@@ -84,13 +87,14 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
         if not persona_id:
             return [_table(labels, []), gr.Button(visible=False), "", n]
         records = list(manager.memory.list_messages(persona_id, tag=tag_value or None, limit=n))
-        return [_table(labels, records), gr.Button(visible=len(records) >= n), "", n]
+        pinned = manager.sight.pins.pinned_ids(persona_id)
+        return [_table(labels, records, pinned), gr.Button(visible=len(records) >= n), "", n]
 
     def on_search(persona_id: str | None, tag_value: str | None, text: str) -> list[Any]:
         if not (text or "").strip() or not persona_id:
             return browse(persona_id, tag_value)
         records = manager.recall(persona_id, text, limit=PAGE)
-        return [_table(labels, records), gr.Button(visible=False), "", PAGE]
+        return [_table(labels, records, manager.sight.pins.pinned_ids(persona_id)), gr.Button(visible=False), "", PAGE]
 
     def on_export(persona_id: str | None) -> list[Any]:
         if not persona_id:
