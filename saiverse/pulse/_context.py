@@ -160,9 +160,9 @@ class Fitted:
     pins_kept: int = 0
     """Pinned lines in the prompt (the first ones pinned; the rest did not fit `PIN_SHARE`)."""
     parts: dict[str, int] = field(default_factory=dict)
-    """Tokens of each part, by name: system, pinned, own, core, reflex, history, chronicle."""
+    """Tokens of the message parts: `history` (the verbatim lines) and `own` (the pulse's messages)."""
     sections: dict[str, str] = field(default_factory=dict)
-    """The text of each part that goes into the system prompt, by the same names."""
+    """The text of each part that goes into the system prompt: system, pinned, core, reflex, chronicle."""
 
 
 def _message(role: str, content: str, like: Message | None = None) -> Message:
@@ -348,6 +348,5 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
     own_cost = sum(tokens(m["content"]) + MESSAGE_OVERHEAD for m in kept_own)
     out.input_tokens = tokens(out.system) + hist_cost + own_cost
     out.sections = {"system": system, "pinned": pinned, "core": core, "reflex": reflex, "chronicle": chronicle_text}
-    out.parts = {name: tokens(t) if t else 0 for name, t in out.sections.items()}
-    out.parts.update(own=own_cost, history=hist_cost)
+    out.parts = {"history": hist_cost, "own": own_cost}  # the sections' are counted by who asks (not every prompt)
     return out

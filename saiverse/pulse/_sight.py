@@ -35,6 +35,7 @@ from saiverse.pulse._context import (
     Line,
     conforms,
     pinned_text,
+    token_counter,
 )
 from saiverse.pulse._journal import PulseJournal, PulseServices, persona_context
 from saiverse.world import plan_line_deletion
@@ -150,6 +151,7 @@ class Sight:
         if conforms(counting, ContextWindow):
             budget = min(budget, counting.prompt_budget())
         pins = self.pins.pins(persona_id)
+        count = token_counter(counting)
         shares = {"system": int(budget * SYSTEM_SHARE), "pinned": int(budget * PIN_SHARE),
                   "core": int(budget * CORE_SHARE), "reflex": int(budget * REFLEX_SHARE),
                   "chronicle": int(budget * CHRONICLE_SHARE)}
@@ -159,7 +161,8 @@ class Sight:
         return ContextView(
             persona_id=persona_id, persona_name=info.name, building_id=building_id, building_name=building.name,
             message=message, budget=budget, input_tokens=fitted.input_tokens, model=name, counted_by=counted_by,
-            parts={k: fitted.parts.get(k, 0) for k in PARTS}, shares=shares, sections=fitted.sections,
+            parts={k: fitted.parts[k] if k in fitted.parts else count(fitted.sections[k]) if fitted.sections[k] else 0
+                   for k in PARTS}, shares=shares, sections=fitted.sections,
             recalled=list(snapshot.recalled), reflex_on=self.services.context.reflex_on(persona_id),
             pins=[{**p.to_dict(), "in_prompt": n < fitted.pins_kept} for n, p in enumerate(pins)],
             history_kept=fitted.verbatim, history_of=len(snapshot.history), chronicle_ids=fitted.chronicle_ids,
