@@ -153,3 +153,17 @@ def test_a_pin_survives_kill_9(saiverse_home: Path, make_manager: Callable[..., 
     again = make_manager()
     assert [p.message_id for p in again.sight.persona_pins(P)] == [mid]
     assert "合言葉は「しろくま」。" in again.sight.context(P, "library", "合言葉は？").sections["pinned"]
+
+
+def test_fit_puts_pins_after_who_she_is_and_shortens_a_long_one() -> None:
+    from saiverse.llm.offline import estimate_tokens
+    from saiverse.pulse import Line, Snapshot, fit
+
+    pins = [Line("user", "呼び名は「せんせい」で。"), Line("assistant", "約束: " + "あ" * 2_000), Line("user", "最後のピン")]
+    out = fit(Snapshot(budget=2_000, pins=pins), "あなたはミナです。", [{"role": "user", "content": "やあ"}],
+              estimate_tokens)
+    assert out.system.startswith("あなたはミナです。\n\n" + PIN_HEADER)
+    assert out.pins_kept == 3 and "（長いため約" in out.sections["pinned"] and "最後のピン" in out.sections["pinned"]
+    assert estimate_tokens(out.sections["pinned"]) <= 300  # PIN_SHARE of 2,000
+    assert "(相手) 呼び名は「せんせい」で。" in out.sections["pinned"] and "(自分) 約束:" in out.sections["pinned"]
+    assert out.messages == [{"role": "user", "content": "やあ"}]
