@@ -167,3 +167,20 @@ def test_fit_puts_pins_after_who_she_is_and_shortens_a_long_one() -> None:
     assert estimate_tokens(out.sections["pinned"]) <= 300  # PIN_SHARE of 2,000
     assert "(相手) 呼び名は「せんせい」で。" in out.sections["pinned"] and "(自分) 約束:" in out.sections["pinned"]
     assert out.messages == [{"role": "user", "content": "やあ"}]
+
+
+def test_pins_and_context_on_a_postgresql_city(pg_url: str, monkeypatch: pytest.MonkeyPatch,
+                                               make_manager: Callable[..., SAIVerseManager]) -> None:
+    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
+    m = make_manager()
+    mid = m.memory.add(P, "user", "好きな花は紫陽花。", tags=["conversation"])["id"]
+    m.close()
+    assert json.loads(_cli("memory", "--persona", P, "--pin", str(mid)).stdout)["changed"] is True
+    assert [json.loads(x)["message_id"] for x in _cli("memory", "--persona", P, "--pins").stdout.splitlines()] == [mid]
+    view = json.loads(_cli("context", "--persona", P, "好きな花は？", "--json").stdout)
+    assert "好きな花は紫陽花。" in view["sections"]["pinned"] and view["pins"][0]["in_prompt"]
+    again = make_manager()
+    assert again.memory.delete(P, mid)  # PostgreSQL's foreign key takes the pin with the message
+    assert again.sight.persona_pins(P) == []
+    with again.db.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM memory_pin")).scalar() == 0
