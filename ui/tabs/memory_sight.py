@@ -143,9 +143,10 @@ def build_sight_panel(manager: CityPort, labels: Labels, persona: gr.Dropdown) -
         return [view_html(labels, view), gr.Dropdown(choices=choices, value=choices[0][1] if choices else None)]
 
     def on_unpin(persona_id: str | None, message_id: Any, building_id: str | None, text: str) -> list[Any]:
-        if persona_id and message_id is not None:
-            manager.sight.unpin(persona_id, int(message_id))
-            gr.Info(labels("sight_unpinned"))
+        if not persona_id or message_id is None:
+            return [gr.skip(), gr.skip()]  # nothing pinned, nothing picked
+        manager.sight.unpin(persona_id, int(message_id))
+        gr.Info(labels("sight_unpinned"))
         if (text or "").strip() and building_id:
             return on_show(persona_id, building_id, text)
         choices = pin_choices(persona_id)
