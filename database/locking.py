@@ -32,10 +32,16 @@ def flocked(path: Path, *, create: bool = False) -> Iterator[None]:
 def tried_flock(fd: int, *, after: int = fcntl.LOCK_UN) -> Iterator[bool]:
     """Try an exclusive flock on the open descriptor `fd` without waiting; yields whether it was taken.
 
-    On leaving, a taken lock is given up with `after`: unlocked, or (`fcntl.LOCK_SH`) back to shared."""
+    On leaving, a taken lock is given up with `after`: unlocked, or (`fcntl.LOCK_SH`) back to shared.
+    A try that fails takes `after` again before yielding: Linux converts a flock by first removing the
+    one held, so a refused LOCK_EX|LOCK_NB leaves the descriptor with no lock at all (flock(2), "Converting
+    a lock"). A process whose share of the home lock vanished so was invisible to the next opener's
+    start-up repair, which then renamed and removed the staged files of its saves in flight (issue 34)."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
+        if after != fcntl.LOCK_UN:
+            fcntl.flock(fd, after)  # waits only while another process holds it exclusively (its repair)
         yield False
         return
     try:

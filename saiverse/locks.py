@@ -45,6 +45,28 @@ def item_lock(home: Path, key: str) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def item_lock_free(home: Path, key: str) -> Iterator[bool]:
+    """Take the lock named `key` without waiting; yields whether it was free (and holds it until the block
+    ends). Start-up repair asks this before it touches a document's staged files: a writer holds the
+    document's lock from staging to renaming (saiverse/world/_items.py), so a held lock means a live save."""
+    path = _lock_file(home, key)
+    with _registry_lock:
+        tlock = _thread_locks.setdefault(str(path), threading.Lock())
+    if not tlock.acquire(blocking=False):
+        yield False
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            with tried_flock(fd) as free:
+                yield free
+        finally:
+            os.close(fd)
+    finally:
+        tlock.release()
+
+
 class HomeLock:
     """A shared lock on the data home for the life of a process; exclusive only for repair."""
 
