@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from saiverse.care._debris import remove_home_debris as remove_home_debris
     from saiverse.care._home_safety import check_home as check_home
     from saiverse.care._home_safety import create_private as create_private
+    from saiverse.care._home_safety import link_out_of_home as link_out_of_home
     from saiverse.care._home_safety import make_home as make_home
     from saiverse.care._home_safety import tighten as tighten
     from saiverse.care._login import DEFAULT_USER as DEFAULT_USER
@@ -72,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "create_backup": "_backup",
     "create_private": "_home_safety",
     "human_size": "_backup_auto",
+    "link_out_of_home": "_home_safety",
     "login_path": "_login",
     "make_home": "_home_safety",
     "move_home": "_move",

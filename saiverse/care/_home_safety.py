@@ -31,7 +31,7 @@ from database.migrate import UpstreamDatabaseError, is_upstream_database, upstre
 from saiverse.errors import UserError
 
 log = logging.getLogger(__name__)
-HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", ".locks")
+HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", "models", ".locks")
 """Folders of a home the app writes into or walks: none of them may lead out of the home."""
 PSEUDO_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
 """File systems of the kernel, never a place for a world."""

@@ -7,7 +7,12 @@ The bytes go to `<home>/models/.pull/<file>.<sha256>.part`, which outlives a kil
 of the same file resumes from its length (hf_hub_download itself deletes its partial file on
 failure, so it cannot resume after a kill). The finished file is hashed, refused and deleted when
 its sha256 is not the one the hub served, and renamed into place with a `<file>.json` record beside
-it. Disk space is checked before the first byte. One pull per file at a time (a lock file).
+it. Disk space is checked before the first byte, and again as the bytes arrive: a body longer than
+the size the hub announced (an endless one without a Content-Length, say), or one that would leave
+less than `SPARE_BYTES` free, stops the download at once and the part file is deleted (issue 34: such
+a hub grew one to 10.6 GB). A file already pulled is hashed again before it is reused: a file damaged
+since is pulled anew. `<home>/models` linking out of the home is refused, as the app's start refuses it
+(saiverse/care/_home_safety.py). One pull per file at a time (a lock file).
 """
 
 from __future__ import annotations
@@ -31,11 +36,17 @@ MODELS_DIR = "models"
 PARTS_DIR = ".pull"
 SPARE_BYTES = 64 * 1024 * 1024
 """Free space kept beyond the file itself (the database and memory keep writing meanwhile)."""
+DISK_CHECK_BYTES = 8 * 1024 * 1024
+"""The free space is looked at again after every this many bytes written."""
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class PullRefused(UserError):
     """The pull cannot be done (unknown file, no sha256 served, no space, wrong sha256); the message says why."""
+
+
+class _Stopped(Exception):
+    """Raised from inside the download to stop it (too many bytes, too little disk); the message says why."""
 
 
 class PullInterrupted(Exception):
@@ -101,15 +112,24 @@ def record_of(path: Path) -> dict[str, Any] | None:
 class _Counting:
     """The part file as `http_get` sees it, telling progress as bytes are written."""
 
-    def __init__(self, fh: BinaryIO, start: int, total: int, report: ProgressFn | None) -> None:
+    def __init__(self, fh: BinaryIO, start: int, total: int, report: ProgressFn | None, folder: Path) -> None:
         self._fh = fh
         self.done = start
         self._total = total
         self._report = report
         self._mark = (time.monotonic(), start)
         self._speed = 0.0
+        self._folder = folder
+        self._disk_checked = start
 
     def write(self, data: bytes) -> int:
+        if self.done + len(data) > self._total:  # http_get checks the size only once the body has ended
+            raise _Stopped(f"the hub sent more than the {_gb(self._total)} it announced")
+        if self.done + len(data) - self._disk_checked >= DISK_CHECK_BYTES:
+            self._disk_checked = self.done
+            free = shutil.disk_usage(self._folder).free
+            if free - len(data) < SPARE_BYTES:
+                raise _Stopped(f"the disk would have less than {_gb(SPARE_BYTES)} free ({_gb(free)} left)")
         written = self._fh.write(data)
         self.done += len(data)
         now = time.monotonic()
@@ -178,9 +198,14 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
 
+    from saiverse.care import link_out_of_home
+
     repo, filename, _entry = resolve(name)
     folder = models_dir(settings)
     parts = folder / PARTS_DIR
+    problem = link_out_of_home(settings.home) if settings.home.is_dir() else None
+    if problem:
+        raise PullRefused(problem.replace("did not open this home", "pulled nothing"))
     meta = _metadata(repo, filename, settings.hf_endpoint, min(settings.request_timeout, 30.0))
     sha = (meta.etag or "").lower()
     if not _SHA256.match(sha):
@@ -191,8 +216,14 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     target = folder / filename
     record = record_of(target)
     if target.is_file() and record and record.get("sha256") == sha:
-        done = PulledModel(**{k: record[k] for k in PulledModel.__dataclass_fields__ if k in record})
-        return _finish(done, settings, set_default, store)
+        if progress:
+            progress(PullProgress(size, size, 0.0, None, "verify"))
+        if target.stat().st_size == size and sha256_of(target) == sha:  # not damaged since it was pulled
+            done = PulledModel(**{k: record[k] for k in PulledModel.__dataclass_fields__ if k in record})
+            return _finish(done, settings, set_default, store)
+        target.with_name(target.name + ".json").unlink(missing_ok=True)  # damaged: pulled again below
+        target.unlink()
+        record = None
     if target.is_file() and record is None and target.stat().st_size == size and sha256_of(target) == sha:
         # Renamed into place, then killed before its record was written: the file is whole.
         done = PulledModel(local_name(filename), repo, filename, str(target), size, sha, meta.commit_hash or "",
@@ -226,12 +257,17 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
         if progress:
             progress(PullProgress(have, size, 0.0, None))  # the size is known before the first byte
         with part.open("ab") as fh:
-            counting = _Counting(fh, have, size, progress)
+            counting = _Counting(fh, have, size, progress, parts)
             if have < size:
                 try:
                     http_get(url, counting, resume_size=have, expected_size=size,  # type: ignore[arg-type]
                              displayed_filename=filename,
                              headers=build_hf_headers(token=False, headers={"Accept-Encoding": "identity"}))
+                except _Stopped as exc:
+                    fh.close()
+                    part.unlink(missing_ok=True)
+                    raise PullRefused(f"the download of {filename} was stopped: {exc}; the partial file was "
+                                      "deleted") from None
                 except Exception as exc:
                     if not isinstance(exc, OSError) and not type(exc).__module__.startswith(("httpx", "huggingface")):
                         raise
