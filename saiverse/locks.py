@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from database.locking import flocked, tried_flock
+from saiverse.disk import private_folder
 
 LOCK_DIR = ".locks"
 _thread_locks: dict[str, threading.Lock] = {}
@@ -30,8 +31,7 @@ _registry_lock = threading.Lock()
 def _lock_file(home: Path, key: str) -> Path:
     # Hash the key: an id from a model or a URL must never become a path of its own choosing.
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    folder = home / LOCK_DIR
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_folder(home / LOCK_DIR)
     return folder / f"{digest}.lock"
 
 
@@ -71,8 +71,7 @@ class HomeLock:
     """A shared lock on the data home for the life of a process; exclusive only for repair."""
 
     def __init__(self, home: Path) -> None:
-        folder = home / LOCK_DIR
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = private_folder(home / LOCK_DIR)
         self._fd = os.open(folder / "home.lock", os.O_RDWR | os.O_CREAT, 0o600)
         fcntl.flock(self._fd, fcntl.LOCK_SH)
 

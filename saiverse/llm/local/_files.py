@@ -16,7 +16,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from saiverse.disk import sha256_of
+from saiverse.disk import private_folder, sha256_of
 from saiverse.llm.local._profile import PACKAGED_NAME
 from saiverse.settings import Settings
 from saiverse.world import UnsafePathError, resolve_in_home
@@ -101,12 +101,13 @@ def ensure_file(path: Path) -> Path:
         if path.is_file() and sha256_of(path) == packaged.EXPECTED_SHA256:
             _verified.add(path)
             return path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)  # models/ is 0700 like the rest of the home
         fd, tmp = tempfile.mkstemp(prefix=".assemble-", suffix=".gguf", dir=path.parent)
         os.close(fd)
         try:
             # Assembled beside the target and renamed: a killed start never leaves half a model behind.
             packaged.assemble(tmp, overwrite=True)  # checks the sha256 of what it wrote
+            os.chmod(tmp, 0o600)  # private like every file of the home, however the package wrote it
             os.replace(tmp, path)
         except (OSError, ValueError) as exc:
             raise LocalModelMissing(f"同梱モデルを {path} に組み立てられませんでした: {exc}") from exc

@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from saiverse.disk import pid_alive, sha256_of
+from saiverse.disk import pid_alive, private_folder, sha256_of
 from saiverse.errors import UserError
 from saiverse.llm.local._catalog import local_name, resolve
 from saiverse.settings import Settings, SettingsStore
@@ -183,7 +183,8 @@ def _metadata(repo: str, filename: str, endpoint: str | None, timeout: float) ->
 def _write_record(target: Path, pulled: PulledModel) -> None:
     record = target.with_name(target.name + ".json")
     tmp = record.with_name(record.name + ".tmp")
-    tmp.write_text(json.dumps(pulled.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(pulled.to_dict(), ensure_ascii=False, indent=2))
     os.replace(tmp, record)
 
 
@@ -233,12 +234,14 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     part = parts / f"{filename}.{sha}.part"
     lock = parts / f"{filename}.lock"
     have = part.stat().st_size if part.is_file() else 0
-    where = next(d for d in (parts, folder, settings.home, settings.home.parent) if d.exists())
+    where = parts
+    while not where.exists() and where != where.parent:  # a first pull into a home not made yet
+        where = where.parent
     free = shutil.disk_usage(where).free
     if free < size - min(have, size) + SPARE_BYTES:
         raise PullRefused(f"not enough disk space for {filename}: it needs {_gb(size - min(have, size))} more "
                           f"(and {_gb(SPARE_BYTES)} to spare), {where} has {_gb(free)} free")
-    parts.mkdir(parents=True, exist_ok=True)  # only now: a refused pull writes nothing
+    private_folder(parts)  # only now: a refused pull writes nothing; models/ and .pull/ are 0700 like the home
     try:
         lock_fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
@@ -256,7 +259,7 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
         url = meta.location or ""
         if progress:
             progress(PullProgress(have, size, 0.0, None))  # the size is known before the first byte
-        with part.open("ab") as fh:
+        with os.fdopen(os.open(part, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as fh:
             counting = _Counting(fh, have, size, progress, parts)
             if have < size:
                 try:
