@@ -319,6 +319,7 @@ _EXPORTS: dict[str, str] = {
     "CATALOG": "saiverse.llm.local",
     "DEFAULT_USER": "saiverse.care",
     "Gate": "saiverse.care",
+    "LOGIN_CLIENT": "saiverse.care",
     "PullJobs": "saiverse.llm.local",
     "SAIVerseManager": "saiverse.manager",
     "ServerLock": "saiverse.care",

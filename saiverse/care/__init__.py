@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from saiverse.care._home_safety import make_home as make_home
     from saiverse.care._home_safety import tighten as tighten
     from saiverse.care._login import DEFAULT_USER as DEFAULT_USER
+    from saiverse.care._login import LOGIN_CLIENT as LOGIN_CLIENT
     from saiverse.care._login import Gate as Gate
     from saiverse.care._login import check_password as check_password
     from saiverse.care._login import clear_login as clear_login
@@ -64,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_USER": "_login",
     "DeleteHooks": "_admin",
     "Gate": "_login",
+    "LOGIN_CLIENT": "_login",
     "ProgressFn": "_backup",
     "RepairReport": "_repair",
     "ServerLock": "_serverlock",
