@@ -89,22 +89,51 @@ def _background_loop() -> asyncio.AbstractEventLoop:
 
 
 def close_all(wait: float = 5.0) -> None:
-    """Close every live connection (stdio servers' processes end), waiting up to `wait` seconds."""
+    """Close every live connection (stdio servers' processes end), waiting up to `wait` seconds — also
+    for connections closed earlier whose server is still being stopped (a hung one takes the SDK ~4 s:
+    stdin closed, 2 s, then SIGTERM and SIGKILL); then any server process of ours still there is killed
+    (`_kill_leftovers`). Issue 34: a hung server outlived the CLI command that started it."""
     loop = _loop
-    if loop is None or loop.is_closed() or not loop.is_running():
+    if loop is not None and not loop.is_closed() and loop.is_running():
+        async def close() -> None:
+            tasks = [conn.task for conn in list(_pool.values())] + list(_closing)
+            for conn in list(_pool.values()):
+                conn.close()
+            if tasks:
+                await asyncio.wait(tasks, timeout=wait)
+
+        try:
+            asyncio.run_coroutine_threadsafe(close(), loop).result(wait + 1)
+        except (TimeoutError, RuntimeError):
+            pass
+    _kill_leftovers()
+
+
+def _kill_leftovers() -> None:
+    """SIGKILL the process groups of stdio servers this process started that still run: each is a child
+    of ours leading its own session (the SDK starts it so) with a command line we started."""
+    import os
+    import signal
+    from pathlib import Path
+
+    if not _started or not Path("/proc").is_dir():
         return
-
-    async def close() -> None:
-        tasks = [conn.task for conn in list(_pool.values())]
-        for conn in list(_pool.values()):
-            conn.close()
-        if tasks:
-            await asyncio.wait(tasks, timeout=wait)
-
-    try:
-        asyncio.run_coroutine_threadsafe(close(), loop).result(wait + 1)
-    except (TimeoutError, RuntimeError):
-        pass
+    me = os.getpid()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            ppid, sid = int(fields[1]), int(fields[3])
+            argv = tuple(a.decode(errors="replace") for a in (entry / "cmdline").read_bytes().split(b"\0") if a)
+        except (OSError, IndexError, ValueError):
+            continue
+        pid = int(entry.name)
+        if ppid == me and sid == pid and argv in _started:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _first_error(exc: BaseException) -> BaseException:
@@ -213,6 +242,7 @@ class McpClient:
 
             params = StdioServerParameters(command=server.command[0], args=list(server.command[1:]),
                                            env=dict(server.env) or None)
+            _started.add(tuple(server.command))
             return _Transport(stdio_client(params, errlog=errlog), errlog)
         from contextlib import asynccontextmanager
 
@@ -237,6 +267,10 @@ class _Transport:
     """Where a stdio server's stderr goes (read back when it fails)."""
 
 
+_closing: set[asyncio.Task[None]] = set()
+"""Connection tasks closed but not yet finished (their server being stopped); `close_all` waits for them."""
+_started: set[tuple[str, ...]] = set()
+"""Command lines of the stdio servers this process started (`_kill_leftovers` looks for them)."""
 IDLE_CLOSE = 300.0
 """Seconds a connection may stay unused before it is closed (a stdio server's process ends with it)."""
 _pool: dict[McpServer, _Connection] = {}
@@ -306,6 +340,9 @@ class _Connection:
         """End the connection (cancelling its task stops a stdio server's process)."""
         if _pool.get(self.server) is self:
             del _pool[self.server]
+        if not self.task.done():
+            _closing.add(self.task)
+            self.task.add_done_callback(_closing.discard)
         self.task.cancel()
 
     def stderr_tail(self) -> str:
