@@ -144,9 +144,9 @@ class SiteGuard:
                 await _answer(send, 413, "The request is too large.\n")
                 return
         body = b"".join(chunks)
-        fn_index = _fn_index(body)
-        app = scope.get("app")
-        fns = getattr(app.get_blocks(), "fns", None) if app is not None and hasattr(app, "get_blocks") else None
+        data = _json(body)
+        fn_index = data.get("fn_index") if isinstance(data, dict) else None
+        fns = _functions(scope.get("app"), data.get("session_hash") if isinstance(data, dict) else None)
         unknown = not isinstance(fn_index, int) or isinstance(fn_index, bool) or fn_index not in (fns or {})
         if fn_index is not None and fns is not None and unknown:
             log.warning("refused a call of fn_index %r, which this app does not have (%s)", fn_index, scope.get("path"))
@@ -164,13 +164,24 @@ class SiteGuard:
         await self.app(scope, replay, send)
 
 
-def _fn_index(body: bytes) -> Any:
-    """The body's `fn_index` (None when it names none or is not JSON: Gradio answers that itself)."""
+def _json(body: bytes) -> Any:
     try:
-        data = json.loads(body)
+        return json.loads(body)
     except ValueError:
+        return None  # not JSON: Gradio answers that itself
+
+
+def _functions(app: Any, session_hash: Any) -> dict[Any, Any] | None:
+    """The functions a call may name, found as Gradio finds them (gradio/route_utils.py `get_fn`): the
+    session's own (a `gr.render` block adds some per window) when the call names a session, else the
+    app's; None when they cannot be looked up (Gradio then answers itself)."""
+    try:
+        blocks = app.get_blocks()
+        if session_hash:
+            return dict(blocks.state_holder[str(session_hash)].blocks_config.fns)
+        return dict(blocks.fns)
+    except Exception:  # noqa: BLE001 - another Gradio's internals: leave the call to Gradio
         return None
-    return data.get("fn_index") if isinstance(data, dict) else None
 
 
 def _without_api_info(send: Any) -> Any:
