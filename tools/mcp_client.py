@@ -18,15 +18,21 @@ from __future__ import annotations
 import asyncio
 import atexit
 import re
+import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import anyio
 
+RELAY = Path(__file__).with_name("mcp_relay.py")
+RELAY_LIMIT = 16 * 1024 * 1024
+"""Bytes one message of a stdio server may have (tools/mcp_relay.py); saiverse/mcp_tools.py cuts a
+result further to what a prompt may take."""
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 """What a server may be called (its name prefixes its tools: `<server>__<tool>`)."""
 
@@ -114,7 +120,6 @@ def _kill_leftovers() -> None:
     of ours leading its own session (the SDK starts it so) with a command line we started."""
     import os
     import signal
-    from pathlib import Path
 
     if not _started or not Path("/proc").is_dir():
         return
@@ -240,9 +245,11 @@ class McpClient:
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
-            params = StdioServerParameters(command=server.command[0], args=list(server.command[1:]),
-                                           env=dict(server.env) or None)
-            _started.add(tuple(server.command))
+            # Through tools/mcp_relay.py: an answer over RELAY_LIMIT bytes is dropped there and said so,
+            # instead of taking the SDK's reader longer than the timeout (issue 34).
+            argv = (sys.executable, str(RELAY), str(RELAY_LIMIT), "--", *server.command)
+            params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=dict(server.env) or None)
+            _started.add(argv)
             return _Transport(stdio_client(params, errlog=errlog), errlog)
         from contextlib import asynccontextmanager
 

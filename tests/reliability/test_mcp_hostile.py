@@ -59,9 +59,21 @@ def test_a_huge_result_is_cut_and_says_so(make_manager: Callable[..., SAIVerseMa
     save_servers(saiverse_home, "mina", [stdio("calc")])
     small = m.run_tool("calc__big", "mina", None, {"size": 999})
     assert len(small.encode()) == 999 and "切り詰め" not in small
-    result = m.run_tool("calc__big", "mina", None, {"size": 4_999_998})
-    assert "結果を切り詰めました" in result and "4,999,998 バイト" in result
+    result = m.run_tool("calc__big", "mina", None, {"size": 3_999_999})
+    assert "結果を切り詰めました" in result and "3,999,999 バイト" in result
     assert len(result.encode()) < MAX_RESULT_BYTES + 1000
+
+
+def test_a_50_mb_result_is_refused_quickly_not_a_timeout(make_manager: Callable[..., SAIVerseManager],
+                                                         saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAIVERSE_MCP_TIMEOUT", "8")
+    m = make_manager()
+    save_servers(saiverse_home, "mina", [stdio("calc")])
+    started = time.monotonic()
+    with pytest.raises(ToolError, match="結果が大きすぎるため受け取りませんでした: [0-9,]+ バイト以上 \\(上限 16,777,216 バイト\\)") as refused:
+        m.run_tool("calc__big", "mina", None, {"size": 50_000_001})
+    assert "did not answer" not in str(refused.value) and time.monotonic() - started < 60
+    assert m.run_tool("calc__add", "mina", None, {"a": 2, "b": 3}) == 5  # the session goes on
 
 
 def test_remote_refs_and_odd_names_are_refused(make_manager: Callable[..., SAIVerseManager], saiverse_home: Path,
