@@ -98,3 +98,15 @@ def test_an_older_home_is_made_private_at_start(tmp_path: Path) -> None:
     assert _open_to_others(home) == []
     for name in ("settings.json", "checkpoints.db", ".locks", "models"):
         assert f"{home / name} was readable by others" in again.stderr, again.stderr
+
+
+def test_a_restored_home_is_private_throughout(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert _main(home, "world").returncode == 0
+    archive = tmp_path / "city.zip"
+    made = _main(home, "backup", "--out", str(archive))
+    assert made.returncode == 0, made.stderr
+    restored = tmp_path / "restored" / "home"
+    done = _main(home, "restore", str(archive), "--home", str(restored))
+    assert done.returncode == 0, done.stderr
+    assert list((restored / "image").iterdir()) and _open_to_others(restored) == []
