@@ -309,14 +309,16 @@ def _check_args(name: str, schema: dict[str, Any], args: dict[str, Any]) -> None
 
 
 def _remote_ref(schema: Any) -> str | None:
-    """The first `$ref` in `schema` that points outside it (anything but `#…`), or None."""
+    """The first reference in `schema` (`$ref`, `$dynamicRef`, `$recursiveRef`) that points outside it
+    (anything but `#…`), or None."""
     stack = [schema]
     while stack:
         node = stack.pop()
         if isinstance(node, dict):
-            ref = node.get("$ref")
-            if isinstance(ref, str) and not ref.startswith("#"):
-                return ref
+            for key in ("$ref", "$dynamicRef", "$recursiveRef"):
+                ref = node.get(key)
+                if isinstance(ref, str) and not ref.startswith("#"):
+                    return ref
             stack.extend(node.values())
         elif isinstance(node, list):
             stack.extend(node)
