@@ -74,17 +74,24 @@ def test_models_linked_out_of_the_home_is_refused(hub: FakeHub, saiverse_home: P
 
 
 def test_a_damaged_pulled_file_is_pulled_again(hub: FakeHub, gguf: Path, saiverse_home: Path) -> None:  # noqa: F811
+    from saiverse.llm.local import LocalModelMissing, ensure_file
+
     settings = settings_for(hub)
-    first = pull(settings, f"{REPO}/{FILE}")  # type: ignore[arg-type]
+    hub.add(REPO, "copy.gguf", gguf)  # not the packaged file's name (that one is assembled again by itself)
+    first = pull(settings, f"{REPO}/copy.gguf")  # type: ignore[arg-type]
     target = Path(first.path)
+    assert ensure_file(target) == target  # whole: the app loads it
     gets = transfers(hub).count("GET")
     with target.open("r+b") as fh:  # one byte flipped on disk, long after the pull
         fh.seek(4096)
         byte = fh.read(1)
         fh.seek(4096)
         fh.write(bytes([byte[0] ^ 0xFF]))
-    again = pull(settings, f"{REPO}/{FILE}")  # type: ignore[arg-type]
+    with pytest.raises(LocalModelMissing, match="壊れています.*model pull"):
+        ensure_file(target)  # the app refuses to load it, saying how to get it whole
+    again = pull(settings, f"{REPO}/copy.gguf")  # type: ignore[arg-type]
+    assert ensure_file(target) == target
     assert transfers(hub).count("GET") == gets + 1  # fetched again, not reported done
     assert file_sha256(target) == file_sha256(gguf) == again.sha256
-    same = pull(settings, f"{REPO}/{FILE}")  # a whole file: hashed, kept, nothing fetched
+    same = pull(settings, f"{REPO}/copy.gguf")  # a whole file: hashed, kept, nothing fetched
     assert transfers(hub).count("GET") == gets + 1 and same.sha256 == again.sha256
