@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import psutil
 import psycopg
 
 from tests.processes import stop_all
@@ -28,41 +29,33 @@ ROOT = Path(__file__).resolve().parents[1]
 ENDED = ("succeeded", "failed", "cancelled", "aborted")
 
 
-def rss_of(pid: int | str = "self") -> float:
-    """A process's resident set size (Linux /proc), in MiB (0 once it has gone)."""
+def rss_of(pid: int | None = None) -> float:
+    """A process's resident set size (this process's without `pid`), in MiB (0 once it has gone)."""
     try:
-        with open(f"/proc/{pid}/statm") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1_048_576
-    except (FileNotFoundError, ProcessLookupError):
+        return psutil.Process(pid).memory_info().rss / 1_048_576
+    except psutil.NoSuchProcess:
         return 0.0
 
 
-def cpu_seconds(pid: int | str = "self", *, children: bool = False) -> float:
-    """User + system CPU time of a process (with `children`, also of its ended, waited-for children)."""
+def cpu_seconds(pid: int | None = None, *, children: bool = False) -> float:
+    """User + system CPU time of a process (with `children`, also of its ended, waited-for children:
+    psutil reads those on Linux only, elsewhere they count 0)."""
     try:
-        with open(f"/proc/{pid}/stat") as fh:
-            fields = fh.read().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
+        times = psutil.Process(pid).cpu_times()
+    except psutil.NoSuchProcess:
         return 0.0
-    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
-    return ticks / os.sysconf("SC_CLK_TCK")
+    return times.user + times.system + ((times.children_user + times.children_system) if children else 0.0)
 
 
 def postgres_cpu(data_dir: Path | None) -> float:
     """CPU seconds of a local cluster: the postmaster, its ended backends, and those alive now."""
     if data_dir is None or not (data_dir / "postmaster.pid").exists():
         return 0.0
-    master = (data_dir / "postmaster.pid").read_text().split()[0]
+    master = int((data_dir / "postmaster.pid").read_text().split()[0])
     total = cpu_seconds(master, children=True)
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/stat") as fh:
-                    ppid = fh.read().rsplit(")", 1)[1].split()[1]
-            except OSError:
-                continue
-            if ppid == master:
-                total += cpu_seconds(entry.name)
+    for proc in psutil.process_iter(["ppid"]):
+        if proc.info["ppid"] == master:
+            total += cpu_seconds(proc.pid)
     return total
 
 
@@ -124,7 +117,7 @@ class Sampler:
         return self
 
     def _sample(self) -> None:
-        self.samples.append({"t": round(time.perf_counter() - self._t0, 1), "load1": round(os.getloadavg()[0], 2),
+        self.samples.append({"t": round(time.perf_counter() - self._t0, 1), "load1": round(psutil.getloadavg()[0], 2),
                              "app_mb": round(rss_of(), 1),
                              "workers_mb": self.workers.rss() if self.workers else []})
 

@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -30,6 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from portable import peak_rss_mib  # noqa: E402
 from tests.upstream_home import (  # noqa: E402
     T0,
     UpstreamHome,
@@ -109,10 +109,15 @@ def run_import(root: Path, target: Path) -> dict[str, Any]:
     if done.returncode != 0:
         raise SystemExit(f"import failed:\n{done.stderr}")
     report = json.loads(done.stdout)
-    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # the largest child so far
-    return {"wall_s": round(wall, 2), "import_s": report["seconds"], "peak_rss_mib": round(peak_kib / 1024, 1),
+    peak = peak_rss_mib(children=True)  # the largest child so far (None on Windows: not kept there)
+    return {"wall_s": round(wall, 2), "import_s": report["seconds"],
+            "peak_rss_mib": None if peak is None else round(peak, 1),
             "messages": report["imported"]["memory_messages"], "lines": report["imported"]["building_log_lines"],
             "db_mib": round((target / "saiverse.db").stat().st_size / 2**20, 1)}
+
+
+def _mib(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.0f} MiB"
 
 
 def main() -> None:
@@ -136,7 +141,7 @@ def main() -> None:
             figures["generate_s"] = round(gen, 1)
             results.append(figures)
             print(f"{n_messages:>8,} messages + {n_lines:>6,} log lines: import {figures['import_s']:.1f} s "
-                  f"(wall {figures['wall_s']:.1f} s), peak RSS {figures['peak_rss_mib']:.0f} MiB, "
+                  f"(wall {figures['wall_s']:.1f} s), peak RSS {_mib(figures['peak_rss_mib'])}, "
                   f"database {figures['db_mib']:.0f} MiB  [generated in {gen:.0f} s]", flush=True)
     print(json.dumps({"cpus": os.cpu_count(), "python": sys.version.split()[0], "runs": results}))
 

@@ -4,10 +4,12 @@ prompt, and the deterministic model's `meta_user` pulse (which must stay what be
     python benchmarks/models.py [--home DIR] [--model NAME ...] [--runs 5] [--pulses 5] [--offline-pulses 300]
 
 Per model in `<home>/models/` (the packaged Gemma 3 270M is assembled first when missing; `--model` picks
-some): load time, first token, tokens per second and a whole reply through the app's `local` model, the
-same through bare `llama_cpp.Llama` on the same file, prompt and sampling settings, their overhead ratio
-(app ms per token / bare ms per token; goal ≤ 1.1), and whole `meta_user` pulses (a persona's reply with
-memory, context and the playbook). Prints a table; the last line is one JSON object with the figures.
+some): load time, first token, tokens per second and a whole reply through the app's `local` model (its
+supervised inference process, saiverse/llm/local/_child.py), the same through bare `llama_cpp.Llama` in
+this process on the same file, prompt, sampling settings and seeds, their overhead (app ms per token / bare
+ms per token, goal ≤ 1.1; first token app − bare, goal ≤ 20 ms), and whole `meta_user` pulses (a persona's
+reply with memory, context and the playbook). Prints a table; the last line is one JSON object with the
+figures, and the llama.cpp build's CPU features (`system_info`) so that two builds can be compared.
 """
 
 from __future__ import annotations
@@ -81,74 +83,92 @@ def _timed(pieces: Any, count: Any) -> tuple[float, float, int]:
     return first or total * 1000, total, max(1, len(count(text))) if text else 1
 
 
-def app_figures(settings: Settings, name: str, runs: int) -> tuple[dict[str, float], Any]:
-    """The app's `local:<name>` model: load, first token, tokens/s, ms per generated token, a whole reply."""
-    clear_model_cache()
-    model, notice = resolve_model(f"local:{name}", settings)
-    assert notice is None and model.provider == "local", notice
-    t0 = time.perf_counter()
-    model.count_tokens("ロード")  # type: ignore[attr-defined]
-    load_s = time.perf_counter() - t0
-    tokenize = model._load().tokenize  # type: ignore[attr-defined]
+class AppEngine:
+    """The app's `local:<name>` model: generation as the app runs it (prompt building, token counting,
+    the run lock, the round trips to its inference process), before its line checks."""
 
-    def count(text: str) -> list[int]:
-        return tokenize(text.encode(), add_bos=False, special=False)
-
-    firsts, per_token, rates, replies = [], [], [], []
-    llama = model._load()  # type: ignore[attr-defined]
-    "".join(t for t, _u in model._chunks(_request("ウォームアップ")))  # type: ignore[attr-defined]
-    for i in range(runs):
-        request = _request(TEXTS[i % len(TEXTS)])
-        llama.set_seed(SEED + i)  # the same seed as the bare run: the same tokens, so the times compare
-        # Generation as the app runs it (prompt building, token counting, the run lock), before its line checks.
-        first, total, tokens = _timed((t for t, _u in model._chunks(request)), count)  # type: ignore[attr-defined]
-        firsts.append(first)
-        per_token.append(total * 1000 / tokens)
-        rates.append(tokens / total)
-    for i in range(runs):  # the whole reply as the chat gets it (held, checked), to messages not just asked
+    def __init__(self, settings: Settings, name: str) -> None:
+        clear_model_cache()
+        model, notice = resolve_model(f"local:{name}", settings)
+        assert notice is None and model.provider == "local", notice
+        self.model: Any = model
         t0 = time.perf_counter()
-        "".join(model.stream(_request(f"{TEXTS[(i + 2) % len(TEXTS)]}（{i + 1}）")))  # type: ignore[attr-defined]
-        replies.append((time.perf_counter() - t0) * 1000)
-    return {"load_s": round(load_s, 2), "first_token_ms": round(statistics.median(firsts), 1),
-            "tokens_per_s": round(statistics.median(rates), 1), "ms_per_token": round(statistics.median(per_token), 2),
-            "reply_ms": round(statistics.median(replies), 1)}, model
+        model.count_tokens("ロード")  # type: ignore[attr-defined]  # starts the process and loads the model
+        self.load_s = time.perf_counter() - t0
+
+    def count(self, text: str) -> list[int]:
+        return [0] * self.model.count_tokens(text)
+
+    def run(self, request: ChatRequest, seed: int) -> tuple[float, float, int]:
+        self.model.seed = seed  # as the bare run: the same tokens, so the times compare
+        return _timed((t for t, _u in self.model._chunks(request)), self.count)
 
 
-def bare_figures(path: Path, model: Any, settings: Settings, runs: int) -> dict[str, float]:
-    """Bare llama_cpp.Llama on the same file, prompt and sampling settings as the app's model."""
-    from llama_cpp import Llama
+class BareEngine:
+    """Bare llama_cpp.Llama in this process on the same file, prompt, sampling settings and seeds."""
 
-    t0 = time.perf_counter()
-    llama = Llama(model_path=str(path), n_ctx=settings.local_context, n_threads=settings.local_threads or None,
-                  verbose=False)
-    load_s = time.perf_counter() - t0
+    def __init__(self, path: Path, model: Any, settings: Settings) -> None:
+        from llama_cpp import Llama
 
-    def count(text: str) -> list[int]:
-        return llama.tokenize(text.encode(), add_bos=False, special=False)
+        t0 = time.perf_counter()
+        self.llama = Llama(model_path=str(path), n_ctx=settings.local_context,
+                           n_threads=settings.local_threads or None, verbose=False)
+        self.load_s = time.perf_counter() - t0
+        self.chat = model.profile.chat_template
+        self.settings = settings
 
-    firsts, per_token, rates = [], [], []
-    for i in range(-1, runs):  # -1: the same warm-up the app had
-        request = _request(TEXTS[i % len(TEXTS)] if i >= 0 else "ウォームアップ")
-        llama.set_seed(SEED + i)
-        if model.profile.chat_template:
+    def count(self, text: str) -> list[int]:
+        return self.llama.tokenize(text.encode(), add_bos=False, special=False)
+
+    def run(self, request: ChatRequest, seed: int) -> tuple[float, float, int]:
+        llama, settings = self.llama, self.settings
+        llama.set_seed(seed)
+        if self.chat:
             length = min(default_max_tokens(request), settings.local_context // 2)
             stream = llama.create_chat_completion(messages=chat_messages(request), stream=True, temperature=0.7,
                                                   max_tokens=length)
             pieces = ((p["choices"][0].get("delta") or {}).get("content") or "" for p in stream)
         else:
             voice = read_voice(request.system, request.persona_name)
-            prompt = transcript(request, voice, lambda s: len(count(s)), settings.local_context - 96 - 8)
+            prompt = transcript(request, voice, lambda s: len(self.count(s)), settings.local_context - 96 - 8)
             stream = llama.create_completion(prompt, max_tokens=96, stop=stops(voice), stream=True, temperature=0.7,
                                              top_p=0.9, repeat_penalty=1.15)
             pieces = (p["choices"][0].get("text") or "" for p in stream)
-        first, total, tokens = _timed(pieces, count)
-        if i < 0:
-            continue
-        firsts.append(first)
-        per_token.append(total * 1000 / tokens)
-        rates.append(tokens / total)
-    return {"load_s": round(load_s, 2), "first_token_ms": round(statistics.median(firsts), 1),
-            "tokens_per_s": round(statistics.median(rates), 1), "ms_per_token": round(statistics.median(per_token), 2)}
+        return _timed(pieces, self.count)
+
+
+def engine_figures(settings: Settings, name: str, path: Path, runs: int) -> tuple[dict[str, Any], Any]:
+    """The app and bare llama.cpp, interleaved run by run (so a change of the machine's load hits both)."""
+    app = AppEngine(settings, name)
+    bare = BareEngine(path, app.model, settings)
+    figures: dict[str, dict[str, list[float]]] = {"app": {"first": [], "per_token": [], "rate": []},
+                                                  "bare": {"first": [], "per_token": [], "rate": []}}
+    for i in range(-1, runs):  # -1: a warm-up of each
+        request = _request(TEXTS[i % len(TEXTS)] if i >= 0 else "ウォームアップ")
+        order = (("app", app), ("bare", bare)) if i % 2 == 0 else (("bare", bare), ("app", app))
+        for label, engine in order:
+            first, total, tokens = engine.run(request, SEED + i)
+            if i >= 0:
+                figures[label]["first"].append(first)
+                figures[label]["per_token"].append(total * 1000 / tokens)
+                figures[label]["rate"].append(tokens / total)
+    bare_load = bare.load_s
+    del bare
+    replies = []
+    app.model.seed = None
+    for i in range(runs):  # the whole reply as the chat gets it (held, checked), to messages not just asked
+        t0 = time.perf_counter()
+        "".join(app.model.stream(_request(f"{TEXTS[(i + 2) % len(TEXTS)]}（{i + 1}）")))
+        replies.append((time.perf_counter() - t0) * 1000)
+    out: dict[str, Any] = {}
+    for label, load_s in (("app", app.load_s), ("bare", bare_load)):
+        f = figures[label]
+        out[label] = {"load_s": round(load_s, 2), "first_token_ms": round(statistics.median(f["first"]), 1),
+                      "tokens_per_s": round(statistics.median(f["rate"]), 1),
+                      "ms_per_token": round(statistics.median(f["per_token"]), 2)}
+    out["app"]["reply_ms"] = round(statistics.median(replies), 1)
+    out["app"]["system_info"] = str(app.model._child.loaded.get("system_info", "")).strip()
+    return out, app.model
 
 
 def main() -> int:
@@ -168,8 +188,8 @@ def main() -> int:
     for m in installed_models(settings):
         if args.model and m.name not in args.model:
             continue
-        app, model = app_figures(settings, m.name, args.runs)
-        bare = bare_figures(Path(m.path), model, settings, args.runs)
+        engines, _model = engine_figures(settings, m.name, Path(m.path), args.runs)
+        app, bare = engines["app"], engines["bare"]
         manager = SAIVerseManager(load_settings(home, environ={"SAIVERSE_DEFAULT_MODEL": f"local:{m.name}"}))
         ms = pulses(manager, args.pulses)
         manager.close()
@@ -177,6 +197,7 @@ def main() -> int:
         figures["models"][m.name] = {
             "size": m.size, "profile": m.profile, "app": app, "bare": bare,
             "overhead": round(app["ms_per_token"] / bare["ms_per_token"], 3),
+            "first_token_extra_ms": round(app["first_token_ms"] - bare["first_token_ms"], 1),
             "pulse_p50_ms": round(statistics.median(ms), 1), "pulse_p95_ms": round(pct(ms, 0.95), 1)}
     offline = SAIVerseManager(load_settings(home, environ={"SAIVERSE_DEFAULT_MODEL": "offline"}))
     ms = pulses(offline, args.offline_pulses, warm=len(TEXTS))
@@ -190,8 +211,9 @@ def main() -> int:
             r = f[engine]
             print(f"{name:<34} {engine:<6} {r['load_s']:>7} {r['first_token_ms']:>11} {r['tokens_per_s']:>7} "
                   f"{r['ms_per_token']:>7} {r.get('reply_ms', ''):>9}")
-        print(f"{'':<34} overhead {f['overhead']}× (goal ≤ 1.1); meta_user pulse p50 {f['pulse_p50_ms']} ms, "
-              f"p95 {f['pulse_p95_ms']} ms")
+        print(f"{'':<34} overhead {f['overhead']}× (goal ≤ 1.1), first token {f['first_token_extra_ms']:+} ms "
+              f"(goal ≤ +20); meta_user pulse p50 {f['pulse_p50_ms']} ms, p95 {f['pulse_p95_ms']} ms")
+        print(f"{'':<34} build: {f['app']['system_info']}")
     print(f"offline meta_user pulse: p50 {figures['offline_pulse_p50_ms']} ms, "
           f"p95 {figures['offline_pulse_p95_ms']} ms")
     print(json.dumps(figures))

@@ -23,6 +23,8 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -90,7 +92,7 @@ def main() -> int:
         assert stamp_path(settings.db_path).is_file()
         rows["stamped"].append(timed_open(settings))
     out: dict[str, object] = {"mb": round(settings.db_path.stat().st_size / 1_048_576, 1), "runs": args.runs,
-                              "load": os.getloadavg()[0]}
+                              "load": psutil.getloadavg()[0]}
     for kind, runs in rows.items():
         checks = sorted({r[4] for r in runs})
         cols = list(zip(*runs, strict=True))

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -26,17 +24,17 @@ from typing import TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import psutil  # noqa: E402
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
+from portable import peak_rss_mib  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
 
 
 def rss_mb() -> float:
-    """Current resident set size (Linux /proc), in MiB."""
-    with open("/proc/self/statm") as fh:
-        pages = int(fh.read().split()[1])
-    return pages * os.sysconf("SC_PAGE_SIZE") / 1_048_576
+    """Current resident set size, in MiB."""
+    return psutil.Process().memory_info().rss / 1_048_576
 
 
 class _S(TypedDict, total=False):
@@ -126,7 +124,7 @@ def run(home: Path, pulses: int) -> int:
         "rss_after_100_mb": round(rss_100, 1),
         "rss_after_all_mb": round(rss_end, 1),
         "rss_growth_pct": round((rss_end - rss_100) / rss_100 * 100, 1) if rss_100 else None,
-        "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "max_rss_mb": round(peak_rss_mib() or 0.0, 1),
     }
     f = figures
     print(f"meta_user pulse (offline, all writes): min {f['pulse_min_ms']} ms, p50 {f['pulse_p50_ms']} ms, "

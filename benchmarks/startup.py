@@ -28,6 +28,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import psutil
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -38,29 +40,24 @@ def free_port() -> int:
 
 
 def rss_mb(pid: int) -> float:
+    """Resident memory of the process and its direct children, in MiB (psutil: every system alike)."""
     total = 0.0
-    for p in [pid, *children(pid)]:
+    try:
+        procs = [psutil.Process(pid), *psutil.Process(pid).children()]
+    except psutil.NoSuchProcess:
+        return total
+    for proc in procs:
         try:
-            with open(f"/proc/{p}/statm") as fh:
-                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1_048_576
-        except OSError:
+            total += proc.memory_info().rss / 1_048_576
+        except psutil.NoSuchProcess:
             pass
     return total
 
 
 def cpu_s(pid: int) -> float:
-    """User + system CPU seconds the process has used so far (its own threads; /proc/PID/stat)."""
-    with open(f"/proc/{pid}/stat") as fh:
-        fields = fh.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as fh:
-            return [int(x) for x in fh.read().split()]
-    except OSError:
-        return []
+    """User + system CPU seconds the process has used so far (its own threads)."""
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
 
 
 BARE_APP = """

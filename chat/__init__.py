@@ -9,6 +9,7 @@ from chat.base import (
     ChatRequest,
     ChatResult,
     ContextWindow,
+    InvalidAnswer,
     LLMError,
     Message,
     Role,
@@ -20,6 +21,6 @@ from chat.base import (
 )
 
 __all__ = [
-    "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "LLMError", "Message", "Role", "TokenCounter",
-    "ToolCall", "ToolSpec", "Usage", "default_max_tokens",
+    "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "InvalidAnswer", "LLMError", "Message", "Role",
+    "TokenCounter", "ToolCall", "ToolSpec", "Usage", "default_max_tokens",
 ]

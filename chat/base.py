@@ -99,6 +99,23 @@ class LLMError(Exception):
         self.retryable = retryable
 
 
+class InvalidAnswer(LLMError):
+    """A decision (structured output, a tool call's arguments) that the model answered with prose or
+    broken JSON even after its one retry. Its `kind` is `invalid_json`. A pulse then lets the
+    deterministic rules decide (sea/decisions.py)."""
+
+    PROBLEMS = ("prose", "broken_json", "schema")
+    """What can be wrong: no JSON at all, JSON that does not parse, or JSON that breaks the schema."""
+
+    def __init__(self, message: str, *, problem: str = "broken_json", retried_as: str = "") -> None:
+        super().__init__(message, kind="invalid_json", retryable=True)
+        self.problem = problem
+        """One of `PROBLEMS`: what was wrong with the last answer."""
+        self.retried_as = retried_as
+        """How the one retry enforced the format (`json_object`, `json_schema`, `tool`, …); empty: as the
+        first try."""
+
+
 class ChatModel(Protocol):
     """A model that can answer, stream, follow a JSON schema, call tools, see and draw."""
 

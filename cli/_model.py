@@ -1,4 +1,5 @@
-"""The `model` CLI command: `model pull NAME [--set-default]`, `model list`, `model catalog`, `model servers`.
+"""The `model` CLI command: `model pull NAME [--set-default]`, `model list`, `model catalog`, `model servers`,
+`model retry [NAME]`.
 
 `pull` never opens the world (it only writes under
 `<home>/models/` and, with --set-default, settings.json); `list` opens it to say which personas use
@@ -41,7 +42,11 @@ def register(sub: Any) -> None:
     a.add_argument("name", help="a name from `model catalog`, or owner/repo/file.gguf")
     a.add_argument("--set-default", action="store_true", help="then answer with it by default (settings.json)")
     a.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    for action, what in (("list", "the models in <home>/models/: size, profile, who uses them"),
+    a = actions.add_parser("retry", help="try a local model marked broken again (its next use loads it afresh)")
+    add_home(a)
+    a.add_argument("name", nargs="?", default="", help="local:NAME's NAME (default: the default local model)")
+    a.add_argument("--json", action="store_true", help="print JSON")
+    for action, what in (("list", "the models in <home>/models/: size, profile, whether it ran here, who uses it"),
                          ("catalog", "the models `model pull` offers by name"),
                          ("servers", "look for Ollama, LM Studio and llama.cpp servers on this machine now")):
         a = actions.add_parser(action, help=what)
@@ -115,6 +120,22 @@ def model_command(settings: Settings, args: argparse.Namespace, print_json: Prin
             for r in rows:
                 print(f"{r['name']:<28} {human_size(r['size']):>9}  {r['params']:<5} {r['good_at']}")
         return 0
+    if action == "retry":
+        from saiverse.llm.local import HealthBook, LocalModelMissing, model_path
+
+        try:
+            path = model_path(settings, args.name)
+        except LocalModelMissing as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
+        before = HealthBook(settings.home).get(path)
+        HealthBook(settings.home).forget(path)
+        if args.json:
+            print_json({"model": str(path), "was": before.state if before else "untried"})
+        else:
+            print(f"{path.name}: " + ("marked broken before; it will be loaded afresh on its next use"
+                                      if before and before.state == "broken" else "not marked broken; nothing to do"))
+        return 0
     if action == "servers":
         from saiverse.llm.servers import probe
 
@@ -138,6 +159,9 @@ def model_command(settings: Settings, args: argparse.Namespace, print_json: Prin
         ctx = f"ctx {m['context']}" if m["context"] else ""
         mark = "*" if m["default"] else " "
         users = ", ".join(m["used_by"]) or "-"
-        print(f"{mark} {m['name']:<36} {size:>11}  {m['source']:<8} {m['profile']:<13} {ctx:<10} {users}")
+        print(f"{mark} {m['name']:<36} {size:>11}  {m['source']:<8} {m['profile']:<13} {ctx:<10} {m['runs']:<8} "
+              f"{users}")
+        if m["runs"] == "broken":
+            print(f"    broken: {m['runs_detail']} (python main.py model retry {m['name']})")
     print("(* answers personas without their own model; use a model as local:NAME)")
     return 0

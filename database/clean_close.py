@@ -6,7 +6,7 @@ stamp").
 a damaged file before anything writes to it. A file this app closed cleanly and nobody touched since
 needs no such reading; anything else still gets it.
 
-The protocol (all stamp reads, writes and removals happen under the migration lock, the `flock` on
+The protocol (all stamp reads, writes and removals happen under the migration lock, the file lock on
 the database's folder, database/migrate.py):
 
 - **Close** (`CleanCloseDatabase.dispose`, database/clean_engine.py): the engine's connections
@@ -50,7 +50,8 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from database.locking import flocked, flocked_within
+from database.locking import locked, locked_within
+from portable import O_BINARY, O_NOFOLLOW, O_NONBLOCK, POSIX_MODES, fsync_path
 
 log = logging.getLogger(__name__)
 STAMP_SUFFIX = "-closed"
@@ -159,7 +160,7 @@ def _wal_bytes(db: Path) -> int:
 def _read_small(path: Path) -> str | None:
     """The text of a regular file of at most 4 KiB, never through a link (None for anything else: a
     link, a FIFO, a device, a huge file — a stamp is none of these)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_BINARY)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode) or st.st_size > 4096:
@@ -208,9 +209,10 @@ def write_stamp(db: Path) -> bool:
         return False
     temp, stamp = _temp_path(db), stamp_path(db)
     data = json.dumps({"format": FORMAT, "database": db.name, "pid": os.getpid(), **now}).encode()
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | O_NOFOLLOW | O_BINARY, 0o600)
     try:
-        os.fchmod(fd, 0o600)
+        if POSIX_MODES:  # an old temp file keeps its mode through O_CREAT
+            os.fchmod(fd, 0o600)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
@@ -221,11 +223,7 @@ def write_stamp(db: Path) -> bool:
         temp.unlink(missing_ok=True)
         return False
     os.replace(temp, stamp)
-    dir_fd = os.open(db.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    fsync_path(db.parent)
     return True
 
 
@@ -235,8 +233,8 @@ def folder_lock(db: Path, *, wait: bool) -> Iterator[bool]:
     (another process closing holds it for milliseconds; a migration far longer) and yields whether it
     was taken."""
     if wait:
-        with flocked(db.parent):
+        with locked(db.parent):
             yield True
         return
-    with flocked_within(db.parent, 0.5) as taken:
+    with locked_within(db.parent, 0.5) as taken:
         yield taken

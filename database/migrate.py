@@ -30,7 +30,7 @@ if __package__ in (None, ""):  # run as a script (`python database/migrate.py`):
 from database.clean_close import check_unless_closed_cleanly, integrity_checks_run  # noqa: E402
 from database.debris import partial_name, remove_partial_backups  # noqa: E402
 from database.foreign import foreign_database_problem  # noqa: E402
-from database.locking import flocked  # noqa: E402
+from database.locking import locked  # noqa: E402
 from database.schema_check import schema_problem  # noqa: E402
 from database.steps import (  # noqa: E402 - re-exported: importers and benchmarks read the SQL from here
     BASELINE_SQL,
@@ -263,11 +263,12 @@ def _migration_lock(path: Path) -> Iterator[None]:
     """One migrating process per database: version check, backup and steps happen under this lock,
     so processes started at the same moment never apply a step twice or each write a backup.
 
-    The lock is a `flock` on the database's folder: it leaves no file behind, and it never touches
-    the database file itself (closing a descriptor of that file would drop SQLite's own locks).
+    The lock is a file lock on the database's folder (portable.py `open_lock`): it leaves no file
+    behind, and it never touches the database file itself (closing a descriptor of that file would
+    drop SQLite's own locks).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    with flocked(path.parent):
+    with locked(path.parent):
         yield
 
 

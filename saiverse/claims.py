@@ -6,8 +6,8 @@ several app processes and workers, on several machines, on one PostgreSQL city (
 (resuming one another process is running would run it twice) or the daily backup. A claim is that
 "exactly one", without a lease to renew and without a stale owner after a crash:
 
-- SQLite city: a non-blocking exclusive `flock` on `<home>/.locks/<hash>.lock`; the kernel drops
-  it when the process dies (the city lives on one machine, like its database file).
+- SQLite city: a non-blocking exclusive file lock (portable.py) on `<home>/.locks/<hash>.lock`; the
+  system drops it when the process dies (the city lives on one machine, like its database file).
 - PostgreSQL city: a session-level advisory lock (`pg_try_advisory_lock`) on a connection of its
   own held for as long as the claim; the server drops it when that connection or its process
   dies, on whatever machine.
@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from database.engine import is_postgres, libpq_url
-from database.locking import tried_flock
+from database.locking import tried_lock
+from portable import O_BINARY, O_NOFOLLOW
 from saiverse.disk import private_folder
 
 CLAIM_PREFIX = "claim-"
@@ -74,9 +75,9 @@ def _file_claim(home: Path, key: str) -> Iterator[bool]:
     folder = private_folder(Path(home) / ".locks")
     # A hash: a run id or any other key never becomes a file name of its own choosing.
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    fd = os.open(folder / f"{CLAIM_PREFIX}{digest}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    fd = os.open(folder / f"{CLAIM_PREFIX}{digest}.lock", os.O_RDWR | os.O_CREAT | O_NOFOLLOW | O_BINARY, 0o600)
     try:
-        with tried_flock(fd) as mine:
+        with tried_lock(fd) as mine:
             yield mine
     finally:
         os.close(fd)

@@ -7,6 +7,8 @@ import hashlib
 import os
 from pathlib import Path
 
+from portable import pid_alive as pid_alive  # lives beside the other per-system code; named here too
+
 
 def sha256_of(path: Path) -> str:
     """The hex sha256 of the file at `path`, read in 1 MiB blocks (a model file is gigabytes)."""
@@ -15,19 +17,6 @@ def sha256_of(path: Path) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this id runs now (one of another user counts: it exists)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def private_folder(path: Path) -> Path:

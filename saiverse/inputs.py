@@ -15,6 +15,7 @@ import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from portable import O_BINARY, O_NONBLOCK
 from saiverse.errors import UserError
 
 CHUNK_BYTES = 1024 * 1024
@@ -110,12 +111,14 @@ def open_regular(path: Path, what: str = "the file") -> BinaryIO:
     The file is opened without blocking and checked on the open descriptor: a FIFO would wait forever
     for a writer, a device (`/dev/zero`) never ends, and a check before opening could be raced."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_BINARY)
     except FileNotFoundError as exc:
         raise InputError(f"{what} {path} does not exist") from exc
     except IsADirectoryError as exc:
         raise InputError(f"{what} {path} is a folder, not a file") from exc
     except OSError as exc:
+        if Path(path).is_dir():  # Windows refuses to open a folder with "permission denied"
+            raise InputError(f"{what} {path} is a folder, not a file") from exc
         raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
@@ -123,7 +126,8 @@ def open_regular(path: Path, what: str = "the file") -> BinaryIO:
         if stat.S_ISDIR(mode):
             raise InputError(f"{what} {path} is a folder, not a file")
         raise InputError(f"{what} {path} is not a regular file (a pipe, a device or a socket); give a file")
-    os.set_blocking(fd, True)
+    if O_NONBLOCK:  # POSIX only (portable.py): Windows opened it blocking and has no os.set_blocking for files
+        os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
 

@@ -2,8 +2,8 @@
 
 Two app processes (the UI and a CLI command, say) may edit the same document. A read-change-write
 cycle must therefore hold a lock that both see: `item_lock` is a `threading.Lock` (threads of this
-process) plus an exclusive `flock` on `home/.locks/<key>.lock` (other processes). The kernel drops
-a flock when its process dies, so a kill -9 never leaves a document locked.
+process) plus an exclusive file lock on `home/.locks/<key>.lock` (other processes; portable.py). The
+system drops it when its process dies, so a kill -9 never leaves a document locked.
 
 `HomeLock` is held *shared* by every process that has the home open. Start-up repair
 (saiverse/care/_repair.py) only runs when it can take it *exclusively*, i.e. when no other process is
@@ -12,7 +12,6 @@ in the middle of a write whose temp files repair would otherwise mistake for deb
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import threading
@@ -20,7 +19,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from database.locking import flocked, tried_flock
+from database.locking import locked, tried_lock
+from portable import lock, open_lock, unlock
 from saiverse.disk import private_folder
 
 LOCK_DIR = ".locks"
@@ -41,7 +41,7 @@ def item_lock(home: Path, key: str) -> Iterator[None]:
     path = _lock_file(home, key)
     with _registry_lock:
         tlock = _thread_locks.setdefault(str(path), threading.Lock())
-    with tlock, flocked(path, create=True):
+    with tlock, locked(path, create=True):
         yield
 
 
@@ -57,9 +57,9 @@ def item_lock_free(home: Path, key: str) -> Iterator[bool]:
         yield False
         return
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_lock(path, create=True)
         try:
-            with tried_flock(fd) as free:
+            with tried_lock(fd) as free:
                 yield free
         finally:
             os.close(fd)
@@ -72,16 +72,19 @@ class HomeLock:
 
     def __init__(self, home: Path) -> None:
         folder = private_folder(home / LOCK_DIR)
-        self._fd = os.open(folder / "home.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(self._fd, fcntl.LOCK_SH)
+        self._fd = open_lock(folder / "home.lock", create=True)
+        lock(self._fd, shared=True)
 
     @contextmanager
     def alone(self) -> Iterator[bool]:
-        """Yield True while this is the only process with the home open (exclusive), else False."""
-        with tried_flock(self._fd, after=fcntl.LOCK_SH) as alone:
+        """Yield True while this is the only process with the home open (exclusive), else False.
+
+        Either way the shared lock is held again after (database/locking.py `tried_lock`)."""
+        with tried_lock(self._fd, then_shared=True) as alone:
             yield alone
 
     def close(self) -> None:
         if self._fd >= 0:
+            unlock(self._fd)  # at once (Windows frees a closed handle's locks only in its own time)
             os.close(self._fd)
             self._fd = -1

@@ -349,6 +349,7 @@ _EXPORTS: dict[str, str] = {
     "read_login": "saiverse.care",
     "resolve": "saiverse.llm.local",
     "restore_backup": "saiverse.care",
+    "retry_local": "saiverse.llm.registry",
     "save_servers": "saiverse.mcp_tools",
     "set_login": "saiverse.care",
     "settle": "saiverse.heap",

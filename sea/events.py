@@ -72,7 +72,15 @@ class Event(TypedDict, total=False):
     metadata: dict[str, Any]
     """An object a playbook attached to a spoken, said or stored message (upstream `metadata_key`)."""
     model: str
-    """The model that answered (speak, pulse_end), e.g. `local`, `gpt-4.1`, `offline`."""
+    """The model that answered (speak, pulse_end), e.g. `local`, `gpt-4.1`, `offline`; in a
+    `decision_fallback` notice, the model whose answer could not be used."""
+    problem: str
+    """What was wrong with a model's decision (`decision_fallback`): `prose`, `broken_json` or `schema`."""
+    retried_as: str
+    """How its one retry enforced the format (`decision_fallback`): `json_object`, `json_schema`, `tool`,
+    or `same` (as the first try)."""
+    decided_by: str
+    """Who decided instead (`decision_fallback`): the rules' model, `offline`."""
 
 
 def event(type_: str, **fields: Any) -> Event:

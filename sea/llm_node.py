@@ -6,6 +6,7 @@ from typing import Any
 
 from chat import ChatRequest, Message, ToolSpec
 from sea.compat import add_playbook_enum, model_type, sees_context
+from sea.decisions import generate_deciding
 from sea.events import event
 from sea.nodes import MISSING, Emit, RunContext, metadata_of, path_value, speak
 from sea.playbook import Node, Playbook, PlaybookError
@@ -72,7 +73,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
         speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), **line)
         call = None
     else:
-        result = model.generate(request)
+        result = generate_deciding(ctx, node, model, request, emit)  # the rules decide what it could not
         ctx.answered.append(result.model or model.name)
         ctx.usage["input_tokens"] += int(result.usage.get("input_tokens") or fitted_tokens)
         ctx.usage["output_tokens"] += int(result.usage.get("output_tokens", 0) or 0)

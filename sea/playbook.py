@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
+from portable import O_BINARY, O_NONBLOCK
 from sea.lines import LineRole, Scope, UnknownField, split_unknown
 
 NodeType = Literal[
@@ -400,7 +401,7 @@ def load_playbook_file(path: str | Path) -> Playbook:
     try:
         # Opened without blocking and checked before reading: a FIFO would wait forever for a writer,
         # and /dev/zero never ends; only a regular file of at most MAX_PLAYBOOK_BYTES is read.
-        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(p, os.O_RDONLY | O_NONBLOCK | O_BINARY)
         with os.fdopen(fd, "rb") as fh:
             info = os.fstat(fh.fileno())
             if not stat.S_ISREG(info.st_mode):

@@ -108,6 +108,12 @@ class RuntimePorts(Protocol):
         """The playbooks a router may choose (`router_callable`)."""
         ...
 
+    def decision_rules(self) -> ChatModel:
+        """The deterministic model that decides a routing or JSON-field choice, or a choice of tools, when
+        the persona's model answered it with prose or broken JSON even after its one retry
+        (sea/decisions.py)."""
+        ...
+
 
 class CancellationToken:
     """Set by the pulse controller (stop button); checked between nodes and while streaming."""

@@ -17,6 +17,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -229,12 +230,16 @@ class FakeModelServer(FakeServer):
     """Ollama (`kind="ollama"`: `/api/tags`) or an OpenAI-style server (`/v1/models`) that lists `models`
     and answers `/v1/chat/completions` from the FakeServer script."""
 
-    def __init__(self, kind: str, models: list[str], *, say: str = "") -> None:
+    def __init__(self, kind: str, models: list[str], *, say: str = "",
+                 decide: Callable[[dict[str, Any]], str] | None = None) -> None:
         self.kind = kind
         self.models = models
         self.say = say
         """With `say`, every chat completion answers it (streamed when asked), JSON asks (the router) get `{"playbook":
         "basic_chat", "args": {}}`, instead of the FakeServer script."""
+        self.decide = decide
+        """With `say`: what a JSON ask (`response_format` or `tools`) gets instead, from its request body
+        (a weak model's prose, broken JSON)."""
         super().__init__()
 
     def listing(self) -> dict[str, Any]:
@@ -261,6 +266,8 @@ class FakeModelServer(FakeServer):
                     fake.requests.append(Recorded("POST", self.path, httpx.Headers(dict(self.headers)), body))
                 if body.get("stream"):
                     reply = openai_stream([fake.say[: len(fake.say) // 2], fake.say[len(fake.say) // 2:]])
+                elif (body.get("response_format") or body.get("tools")) and fake.decide is not None:
+                    reply = openai_text(fake.decide(body))
                 elif body.get("response_format") or body.get("tools"):
                     reply = openai_text(json.dumps({"playbook": "basic_chat", "args": {}}, ensure_ascii=False))
                 else:

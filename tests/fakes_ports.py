@@ -76,3 +76,6 @@ class FakePorts:
 
     def router_playbooks(self) -> list[Playbook]:
         return [pb for pb in self.playbooks.values() if pb.router_callable]
+
+    def decision_rules(self) -> ChatModel:
+        return OfflineModel()

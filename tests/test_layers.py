@@ -1,7 +1,8 @@
-"""Imports point one way: ui → saiverse → sea → tools → chat, database (docs/ARCHITECTURE.md).
+"""Imports point one way: ui → saiverse → sea → tools → chat, database → portable (docs/ARCHITECTURE.md).
 
 Read from the source with `ast`, so a back-edge fails here before it confuses anyone. An entry-point
-block (`if __name__ == "__main__":`) is a program of its own and may import anything.
+block (`if __name__ == "__main__":`) is a program of its own and may import anything. And only
+portable.py knows which operating system it runs on (test_only_portable_knows_the_operating_system).
 """
 
 from __future__ import annotations
@@ -12,15 +13,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FIRST_PARTY = {"cli", "ui", "saiverse", "sea", "tools", "chat", "database", "main"}
+FIRST_PARTY = {"cli", "ui", "saiverse", "sea", "tools", "chat", "database", "main", "portable"}
 ALLOWED: dict[str, set[str]] = {
-    "chat": {"chat"},
-    "database": {"database"},
-    "tools": {"tools", "database", "chat"},
-    "sea": {"sea", "tools", "database", "chat"},
-    "saiverse": {"saiverse", "sea", "tools", "database", "chat"},
-    "ui": {"ui", "saiverse"},
-    "cli": {"cli", "ui", "saiverse", "sea", "database"},
+    "portable": set(),
+    "chat": {"chat", "portable"},
+    "database": {"database", "portable"},
+    "tools": {"tools", "database", "chat", "portable"},
+    "sea": {"sea", "tools", "database", "chat", "portable"},
+    "saiverse": {"saiverse", "sea", "tools", "database", "chat", "portable"},
+    "ui": {"ui", "saiverse", "portable"},
+    "cli": {"cli", "ui", "saiverse", "sea", "database", "portable"},
 }
 """Layer → the first-party packages its modules may import."""
 
@@ -44,7 +46,9 @@ def _imports(path: Path) -> list[tuple[int, str]]:
 
 
 def _modules(layer: str) -> list[Path]:
-    return sorted((ROOT / layer).rglob("*.py"))
+    """The modules of a package folder, or the one module of a layer that is a single file."""
+    single = ROOT / f"{layer}.py"
+    return [single] if single.is_file() else sorted((ROOT / layer).rglob("*.py"))
 
 
 @pytest.mark.parametrize("layer", sorted(ALLOWED))
@@ -131,3 +135,102 @@ def test_ui_reaches_the_domain_only_through_its_port() -> None:
         bad += [f"{path.relative_to(ROOT)}:{line} imports {module}" for line, module in _imports(path)
                 if module.split(".")[0] == "saiverse" and module != "saiverse.port"]
     assert not bad, "ui/ reaches past its port (add what it needs to saiverse/port.py):\n" + "\n".join(bad)
+
+
+PORTABLE = "portable.py"
+"""The one module that may know the operating system (docs/ARCHITECTURE.md, "Layers")."""
+SYSTEM_SCANNED = ("cli", "ui", "saiverse", "sea", "tools", "chat", "database", "benchmarks", "scripts", "main.py")
+"""Everything the project runs. tests/ is not scanned: a test may kill a process with any signal."""
+POSIX_ONLY_MODULES = {"fcntl", "termios", "tty", "pty", "resource", "pwd", "grp", "posix"}
+WINDOWS_ONLY_MODULES = {"msvcrt", "winreg", "winsound", "_winapi", "nt"}
+POSIX_ONLY_OS = {"fork", "forkpty", "kill", "killpg", "setsid", "setpgrp", "getpgid", "getuid", "geteuid",
+                 "getgid", "getegid", "pread", "pwrite", "getloadavg", "sysconf", "O_NOFOLLOW", "O_NONBLOCK",
+                 "O_DIRECTORY"}
+"""`os` names missing on Windows, or (`kill` with signal 0) doing there what nobody means: ending the process.
+`fchmod` is not here: database/clean_close.py calls it only where portable.POSIX_MODES says modes exist."""
+SIGNALS_EVERYWHERE = {"SIGINT", "SIGTERM", "SIG_DFL", "SIG_IGN", "signal", "getsignal", "Signals", "default_int_handler"}
+"""`signal` names that exist on every system; any other is optional (reach it through getattr)."""
+
+
+def _system_files() -> list[Path]:
+    out: list[Path] = []
+    for name in SYSTEM_SCANNED:
+        path = ROOT / name
+        out += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return out
+
+
+def _documentation(tree: ast.AST) -> set[int]:
+    """ids of the string statements (module, class, function and attribute docstrings): prose, not paths."""
+    return {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)}
+
+
+def _system_uses(path: Path) -> list[str]:
+    """What in `path` only works on some systems: `line: what`."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    prose, found = _documentation(tree), []
+    for node in ast.walk(tree):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Import):
+            found += [f"{line}: imports {a.name}" for a in node.names
+                      if a.name.split(".")[0] in POSIX_ONLY_MODULES | WINDOWS_ONLY_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            top = node.module.split(".")[0]
+            if top in POSIX_ONLY_MODULES | WINDOWS_ONLY_MODULES:
+                found.append(f"{line}: imports from {node.module}")
+            elif top == "os":
+                found += [f"{line}: imports os.{a.name}" for a in node.names if a.name in POSIX_ONLY_OS]
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == "os" and node.attr in POSIX_ONLY_OS:
+                found.append(f"{line}: os.{node.attr}")
+            elif node.value.id == "signal" and node.attr not in SIGNALS_EVERYWHERE:
+                found.append(f"{line}: signal.{node.attr}")
+        elif isinstance(node, ast.keyword) and node.arg == "preexec_fn":
+            found.append(f"{line}: preexec_fn= (POSIX only)")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr in ("get_context", "set_start_method") and node.args
+              and isinstance(node.args[0], ast.Constant) and node.args[0].value in ("fork", "forkserver")):
+            found.append(f"{line}: multiprocessing {node.args[0].value!r} (POSIX only; 'spawn' runs everywhere)")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
+            if node.value == "/proc" or node.value.startswith("/proc/"):
+                found.append(f"{line}: reads {node.value!r} (Linux's /proc)")
+    return found
+
+
+def test_only_portable_knows_the_operating_system() -> None:
+    """Users run SAIVerse on Windows and macOS too: POSIX-only modules, os names and /proc stay in portable.py."""
+    bad = []
+    for path in _system_files():
+        bad += [f"{path.relative_to(ROOT).as_posix()}:{use}" for use in _system_uses(path)]
+    assert not bad, ("code that works on some systems only; use portable.py (or psutil) instead:\n"
+                     + "\n".join(bad))
+
+
+def test_portable_imports_everywhere() -> None:
+    """portable.py imports a system's own modules only inside the functions that run on that system."""
+    tree = ast.parse((ROOT / PORTABLE).read_text(encoding="utf-8"))
+    top_level: list[ast.stmt] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            top_level += [n for n in node.body if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            top_level.append(node)
+    imported = {alias.name.split(".")[0] for stmt in top_level for n in ast.walk(stmt) if isinstance(n, ast.Import)
+                for alias in n.names}
+    imported |= {n.module.split(".")[0] for stmt in top_level for n in ast.walk(stmt)
+                 if isinstance(n, ast.ImportFrom) and n.module}
+    assert not imported & (POSIX_ONLY_MODULES | WINDOWS_ONLY_MODULES | {"ctypes", "psutil"})
+
+
+def test_the_portability_rule_sees_what_it_names(tmp_path: Path) -> None:
+    """The rule above is only as good as its reading: each kind it names is found in a sample."""
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""A docstring may say /proc/self."""\nimport fcntl\nfrom os import fork\nimport os\nimport signal\n'
+                      'import subprocess\nos.kill(1, 0)\nx = os.O_NOFOLLOW\ns = signal.SIGKILL\n'
+                      'open(f"/proc/{os.getpid()}/statm")\nsubprocess.Popen(["x"], preexec_fn=None)\n'
+                      'ok = (signal.SIGTERM, "a /proc in prose")\n'
+                      'import multiprocessing\nmultiprocessing.get_context("fork")\n', encoding="utf-8")
+    assert sorted(use.split(": ", 1)[1] for use in _system_uses(sample)) == sorted([
+        "imports fcntl", "imports os.fork", "os.kill", "os.O_NOFOLLOW", "signal.SIGKILL",
+        "reads '/proc/' (Linux's /proc)", "preexec_fn= (POSIX only)",
+        "multiprocessing 'fork' (POSIX only; 'spawn' runs everywhere)"])

@@ -37,7 +37,14 @@ def test_provider_status_says_what_is_ready_and_why(monkeypatch: pytest.MonkeyPa
     rows = {s.provider: s for s in provider_status(load_settings())}
     assert set(rows) == {"local", "openai", "anthropic", "gemini", "openai-compatible", "offline"}
     assert rows["anthropic"].ready and not rows["openai"].ready and "OPENAI_API_KEY" in rows["openai"].detail
-    assert rows["local"].ready and rows["offline"].ready
+    assert rows["offline"].ready
+    # the local model is ✅ only once it has really answered on this machine (tests/test_llm_local.py)
+    assert not rows["local"].ready and "まだ応答していません" in rows["local"].detail
+    from saiverse.llm.local import HealthBook, model_path
+
+    settings = load_settings()
+    HealthBook(settings.home).set(model_path(settings, ""), "ok")
+    assert next(s for s in provider_status(settings) if s.provider == "local").ready
     assert "1234567890" not in repr(rows)
 
 
@@ -47,7 +54,7 @@ def test_settings_tab_lists_providers(make_manager: object) -> None:
 
     manager = make_manager()  # type: ignore[operator]
     html = providers_html(manager, Labels("ja"))
-    assert 'data-provider="local" data-ready="true"' in html
+    assert 'data-provider="local" data-ready="false"' in html and "まだ応答していません" in html
     assert 'data-provider="openai" data-ready="false"' in html and "OPENAI_API_KEY" in html
     assert "オフラインモデル" in html  # tests answer with the deterministic model, and the tab says so
 

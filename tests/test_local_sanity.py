@@ -6,6 +6,7 @@ on the real Gemma 3 270M."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -66,19 +67,29 @@ def test_the_offline_telling_of_a_recall_says_who_said_it() -> None:
     assert polite.startswith("思い出しました。あなたが「私の名前はタロウです。") and "おっしゃっていました" in polite
 
 
-class _Line:
-    """A stand-in llama whose completion is one fixed line (to drive LocalModel's checks without weights)."""
+class _LineChild:
+    """A stand-in inference process (saiverse/llm/local/_child.py) whose completion is one fixed line: it
+    drives LocalModel's checks without weights."""
 
-    metadata: dict[str, str] = {}
+    pid = None
+    starts = 1
 
     def __init__(self, line: str) -> None:
         self.line = line
+        self.loaded = {"metadata": {}, "seconds": 0.0}
 
-    def create_completion(self, prompt: str, **kw: object) -> list[dict[str, object]]:
-        return [{"choices": [{"text": self.line}]}]
+    def ensure(self) -> tuple[None, dict[str, object]]:
+        return None, self.loaded
 
-    def tokenize(self, data: bytes, **kw: object) -> list[int]:
-        return list(range(len(data) // 3 + 1))
+    def request(self, op: str, **payload: object) -> Iterator[dict[str, object]]:
+        yield {"event": "chunk", "data": {"choices": [{"text": self.line}]}}
+        yield {"event": "done", "data": {}}
+
+    def call(self, op: str, **payload: object) -> dict[str, object]:
+        return {"count": len(str(payload.get("text", "")).encode()) // 3 + 1}
+
+    def close(self) -> None:
+        pass
 
 
 def _local(line: str) -> object:
@@ -87,7 +98,7 @@ def _local(line: str) -> object:
 
     model = LocalModel("local", path=lambda: Path("unused.gguf"), file_name=PACKAGED_NAME)
     model.load_error = None
-    model._llama = _Line(line)  # type: ignore[attr-defined]
+    model._child = _LineChild(line)  # type: ignore[assignment]
     return model
 
 

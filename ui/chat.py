@@ -39,8 +39,9 @@ def inert(text: str) -> str:
 
 ONCE_PER_SEND = frozenset({"model_fallback"})
 """Notice kinds a pulse may repeat (every model call of it falls back alike) that the chat shows once."""
-ONCE_PER_SESSION = frozenset({"model_suggest_pull"})
-"""Notice kinds the chat shows once per browser session (the small model's "pull a better one")."""
+ONCE_PER_SESSION = frozenset({"model_suggest_pull", "decision_fallback"})
+"""Notice kinds the chat shows once per browser session (the small model's "pull a better one"; a weak
+model's decisions made by the rules, sea/decisions.py)."""
 
 
 def persona_header(name: str, avatar: str | None) -> str:

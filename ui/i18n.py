@@ -409,12 +409,16 @@ EN.update({
 JA.update({
     "st_providers": "モデルの提供元",
     "st_answering": "いまの既定の応答: {model} — {why}",
+    "st_local_retry": "ローカルモデルをもう一度試す",
+    "st_local_retried": "ローカルモデルを次の返事でもう一度読み込みます。",
     "st_openai_key": "OpenAI API キー (gpt-… / o…)",
     "st_anthropic_key": "Anthropic API キー (claude-…)",
 })
 EN.update({
     "st_providers": "Model providers",
     "st_answering": "Answering by default: {model} — {why}",
+    "st_local_retry": "Try the local model again",
+    "st_local_retried": "The local model will be loaded again for the next reply.",
     "st_openai_key": "OpenAI API key (gpt-… / o…)",
     "st_anthropic_key": "Anthropic API key (claude-…)",
 })

@@ -21,6 +21,7 @@ import stat
 import uuid
 from pathlib import Path
 
+from portable import O_BINARY
 from saiverse.disk import pid_alive
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ class Claim:
         if folder:
             path.mkdir(mode=0o700)
         else:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
 
     @property
     def fd(self) -> int:

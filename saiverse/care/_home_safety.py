@@ -13,7 +13,9 @@ all walk it. Three rules hold for every walk (docs/ARCHITECTURE.md, "Storage"):
 `check_home` also refuses homes that cannot be ours before anything is created: a path that is not
 a folder (`/dev/null`), a pseudo file system (`/proc/self`), a folder inside an upstream SAIVerse
 home, a database of another program, and a 0-byte `saiverse.db` beside a world's files.
-`tighten` makes a home private: the folder 0700, the database and its side files 0600.
+`tighten` makes a home private: the folder 0700, the database and its side files 0600 (where the system
+has such modes: portable.py `POSIX_MODES`). Which file systems belong to the kernel is portable.py's
+`PSEUDO_ROOTS`.
 """
 
 from __future__ import annotations
@@ -28,13 +30,12 @@ from pathlib import Path
 
 from database.foreign import foreign_database_problem
 from database.migrate import UpstreamDatabaseError, is_upstream_database, upstream_refusal
+from portable import O_BINARY, POSIX_MODES, PSEUDO_ROOTS
 from saiverse.errors import UserError
 
 log = logging.getLogger(__name__)
 HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", "models", ".locks")
 """Folders of a home the app writes into or walks: none of them may lead out of the home."""
-PSEUDO_ROOTS = (Path("/proc"), Path("/sys"), Path("/dev"))
-"""File systems of the kernel, never a place for a world."""
 UPSTREAM_DB = Path("user_data") / "database" / "saiverse.db"
 OWN_NAME = re.compile(r"^\d{8}_\d{6}_[0-9A-Za-z]+\.[0-9A-Za-z]{1,5}(\.summary\.txt)?$")
 """`YYYYMMDD_HHMMSS_<id>.<ext>` (saiverse/world/_media.py `new_file_name`), with its sidecar."""
@@ -221,8 +222,13 @@ def _tighten_one(home: Path, name: str) -> str | None:
 
 def tighten(home: Path, db_path: Path) -> list[str]:
     """Make the home private (folder 0700; database and its side files 0600; settings.json, checkpoints.db,
-    `.locks/` and `models/` likewise, `OWN_PRIVATE`); one line per change made."""
+    `.locks/` and `models/` likewise, `OWN_PRIVATE`); one line per change made.
+
+    On Windows modes mean nothing (every file looks readable by others there) and the home is left as
+    its folder's access list has it: a folder in the user's profile is theirs alone."""
     notes: list[str] = []
+    if not POSIX_MODES:
+        return notes
     try:
         mode = stat.S_IMODE(home.stat().st_mode)
         if mode & 0o077:
@@ -274,6 +280,6 @@ def create_private(path: Path) -> None:
         return
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600))
     except FileExistsError:
         pass  # another process starting on the same new home made it first

@@ -27,6 +27,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from portable import O_BINARY
 from saiverse.inputs import InputError, check_name, check_text
 
 LOGIN_FILE = "login.json"
@@ -93,7 +94,7 @@ def set_login(home: Path, password: str, user: str = DEFAULT_USER) -> Login:
     data = {"user": login.user, "algorithm": "scrypt", "n": SCRYPT_N, "r": SCRYPT_R, "p": SCRYPT_P,
             "salt": salt.hex(), "hash": login.digest.hex()}
     tmp = home / f".{LOGIN_FILE}.{secrets.token_hex(4)}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             json.dump(data, fh)

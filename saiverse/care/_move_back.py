@@ -23,6 +23,7 @@ import sqlite3
 from pathlib import Path
 
 from database.engine import is_postgres
+from portable import fsync_path
 from saiverse.care._debris import Claim, work_name
 from saiverse.care._home_safety import link_out_of_home
 from saiverse.care._move import MoveReport
@@ -41,14 +42,6 @@ def _remove_leftovers(home: Path) -> None:
         m = _TEMP.match(path.name)
         if m and path.is_file() and not path.is_symlink() and not pid_alive(int(m.group("pid"))):
             path.unlink(missing_ok=True)
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def move_back(settings: Settings) -> MoveReport:
@@ -96,14 +89,14 @@ def _write(home: Path, dest: Path, url: str) -> MoveReport:
             conn.close()
         if not ok or ok[0] != "ok":
             raise UsageError(f"the copy did not check out (SQLite: {ok[0] if ok else '?'}); nothing was kept")
-        _fsync(db.path)
+        fsync_path(db.path)
         if ck.path.stat().st_size > 0:
-            _fsync(ck.path)
+            fsync_path(ck.path)
             os.replace(ck.path, home / "checkpoints.db")
         if os.path.lexists(dest):  # made meanwhile by something else: never overwritten
             raise UsageError(f"{dest} appeared while copying; nothing was kept")
         os.rename(db.path, dest)  # the move happens here: before it, there is no world file
-        _fsync(home)
+        fsync_path(home)
     finally:
         for path in (db.path, ck.path):
             path.unlink(missing_ok=True)

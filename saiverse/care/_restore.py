@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
+from portable import O_BINARY
 from saiverse.care._backup import (
     CHECKPOINTS_ENTRY,
     CHUNK,
@@ -236,7 +237,7 @@ def _extract(archive: Path, manifest: dict[str, Any], staging: Path, progress: P
             name = check_entry_name(expected["name"])
             dest = staging.joinpath(*PurePosixPath(name).parts)
             private_folder(dest.parent)  # every file of a home is private, as the app makes them (issue 34)
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
             with os.fdopen(fd, "wb") as sink, zf.open(name) as src:
                 _copy_checked(src, expected, sink)  # hashed again: the file may have changed since verify
             done += int(expected["size"])

@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from database.migrate_pg import current_version_pg
+from portable import O_BINARY
 from saiverse.care._backup import CHECKPOINTS_ENTRY, DB_ENTRY, FILE_DIRS, ProgressFn
 from saiverse.care._debris import PENDING_RESTORE, RESTORE_FILES, Claim, remove_restore_debris, work_name
 from saiverse.care._pgcopy import (
@@ -151,7 +152,7 @@ def _restore(archive: Path, target: Path, engine: Engine, url: str, manifest: di
     if (work / CHECKPOINTS_ENTRY).is_file():
         setup_checkpoints(url)  # PostgresSaver's empty tables: they cannot be made inside the transaction
     mark = staging / f".restore-pending-{os.getpid()}"
-    fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    fd = os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
     os.fsync(fd)
     os.close(fd)
     _check_target(target)

@@ -1,10 +1,10 @@
 """One app server per data home: the second start is refused, naming the first (docs/ARCHITECTURE.md, "Serving").
 
 Two windows' servers on one home would both take the daily backup, both run the autonomous ticker
-and both believe they know where the user stands. The server therefore holds an exclusive `flock` on
-`<home>/.locks/server.lock` for as long as it runs, and writes into that file its pid, address and
-port. A second start cannot take the lock; it reads the file and refuses with one line saying which
-process on which port has the home open. The kernel drops the lock when the process dies, so a
+and both believe they know where the user stands. The server therefore holds an exclusive file lock
+(portable.py) on `<home>/.locks/server.lock` for as long as it runs, and writes into that file its
+pid, address and port. A second start cannot take the lock; it reads the file and refuses with one
+line saying which process on which port has the home open. The system drops the lock when the process dies, so a
 kill -9 never leaves a home that cannot be opened (the stale pid and port in the file are then
 simply overwritten).
 
@@ -19,13 +19,13 @@ saiverse/locks.py describes.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from database.engine import is_postgres
+from portable import lock, open_lock, unlock
 from saiverse.disk import private_folder
 from saiverse.errors import UserError
 
@@ -50,13 +50,11 @@ class ServerLock:
         folder = self.path.parent
         try:
             private_folder(folder)
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+            self._fd = open_lock(self.path, create=True)
         except OSError as exc:  # the home is a file, a device, read-only…
             raise UserError(f"cannot use {home} as the data home: {exc.strerror or exc}; give a folder of your "
                             "own with --home") from exc
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not lock(self._fd, wait=False):
             holder = _holder(self._fd)
             os.close(self._fd)
             self._fd = -1
@@ -66,7 +64,8 @@ class ServerLock:
     def _record(self, info: dict[str, Any]) -> None:
         data = json.dumps(info).encode()
         os.ftruncate(self._fd, 0)
-        os.pwrite(self._fd, data, 0)
+        os.lseek(self._fd, 0, os.SEEK_SET)  # not os.pwrite: Windows has none
+        os.write(self._fd, data)
 
     def update_port(self, host: str, port: int) -> None:
         """Record the address really bound (a port may be chosen only at launch)."""
@@ -77,13 +76,15 @@ class ServerLock:
         """Give the home up (the file stays; its content is stale once nobody holds the lock)."""
         if self._fd >= 0:
             os.ftruncate(self._fd, 0)
-            os.close(self._fd)  # closing the descriptor drops the flock
+            unlock(self._fd)
+            os.close(self._fd)
             self._fd = -1
 
 
 def _holder(fd: int) -> dict[str, Any]:
     try:
-        raw = os.pread(fd, 4096, 0)
+        os.lseek(fd, 0, os.SEEK_SET)  # not os.pread: Windows has none
+        raw = os.read(fd, 4096)
         info = json.loads(raw.decode()) if raw else {}
     except (OSError, ValueError):
         info = {}

@@ -28,8 +28,10 @@ from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output
 from saiverse.llm.structured import (
     ANSWER_TOOL,
     SERVER_MODES,
+    Enforced,
     ModeMemory,
     answer_json,
+    answer_tools,
     schema_text,
     strict_ok,
     unwrap_answer_tool,
@@ -139,6 +141,9 @@ class OpenAIModel(SdkChatModel):
             try:
                 args = json.loads(raw) if isinstance(raw, str) else dict(raw)
             except ValueError as exc:
+                if mode == "tool" and fn is not None and fn.name == ANSWER_TOOL:
+                    # The forced answer tool's arguments are the answer: answer_json judges and retries them.
+                    return ChatResult(text=str(raw), model=self.name)
                 raise invalid_json_error(str(raw), ["ツール引数が JSON ではありません"]) from exc
             calls.append(ToolCall(name=fn.name if fn else "", arguments=args, id=tc.id or f"call-{i}"))
         text, calls = unwrap_answer_tool(message.content or "", calls, mode)
@@ -152,15 +157,19 @@ class OpenAIModel(SdkChatModel):
     def generate(self, request: ChatRequest) -> ChatResult:
         """Answer once; `data` holds the validated JSON for a schema (see the module docstring)."""
         if request.response_schema is None:
-            return self._retrying(request, None)
+            return answer_tools(lambda r: self._retrying(r, None), request) if request.tools \
+                else self._retrying(request, None)
         if not self.compatible:
             return answer_json(lambda r: self._retrying(r, "json_schema"), request,
-                               strict=strict_ok(request.response_schema))
+                               strict=strict_ok(request.response_schema),
+                               retry=lambda _problem: Enforced(lambda r: self._retrying(r, "json_schema"),
+                                                               "json_schema"))
         mode = self._modes.mode(self.base_url)
         while True:
             try:
                 return answer_json(lambda r, m=mode: self._retrying(r, m), request,
-                                   strict=mode == "json_schema" and strict_ok(request.response_schema))
+                                   strict=mode == "json_schema" and strict_ok(request.response_schema),
+                                   retry=lambda problem, m=mode: self._enforced(m, problem))
             except RejectedRequest as exc:
                 if exc.kind != "bad_request" or not about_structured_output(exc.detail):
                     raise
@@ -168,6 +177,34 @@ class OpenAIModel(SdkChatModel):
                 if following is None:
                     raise
                 mode = following
+
+    def _enforced(self, mode: str, problem: str) -> Enforced:
+        """The one retry of a decision a compatible server answered wrongly in `mode`.
+
+        Prose or broken JSON through `json_schema` means the server did not enforce it (an older
+        Ollama ignored it on `/v1`; llama-cpp-python's server reads a schema from `json_object`):
+        the retry asks for `json_object` with the schema, which Ollama enforces as `format: "json"`
+        and llama.cpp's server as a grammar. When that works after prose, the server keeps
+        `json_object` from then on. A server refusing `json_object` gets the retry as before.
+        """
+        if mode != "json_schema" or problem == "schema":
+            return Enforced(lambda r: self._retrying(r, mode), mode)
+
+        def call(request: ChatRequest) -> ChatResult:
+            try:
+                return self._retrying(request, "json_object")
+            except RejectedRequest as exc:
+                if exc.kind != "bad_request" or not about_structured_output(exc.detail):
+                    raise
+                enforced.how = mode  # the trace says how the retry really went
+                return self._retrying(request, mode)
+
+        def worked() -> None:
+            if problem == "prose" and enforced.how == "json_object":
+                self._modes.refused(self.base_url, mode, how="ignored")  # json_object from now on
+
+        enforced = Enforced(call, "json_object", worked)
+        return enforced
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
         """Answer as text chunks; opening the stream is retried, a broken stream raises `LLMError`."""

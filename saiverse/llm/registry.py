@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat import ChatModel
-from saiverse.llm.local import LocalModelMissing, model_path, packaged_available, runtime_available
+from saiverse.llm.local import HealthBook, LocalModelMissing, model_path, packaged_available, runtime_available
 from saiverse.llm.names import AUTO_CHOICES, NAME_FORMS_JA, ModelName, parse_name
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.retry import RetryPolicy
@@ -48,9 +48,14 @@ def _cached(key: tuple[object, ...], build: Callable[[], ChatModel]) -> ChatMode
 
 
 def clear_model_cache() -> None:
-    """Forget cached model instances (tests; settings changed at run time)."""
+    """Forget cached model instances (tests; settings changed at run time); a local model's inference
+    process ends with it."""
     with _lock:
+        models = list(_cache.values())
         _cache.clear()
+    for model in models:
+        if model.provider == "local":
+            model.close()  # type: ignore[attr-defined]
 
 
 def local_problem(settings: Settings, spec: str = "") -> str | None:
@@ -62,11 +67,46 @@ def local_problem(settings: Settings, spec: str = "") -> str | None:
         path = model_path(settings, spec)
     except LocalModelMissing as exc:
         return str(exc)
-    if path.is_file():
+    if not path.is_file() and not (path.name.startswith("gemma-3-270m") and packaged_available()):
+        return f"ローカルモデルのファイル {path} がありません"  # (the packaged one is assembled on first use)
+    health = HealthBook(settings.home).get(path)
+    if health is not None and health.state == "broken":
+        return f"読み込み中に 2 回続けて異常終了したため使えません ({health.reason})"
+    return None
+
+
+def local_broken(settings: Settings) -> bool:
+    """Whether the default local model is recorded as broken on this machine (with this build and file)."""
+    try:
+        health = HealthBook(settings.home).get(model_path(settings, ""))
+    except LocalModelMissing:
+        return False
+    return health is not None and health.state == "broken"
+
+
+def retry_local(settings: Settings) -> None:
+    """「もう一度試す」: the default local model is untried again (its broken record is forgotten, its cached
+    instance and process dropped), so the next reply starts it afresh."""
+    try:
+        path = model_path(settings, "")
+    except LocalModelMissing:
+        return
+    HealthBook(settings.home).forget(path)
+    with _lock:
+        stale = [k for k in _cache if k[0] == "local" and k[1] == str(path)]
+        models = [_cache.pop(k) for k in stale]
+    for model in models:
+        model.close()  # type: ignore[attr-defined]
+
+
+def local_verified(settings: Settings) -> str | None:
+    """When the default local model last really generated on this machine with this build (None: not
+    yet, or the file or the build changed since)."""
+    try:
+        health = HealthBook(settings.home).get(model_path(settings, ""))
+    except LocalModelMissing:
         return None
-    if path.name.startswith("gemma-3-270m") and packaged_available():
-        return None  # assembled on first use
-    return f"ローカルモデルのファイル {path} がありません"
+    return health.at if health is not None and health.state == "ok" else None
 
 
 def _load_failure(settings: Settings) -> str | None:
@@ -99,11 +139,15 @@ def _local(parsed: ModelName, settings: Settings) -> ChatModel:
     from saiverse.llm.local import LocalModel
 
     path = model_path(settings, parsed.model_id)
-    key = ("local", str(path), settings.local_context, settings.local_threads, settings.local_profile)
+    key = ("local", str(path), settings.local_context, settings.local_threads, settings.local_profile,
+           settings.local_stall_seconds, settings.local_keep_alive, str(settings.home))
     name = "local" if not parsed.model_id else parsed.raw
     return _cached(key, lambda: LocalModel(name, path=lambda: path, n_ctx=settings.local_context,
                                            n_threads=settings.local_threads,
-                                           profile_setting=settings.local_profile, file_name=path.name))
+                                           profile_setting=settings.local_profile, file_name=path.name,
+                                           health=HealthBook(settings.home),
+                                           stall_seconds=settings.local_stall_seconds,
+                                           keep_alive=settings.local_keep_alive))
 
 
 def _build(parsed: ModelName, settings: Settings, retry: RetryPolicy | None) -> ChatModel:
@@ -261,13 +305,22 @@ class ProviderStatus:
     `llamacpp`) or `offline`."""
     ready: bool
     detail: str
+    broken: bool = False
+    """The local model's process died twice running while loading it (「もう一度試す」 clears it)."""
 
 
 def provider_status(settings: Settings) -> list[ProviderStatus]:
     """Every provider with whether it is ready and, when not, what it needs (nothing is loaded)."""
     local = local_problem(settings)
-    rows = [ProviderStatus("local", local is None, "llama.cpp でこのコンピューターの中で動きます (キー不要)"
-                           if local is None else local)]
+    verified = local_verified(settings) if local is None else None
+    if local is not None:
+        rows = [ProviderStatus("local", False, local, broken=local_broken(settings))]
+    elif verified:
+        rows = [ProviderStatus("local", True,
+                               f"llama.cpp がこのコンピューターで応答しました ({verified} UTC、キー不要)")]
+    else:
+        rows = [ProviderStatus("local", False, "llama.cpp はこのコンピューターでまだ応答していません: 最初の返事で"
+                               "確かめます (キー不要、別のプロセスで動くので失敗してもアプリは止まりません)")]
     for kind, (field, env) in _KEYS.items():
         ready = bool(getattr(settings, field))
         detail = f"{env} が設定されています" if ready else f"{env} を設定すると使えます"

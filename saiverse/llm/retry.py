@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TypeVar
 
-from chat import ChatResult, LLMError
+from chat import ChatResult, InvalidAnswer, LLMError
 from saiverse.llm.schema import drop_added_nulls, parse_json_text, validate
 
 log = logging.getLogger(__name__)
@@ -113,14 +113,24 @@ def call_with_retry(fn: Callable[[], T], policy: RetryPolicy, *, what: str = "mo
             policy.sleep(wait)
 
 
-def invalid_json_error(text: str, problems: list[str] | None = None) -> LLMError:
+def problem_of(text: str, problems: list[str] | None = None) -> str:
+    """What is wrong with an answer that failed validation (`chat.InvalidAnswer.PROBLEMS`): `prose`
+    (no JSON in it at all), `broken_json` (JSON that does not parse) or `schema` (parsed, but wrong)."""
+    try:
+        parse_json_text(text)
+    except ValueError:
+        return "broken_json" if text.strip().startswith(("{", "[", "```")) else "prose"
+    return "schema" if problems else "broken_json"
+
+
+def invalid_json_error(text: str, problems: list[str] | None = None, *, retried_as: str = "") -> InvalidAnswer:
     """The error for a model that answered invalid JSON twice; quotes a short prefix of it."""
     prefix = text.strip().replace("\n", " ")[:80]
     detail = f"（{problems[0]}）" if problems else ""
-    return LLMError(
+    return InvalidAnswer(
         f"モデルが不正な JSON を返しました (model answered invalid JSON){detail}: "
         f"「{prefix}{'…' if len(text.strip()) > 80 else ''}」",
-        kind="invalid_json", retryable=True,
+        problem=problem_of(text, problems), retried_as=retried_as,
     )
 
 

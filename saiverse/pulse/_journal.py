@@ -27,6 +27,7 @@ from sqlalchemy import text
 from chat import ChatModel, ContextWindow, Message
 from database.direct import run_many
 from database.engine import Database
+from saiverse.llm.offline import OfflineModel
 from saiverse.memory import ContextSource, SAIMemory
 from saiverse.pulse._context import Snapshot, conforms, fit, token_counter
 from saiverse.pulse._open import EFFECT_TAGS, OpenPulse, close, close_in, closing_notes, effect_note, record_effects
@@ -229,6 +230,10 @@ class PulseJournal:
 
     def router_playbooks(self) -> list[Playbook]:
         return self.services.router_playbooks()
+
+    def decision_rules(self) -> ChatModel:
+        """The offline model's deterministic rules (sea/decisions.py)."""
+        return OfflineModel()
 
     def commit(self) -> None:
         """Write everything the pulse produced, in one transaction (`volatile` lines end with the pulse)."""

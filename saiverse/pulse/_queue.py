@@ -41,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from portable import run_async
 from saiverse.errors import UsageError
 from saiverse.heap import settle
 from saiverse.pulse._open import RUNNER_QUEUE, OpenPulse, recover_one
@@ -287,7 +288,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
                 "autonomous": bool(args.autonomous)})
     try:
-        asyncio.run(_serve(settings.database_url, name, args.concurrency, beat))
+        run_async(_serve(settings.database_url, name, args.concurrency, beat))
     finally:
         gate.close()
         _STATE["worker"].enqueuer.shutdown()

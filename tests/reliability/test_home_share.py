@@ -2,7 +2,7 @@
 
 Issue 34: three processes patching one document while four others opened and closed the home died with
 `FileNotFoundError` on their staged `….summary.txt.v41.tmp` — a process whose "am I alone?" try failed
-had lost its share of the home lock (database/locking.py `tried_flock`), so the next opener repaired
+had lost its share of the home lock (database/locking.py `tried_lock`), so the next opener repaired
 the home under it. Real processes throughout (tests/reliability/home_user.py).
 """
 

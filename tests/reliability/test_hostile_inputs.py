@@ -211,3 +211,38 @@ def test_chat_on_a_locked_database_says_so_in_one_line(world: dict[str, Any]) ->
     _refused(proc, "locked by another program", "nothing was written")
     assert "INSERT" not in proc.stderr and "[SQL" not in proc.stderr
     assert _snapshot(home) == before
+
+
+# ---- a model server whose decisions are junk (issue 32, item 6) -----------------------------------------
+
+JUNK = {
+    "prose": "ルーターとしては basic_chat が良いと考えます。",
+    "broken": '{"playbook": "basic_chat", "args": {',
+    "empty": "",
+    "null": "null",
+    "wrong-type": '["basic_chat"]',
+    "not-a-choice": '{"playbook": "rm -rf /", "args": "all"}',
+    "long": "考え中。" * 5000,
+}
+
+
+@pytest.mark.parametrize("junk", list(JUNK), ids=list(JUNK))
+def test_a_found_ollama_answering_decisions_with_junk_still_replies(junk: str, world: dict[str, Any]) -> None:
+    from tests.fakes_hub import FakeModelServer
+    from tests.test_model_servers import closed_port
+
+    with FakeModelServer("ollama", ["qwen2.5:3b"], say="はい、ミナです。", decide=lambda body: JUNK[junk]) as ollama:
+        env = {**os.environ, "SAIVERSE_RAISE_ERRORS": "1", "SAIVERSE_DETECT_SERVERS": "1",
+               "SAIVERSE_OLLAMA_URL": ollama.url, "SAIVERSE_LMSTUDIO_URL": closed_port(),
+               "SAIVERSE_LLAMACPP_URL": closed_port()}
+        env.pop("SAIVERSE_DEFAULT_MODEL", None)  # `auto`, no cloud key: the found Ollama answers
+        proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "--home", str(world["home"]), "chat",
+                               "--persona", "mina", "こんにちは"], capture_output=True, text=True, env=env,
+                              timeout=NO_HANG, check=False, cwd=str(world["home"].parent))
+        asked = [r.body for r in ollama.requests if r.method == "POST" and r.body.get("response_format")]
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    events = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert not [e for e in events if e["type"] == "error"], events
+    assert [e["text"] for e in events if e["type"] == "speak"] == ["はい、ミナです。"]
+    assert [e["kind"] for e in events if e["type"] == "notice"] == ["decision_fallback"]
+    assert len(asked) == 2  # the first try and its one retry, nothing more

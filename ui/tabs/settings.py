@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.port import AdminService, Settings, describe_default, provider_status
+from saiverse.port import AdminService, Settings, describe_default, provider_status, retry_local
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 from ui.tabs.backups import build_backup_section
@@ -97,6 +97,11 @@ def providers_html(manager: SettingsOwner, labels: Labels) -> str:
             f'<ul class="sv-providers">{rows}</ul></div>')
 
 
+def local_broken(settings: Settings) -> bool:
+    """Whether the local model is recorded as broken here (its 「もう一度試す」 button shows)."""
+    return any(s.provider == "local" and s.broken for s in provider_status(settings))
+
+
 def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     view = manager.admin.settings_view()
@@ -109,6 +114,8 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
                      for (key, label), value in zip(FIELDS, shown, strict=True)]
             gr.Markdown(f"### {labels('st_providers')}")
             providers = gr.HTML(providers_html(manager, labels), elem_id="settings-providers")
+            retry = gr.Button(labels("st_local_retry"), size="sm", elem_id="settings-local-retry",
+                              visible=local_broken(manager.settings))
         with gr.Column(scale=1, min_width=380, elem_classes=["sv-form"]):
             gr.Markdown(f"### {labels('st_keys')}")
             keys, masks, clears = [], [], []
@@ -145,6 +152,12 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
         return [ok_html(labels("st_saved")), *emptied, *masked_all(), *([False] * len(KEYS)),
                 overridden_html(manager, labels), providers_html(manager, labels)]
 
+    def on_retry() -> list[Any]:
+        retry_local(manager.settings)
+        return [ok_html(labels("st_local_retried")), providers_html(manager, labels), gr.update(visible=False)]
+
+    retry.click(on_retry, None, [status, providers, retry])
+
     # The key boxes are emptied in every outcome, so the browser never holds a key longer than the request.
     save.click(on_save, [*boxes, *keys, *clears], [status, *keys, *masks, *clears, overridden, providers])
 
@@ -155,7 +168,8 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     def refresh() -> list[Any]:
         now = manager.admin.settings_view()
         return [*model_box_values(manager.settings, now), *masked_all(), overridden_html(manager, labels),
-                providers_html(manager, labels), *models.fn(), *backups.fn(), *login.fn()]
+                providers_html(manager, labels), gr.update(visible=local_broken(manager.settings)),
+                *models.fn(), *backups.fn(), *login.fn()]
 
-    return TabRefresh(refresh, [*boxes, *masks, overridden, providers, *models.outputs, *backups.outputs,
+    return TabRefresh(refresh, [*boxes, *masks, overridden, providers, retry, *models.outputs, *backups.outputs,
                                 *login.outputs], drawn=models.drawn and backups.drawn and login.drawn)

@@ -1,12 +1,15 @@
-"""llama.cpp in this process: the packaged model, its files, profile and prompt.
+"""llama.cpp in a supervised process of its own: the packaged model, its files, profile and prompt.
 
 Parts (private modules; import from here):
+- `_child`: The supervised inference process: the app's side of saiverse/llm/local/_runner.py. …
+- `_health`: What the inference process last did with each local model on this machine: generated, or …
 - `_catalog`: The curated list of models `model pull` offers (CLI and the 設定 tab's 「モデルを入手」), in …
+- `_embedder`: Dense vectors of texts from a local GGUF, computed in the supervised inference process. …
 - `_files`: Which GGUF file the `local` model loads, and the packaged default assembled into the …
 - `_gguf_meta`: The key/value header of a GGUF file, read without loading the model (`model list`, …
 - `_installed`: The GGUF models in `<home>/models/`: size, where each came from, its profile, who …
-- `_log`: llama.cpp's own log lines go to Python logging, not to the console.
 - `_model`: The `local` model: any GGUF run in process by llama.cpp (`llama-cpp-python`), no …
+- `_runner`: The inference process itself (run by path; llama.cpp is loaded only there). …
 - `_profile`: How a local GGUF model is prompted and what it may decide, per model.
 - `_prompt`: Prompts for local models: a base model continues a dialogue transcript; its line is …
 - `_pull`: `model pull`: download a GGUF from the Hugging Face hub into `<home>/models/`, …
@@ -24,11 +27,13 @@ if TYPE_CHECKING:
     from saiverse.llm.local._catalog import CATALOG as CATALOG
     from saiverse.llm.local._catalog import local_name as local_name
     from saiverse.llm.local._catalog import resolve as resolve
+    from saiverse.llm.local._embedder import LocalEmbedder as LocalEmbedder
     from saiverse.llm.local._files import LocalModelMissing as LocalModelMissing
     from saiverse.llm.local._files import ensure_file as ensure_file
     from saiverse.llm.local._files import model_path as model_path
     from saiverse.llm.local._files import packaged_available as packaged_available
     from saiverse.llm.local._files import runtime_available as runtime_available
+    from saiverse.llm.local._health import HealthBook as HealthBook
     from saiverse.llm.local._installed import installed_models as installed_models
     from saiverse.llm.local._model import LocalModel as LocalModel
     from saiverse.llm.local._prompt import chat_messages as chat_messages
@@ -43,6 +48,8 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "CATALOG": "_catalog",
+    "HealthBook": "_health",
+    "LocalEmbedder": "_embedder",
     "LocalModel": "_model",
     "LocalModelMissing": "_files",
     "PullInterrupted": "_pull",

@@ -15,6 +15,7 @@ from typing import Any
 
 from saiverse.llm.local._files import LocalModelMissing, model_path, packaged_available
 from saiverse.llm.local._gguf_meta import NotGguf, context_length, read_metadata
+from saiverse.llm.local._health import HealthBook
 from saiverse.llm.local._profile import PACKAGED_NAME, profile_for
 from saiverse.llm.local._pull import MODELS_DIR, record_of
 from saiverse.llm.names import parse_name
@@ -46,6 +47,11 @@ class InstalledModel:
     """Names of the personas that answer with it."""
     assembled: bool = True
     """False for the packaged model before its first use (it is assembled then)."""
+    runs: str = "untried"
+    """`ok` (it generated on this machine with this llama.cpp build), `broken` (its process died twice
+    running while loading; `model retry` clears it) or `untried`."""
+    runs_detail: str = ""
+    """When it last generated, or why it is broken."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -90,6 +96,7 @@ def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[I
         if path is not None:
             users.setdefault(path, []).append(str(getattr(persona, "name", "")))
     rows: list[InstalledModel] = []
+    book = HealthBook(settings.home)
     if packaged not in files and packaged_available():
         files.insert(0, packaged)
     for path in files:
@@ -104,4 +111,8 @@ def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[I
             source=source, repo=str((record or {}).get("repo", "")), sha256=str((record or {}).get("sha256", "")),
             profile=kind, profile_reason=reason, context=ctx, params=params, default=resolved == default_file,
             used_by=users.get(resolved, []), assembled=present))
+        health = book.get(path) if present else None
+        if health is not None:
+            rows[-1].runs = health.state
+            rows[-1].runs_detail = health.reason if health.state == "broken" else health.at
     return rows

@@ -1,7 +1,12 @@
-"""The `local` model: any GGUF run in process by llama.cpp (`llama-cpp-python`), no key, no network.
+"""The `local` model: any GGUF run by llama.cpp (`llama-cpp-python`), no key, no network.
 
-- Loaded once, lazily: `llama_cpp` is imported and the file opened on the first call that needs the
-  model (start-up does not pay for it); the packaged default is assembled into the data home then.
+- llama.cpp never runs in the app: the model lives in a supervised process of its own
+  (saiverse/llm/local/_child.py), so a crash of native code is a failed reply, never a dead app. A
+  death ends the reply in progress with a Japanese line (which model, what happened, what to do) and
+  the next request starts the process again; two deaths running while loading make the model broken
+  (saiverse/llm/local/_health.py), and its personas fall back as for a missing key.
+- Loaded once, lazily: the process starts and opens the file on the first call that needs the model
+  (start-up does not pay for it); the packaged default is assembled into the data home then.
 - One context, one generation at a time: a lock is held for the whole of a generation (a stream
   holds it until it ends or is closed), so two pulses never share the context.
 - The prompt always fits the context window: the context builder's budget is capped to
@@ -10,20 +15,23 @@
 - The profile (saiverse/llm/local/_profile.py) says how it is prompted and whether it decides: a model
   that does not decide leaves structured output, routing and tool choice to the offline model's
   deterministic logic and only writes what the persona says.
-- Streaming stops when the consumer stops reading (the stop button closes the stream).
+- Streaming stops when the consumer stops reading (the stop button closes the stream): the child is
+  told, and stops at its next token.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from chat import ChatRequest, ChatResult, LLMError, Usage, default_max_tokens
+from saiverse.llm.local._child import ChildDied, LlamaChild, ModelBroken, RunnerError
 from saiverse.llm.local._files import LocalModelMissing, ensure_file, runtime_available
+from saiverse.llm.local._health import HealthBook
 from saiverse.llm.local._profile import LocalProfile, known_profile, profile_for
 from saiverse.llm.local._prompt import chat_messages, merged_system, stops, transcript, usable_line
 from saiverse.llm.local._sanity import SUGGEST_PULL, honest_line
@@ -39,30 +47,46 @@ SUGGEST_TEXT = ("内蔵の小さなモデルではうまく話せないことが
 """The `model_suggest_pull` notice (the chat shows it once per session)."""
 TEMPLATE_SLACK = 48
 """Tokens a chat template or transcript header adds around the fitted prompt."""
+REBUILD_HINT = ("llama.cpp がこの CPU に合わない作りかもしれません: "
+                "pip install --force-reinstall --no-cache-dir -r requirements.txt で作り直せます。")
+"""What a model broken while loading suggests (a build made for another CPU dies at its first use)."""
+COUNT_CACHE = 4096
+"""Token counts kept per model: the same history lines are counted again every pulse, and each count
+is a round trip to the inference process."""
 
 
 class LocalModel:
-    """A GGUF model in this process (provider `local`)."""
+    """A GGUF model run by llama.cpp in a supervised process of its own (provider `local`)."""
 
     provider = "local"
     supports_vision = False
     draws_images = False
 
     def __init__(self, name: str, *, path: Callable[[], Path], n_ctx: int = 2048, n_threads: int = 0,
-                 profile_setting: str = "auto", file_name: str = "") -> None:
+                 profile_setting: str = "auto", file_name: str = "", health: HealthBook | None = None,
+                 stall_seconds: float = 180.0, keep_alive: float = 0.0) -> None:
         self.name = name
         self.n_ctx = n_ctx
         self.n_threads = n_threads or None
         self._path = path
         self._setting = profile_setting
         self._profile: LocalProfile | None = known_profile(file_name, profile_setting)
-        self._llama: Any = None
+        self._child: LlamaChild | None = None
+        self._stall = stall_seconds
+        self._keep_alive = keep_alive
+        self._health = health
+        self.seed: int | None = None
+        """Sampling seed of the next generations (None: llama.cpp's own); `benchmarks/models.py` gives the app
+        and bare llama.cpp the same one, so that both write the same tokens and their times compare."""
+        self._verified: int | None = None
+        """The process start whose generation was recorded as `ok` (one record per process)."""
+        self._counts: dict[str, int] = {}
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()
         self._offline = OfflineModel()
         self._notes = threading.local()
-        self.load_error: str | None = runtime_available()
-        """Why the model cannot be used (None while it can); the registry then falls back to offline."""
+        self.load_error: str | None = runtime_available() or self._broken()
+        """Why the model cannot be used (None while it can); the registry then falls back."""
         self.load_seconds: float | None = None
         """How long loading took (benchmarks, the settings tab)."""
 
@@ -71,35 +95,111 @@ class LocalModel:
 
     # -- loading ----------------------------------------------------------------------------
 
-    def _load(self) -> Any:
-        if self._llama is not None:
-            return self._llama
+    def _broken(self) -> str | None:
+        """The recorded reason this model is broken on this machine (None when it is not)."""
+        if self._health is None:
+            return None
+        try:
+            health = self._health.get(self._path())
+        except (OSError, LocalModelMissing):
+            return None
+        if health is None or health.state != "broken":
+            return None
+        return f"読み込み中に 2 回続けて異常終了したため使えません ({health.reason})"
+
+    @property
+    def pid(self) -> int | None:
+        """The inference process's id while it runs (tests; the settings tab)."""
+        return self._child.pid if self._child is not None else None
+
+    def _load(self) -> LlamaChild:
+        """The model's live process, loaded (started on first use and after a death)."""
         with self._load_lock:
-            if self._llama is not None:
-                return self._llama
             if self.load_error:
                 raise LLMError(f"ローカルモデルを使えません: {self.load_error}", kind="local_unavailable")
-            started = time.monotonic()
+            if self._child is None:
+                try:
+                    path = ensure_file(self._path())
+                except (LocalModelMissing, OSError) as exc:
+                    self.load_error = str(exc) or type(exc).__name__
+                    raise LLMError(f"ローカルモデルを読み込めませんでした: {self.load_error}",
+                                   kind="local_unavailable") from exc
+                self._child = LlamaChild(self.name, {"path": str(path), "n_ctx": self.n_ctx,
+                                                     "n_threads": self.n_threads}, stall_seconds=self._stall,
+                                         keep_alive=self._keep_alive)
+            child = self._child
+            fresh = child.loaded is None or child.pid is None
             try:
-                path = ensure_file(self._path())
-                from llama_cpp import Llama  # imported on first use: start-up never pays for it
-
-                from saiverse.llm.local._log import quiet_llama_logs
-
-                quiet_llama_logs()  # llama.cpp's own lines stay out of the console
-
-                llama = Llama(model_path=str(path), n_ctx=self.n_ctx, n_threads=self.n_threads, verbose=False)
-            except (LocalModelMissing, ValueError, OSError, RuntimeError) as exc:
-                self.load_error = str(exc) or type(exc).__name__
+                _proc, info = child.ensure()
+            except ModelBroken as exc:
+                self._record("broken", exc.reason)
+                self.load_error = f"読み込み中に 2 回続けて異常終了したため使えません ({exc.reason})"
+                raise LLMError(f"ローカルモデル「{self.name}」は読み込み中に 2 回続けて異常終了しました "
+                               f"({exc.reason})。このモデルは使えない状態にし、次の返事からは別のモデルが答えます。"
+                               f"{REBUILD_HINT}設定タブで確かめてください。",
+                               kind="local_broken") from exc
+            except RunnerError as exc:
+                self.load_error = str(exc) or exc.type_name
                 raise LLMError(f"ローカルモデルを読み込めませんでした: {self.load_error}",
                                kind="local_unavailable") from exc
-            self.load_seconds = time.monotonic() - started
-            if self._profile is None:
-                self._profile = profile_for({k: str(v) for k, v in llama.metadata.items()}, self._setting, path.name)
-            log.info("local model %s loaded from %s in %.2fs (%s)", self.name, path, self.load_seconds,
-                     self._profile.reason)
-            self._llama = llama
-            return llama
+            if fresh:
+                self.load_seconds = float(info.get("seconds") or 0.0)
+                if self._profile is None:
+                    meta = dict(info.get("metadata") or {})
+                    self._profile = profile_for(meta, self._setting, Path(self._path()).name)
+                log.info("local model %s loaded in process %s in %.2fs (%s)", self.name, child.pid,
+                         self.load_seconds, self._profile.reason)
+            return child
+
+    def _record(self, state: str, reason: str = "") -> None:
+        if self._health is None:
+            return
+        try:
+            self._health.set(self._path(), state, reason)  # type: ignore[arg-type]
+        except OSError as exc:
+            log.warning("could not record the local model's state: %s", exc)
+
+    def _generated(self, child: LlamaChild) -> None:
+        """The model really generated in this process: ✅ in the 設定 tab (once per process)."""
+        if self._verified != child.starts:
+            self._verified = child.starts
+            self._record("ok")
+
+    def _death(self, exc: ChildDied) -> LLMError:
+        """The line the chat shows when the model's process died or hung during a reply."""
+        self._counts.clear()
+        if exc.kind == "local_hang":
+            what = f"応答が止まりました ({exc})"
+        else:
+            what = f"処理が異常終了しました ({exc})"
+        return LLMError(f"ローカルモデル「{self.name}」の{what}。この返事はここで止まりました。"
+                        "もう一度話しかけてください（モデルは自動で起動し直します）。続くときは、設定タブで別のモデルを選ぶか入手してください。",
+                        kind=exc.kind)
+
+    def close(self) -> None:
+        """End the model's process (the app's close; tests)."""
+        with self._load_lock:
+            child, self._child = self._child, None
+        if child is not None:
+            child.close()
+
+    def _stream(self, op: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        """The streamed parts of one generation in the child; a death raises the chat's line."""
+        child = self._load()
+        if self.seed is not None:
+            kwargs["seed"] = self.seed
+        try:
+            for answer in child.request(op, kwargs={**kwargs, "stream": True}):
+                if answer.get("event") == "chunk":
+                    yield answer["data"]
+                elif answer.get("event") == "done" and not (answer.get("data") or {}).get("cancelled"):
+                    self._generated(child)
+        except ChildDied as exc:
+            raise self._death(exc) from exc
+        except RunnerError as exc:
+            if exc.type_name == "ValueError":
+                raise ValueError(str(exc)) from exc
+            raise LLMError(f"ローカルモデル「{self.name}」が答えられませんでした: {exc}", kind="local_error") from exc
 
     @property
     def profile(self) -> LocalProfile:
@@ -117,8 +217,21 @@ class LocalModel:
     # -- the optional parts of ChatModel ------------------------------------------------------
 
     def count_tokens(self, text: str) -> int:
-        """Tokens of `text` by the model's own tokenizer (`chat.TokenCounter`)."""
-        return len(self._load().tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        """Tokens of `text` by the model's own tokenizer (`chat.TokenCounter`), asked of the process."""
+        known = self._counts.get(text)
+        if known is not None:
+            return known
+        child = self._load()
+        try:
+            count = int(child.call("tokenize", text=text, add_bos=False, special=False)["count"])
+        except ChildDied as exc:
+            raise self._death(exc) from exc
+        except RunnerError as exc:
+            raise LLMError(f"ローカルモデル「{self.name}」で数えられませんでした: {exc}", kind="local_error") from exc
+        if len(self._counts) >= COUNT_CACHE:
+            self._counts.clear()
+        self._counts[text] = count
+        return count
 
     def prompt_budget(self) -> int:
         """The context window less the answer and the template's own tokens (`chat.ContextWindow`)."""
@@ -129,30 +242,38 @@ class LocalModel:
 
     def _chunks(self, request: ChatRequest) -> Iterator[tuple[str, int]]:
         """(text, prompt tokens) pieces of a free-text answer, generated under the run lock."""
-        llama = self._load()
+        self._load()
         voice = read_voice(request.system, request.persona_name)
         with self._run_lock:
             if self.profile.chat_template:
                 length = min(default_max_tokens(request), self.n_ctx // 2)
                 messages = chat_messages(request)
+                stream = self._stream("chat", messages=messages, max_tokens=length, temperature=0.7)
                 try:
-                    stream = llama.create_chat_completion(messages=messages, max_tokens=length, stream=True,
-                                                          temperature=0.7)
-                except ValueError:
-                    stream = llama.create_chat_completion(messages=merged_system(messages), max_tokens=length,
-                                                          stream=True, temperature=0.7)
-                for part in stream:
-                    text = (part["choices"][0].get("delta") or {}).get("content")
-                    if text:
-                        yield text, 0
+                    first = next(stream, None)
+                except ValueError:  # a template without a system role
+                    stream = self._stream("chat", messages=merged_system(messages), max_tokens=length,
+                                          temperature=0.7)
+                    first = next(stream, None)
+                try:
+                    for part in itertools.chain([] if first is None else [first], stream):
+                        text = (part["choices"][0].get("delta") or {}).get("content")
+                        if text:
+                            yield text, 0
+                finally:
+                    stream.close()  # the stop button: the child is told to stop at its next token
                 return
             prompt = transcript(request, voice, self.count_tokens, self.n_ctx - LINE_TOKENS - 8)
             used = self.count_tokens(prompt)
-            for part in llama.create_completion(prompt, max_tokens=LINE_TOKENS, stop=stops(voice), stream=True,
-                                                temperature=0.7, top_p=0.9, repeat_penalty=1.15):
-                text = part["choices"][0].get("text") or ""
-                if text:
-                    yield text, used
+            stream = self._stream("complete", prompt=prompt, max_tokens=LINE_TOKENS, stop=stops(voice),
+                                  temperature=0.7, top_p=0.9, repeat_penalty=1.15)
+            try:
+                for part in stream:
+                    text = part["choices"][0].get("text") or ""
+                    if text:
+                        yield text, used
+            finally:
+                stream.close()
 
     def take_notices(self) -> list[dict[str, str]]:
         """Notices about the answers this thread just got (`model_suggest_pull`), cleared as they are taken;
@@ -229,12 +350,20 @@ class LocalModel:
         import json
 
         assert request.response_schema is not None
-        llama = self._load()
+        child = self._load()
         with self._run_lock:
-            out = llama.create_chat_completion(
-                messages=chat_messages(request), max_tokens=min(default_max_tokens(request), self.n_ctx // 2),
-                response_format={"type": "json_object", "schema": json.loads(schema_text(request.response_schema))},
-                temperature=0.2)
+            try:
+                out = child.call("chat", kwargs={
+                    "messages": chat_messages(request), "max_tokens": min(default_max_tokens(request), self.n_ctx // 2),
+                    "response_format": {"type": "json_object",
+                                        "schema": json.loads(schema_text(request.response_schema))},
+                    "temperature": 0.2})
+            except ChildDied as exc:
+                raise self._death(exc) from exc
+            except RunnerError as exc:
+                raise LLMError(f"ローカルモデル「{self.name}」が答えられませんでした: {exc}",
+                               kind="local_error") from exc
+            self._generated(child)
         usage = out.get("usage") or {}
         return ChatResult(text=out["choices"][0]["message"].get("content") or "", model=self.name,
                           usage=Usage(input_tokens=int(usage.get("prompt_tokens") or 0),
@@ -243,3 +372,4 @@ class LocalModel:
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """llama.cpp does not draw: a picture drawn procedurally from the prompt (as offline)."""
         return procedural_image(prompt), "image/png"
+
