@@ -116,29 +116,24 @@ def close_all(wait: float = 5.0) -> None:
 
 
 def _kill_leftovers() -> None:
-    """SIGKILL the process groups of stdio servers this process started that still run: each is a child
-    of ours leading its own session (the SDK starts it so) with a command line we started."""
-    import os
-    import signal
-
-    if not _started or not Path("/proc").is_dir():
+    """Kill the stdio servers this process started that still run (children of ours whose command line
+    is one we started), with whatever they started: psutil, so it holds on every system."""
+    if not _started:
         return
-    me = os.getpid()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    import psutil
+
+    try:
+        children = psutil.Process().children()
+    except psutil.Error:
+        return
+    for child in children:
         try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            ppid, sid = int(fields[1]), int(fields[3])
-            argv = tuple(a.decode(errors="replace") for a in (entry / "cmdline").read_bytes().split(b"\0") if a)
-        except (OSError, IndexError, ValueError):
-            continue
-        pid = int(entry.name)
-        if ppid == me and sid == pid and argv in _started:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except OSError:
-                pass
+            if tuple(child.cmdline()) not in _started:
+                continue
+            for proc in [*child.children(recursive=True), child]:
+                proc.kill()
+        except psutil.Error:
+            continue  # gone meanwhile
 
 
 def _first_error(exc: BaseException) -> BaseException:
