@@ -12,6 +12,7 @@ from typing import Any
 import gradio as gr
 
 from saiverse.port import CityPort
+from ui.chat import inert
 from ui.i18n import Labels
 from ui.tabs import error_html, ok_html, table_html
 
@@ -48,7 +49,7 @@ def budget_bar(parts: dict[str, int], budget: int) -> str:
 
 def view_html(labels: Labels, view: Any) -> str:
     """The panel's body for one `ContextView`, escaped."""
-    head = labels("sight_head", name=view.persona_name, building=view.building_name, message=view.message)
+    head = labels("sight_head", name=view.persona_name, building=view.building_name, message=inert(view.message))
     budget = labels("sight_budget", budget=f"{view.budget:,}", used=f"{view.input_tokens:,}", model=view.model or "-",
                     counted=_counted(labels, view.counted_by))
     out = [f'<div class="sv-sight-head">{escape(head)}</div>',
@@ -73,15 +74,16 @@ def view_html(labels: Labels, view: Any) -> str:
     if not view.reflex_on:
         out.append(f'<div class="sv-muted">{escape(labels("sight_reflex_off"))}</div>')
     recalled = [(labels("sight_lore") if r.score is None else f"{r.score:.2f}", _why(labels, r),
-                 r.line.removeprefix("- ")) for r in view.recalled]
+                 inert(r.line.removeprefix("- "))) for r in view.recalled]
     out.append(table_html([labels(k) for k in ("sight_col_score", "sight_col_why", "sight_col_line")], recalled,
                           empty=labels("sight_recalled_none"), elem_class="sv-memory sv-sight-recalled"))
     out.append(f"<h4>{escape(labels('sight_pins'))}</h4>")
     out.append(pins_html(labels, view.pins))
-    said = "\n\n".join(f"[{m['role']}] {m['content']}" for m in view.messages)
+    said = escape(inert("\n\n".join(f"[{m['role']}] {m['content']}" for m in view.messages)))
+    system = escape(inert(view.system))
     out.append(f"<details class='sv-sight-full'><summary>{escape(labels('sight_full'))}</summary>"
-               f"<h5>{escape(labels('sight_system'))}</h5><pre id='sight-system' {_WRAP}>{escape(view.system)}</pre>"
-               f"<h5>{escape(labels('sight_messages'))}</h5><pre id='sight-messages' {_WRAP}>{escape(said)}</pre>"
+               f"<h5>{escape(labels('sight_system'))}</h5><pre id='sight-system' {_WRAP}>{system}</pre>"
+               f"<h5>{escape(labels('sight_messages'))}</h5><pre id='sight-messages' {_WRAP}>{said}</pre>"
                "</details>")
     return "".join(out)
 
@@ -108,7 +110,7 @@ def pins_html(labels: Labels, pins: list[dict[str, Any]]) -> str:
 
 
 def _clip(text: str) -> str:
-    flat = " ".join(str(text).split())
+    flat = inert(" ".join(str(text).split()))
     return flat if len(flat) <= CLIP else flat[:CLIP] + "…"
 
 
