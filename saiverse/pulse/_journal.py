@@ -59,6 +59,8 @@ class PulseServices:
     router_playbooks: Callable[[], list[Playbook]]
     context: ContextSource
     """What a persona's memory offers a prompt (saiverse/pulse/_context.py fits it to the budget)."""
+    target_names: Callable[[str, str], list[str]] = lambda kind, building_id: []
+    """(kind, building id) → what a request may name for a playbook acting on `kind` (sea/ports.py)."""
 
 
 def persona_context(p: PersonaInfo) -> PersonaContext:
@@ -230,6 +232,9 @@ class PulseJournal:
 
     def router_playbooks(self) -> list[Playbook]:
         return self.services.router_playbooks()
+
+    def target_names(self, kind: str, building_id: str) -> list[str]:
+        return self.services.target_names(kind, building_id)
 
     def decision_rules(self) -> ChatModel:
         """The offline model's deterministic rules (sea/decisions.py)."""
