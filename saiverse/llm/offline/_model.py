@@ -206,6 +206,20 @@ def request_message(messages: list[Message]) -> Message | None:
     return last
 
 
+def _conversation(messages: list[Message], request: Message | None, keep: int = 12) -> tuple[str, ...]:
+    """The lines said before `request` (user and assistant, no `<system>` blocks, no offline note),
+    the last `keep`, oldest first."""
+    said = (request.get("content") or "") if request else ""
+    lines: list[str] = []
+    for msg in messages:
+        content = (msg.get("content") or "").replace(OFFLINE_NOTE, "").strip()
+        if msg is request or (said and content == said):
+            break
+        if msg.get("role") in ("user", "assistant") and content and not _is_system_block(content):
+            lines.append(_strip_mention(content))
+    return tuple(lines[-keep:])
+
+
 def _clip(text: str, limit: int) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -285,7 +299,8 @@ class OfflineModel:
                                           [m.get("content") or "" for m in request.messages]))
         done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
         return FillHints(user_text=said, reply_of=lambda: self.reply_text(request), context="\n".join(parts),
-                         summary=summarize_text(payload(said), 100), done=done, context_parts=parts)
+                         summary=summarize_text(payload(said), 100), done=done, context_parts=parts,
+                         conversation=_conversation(request.messages, last))
 
     def _tool_call(self, request: ChatRequest) -> ToolCall | None:
         last = last_user_message(request.messages)
