@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -73,10 +73,17 @@ def persona_context(p: PersonaInfo) -> PersonaContext:
     )
 
 
-def system_prompt_for(persona: PersonaContext, building: BuildingInfo) -> str:
-    """Who the persona is and where: the system prompt of every model call it makes."""
+COMPANY_LABEL = "一緒にいるペルソナ"
+"""The system prompt's line naming the other personas in the building (`一緒にいるペルソナ: ソラ、ハル`)."""
+
+
+def system_prompt_for(persona: PersonaContext, building: BuildingInfo, company: Sequence[str] = ()) -> str:
+    """Who the persona is, where, and who else is there: the system prompt of every model call it
+    makes. `company`: the names of the other personas in the building (in a group chat each answers
+    as one of several, and the offline model words its reply unlike theirs)."""
+    here = f"\n{COMPANY_LABEL}: {'、'.join(company)}" if company else ""
     return (f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
-            f"現在地: {building.name}。{building.system_instruction}")
+            f"現在地: {building.name}。{building.system_instruction}{here}")
 
 
 @dataclass
@@ -177,7 +184,9 @@ class PulseJournal:
             known = self.known_building
             building = known if known is not None and known.building_id == building_id else \
                 self.services.world.building(building_id)
-            self._prompts[key] = system_prompt_for(persona, building)
+            company = [p.name for p in self.services.world.personas(building_id)
+                       if p.persona_id != persona["persona_id"]]
+            self._prompts[key] = system_prompt_for(persona, building, company)
         return self._prompts[key]
 
     def call_tool(

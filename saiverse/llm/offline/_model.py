@@ -27,6 +27,8 @@ from saiverse.llm.offline._speech import (
     GREETING,
     OPENERS,
     choose,
+    choose_pair,
+    company_of,
     happened,
     intent,
     is_instruction,
@@ -266,6 +268,14 @@ class OfflineModel:
             if told:
                 pairs += told
                 follow = choose(FOLLOWS, "done", key, **values)
+            elif company := company_of(request.system):
+                # One of several answering in one building: the same pick for all, each at its own seat,
+                # so their words differ (alone, the persona's own pick as before).
+                hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
+                seat = sorted({voice.name, *company}).index(voice.name)
+                opener, follow = choose_pair(OPENERS, kind if kind != "empty" else "statement", FOLLOWS, kind,
+                                             f"{said}|group", seat, hello=hello, **values)
+                pairs += [opener] if opener else []
             else:
                 hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
                 opener = choose(OPENERS, kind if kind != "empty" else "statement", key, hello=hello, **values)
