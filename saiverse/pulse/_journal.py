@@ -116,6 +116,8 @@ class PulseJournal:
     opened: OpenPulse | None = None
     """The pulse as `pulse_open` keeps it until it ends (saiverse/pulse/_open.py): recorded by `say`
     with its user's message, or here at its tools' first change."""
+    stop_line: tuple[str, str] | None = None
+    """(building id, text) of the line a stopped user's pulse leaves in its building (`commit_stopped`)."""
     intent: tuple[str, str] | None = None
     """(persona id, tool name) of a tool about to change the world whose change is not reported yet
     (saiverse/pulse/_intent.py)."""
@@ -253,15 +255,22 @@ class PulseJournal:
         """Write everything the pulse produced, in one transaction (`volatile` lines end with the pulse)."""
         self._write(self.pending_memory)
 
-    def commit_stopped(self, why: str) -> int:
+    def commit_stopped(self, why: str, line: str | None = None) -> int:
         """The pulse failed or was cancelled (`why` says how): if no tool changed anything, drop the
         journal; else commit it with a note per change and one saying the pulse stopped (and one for a
-        tool that failed in the middle of a change, its result unknown). Returns how many changes were kept."""
+        tool that failed in the middle of a change, its result unknown). `line`: a `system` line for the
+        pulse's building saying its reply stopped and why, written now — where and when it happened, before
+        any later reply. Returns how many changes were kept."""
+        building = self.opened.building_id if self.opened is not None else None
+        self.stop_line = (building, line) if line and building else None
         if not self.effects and self.intent is None:
             self.pending_memory.clear()
             self.pending_lines.clear()
             self.pending_history.clear()
-            close(self.services.db, self.opened)
+            if self.stop_line is None:
+                close(self.services.db, self.opened)
+            else:
+                self._write([])
             return 0
         memory: list[tuple[str, str, str, list[str]]] = []
         lines: dict[int, dict[str, Any]] = {}
@@ -283,7 +292,8 @@ class PulseJournal:
         """One transaction: the messages, then the building lines in one statement (rows as
         `World.add_history` writes them, without an ORM flush per line)."""
         svc = self.services
-        if not memory and not self.pending_history:
+        stop_line, self.stop_line = self.stop_line, None
+        if not memory and not self.pending_history and stop_line is None:
             close(svc.db, self.opened)
             return
         with svc.db.engine.begin() as s:  # a Core transaction: the ORM session's bookkeeping buys nothing here
@@ -298,6 +308,9 @@ class PulseJournal:
                     {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
                      "c": line, "pulse": self.pulse_id, "at": now}
                     for building_id, persona, line in self.pending_history])
+            if stop_line is not None:
+                svc.world.add_history(stop_line[0], speaker_kind="system", speaker_id=None, speaker_name="",
+                                      content=stop_line[1], pulse_id=self.pulse_id, session=s)
             close_in(s, self.opened)
         self.pending_memory.clear()
         self.pending_lines.clear()
