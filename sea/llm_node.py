@@ -19,10 +19,10 @@ def _schema(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> dict[str, Any
     if schema is None:
         return None
     schema = prepare_schema(schema, ctx.ports.router_playbooks())
-    if schema is not node.response_schema:  # a router's schema (prepared from the catalogue): what is here
-        schema = with_targets(schema, lambda kind: ctx.ports.target_names(kind, ctx.building_id))
     if "available_playbooks" in vars_:
         schema = add_playbook_enum(schema, vars_["available_playbooks"])
+    if schema is not node.response_schema:  # a router's schema (from the catalogue or its listing): what is here
+        schema = with_targets(schema, lambda kind: ctx.ports.target_names(kind, ctx.building_id))
     return schema
 
 

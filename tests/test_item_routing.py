@@ -7,6 +7,7 @@ item playbooks only when the request names an item here (or a word of its name) 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -80,3 +81,32 @@ def test_the_router_is_told_the_rule_and_the_items_here(manager: SAIVerseManager
     assert set(told[TARGETS]) == {*ITEM_PLAYBOOKS, "building_move"} and "SAIVerse使い方ガイド" in told[TARGETS]["item_view_playbook"]
     assert "「SAIVerse使い方ガイド」" in told["description"] and "x-acts-on" not in told
     assert with_targets(schema, names) is with_targets(schema, names)  # made once per schema and items
+
+
+UPSTREAM_ROUTER = {  # upstream v0.3's shape: the listing in the prompt, a `playbook` string without an enum
+    "name": "listing_router", "description": "一覧から選んで話す",
+    "input_schema": [{"name": "input"}],
+    "nodes": [
+        {"id": "list", "type": "tool", "action": "list_available_playbooks", "args_input": {},
+         "output_key": "available_playbooks", "next": "route"},
+        {"id": "route", "type": "llm", "action": "{available_playbooks}\n\n依頼: {input}", "output_key": "choice",
+         "response_schema": {"type": "object", "properties": {"playbook": {"type": "string"}},
+                             "required": ["playbook"]}, "next": "say"},
+        {"id": "say", "type": "speak", "action": "選んだのは {choice.playbook}", "next": None},
+    ],
+    "start_node": "list",
+}
+
+
+@pytest.mark.parametrize(("text", "chosen"), [
+    ("私は夜に星を見るのが好きです", "basic_chat"),
+    ("SAIVerse使い方ガイドを読んで", "item_view_playbook"),
+])
+def test_a_router_reading_the_listing_follows_the_same_rule(manager: SAIVerseManager, text: str, chosen: str) -> None:
+    from sea.playbook import Playbook
+
+    listing = json.loads(manager.run_tool("list_available_playbooks", "mina", "library", {}))
+    assert {e["name"]: e.get("acts_on") for e in listing}["item_view_playbook"] == "item"
+    events = list(manager.run_playbook(Playbook.model_validate(UPSTREAM_ROUTER), "mina", "library",
+                                       args={"input": text}))
+    assert [e["text"] for e in events if e["type"] == "speak"] == [f"選んだのは {chosen}"]
