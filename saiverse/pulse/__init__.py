@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from saiverse.pulse._context import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
     from saiverse.pulse._context import MESSAGE_OVERHEAD as MESSAGE_OVERHEAD
     from saiverse.pulse._context import MIN_CONTEXT_TOKENS as MIN_CONTEXT_TOKENS
+    from saiverse.pulse._context import REFLEX_SHARE as REFLEX_SHARE
     from saiverse.pulse._context import Line as Line
     from saiverse.pulse._context import Snapshot as Snapshot
     from saiverse.pulse._context import fit as fit
@@ -56,6 +57,7 @@ _EXPORTS: dict[str, str] = {
     "Line": "_context",
     "MESSAGE_OVERHEAD": "_context",
     "MIN_CONTEXT_TOKENS": "_context",
+    "REFLEX_SHARE": "_context",
     "ManagerToolContext": "_toolctx",
     "ModelResolver": "_journal",
     "PlaybookCatalog": "_playbooks",
