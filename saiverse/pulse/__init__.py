@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from saiverse.pulse._context import token_counter as token_counter
     from saiverse.pulse._controller import PulseController as PulseController
     from saiverse.pulse._controller import PulseHandle as PulseHandle
+    from saiverse.pulse._controller import PulseKinds as PulseKinds
     from saiverse.pulse._controller import QueueFullError as QueueFullError
     from saiverse.pulse._journal import ModelResolver as ModelResolver
     from saiverse.pulse._journal import PulseServices as PulseServices
@@ -62,6 +63,7 @@ _EXPORTS: dict[str, str] = {
     "ProductionService": "_production",
     "PulseController": "_controller",
     "PulseHandle": "_controller",
+    "PulseKinds": "_controller",
     "PulseServices": "_journal",
     "QueueFullError": "_controller",
     "Snapshot": "_context",
