@@ -6,6 +6,7 @@ Parts (private modules; import from here):
 - `_chronicle_build`: Building the Chronicle: incremental, checkpointed, off the reply path.
 - `_chronicle_summary`: How a batch of messages (or of entries) becomes Chronicle text.
 - `_common`: What the long-term memory modules share: time values as stored, and their error type.
+- `_context`: The context builder: every model call's prompt, assembled in one place within a …
 - `_context_source`: What a persona's stored memory offers its prompts, read cheaply enough for every pulse.
 - `_export`: Exporting a persona's whole memory as JSON lines: messages, then Chronicle, then …
 - `_memopedia`: Memopedia: a persona's own wiki of people, terms and plans, in upstream SAIVerse's …
@@ -36,6 +37,14 @@ if TYPE_CHECKING:
     from saiverse.memory._chronicle_summary import span as span
     from saiverse.memory._common import LongTermMemoryError as LongTermMemoryError
     from saiverse.memory._common import stamp as stamp
+    from saiverse.memory._context import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
+    from saiverse.memory._context import MESSAGE_OVERHEAD as MESSAGE_OVERHEAD
+    from saiverse.memory._context import MIN_CONTEXT_TOKENS as MIN_CONTEXT_TOKENS
+    from saiverse.memory._context import Line as Line
+    from saiverse.memory._context import Snapshot as Snapshot
+    from saiverse.memory._context import conforms as conforms
+    from saiverse.memory._context import fit as fit
+    from saiverse.memory._context import token_counter as token_counter
     from saiverse.memory._context_source import ContextSource as ContextSource
     from saiverse.memory._export import export_memory as export_memory
     from saiverse.memory._memopedia import MemopediaStore as MemopediaStore
@@ -58,6 +67,14 @@ _EXPORTS: dict[str, str] = {
     "ChronicleStore": "_chronicle",
     "ChronicleWorker": "_chronicle_build",
     "ContextSource": "_context_source",
+    "DEFAULT_CONTEXT_TOKENS": "_context",
+    "Line": "_context",
+    "MESSAGE_OVERHEAD": "_context",
+    "MIN_CONTEXT_TOKENS": "_context",
+    "Snapshot": "_context",
+    "conforms": "_context",
+    "fit": "_context",
+    "token_counter": "_context",
     "Entry": "_chronicle",
     "LongTermMemoryError": "_common",
     "MemopediaStore": "_memopedia",

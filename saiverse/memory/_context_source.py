@@ -27,8 +27,8 @@ from database.engine import Database
 from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._common import parse_time
+from saiverse.memory._context import DEFAULT_CONTEXT_TOKENS, MESSAGE_OVERHEAD, MIN_CONTEXT_TOKENS, Line, Snapshot
 from saiverse.memory._memopedia import CATEGORIES, MemopediaStore
-from saiverse.pulse import DEFAULT_CONTEXT_TOKENS, MESSAGE_OVERHEAD, MIN_CONTEXT_TOKENS, Line, Snapshot
 
 MAX_HISTORY = 400
 """Most conversation lines a snapshot holds, however short they are."""
@@ -75,7 +75,7 @@ def memo_core(store: MemopediaStore, persona_id: str) -> str:
 
 
 def _message(line: Line) -> Message:
-    """A history line as a prompt message (as saiverse/pulse/_context.py `fit` shows it)."""
+    """A history line as a prompt message (as saiverse/memory/_context.py `fit` shows it)."""
     return {"role": "user" if line.role == "user" else "assistant", "content": line.content}
 
 

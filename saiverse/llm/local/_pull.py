@@ -282,6 +282,6 @@ def make_default(settings: Settings, name: str, store: SettingsStore | None = No
 
 
 def _gb(size: int) -> str:
-    from saiverse.care import human_size
+    from saiverse.disk import human_size
 
     return human_size(size)
