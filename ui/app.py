@@ -22,6 +22,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr  # noqa: E402
 
 from saiverse.port import CityPort
+from ui._gradio_compat import check_version, quiet_hidden_progress  # noqa: E402
 from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
 from ui.chat_actions import build_line_actions, wire_line_actions  # noqa: E402
@@ -31,7 +32,6 @@ from ui.i18n import Labels  # noqa: E402
 from ui.lazy_tab import side_tabs  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
-from ui.quiet_queue import quiet_hidden_progress  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
 from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
 from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
@@ -186,7 +186,8 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
     `refresh_sec` is the period of the timer that picks up what background pulses changed;
     `lazy_tabs=False` builds the side tabs at start (benchmarks/tab_open.py compares the two).
     """
-    quiet_hidden_progress()  # no queue-place/start messages for hidden-progress events (ui/quiet_queue.py)
+    check_version()  # a Gradio other than the pinned one: which features are off, logged (ui/_gradio_compat.py)
+    quiet_hidden_progress()  # no queue-place/start messages for hidden-progress events
     labels = Labels(getattr(manager.settings, "lang", "ja"))
     views = _Views(manager, labels)
     # Nothing of a building is drawn before the page's load event has given this window its own
