@@ -258,6 +258,48 @@ def test_the_circle_rule_sees_late_imports(tmp_path: Path) -> None:
     assert "saiverse.memory" in _import_graph()[_module_name(sample)]
 
 
+def _class_bases() -> tuple[dict[str, ast.ClassDef], list[tuple[str, ast.ClassDef, list[str]]]]:
+    """saiverse/'s classes by name, and each class with the names of its bases."""
+    defined: dict[str, ast.ClassDef] = {}
+    found: list[tuple[str, ast.ClassDef, list[str]]] = []
+    for path in _modules("saiverse"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                defined.setdefault(node.name, node)
+                bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases]
+                found.append((path.relative_to(ROOT).as_posix(), node, bases))
+    return defined, found
+
+
+def _provided_by_subclass(cls: ast.ClassDef) -> list[str]:
+    """Attributes a class only declares (`name: T`, no value) — what a mixin expects its host to provide.
+    Protocols, dataclasses and TypedDicts declare their fields so; they are not mixins."""
+    if any(isinstance(d, ast.Name) and d.id == "dataclass" or isinstance(d, ast.Call) and
+           getattr(d.func, "id", "") == "dataclass" for d in cls.decorator_list):
+        return []
+    if any(getattr(b, "id", getattr(b, "attr", "")) in ("Protocol", "TypedDict", "NamedTuple") for b in cls.bases):
+        return []
+    return [n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and n.value is None
+            and isinstance(n.target, ast.Name)]
+
+
+def test_no_mixins_in_the_domain() -> None:
+    """A class in saiverse/ is one module's: it is composed of services handed to it, never spread over
+    files as mixins — no class has two of the domain's classes as bases, and no base class declares
+    attributes its subclasses provide (docs/ARCHITECTURE.md, "Layers")."""
+    defined, classes = _class_bases()
+    bad = []
+    for where, cls, bases in classes:
+        ours = [b for b in bases if b in defined]
+        if len(ours) > 1:
+            bad.append(f"{where}:{cls.lineno} {cls.name} mixes {', '.join(ours)}")
+        for base in ours:
+            if provided := _provided_by_subclass(defined[base]):
+                bad.append(f"{where}:{cls.lineno} {cls.name} provides {base}'s {', '.join(provided)}")
+    assert not bad, "mixins in saiverse/ (hand a service its parts instead):\n" + "\n".join(bad)
+
+
 PORTABLE = "portable.py"
 """The one module that may know the operating system (docs/ARCHITECTURE.md, "Layers")."""
 SYSTEM_SCANNED = ("cli", "ui", "saiverse", "sea", "tools", "chat", "database", "benchmarks", "scripts", "main.py")
