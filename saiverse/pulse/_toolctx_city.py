@@ -29,7 +29,6 @@ class CityTools:
         """The call served: its persona, building, pulse and listeners."""
         self.services = call.services
 
-
     def pulse_kind(self) -> str | None:
         return self.services.pulse_kind(self.call.pulse_id) if self.call.pulse_id else None
 
