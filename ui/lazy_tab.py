@@ -16,18 +16,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import Any
 
 import gradio as gr
 
-from saiverse.port import busy_database_message, is_user_error
+from saiverse.port import CityPort, busy_database_message, is_user_error
 from ui._gradio_compat import feature, rendering_root, settle_interactivity
 from ui.i18n import Labels
 from ui.tabs import TabRefresh
 
 log = logging.getLogger(__name__)
 
-TabBuilder = Callable[[Any, Labels], TabRefresh]
+TabBuilder = Callable[[CityPort, Labels], TabRefresh]
 """`build_*_tab(manager, labels)` of a module in ui/tabs/."""
 
 
@@ -39,7 +38,7 @@ def named_builder(where: str | TabBuilder) -> TabBuilder:
         return where
     module, _, name = where.partition(":")
 
-    def build(manager: Any, labels: Labels) -> TabRefresh:
+    def build(manager: CityPort, labels: Labels) -> TabRefresh:
         return getattr(import_module(module), name)(manager, labels)
 
     return build
@@ -94,7 +93,7 @@ def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh], labels: Labels) -> No
         settle_interactivity()  # Gradio's internals: ui/_gradio_compat.py
 
 
-def side_tabs(tabs: Sequence[tuple[str, str, str | TabBuilder]], manager: Any, labels: Labels, *,
+def side_tabs(tabs: Sequence[tuple[str, str, str | TabBuilder]], manager: CityPort, labels: Labels, *,
               lazy: bool = True) -> None:
     """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder or its
     `"module:function"` name, `named_builder`) each.
