@@ -7,9 +7,10 @@ into a PostgreSQL database migrated by the app's own steps (database/migrate_pg.
 (step 3) and the 1-2 character gram index (step 10) are the indexes the app maintains. Without
 `--url` a throwaway cluster is started under the temp dir (tests/pg.py: Debian's initdb + pg_ctl);
 a `--url` database that already holds `--messages` messages (from an earlier run) is reused.
-It times `SAIMemory.search` for the three query kinds, then the same 1-2 character queries as they
-ran before step 10 (`ILIKE` alone, walking the persona's messages newest first), all twice, prints a
-table and, as the last line, one JSON object with the figures.
+It times `SAIMemory.search` for the three query kinds, the ranked `recall` that memory_recall calls
+(saiverse/memory/_recall.py) for them and for whole questions (benchmarks/recall_rank.py's), then the
+same 1-2 character queries as they ran before step 10 (`ILIKE` alone, walking the persona's messages
+newest first), all twice, prints a table and, as the last line, one JSON object with the figures.
 """
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ from sqlalchemy import text  # noqa: E402
 
 import saiverse.memory._recall_pg as recall_pg  # noqa: E402
 from benchmarks.recall import percentile, queries, rows  # noqa: E402
+from benchmarks.recall_rank import questions  # noqa: E402
 from database.engine import Database  # noqa: E402
 from database.migrate_pg import migrate_pg  # noqa: E402
-from saiverse.memory import SAIMemory  # noqa: E402
+from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory, recall  # noqa: E402
 
 
 def build(db: Database, n: int, seed: int) -> float:
@@ -117,12 +119,18 @@ def main(argv: list[str] | None = None) -> int:
                 "'ix_saimemory_content_trgm', 'ix_saimemory_grams')"))}
             total = int(conn.execute(text("SELECT pg_database_size(current_database())")).scalar() or 0)
         memory = SAIMemory(db)
+        chronicle, memopedia = ChronicleStore(db), MemopediaStore(db)
+
+        def ranked(persona: str, q: str) -> list:
+            return recall(memory, chronicle, memopedia, persona, q, limit=8)
         short_term = recall_pg.SHORT_TERM
         qs = queries(args.queries, args.seed)
         results: dict[str, dict[str, float]] = {}
         for run in (1, 2):  # twice: the first run also warms PostgreSQL's buffers and the page cache
             for kind, q in qs.items():
                 results[f"{kind} (run {run})"] = timed(memory.search, q)
+            for kind, q in {**qs, "question": questions(qs)}.items():  # what memory_recall calls (issue 33)
+                results[f"ranked {kind} (run {run})"] = timed(ranked, q)
             recall_pg.SHORT_TERM = 0  # as before step 10: no gram index, ILIKE on the persona's messages
             try:
                 results[f"1-2 chars, before step 10 (run {run})"] = timed(memory.search, qs["1-2 chars"])

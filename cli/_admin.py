@@ -43,7 +43,7 @@ def check_usage(args: argparse.Namespace) -> None:
     """What can be refused from the arguments alone (UsageError, exit 2), before the world opens."""
     from saiverse.errors import UsageError
 
-    if args.action in ("delete", "move-on-map"):
+    if args.action in ("delete", "move-on-map", "reflex-on", "reflex-off"):
         if not args.id:
             raise UsageError(f"{args.command} {args.action} needs the {args.command} id")
         if args.action == "move-on-map" and args.auto == (args.map_x is not None or args.map_y is not None):
@@ -114,15 +114,32 @@ def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
     return 0
 
 
+def reflex_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+    """`persona reflex-on|reflex-off ID`: whether recall runs on the user's message before the persona answers
+    (saiverse/memory/_reflex.py); kept in the city's database, on unless turned off."""
+    from saiverse.memory import reflex_setting_key
+
+    info = manager.world.persona(args.id)  # an unknown id is refused, naming it
+    on = args.action == "reflex-on"
+    manager.world_settings.set_flag(reflex_setting_key(info.persona_id), on)
+    if args.json:
+        print_json({"persona_id": info.persona_id, "reflex_recall": on})
+    else:
+        print(f"reflex recall {'on' if on else 'off'} for {info.name} ({info.persona_id})")
+    return 0
+
+
 def _administer(args: argparse.Namespace) -> int:
     check_usage(args)  # before the home is opened: a refused command writes nothing
     with world(args) as manager:
-        run = {"create": create_command, "delete": delete_command, "move-on-map": move_on_map_command}[args.action]
+        run = {"create": create_command, "delete": delete_command, "move-on-map": move_on_map_command,
+               "reflex-on": reflex_command, "reflex-off": reflex_command}[args.action]
         return run(manager, args, print_json)
 
 
 def persona(args: argparse.Namespace) -> int:
-    """persona administration: create one, or delete a persona (a backup keeps its memory)"""
+    """persona administration: create one, delete a persona (a backup keeps its memory), or turn its reflex
+    recall on or off (reflex-on / reflex-off)"""
     return _administer(args)
 
 
@@ -137,7 +154,7 @@ def register(sub: Any) -> None:
         noun = func.__name__
         p = command(sub, func)
         p.add_argument("action", choices=["create", "delete", "move-on-map"] if noun == "building" else
-                       ["create", "delete"])
+                       ["create", "delete", "reflex-on", "reflex-off"])
         p.add_argument("id", nargs="?", help=f"the {noun} id (delete; optional for persona create)")
         add_create_options(p, noun)
         if noun == "building":

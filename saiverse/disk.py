@@ -1,5 +1,6 @@
-"""Files on this machine, as several packages need them: a path kept inside the data home, a size for
-people, a file's sha256, whether a process lives.
+"""Files on this machine, as several packages need them: a path kept inside the data home, the one way the
+app makes a folder in the home (private, its missing parents too), a size for people, a file's sha256,
+whether a process lives.
 
 Below `world/`, `llm/` and `care/`, which all use these and none of which should import another for them.
 Every `FILE_PATH` goes through `resolve_in_home`: nothing outside `SAIVERSE_HOME` is ever read or written,
@@ -14,6 +15,9 @@ from pathlib import Path
 
 from portable import pid_alive as pid_alive  # lives beside the other per-system code; named here too
 from saiverse.errors import UserError
+
+HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", "models", ".locks")
+"""Folders of a home the app writes into or walks: none of them may lead out of the home."""
 
 
 def sha256_of(path: Path) -> str:
@@ -57,3 +61,38 @@ def human_size(size: int) -> str:
             return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size} B"
+
+
+def private_folder(path: Path) -> Path:
+    """Make `path` a folder 0700, and every missing folder above it 0700 too: `mkdir(mode=…, parents=True)`
+    gives the parents the umask's mode, so a home first made by its `.locks/` or `models/` was 0755 and
+    the start then said it "was readable by others" (issue 34)."""
+    missing: list[Path] = []
+    folder = Path(path)
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:
+            pass  # another process made it meanwhile
+    return Path(path)
+
+
+def link_out_of_home(home: Path) -> str | None:
+    """The refusal for a folder of `home` that is a link leading outside it (None when there is none)."""
+    real_home = home.resolve()
+    for name in HOME_DIRS:
+        path = home / name
+        if not os.path.lexists(path):
+            continue
+        target = path.resolve()
+        if path.is_symlink() and not (target == real_home or target.is_relative_to(real_home)):
+            return (f"{path} is a link to {target}, outside the data home. SAIVerse keeps every file inside its "
+                    f"home and never reads, moves or deletes through such a link, so it did not open this home "
+                    f"and changed nothing. Replace the link by a real folder (move the files into {path}) and "
+                    "start again.")
+        if not path.is_dir() and name != ".locks":
+            return f"{path} is not a folder; SAIVerse needs it to be one. Nothing was changed."
+    return None

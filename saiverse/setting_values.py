@@ -63,6 +63,13 @@ def seconds(value: str) -> float:
     return seconds
 
 
+def keep_alive(value: str) -> float:
+    seconds = decimal(value)
+    if seconds < 0:
+        raise ValueError(f"must be 0 (keep the model loaded) or a number of seconds, got {value}")
+    return seconds
+
+
 def local_context(value: str) -> int:
     tokens = integer(value)
     if not 512 <= tokens <= 131_072:

@@ -99,6 +99,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("local_threads", "SAIVERSE_LOCAL_THREADS", setting_values.threads),
     Option("local_profile", "SAIVERSE_LOCAL_PROFILE", setting_values.local_profile),
     Option("local_stall_seconds", "SAIVERSE_LOCAL_STALL_SECONDS", setting_values.seconds),
+    Option("local_keep_alive", "SAIVERSE_LOCAL_KEEP_ALIVE", setting_values.keep_alive),
     Option("hf_endpoint", "HF_ENDPOINT"),
     Option("ollama_url", "SAIVERSE_OLLAMA_URL"),
     Option("lmstudio_url", "SAIVERSE_LMSTUDIO_URL"),
@@ -175,6 +176,9 @@ class Settings:
     local_stall_seconds: float = 180.0
     """How long the local model's process may go without a word (no token while streaming, no answer
     while reading a prompt) before it is taken for hung, killed and the reply ended."""
+    local_keep_alive: float = 300.0
+    """Seconds a local model's process stays loaded after its last request (as Ollama's keep_alive):
+    then it ends and its memory is the system's again; the next request loads it anew. 0: never unload."""
     hf_endpoint: str | None = None
     """The Hugging Face hub `model pull` downloads from (HF_ENDPOINT, as huggingface_hub reads it; None:
     huggingface.co)."""
@@ -338,7 +342,9 @@ def _parse(option: Option, raw: str, source: Source) -> Any:
 
 def _write_private_json(path: Path, data: dict[str, Any]) -> None:
     """Write atomically with mode 600 from the start (a key is never world-readable, even briefly)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from saiverse.disk import private_folder
+
+    private_folder(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)  # mkstemp creates mode 600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -343,3 +343,20 @@ def test_embeddings_come_from_their_own_process(on_local: None) -> None:
         assert embedder.pid not in (None, first)
     finally:
         embedder.close()
+
+
+@pytest.mark.local_model
+def test_an_idle_model_gives_its_memory_back_and_loads_again(on_local: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAIVERSE_LOCAL_KEEP_ALIVE", "1")
+    clear_model_cache()
+    model = _the_local_model()
+    assert model.generate(ask("こんにちは")).text  # type: ignore[attr-defined]
+    first = model.pid  # type: ignore[attr-defined]
+    assert first
+    deadline = time.monotonic() + 30
+    while model.pid is not None and time.monotonic() < deadline:  # type: ignore[attr-defined]
+        time.sleep(0.05)
+    assert model.pid is None  # type: ignore[attr-defined]  # unloaded after a second idle, as Ollama's keep_alive
+    again = model.generate(ask("また来ました"))  # type: ignore[attr-defined]
+    assert again.model == "local" and model.count_tokens("また来ました") > 0  # type: ignore[attr-defined]
+    assert model.pid not in (None, first)  # type: ignore[attr-defined]  # (the small model may say nothing)

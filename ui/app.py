@@ -100,15 +100,19 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
 
     from saiverse.port import Gate, read_login
     from ui.guard import HostGuard, allowed_names
+    from ui.web_guard import SiteGuard
 
     names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
     home = Path(settings.home)
     # The gate reads the stored login at each attempt: a password changed in the 設定 tab counts at once.
-    guard = {"auth": Gate(lambda: read_login(home)), "auth_message": LOGIN_MESSAGE} if login_required else {}
+    gate = Gate(lambda: read_login(home)) if login_required else None
+    guard = {"auth": gate, "auth_message": LOGIN_MESSAGE} if gate is not None else {}
     return {
         **guard,
-        # A middleware given to the FastAPI app Gradio creates: it runs before every route.
-        "app_kwargs": {"middleware": [Middleware(HostGuard, names=names, any_address=any_address)]},
+        # Middlewares given to the FastAPI app Gradio creates, the first outermost: they run before
+        # every route — the Host check, then other sites, the login's door and unknown calls.
+        "app_kwargs": {"middleware": [Middleware(HostGuard, names=names, any_address=any_address),
+                                      Middleware(SiteGuard, gate=gate)]},
         "ssr_mode": False,  # Python answers every request itself (no Node front server beside the check)
         "pwa": True,  # installable on a phone's home screen (README, "From a phone")
         "server_name": settings.host,

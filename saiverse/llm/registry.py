@@ -140,13 +140,14 @@ def _local(parsed: ModelName, settings: Settings) -> ChatModel:
 
     path = model_path(settings, parsed.model_id)
     key = ("local", str(path), settings.local_context, settings.local_threads, settings.local_profile,
-           settings.local_stall_seconds, str(settings.home))
+           settings.local_stall_seconds, settings.local_keep_alive, str(settings.home))
     name = "local" if not parsed.model_id else parsed.raw
     return _cached(key, lambda: LocalModel(name, path=lambda: path, n_ctx=settings.local_context,
                                            n_threads=settings.local_threads,
                                            profile_setting=settings.local_profile, file_name=path.name,
                                            health=HealthBook(settings.home),
-                                           stall_seconds=settings.local_stall_seconds))
+                                           stall_seconds=settings.local_stall_seconds,
+                                           keep_alive=settings.local_keep_alive))
 
 
 def _build(parsed: ModelName, settings: Settings, retry: RetryPolicy | None) -> ChatModel:

@@ -9,11 +9,14 @@ Parts (private modules; import from here):
 - `_context`: The context builder: every model call's prompt, assembled in one place within a …
 - `_context_source`: What a persona's stored memory offers its prompts, read cheaply enough for every pulse.
 - `_export`: Exporting a persona's whole memory as JSON lines: messages, then Chronicle, then …
+- `_lexical`: What recall searches for: a text's terms — stemmed latin words without stop words, …
 - `_memopedia`: Memopedia: a persona's own wiki of people, terms and plans, in upstream SAIVerse's …
 - `_memopedia_manage`: Memopedia housekeeping for upstream v0.3's `memopedia_manage` / `memopedia_health` …
 - `_memopedia_page`: A Memopedia page as the app sees it, the three category roots, and the limits a page …
+- `_rank`: BM25 over SAIMemory messages, reciprocal-rank fusion, and what a hit brings along …
 - `_recall`: Recall across a persona's three memories: SAIMemory messages, Chronicle entries, …
 - `_recall_pg`: SAIMemory recall candidates on PostgreSQL: pg_trgm where SQLite uses its FTS5 gram …
+- `_reflex`: Reflex recall: before a persona answers the user, what her memory holds on the user's …
 - `_store`: SAIMemory: each persona's long-term message store — writing, recent context, recall, …
 - `_track_book`: A persona's tracks and notes, written by its `track_*` and `note_*` tools (upstream …
 - `_tracks`: A persona's tracks and notes (upstream v0.3), as the CLI and the メモリ tab show them.
@@ -40,6 +43,7 @@ if TYPE_CHECKING:
     from saiverse.memory._context import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
     from saiverse.memory._context import MESSAGE_OVERHEAD as MESSAGE_OVERHEAD
     from saiverse.memory._context import MIN_CONTEXT_TOKENS as MIN_CONTEXT_TOKENS
+    from saiverse.memory._context import REFLEX_SHARE as REFLEX_SHARE
     from saiverse.memory._context import Line as Line
     from saiverse.memory._context import Snapshot as Snapshot
     from saiverse.memory._context import conforms as conforms
@@ -51,6 +55,7 @@ if TYPE_CHECKING:
     from saiverse.memory._memopedia_manage import delete_page as delete_page
     from saiverse.memory._memopedia_manage import health as health
     from saiverse.memory._recall import recall as recall
+    from saiverse.memory._reflex import reflex_setting_key as reflex_setting_key
     from saiverse.memory._store import ROLES as ROLES
     from saiverse.memory._store import MemoryRecord as MemoryRecord
     from saiverse.memory._store import SAIMemory as SAIMemory
@@ -71,6 +76,7 @@ _EXPORTS: dict[str, str] = {
     "Line": "_context",
     "MESSAGE_OVERHEAD": "_context",
     "MIN_CONTEXT_TOKENS": "_context",
+    "REFLEX_SHARE": "_context",
     "Snapshot": "_context",
     "conforms": "_context",
     "fit": "_context",
@@ -94,6 +100,7 @@ _EXPORTS: dict[str, str] = {
     "notes": "_tracks",
     "parse_day": "_chronicle",
     "recall": "_recall",
+    "reflex_setting_key": "_reflex",
     "span": "_chronicle_summary",
     "stamp": "_common",
     "thread_ids": "_around",

@@ -13,6 +13,7 @@ no level, no content) is listed with its `problem` and never used as a summary.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -204,6 +205,17 @@ class ChronicleStore:
                and (end is None or (e.start or e.end or datetime.min) < end)]
         out.sort(key=lambda e: (e.end or datetime.min, e.level), reverse=True)
         return out[:max(int(limit), 0)]
+
+    def search_any(self, persona_id: str, terms: Sequence[str], *, limit: int = 200) -> list[Entry]:
+        """Entries containing any of `terms` (lower-case substrings), newest first, in one scan: recall's
+        candidates (saiverse/memory/_recall.py ranks them)."""
+        if not terms:
+            return []
+        args: dict[str, Any] = {f"t{i}": t for i, t in enumerate(terms)}
+        where = "AND (" + " OR ".join(f"instr(lower(CONTENT), :t{i}) > 0" for i in range(len(terms))) + ")"
+        with self.db.engine.connect() as conn:
+            found = self._select(conn, persona_id, where, args, tail=f"ORDER BY END_TIME DESC LIMIT {int(limit)}")
+        return [e for e in found if e.problem is None]
 
     def children(self, persona_id: str, entry: Entry) -> list[Entry]:
         """The entries a level-2+ entry summarises, oldest first (those that still exist)."""

@@ -6,10 +6,11 @@ A prompt is made of, in this order of priority:
    exchanges and the node's prompt — newest first;
 3. the persona's Memopedia core (trunk / important / recently used pages, one line each, and the
    pages open in its thread; at most `CORE_SHARE`);
-4. the most recent conversation verbatim, newest first;
-5. the newest Chronicle entries covering what is no longer verbatim (room for them is reserved,
+4. what reflex recall found on the user's message (at most `REFLEX_SHARE`; saiverse/memory/_reflex.py);
+5. the most recent conversation verbatim, newest first;
+6. the newest Chronicle entries covering what is no longer verbatim (room for them is reserved,
    up to `CHRONICLE_SHARE`).
-Memory (3, 5) goes into the system prompt; messages keep their roles. The budget is the persona's
+Memory (3, 4, 6) goes into the system prompt; messages keep their roles. The budget is the persona's
 `ai.CONTEXT_TOKENS`, else `Settings.context_tokens` (env SAIVERSE_CONTEXT_TOKENS), else 8,000.
 Tokens are counted with the model's own tokenizer when it has one (`chat.TokenCounter`), else
 estimated: one per non-ASCII character and one per four ASCII ones, which for Japanese is at or
@@ -41,6 +42,8 @@ OWN_SHARE = 0.6
 """Of what the system prompt leaves, the most the pulse's own messages take when memory waits."""
 CORE_SHARE = 0.15
 CHRONICLE_SHARE = 0.25
+REFLEX_SHARE = 0.1
+"""The most reflex recall's memories take of the budget."""
 MESSAGE_OVERHEAD = 4
 """Tokens a provider spends on each message's role and separators."""
 MIN_PIECE = 48
@@ -119,6 +122,8 @@ class Snapshot:
     """Unconsolidated entries, newest first."""
     core: str = ""
     """The Memopedia core, as prompt text."""
+    reflex: str = ""
+    """What reflex recall found on the user's message (saiverse/memory/_reflex.py), as prompt text."""
     shown: list[Message] | None = None
     """Each `history` line as a prompt message, when the reader made them (shared by every prompt that
     uses them, never changed in place)."""
@@ -233,10 +238,14 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
 
     core = shorten(snapshot.core, int(budget * CORE_SHARE), tokens) if snapshot.core else ""
     left -= tokens(core)
+    reflex = shorten(snapshot.reflex, int(budget * REFLEX_SHARE), tokens) if snapshot.reflex else ""
+    left -= tokens(reflex)
     lines = {e.entry_id: f"- [{span(e.start, e.end)}] {e.content}" for e in snapshot.chronicle}
     header = "## これまでのあらすじ（Chronicle）"
     frame = tokens(header) + NOTE_COST  # the header and a possible gap note
-    reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else 0
+    # With no entries, the header and the note saying older talk was left out still come when the history
+    # is cut: their room is kept too (a prompt went 13 tokens over once reflex recall took its share).
+    reserve = min(int(budget * CHRONICLE_SHARE), sum(tokens(t) for t in lines.values()) + frame) if lines else frame
 
     # The newest lines that fit as they are (each costs > 0, so they are the longest run of newest
     # lines whose running cost fits), then the next one shortened if a useful piece of it fits.
@@ -280,7 +289,7 @@ def fit(snapshot: Snapshot, system_prompt: str, own: list[Message], count: Count
         chronicle_text = "\n".join(parts)
         out.chronicle_ids = [e.entry_id for e in reversed(chosen)]
 
-    out.system = "\n\n".join(p for p in (system, core, chronicle_text) if p)
+    out.system = "\n\n".join(p for p in (system, core, chronicle_text, reflex) if p)
     # The verbatim lines are the newest k of the history: with `shown`, their messages are made once per
     # history list (a pulse's prompts share them: its two prompts carry a few hundred lines each).
     older = _shown(kept_history[k:])  # the one shortened line before them, if any

@@ -27,8 +27,17 @@ from database.engine import Database
 from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._common import parse_time
-from saiverse.memory._context import DEFAULT_CONTEXT_TOKENS, MESSAGE_OVERHEAD, MIN_CONTEXT_TOKENS, Line, Snapshot
+from saiverse.memory._context import (
+    DEFAULT_CONTEXT_TOKENS,
+    MESSAGE_OVERHEAD,
+    MIN_CONTEXT_TOKENS,
+    REFLEX_SHARE,
+    Line,
+    Snapshot,
+)
 from saiverse.memory._memopedia import CATEGORIES, MemopediaStore
+from saiverse.memory._reflex import reflex_setting_key, reflex_text
+from saiverse.memory._store import SAIMemory
 
 MAX_HISTORY = 400
 """Most conversation lines a snapshot holds, however short they are."""
@@ -149,6 +158,18 @@ class ContextSource:
                 tags = []
             own.append((role, content, [str(t) for t in tags] if isinstance(tags, list) else []))
         return snap, own
+
+    def reflex(self, persona_id: str, message: str, pulse_id: str | None, snapshot: Snapshot) -> str:
+        """Reflex recall's prompt text for the user's `message` ("" when off for the persona or nothing
+        worth it is found); what `snapshot` already shows verbatim is left out."""
+        with self.db.engine.connect() as conn:
+            off = conn.execute(text("SELECT VALUE FROM world_setting WHERE KEY = :k"),
+                               {"k": reflex_setting_key(persona_id)}).scalar() == "0"
+        if off:
+            return ""
+        shown = {" ".join(h.content.split()) for h in snapshot.history}
+        return reflex_text(SAIMemory(self.db), self.chronicle, self.memopedia, persona_id, message,
+                           pulse_id=pulse_id, shown=shown, max_chars=int(snapshot.budget * REFLEX_SHARE))
 
     def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
         version = (self.chronicle.writes, self.memopedia.writes)

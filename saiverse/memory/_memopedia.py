@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Connection, text
@@ -156,6 +157,22 @@ class MemopediaStore:
             out = [{"edit_id": r[0], "edited_at": iso(parse_time(r[1])), "diff": r[2] or "", "edit_type": r[3],
                     "edit_source": r[4], "ref_start_message_id": r[5], "ref_end_message_id": r[6]} for r in rows]
         return sorted(out, key=lambda e: e["edited_at"] or "", reverse=True)
+
+    def search_any(self, persona_id: str, terms: Sequence[str], *, limit: int = 200) -> list[Page]:
+        """Pages holding any of `terms` (lower-case substrings) in title, keywords, summary or body, in one
+        scan: recall's candidates (saiverse/memory/_recall.py ranks them)."""
+        if not terms:
+            return []
+        args: dict[str, Any] = {}
+        anyof = []
+        for i, term in enumerate(terms):
+            args[f"t{i}"], args[f"e{i}"] = term, json.dumps(term)[1:-1]  # upstream's escaped keywords too
+            anyof.append(f"instr(lower(TITLE), :t{i}) > 0 OR instr(lower(SUMMARY), :t{i}) > 0 OR "
+                         f"instr(lower(CONTENT), :t{i}) > 0 OR instr(lower(KEYWORDS), :t{i}) > 0 OR "
+                         f"instr(lower(KEYWORDS), :e{i}) > 0")
+        where = f"{_LIVE} AND ({' OR '.join(anyof)}) ORDER BY UPDATED_AT DESC LIMIT {int(limit)}"
+        with self.db.engine.connect() as conn:
+            return self._rows(conn, persona_id, where, args)
 
     def core(self, persona_id: str, *, thread_id: str | None = None, limit: int = 20) -> tuple[list[Page], list[Page]]:
         """(pages every prompt mentions, pages open in the thread): trunk and important pages first,

@@ -1,11 +1,16 @@
 """Recall across a persona's three memories: SAIMemory messages, Chronicle entries, Memopedia pages.
 
-Each kind is found with its own search — messages through SAIMemory's gram index
-(`SAIMemory.search`, unchanged), entries and pages by a scan of the persona's rows — and then every
-hit is scored the same way: BM25-style saturated term frequency with length normalisation, times
-a recency factor whose half-life depends on the kind (a chat line fades in a month, a summary in a
-season, a wiki page the persona keeps in a year), times a small weight for the curated kinds. The
-lists are merged on that score. Every hit says its `kind`: `message`, `chronicle` or `memopedia`.
+One retrieval for `memory_recall`, `memory_search_brief`, `memory_research` (a playbook over
+memory_recall), `python main.py memory --search` and the Chronicle/Memopedia hits (issue 33). A query
+becomes weighted terms (saiverse/memory/_lexical.py: stemmed English words minus stop words, Japanese
+grams, a few synonyms); any term may match (OR), and every hit is scored by BM25 with IDF over the
+persona's messages (saiverse/memory/_rank.py), times a recency factor whose half-life depends on the
+kind (a chat line fades in a month, a summary in a season, a wiki page the persona keeps in a year),
+times a small weight for the curated kinds. Messages are found through the gram index; entries and
+pages by one scan of the persona's rows for any term (`search_any`). The lists are merged on that
+score, then fused by reciprocal rank with the hits inside a date the query names and, when a caller
+gives one, a dense scorer. Hits on the same terms are put newest first, the older marked `older`; a message that is a
+question or a word or two brings the turn after it (`next`). Every hit says its `kind`.
 
 An entry's leading dates (`2026年1月3日〜1月4日、`) say when, not what: they are matched like any text
 but do not count in its length, so a summary of a talk that ran past midnight (two dates, seven
@@ -14,77 +19,108 @@ characters more) ranks as the same summary within one day would (tests/test_chro
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import bindparam, text
+
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._chronicle_summary import date_header
 from saiverse.memory._common import iso, parse_time, utc_now
+from saiverse.memory._lexical import Term, length, normalise, query_terms
 from saiverse.memory._memopedia import MemopediaStore
-from saiverse.memory._store import SAIMemory, query_terms
+from saiverse.memory._rank import DenseScorer, bm25, completes, date_window, fuse, message_candidates, newest_first
+from saiverse.memory._store import SAIMemory
+from saiverse.memory._store import _record as record  # one row shape for search and recall
 
 HALF_LIFE_DAYS = {"message": 30.0, "chronicle": 90.0, "memopedia": 365.0}
 KIND_WEIGHT = {"message": 1.0, "chronicle": 1.1, "memopedia": 1.3}
 """Summaries and pages say more per word than a chat line; they win a tie."""
 TITLE_BOOST = 1.5
-K1, B, AVG_LEN = 1.2, 0.75, 200.0
+AVG_LEN = 200.0
+"""The length (in terms) an entry or page is normalised against: they are longer than chat lines."""
 
 
-def relevance(body: str, terms: Sequence[str], length: int | None = None) -> float:
-    """Saturated term frequency with length normalisation (by `length`, else the body's); longer
-    terms weigh more."""
-    body = body.lower()
-    norm = K1 * (1 - B + B * max(len(body) if length is None else length, 1) / AVG_LEN)
-    score = 0.0
-    for term in terms:
-        tf = body.count(term)
-        score += (1 + math.log(len(term))) * tf * (K1 + 1) / (tf + norm)
-    return score
-
-
-def _score(kind: str, body: str, terms: Sequence[str], when: datetime | None, now: datetime,
-           boost: float = 1.0, length: int | None = None) -> float:
+def _recency(kind: str, when: datetime | None, now: datetime) -> float:
     age = max((now - when).total_seconds() / 86400, 0.0) if when else 365.0
-    recency = 0.5 ** (age / HALF_LIFE_DAYS[kind])
-    return round(relevance(body, terms, length) * boost * KIND_WEIGHT[kind] * (0.5 + 0.5 * recency), 6)
+    return 0.5 + 0.5 * 0.5 ** (age / HALF_LIFE_DAYS[kind])
+
+
+def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: int, exclude_pulse: str | None,
+              now: datetime) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    with memory.db.engine.connect() as conn:
+        ids, weights = message_candidates(conn, persona_id, terms)
+        rows = [r for r in memory._rows(conn, ids) if r[1] == persona_id]
+        if rows:  # upstream v0.3: a `discardable` line is never recalled into context (sea/lines.py)
+            hidden = {r[0] for r in conn.execute(text(
+                "SELECT ID FROM saimemory WHERE ID IN :ids AND SCOPE = 'discardable'").bindparams(
+                bindparam("ids", expanding=True)), {"ids": [r[0] for r in rows]})}
+            rows = [r for r in rows if r[0] not in hidden]
+    lowered = [normalise(r[3]) for r in rows]
+    lengths = [length(t) for t in lowered]
+    avg = sum(lengths) / len(lengths) if lengths else 1.0
+    scored = []
+    for row, low, dl in zip(rows, lowered, lengths, strict=True):
+        if exclude_pulse and row[5] == exclude_pulse:
+            continue  # the current pulse's messages are already in its context
+        score, held = bm25(low, terms, weights, avg, dl)
+        if score > 0:
+            scored.append((round(score * _recency("message", parse_time(row[6]), now), 6), str(row[6]), row, held))
+    scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    # Records are made for the kept hits only: at 1M messages a question has ~350 candidates.
+    return [{"kind": "message", **record(row), "terms": held, "score": score}
+            for score, _, row, held in scored[:limit * 2]], weights
 
 
 def recall(
     memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str, query: str, *,
     limit: int = 20, exclude_pulse: str | None = None, now: datetime | None = None,
+    dense: DenseScorer | None = None,
 ) -> list[dict[str, Any]]:
-    """The best `limit` hits of every kind for `query` (all of its terms must match), best first."""
+    """The best `limit` hits of every kind for `query` (any of its terms may match), best first."""
     terms = query_terms(query or "")
     if not terms or limit <= 0:
         return []
     now = now or utc_now()
-    hits: list[dict[str, Any]] = []
-    for rec in memory.search(persona_id, query, limit=limit * 2 + 10):
-        if exclude_pulse and rec.get("pulse_id") == exclude_pulse:
-            continue  # the current pulse's messages are already in its context
-        hit: dict[str, Any] = {"kind": "message", **rec}
-        hit["score"] = _score("message", rec["content"], terms, parse_time(rec["created_at"]), now)
-        hits.append(hit)
-    for e in chronicle.search(persona_id, query, limit=limit * 2):
-        hits.append({
-            "kind": "chronicle", "id": e.entry_id, "level": e.level, "content": e.content,
-            "start_time": iso(e.start), "end_time": iso(e.end), "message_count": e.message_count,
-            "created_at": iso(e.end or e.start),
-            "score": _score("chronicle", e.content, terms, e.end or e.start, now,
-                            length=len(e.content) - len(date_header(e.content))),
-        })
-    for p in memopedia.search(persona_id, query, limit=limit * 2):
-        body = " ".join([p.title, " ".join(p.keywords), p.summary, p.content])
-        boost = TITLE_BOOST if any(t in p.title.lower() for t in terms) else 1.0
+    hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now)
+    probes = list(dict.fromkeys(t.probe for t in terms))
+    for e in chronicle.search_any(persona_id, probes):
+        body = normalise(e.content)
+        score, held = bm25(body, terms, weights, AVG_LEN, length(body) - length(normalise(date_header(e.content))))
+        if score > 0:
+            hits.append({
+                "kind": "chronicle", "id": e.entry_id, "level": e.level, "content": e.content,
+                "start_time": iso(e.start), "end_time": iso(e.end), "message_count": e.message_count,
+                "created_at": iso(e.end or e.start), "terms": held,
+                "score": round(score * KIND_WEIGHT["chronicle"] * _recency("chronicle", e.end or e.start, now), 6),
+            })
+    for p in memopedia.search_any(persona_id, probes):
+        body = normalise(" ".join([p.title, " ".join(p.keywords), p.summary, p.content]))
+        score, held = bm25(body, terms, weights, AVG_LEN)
+        boost = TITLE_BOOST if any(t.key in normalise(p.title) for t in terms) else 1.0
         when = parse_time(p.last_referenced_at) or parse_time(p.updated_at)
         if when and parse_time(p.updated_at):
             when = max(when, parse_time(p.updated_at) or when)
-        hits.append({
-            "kind": "memopedia", "id": p.page_id, "title": p.title, "category": p.category,
-            "content": p.summary or p.content, "created_at": p.updated_at,
-            "score": _score("memopedia", body, terms, when, now, boost),
-        })
+        if score > 0:
+            hits.append({
+                "kind": "memopedia", "id": p.page_id, "title": p.title, "category": p.category,
+                "content": p.summary or p.content, "created_at": p.updated_at, "terms": held,
+                "score": round(score * boost * KIND_WEIGHT["memopedia"] * _recency("memopedia", when, now), 6),
+            })
     hits.sort(key=lambda h: (h["score"], h.get("created_at") or ""), reverse=True)
-    return hits[:limit]
+    hits = newest_first(hits[:limit * 3])  # part of the lexical order: a named date or a dense scorer may outrank it
+    lists = [hits]
+    window = date_window(query, now)
+    if window:
+        lists.append([h for h in hits if window[0] <= (parse_time(h.get("created_at")) or now) < window[1]])
+    if dense is not None and hits:
+        closeness = dense(query, [str(h.get("content", "")) for h in hits])
+        lists.append([h for _, h in sorted(zip(closeness, hits, strict=True), key=lambda c: -c[0])])
+    ranked = fuse(lists, key=lambda h: (h["kind"], str(h["id"])))[:limit]
+    for h in ranked:
+        if h["kind"] == "message" and completes(h["content"]):
+            after = [m for m in memory.around(persona_id, h["id"], before=0, after=1) if m["id"] != h["id"]]
+            if after:
+                h["next"] = after[0]["content"]
+    return ranked

@@ -140,6 +140,7 @@ class PulseJournal:
             # A tool may have stored more under the pulse id since (it reports it: `note_effect`).
             known = self.stored[1] if self.stored and self.stored[0] == persona_id and not self.effects else None
             snapshot, own = self.services.context.pulse_view(persona_id, self.pulse_id, own=known)
+            snapshot = self._with_reflex(persona_id, snapshot, own)
             self._snapshots[persona_id] = (
                 snapshot,
                 [MemoryLine(role=role, content=content, tags=tags, pulse_id=self.pulse_id)
@@ -163,6 +164,22 @@ class PulseJournal:
         fitted = fit(snapshot, self.system_prompt(persona, building_id), own + pending, count,
                      self._counted.setdefault(count, {}), self._sums.setdefault(count, {}), self._shown)
         return PromptContext(system=fitted.system, messages=fitted.messages, input_tokens=fitted.input_tokens)
+
+    def _with_reflex(self, persona_id: str, snapshot: Snapshot,
+                     own: list[tuple[str, str, list[str]]]) -> Snapshot:
+        """The snapshot with what reflex recall finds on the user's message of this pulse
+        (saiverse/memory/_reflex.py); unchanged when the pulse has none or recall is off."""
+        said = [c for role, c, tags in own if role == "user" and "conversation" in tags]
+        said += [c for pid, role, c, tags in self.pending_memory
+                 if pid == persona_id and role == "user" and "conversation" in tags]
+        if not said:
+            return snapshot
+        try:
+            found = self.services.context.reflex(persona_id, said[0], self.pulse_id, snapshot)
+        except Exception:  # noqa: BLE001 - remembering more is a help, never a reason to fail the answer
+            log.warning("pulse %s: reflex recall failed", self.pulse_id, exc_info=True)
+            return snapshot
+        return replace(snapshot, reflex=found) if found else snapshot
 
     def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
         self.pending_history.append((building_id, persona, text))

@@ -1,17 +1,16 @@
 """memory_recall: search the persona's whole memory — messages, Chronicle, Memopedia — with upstream's arguments.
 
-`query` is searched as written; if that matches nothing (a whole sentence, typically) it is broken
-into its content words — runs of kanji, katakana and latin letters, minus very common ones — and
-hits are ranked by how many of those words they contain. Each of `keywords` is searched on its
-own. The lists are merged by reciprocal rank (a hit found by several ranks higher), then filtered
-by date. Each hit says its kind (a message, a Chronicle summary, a Memopedia page).
+`query` may be a whole sentence: saiverse/memory/_recall.py ranks every memory holding any of its
+terms by BM25 (stemmed English without stop words, Japanese grams, a few synonyms). Each of
+`keywords` is searched on its own. The lists are merged by reciprocal rank (a hit found by several
+ranks higher), then filtered by date. Each hit says its date and kind; a fact that changed shows its
+newest value first and the older marked 「以前」; a question brings the reply that followed it.
 `memory_search_brief` shares this search over messages only (it hands out message ids).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import date
 from typing import Annotated, Any
 
@@ -23,8 +22,8 @@ from tools.text import clip, date_arg, in_dates, role_ja, stamp
 
 MAX_TOPK = 20
 RRF_K = 60
-_WORDS = re.compile(r"[\u4e00-\u9fff々]+|[\u30a0-\u30ffー]{2,}|[A-Za-z0-9]{2,}")
-_STOP = {"前", "話", "思", "出", "今", "日", "何", "事", "時", "見", "言", "行", "来", "記憶", "検索", "教"}
+PER_LINE = 240
+"""Characters a hit keeps however many there are: a fact cut in half is not recalled."""
 
 Query = Annotated[str | None, Field(description="What to recall, in words or a sentence (Japanese works).")]
 Keywords = Annotated[list[str] | None, Field(description="Words a message must contain; each is searched on its own.")]
@@ -32,47 +31,18 @@ StartDate = Annotated[str, Field(description="Only messages from this date on (Y
 EndDate = Annotated[str, Field(description="Only messages up to this date (YYYY-MM-DD); empty: no limit.")]
 
 
-def content_words(text: str) -> list[str]:
-    """Words worth searching for in a sentence, in order, without duplicates."""
-    seen: dict[str, None] = {}
-    for w in _WORDS.findall(text):
-        if w not in _STOP:
-            seen.setdefault(w, None)
-    return list(seen)[:6]
-
-
-Search = Callable[[str, int], list[dict[str, Any]]]
-"""(query, limit) → hits, best first: `ctx.recall` (every kind) or `ctx.memory_search` (messages)."""
-
-
 def _key(hit: dict[str, Any]) -> tuple[str, str]:
     return str(hit.get("kind", "message")), str(hit["id"])
-
-
-def _search(search: Search, query: str, limit: int) -> list[dict[str, Any]]:
-    hits = search(query, limit)
-    if hits:
-        return hits
-    words = content_words(query)
-    if len(words) <= 1 and (not words or words[0] == query):
-        return []
-    found: dict[tuple[str, str], tuple[int, float, dict[str, Any]]] = {}
-    for w in words:
-        for h in search(w, limit * 3):
-            count, score, _ = found.get(_key(h), (0, 0.0, h))
-            found[_key(h)] = (count + 1, max(score, float(h.get("score", 0.0))), h)
-    ranked = sorted(found.values(), key=lambda t: (t[0], t[1]), reverse=True)
-    return [h for _, _, h in ranked[:limit]]
 
 
 def recall(ctx: ToolContext, query: str, keywords: Iterable[str], topk: int,
            start: date | None = None, end: date | None = None, *, messages_only: bool = False,
            ) -> list[dict[str, Any]]:
     """The persona's `topk` best memories for a query and/or keywords, within [start, end]."""
-    search: Search = ctx.memory_search if messages_only else ctx.recall
-    want = topk * (6 if start or end else 2)
-    lists = [_search(search, query, want)] if query else []
-    lists += [search(k, want) for k in keywords]
+    want = topk * (6 if start or end else 2) * (2 if messages_only else 1)
+    lists = [ctx.recall(q, want) for q in [query] * bool(query) + list(keywords)]
+    if messages_only:  # ids to read around are message ids
+        lists = [[h for h in hits if h.get("kind", "message") == "message"] for hits in lists]
     scores: dict[tuple[str, str], float] = {}
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for hits in lists:
@@ -128,11 +98,13 @@ def memory_recall(
     if not hits:
         return f"{what(query, words)}に関する記憶は見つかりませんでした。"
     lines = [f"{what(query, words)}に関する記憶 ({len(hits)}件):"]
-    per_line = max(80, max_chars // len(hits))
+    per_line = max(PER_LINE, max_chars // len(hits))
     used = len(lines[0])
     for h in hits:
-        line = f"- [{stamp(str(h.get('created_at') or ''))}] ({label(h)}) " \
+        line = f"- [{stamp(str(h.get('created_at') or ''))}] ({label(h)}){' 以前' * bool(h.get('older'))} " \
                f"{clip(str(h.get('content', '')), per_line)}"
+        if h.get("next"):  # the reply that completes a question (saiverse/memory/_recall.py)
+            line += f" → {clip(str(h['next']), per_line // 2)}"
         if used + len(line) > max_chars and len(lines) > 1:
             lines.append(f"(ほか {len(hits) - len(lines) + 1} 件は長さの上限で省きました)")
             break

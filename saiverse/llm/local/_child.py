@@ -97,7 +97,7 @@ class LlamaChild:
     """One model in one supervised process; started on first use and again after a death."""
 
     def __init__(self, label: str, load: dict[str, Any], *, stall_seconds: float = 180.0,
-                 load_seconds: float = 600.0) -> None:
+                 load_seconds: float = 600.0, keep_alive: float = 0.0) -> None:
         self.label = label
         """How the Japanese lines name the model (`local`, `local:qwen2.5-1.5b-instruct`)."""
         self._load_request = dict(load)
@@ -115,6 +115,10 @@ class LlamaChild:
         self._tail: collections.deque[str] = collections.deque(maxlen=20)
         self.starts = 0
         """How many processes this model has had (tests, the settings tab)."""
+        self.keep_alive = keep_alive
+        """Seconds the process stays after its last request (0: as long as the app)."""
+        self._busy = 0
+        self._idle_timer: threading.Timer | None = None
 
     @property
     def pid(self) -> int | None:
@@ -177,6 +181,9 @@ class LlamaChild:
         """End the process: its stdin closes, it leaves; one that lingers is killed."""
         with self._start_lock:
             proc, self._proc, self.loaded = self._proc, None, None
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+                self._idle_timer = None
         if proc is None:
             return
         try:
@@ -304,8 +311,30 @@ class LlamaChild:
 
     def request(self, op: str, **payload: Any) -> Iterator[dict[str, Any]]:
         """Run `op` on the loaded model; yields each answer (`chunk`s, then `done`)."""
-        proc, _info = self.ensure()
-        yield from self._exchange(proc, {"op": op, **payload}, timeout=self.stall_seconds)
+        with self._start_lock:
+            self._busy += 1
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+                self._idle_timer = None
+        try:
+            proc, _info = self.ensure()
+            yield from self._exchange(proc, {"op": op, **payload}, timeout=self.stall_seconds)
+        finally:
+            with self._start_lock:
+                self._busy -= 1
+                if not self._busy and self.keep_alive > 0 and self._proc is not None:
+                    self._idle_timer = threading.Timer(self.keep_alive, self._unload_if_idle)
+                    self._idle_timer.daemon = True
+                    self._idle_timer.start()
+
+    def _unload_if_idle(self) -> None:
+        """keep_alive passed with no request: the process leaves and gives its memory back."""
+        with self._start_lock:  # held through close(): a request arriving now waits and starts it anew
+            if self._busy or self._idle_timer is None:
+                return
+            self._idle_timer = None
+            log.info("local model %s unloaded after %.0f s idle", self.label, self.keep_alive)
+            self.close()
 
     def call(self, op: str, **payload: Any) -> dict[str, Any]:
         """Run `op` and return its `done` data (a request whose answer is not streamed)."""

@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Iterator
@@ -46,13 +47,16 @@ SUGGEST_TEXT = ("内蔵の小さなモデルではうまく話せないことが
 """The `model_suggest_pull` notice (the chat shows it once per session)."""
 TEMPLATE_SLACK = 48
 """Tokens a chat template or transcript header adds around the fitted prompt."""
+REBUILD_HINT = ("llama.cpp がこの CPU に合わない作りかもしれません: "
+                "pip install --force-reinstall --no-cache-dir -r requirements.txt で作り直せます。")
+"""What a model broken while loading suggests (a build made for another CPU dies at its first use)."""
 COUNT_CACHE = 4096
 """Token counts kept per model: the same history lines are counted again every pulse, and each count
 is a round trip to the inference process."""
 
 
 class LocalModel:
-    """A GGUF model in this process (provider `local`)."""
+    """A GGUF model run by llama.cpp in a supervised process of its own (provider `local`)."""
 
     provider = "local"
     supports_vision = False
@@ -60,7 +64,7 @@ class LocalModel:
 
     def __init__(self, name: str, *, path: Callable[[], Path], n_ctx: int = 2048, n_threads: int = 0,
                  profile_setting: str = "auto", file_name: str = "", health: HealthBook | None = None,
-                 stall_seconds: float = 180.0) -> None:
+                 stall_seconds: float = 180.0, keep_alive: float = 0.0) -> None:
         self.name = name
         self.n_ctx = n_ctx
         self.n_threads = n_threads or None
@@ -69,6 +73,7 @@ class LocalModel:
         self._profile: LocalProfile | None = known_profile(file_name, profile_setting)
         self._child: LlamaChild | None = None
         self._stall = stall_seconds
+        self._keep_alive = keep_alive
         self._health = health
         self.seed: int | None = None
         """Sampling seed of the next generations (None: llama.cpp's own); `benchmarks/models.py` gives the app
@@ -120,7 +125,8 @@ class LocalModel:
                     raise LLMError(f"ローカルモデルを読み込めませんでした: {self.load_error}",
                                    kind="local_unavailable") from exc
                 self._child = LlamaChild(self.name, {"path": str(path), "n_ctx": self.n_ctx,
-                                                     "n_threads": self.n_threads}, stall_seconds=self._stall)
+                                                     "n_threads": self.n_threads}, stall_seconds=self._stall,
+                                         keep_alive=self._keep_alive)
             child = self._child
             fresh = child.loaded is None or child.pid is None
             try:
@@ -129,7 +135,8 @@ class LocalModel:
                 self._record("broken", exc.reason)
                 self.load_error = f"読み込み中に 2 回続けて異常終了したため使えません ({exc.reason})"
                 raise LLMError(f"ローカルモデル「{self.name}」は読み込み中に 2 回続けて異常終了しました "
-                               f"({exc.reason})。このモデルは使えない状態にし、次の返事からは別のモデルが答えます。設定タブで確かめてください。",
+                               f"({exc.reason})。このモデルは使えない状態にし、次の返事からは別のモデルが答えます。"
+                               f"{REBUILD_HINT}設定タブで確かめてください。",
                                kind="local_broken") from exc
             except RunnerError as exc:
                 self.load_error = str(exc) or exc.type_name
@@ -249,11 +256,7 @@ class LocalModel:
                                           temperature=0.7)
                     first = next(stream, None)
                 try:
-                    for part in ([] if first is None else [first]):
-                        text = (part["choices"][0].get("delta") or {}).get("content")
-                        if text:
-                            yield text, 0
-                    for part in stream:
+                    for part in itertools.chain([] if first is None else [first], stream):
                         text = (part["choices"][0].get("delta") or {}).get("content")
                         if text:
                             yield text, 0

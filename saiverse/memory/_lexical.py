@@ -1,0 +1,153 @@
+"""What recall searches for: a text's terms — stemmed latin words without stop words, Japanese grams.
+
+Recall used to search a question as one phrase, then its first six "content words", with no English
+stop words, so "When did Caroline go to the LGBTQ support group?" searched When/did/Caroline/go/to/the
+and never "LGBTQ" (issue 33). Here a text becomes weighted `Term`s:
+- latin words (full-width letters made plain, lower-cased), minus English stop words, stemmed by
+  Snowball's English stemmer (`snowballstemmer`, pinned in requirements.txt): "supporting groups"
+  and "support group" share `support` and `group`. A term's `probe` — what the gram index is asked
+  for — is the longest common prefix of the word and its stem (`happi` is not in "happy"; `happ`
+  is), at least three letters of the word (or all of a shorter one);
+- Japanese: runs of kanji or katakana become character bigrams (a one-kanji run is itself, unless it
+  is one of `STOP_JA`); hiragana runs of three or more give bigrams at half weight (names like こむぎ
+  are hiragana, and particles' bigrams are common, so their IDF is low anyway);
+- a small table of everyday synonyms adds the other words at `SYNONYM_WEIGHT` (医者 finds
+  クリニック, doctor finds clinic); its entries are general words, not a domain's.
+Term frequency in a stored text is counted the same way (`term_frequency`), so the gram index only
+proposes candidates (saiverse/memory/_store.py) and this module decides what a match is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+
+STOP_EN = frozenset(
+    "a about above after again against all also am an and any are aren't as at be because been before being "
+    "below between both but by can can't could did didn't do does doesn't doing don't down during each either "
+    "else ever every few for from further get gets got had has have having he he's her here hers herself him "
+    "himself his how i i'm if in into is isn't it it's its itself just let like me more most much my myself no "
+    "nor not now of off on once only or other our ours ourselves out over own really same she she's should so "
+    "some still such than that that's the their theirs them themselves then there these they they're this "
+    "those through to too under until up upon us very was wasn't we were what what's when where which while "
+    "who whom whose why will with would you your yours yourself yourselves "
+    "tell remember recall know think say said thing things something anything".split())
+"""English stop words, and the words of asking about one's memory ("do you remember...")."""
+STOP_JA = frozenset("前話思出今日何事時見言行来教誰所方")
+"""One-kanji runs that name no topic (a question's 何, 時, 誰...)."""
+SYNONYM_WEIGHT = 0.5
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "医者": ("クリニック", "病院", "診察"), "病院": ("クリニック", "医者", "診察"), "クリニック": ("病院", "医者"),
+    "仕事": ("職場", "会社", "勤め"), "職場": ("仕事", "会社"), "会社": ("仕事", "職場"), "住": ("引っ越",),
+    "ペット": ("猫", "犬"), "焼き物": ("陶芸",), "陶芸": ("焼き物",), "旅行": ("旅",), "趣味": ("好き",),
+    "doctor": ("clinic", "hospital", "physician"), "clinic": ("doctor", "hospital"), "hospital": ("clinic", "doctor"),
+    "job": ("work", "career"), "work": ("job",), "career": ("job", "work"), "car": ("vehicle",),
+    "vehicle": ("car",), "book": ("novel",), "novel": ("book",), "story": ("novel",), "pet": ("dog", "cat"),
+    "holiday": ("trip", "vacation"), "vacation": ("trip", "holiday"), "trip": ("holiday", "vacation"),
+    "race": ("marathon",), "live": ("move",), "home": ("flat", "apartment", "house"),
+}
+"""Everyday words that name the same thing (keys are stems or Japanese surface forms)."""
+_LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+_KANJI_OR_KATAKANA = re.compile(r"[\u4e00-\u9fff々〆\u30a1-\u30faー]+")
+_WIDE_LETTER = re.compile(r"[^\x00-\x7f\s\u2000-\u206f\u3000-\u3003\u3008-\u303f\uff01-\uff0f\uff1a-\uff20]")
+"""A non-ASCII character other than spaces and CJK or general punctuation: a kana, a kanji, a letter."""
+_HIRAGANA = re.compile(r"[\u3041-\u309f]{3,}")
+_STEMMER = snowballstemmer.stemmer("english")
+_FULL_WIDTH = {c: c - 0xFEE0 for c in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+
+
+@dataclass(frozen=True)
+class Term:
+    """One thing to look for: `key` as counted in a text, `probe` as asked of the gram index."""
+
+    key: str
+    probe: str
+    latin: bool
+    weight: float = 1.0
+
+
+def normalise(text: str) -> str:
+    """Full-width ASCII made plain (Ｄａｎａ → dana, １２ → 12) and lower case. A translation table, not NFKC:
+    every candidate of every query passes here, and NFKC costs ~20 µs a message where this costs ~1."""
+    return text.translate(_FULL_WIDTH).lower()
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word.replace("'", "")))
+
+
+def _probe(word: str, stemmed: str) -> str:
+    # Snowball spells a final y as i (study, studies → studi): "studi" is not in "study", "stud" is.
+    stemmed = stemmed[:-1] if stemmed.endswith("i") else stemmed
+    common = 0
+    for a, b in zip(word, stemmed, strict=False):
+        if a != b:
+            break
+        common += 1
+    return word[:max(common, min(len(word), 3))]
+
+
+def _grams(run: str) -> list[str]:
+    return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+def _japanese(text: str, weight: float) -> list[Term]:
+    out: list[Term] = []
+    for run in _KANJI_OR_KATAKANA.findall(text):
+        if len(run) == 1 and (run in STOP_JA or not "\u4e00" <= run <= "\u9fff"):
+            continue
+        grams = _grams(run)
+        out += [Term(g, g, False, weight / (len(grams) if weight < 1 else 1)) for g in grams]
+    if weight == 1.0:
+        out += [Term(g, g, False, 0.5) for run in _HIRAGANA.findall(text) for g in _grams(run)]
+    return out
+
+
+def _latin(word: str, weight: float) -> Term:
+    stemmed = stem(word)
+    return Term(stemmed, _probe(word, stemmed), True, weight)
+
+
+def query_terms(query: str) -> list[Term]:
+    """The weighted terms of a question, each key once (its highest weight), in order of appearance."""
+    text = normalise(query)
+    found: list[Term] = [_latin(w, 1.0) for w in _LATIN.findall(text) if w not in STOP_EN and len(w) > 1]
+    found += _japanese(text, 1.0)
+    for term in list(found):
+        for synonym in _synonyms().get(term.key, ()):
+            found += [_latin(w, SYNONYM_WEIGHT) for w in _LATIN.findall(synonym)] or _japanese(synonym, SYNONYM_WEIGHT)
+    for run in _KANJI_OR_KATAKANA.findall(text):  # a synonym's key may be a whole run (医者) or one kanji (住)
+        for key in {run, *run}:
+            if key in SYNONYMS and not any(t.key == key for t in found):
+                found += [t for s in SYNONYMS[key] for t in _japanese(s, SYNONYM_WEIGHT)]
+    best: dict[str, Term] = {}
+    for term in found:
+        if term.key not in best or best[term.key].weight < term.weight:
+            best[term.key] = term
+    return list(best.values())
+
+
+@lru_cache(maxsize=1)
+def _synonyms() -> dict[str, tuple[str, ...]]:
+    """SYNONYMS keyed as terms are: latin words by their stem."""
+    return {(stem(k) if k.isascii() else k): v for k, v in SYNONYMS.items()}
+
+
+def latin_stems(text_lower: str) -> Counter[str]:
+    """How often each stem occurs in a (normalised) text."""
+    return Counter(stem(w) for w in _LATIN.findall(text_lower))
+
+
+def term_frequency(text_lower: str, stems: Counter[str], term: Term) -> int:
+    """How often `term` occurs in a text: as a whole stemmed word for latin, as a substring for grams."""
+    return stems.get(term.key, 0) if term.latin else text_lower.count(term.key)
+
+
+def length(text_lower: str) -> int:
+    """A text's length in terms: latin words plus other letters (each kana or kanji is one)."""
+    return len(_LATIN.findall(text_lower)) + len(_WIDE_LETTER.findall(text_lower))
