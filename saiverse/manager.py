@@ -310,6 +310,9 @@ class SAIVerseManager:
     def meta_playbook(self, name: str | None) -> Playbook:
         return self.conversation.meta_playbook(name)
 
+    def check_message(self, text: str) -> str:
+        return self.conversation.check_message(text)
+
     def handle_user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
         persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
