@@ -39,8 +39,12 @@ from benchmarks.scratch import scratch  # noqa: E402
 from chat import Message  # noqa: E402
 from database.migrate import MEMORY_LINEAR_GRAMS_SQL  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
-from saiverse.memory import stamp  # noqa: E402
-from saiverse.pulse import fit, persona_context, system_prompt_for, token_counter  # noqa: E402  # noqa: E402
+from saiverse.memory import (  # noqa: E402
+    fit,
+    stamp,  # noqa: E402
+    token_counter,
+)
+from saiverse.pulse import persona_context, system_prompt_for  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
 
 PERSONA = "mina"

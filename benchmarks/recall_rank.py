@@ -23,8 +23,14 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.recall import build, existing_build, percentile, queries  # noqa: E402
 from database.engine import Database  # noqa: E402
-from saiverse.memory import ChronicleStore, ContextSource, MemopediaStore, SAIMemory, recall  # noqa: E402
-from saiverse.pulse import Snapshot  # noqa: E402
+from saiverse.memory import (  # noqa: E402
+    ChronicleStore,
+    ContextSource,
+    MemopediaStore,
+    SAIMemory,
+    Snapshot,  # noqa: E402
+    recall,
+)
 
 
 def questions(kinds: dict[str, list[tuple[str, str]]], seed: int = 7) -> list[tuple[str, str]]:

@@ -9,7 +9,7 @@ then the bare app again: pairs, so load from other processes falls on both alike
 cached as Python does by default (only the very first start compiles the app's modules). Prints
 min / median of each and the ratios (normal start / bare, its CPU time / bare, idle RSS / bare). The last line is one
 JSON object. `python main.py` refuses Gradio's optional IPython import and the editor stubs Gradio
-rewrites at each import (cli/_lean.py), and holds full collections until it serves (saiverse/heap.py);
+rewrites at each import (ui/_gradio_compat.py), and holds full collections until it serves (saiverse/heap.py);
 `--bare-without-ipython` has the bare app refuse IPython too (what a machine without IPython shows),
 `--bare-lean` all three: what the app's own work costs.
 """
@@ -65,7 +65,7 @@ import sys
 if sys.argv[2:] == ["no-ipython"]:
     sys.modules["IPython"] = None  # as python main.py does: Gradio's notebook magics are not loaded
 heap = None
-if sys.argv[2:3] == ["lean"]:  # as python main.py: cli/_lean.py and saiverse/heap.py, each loaded alone
+if sys.argv[2:3] == ["lean"]:  # as python main.py: ui/_gradio_compat.py and saiverse/heap.py, each loaded alone
     import importlib.util
 
     def load(name, path):
@@ -98,7 +98,7 @@ def start_once(home: Path, *, bare: bool = False, bare_ipython: bool = True, bar
     # app's ~300 modules again, while the bare app's gradio comes precompiled with its install.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     bare_argv = [sys.executable, "-c", BARE_APP, str(port)] + (
-        ["lean", str(ROOT / "cli" / "_lean.py"), str(ROOT / "saiverse" / "heap.py")] if bare_lean
+        ["lean", str(ROOT / "ui" / "_gradio_compat.py"), str(ROOT / "saiverse" / "heap.py")] if bare_lean
         else [] if bare_ipython else ["no-ipython"])
     argv = bare_argv if bare else [sys.executable, str(ROOT / "main.py"), "--port", str(port)]
     t0 = time.perf_counter()
@@ -152,7 +152,7 @@ def main() -> int:
                          "machine without IPython installed would show)")
     ap.add_argument("--bare-lean", action="store_true",
                     help="the bare app does to its process what python main.py does: IPython and the editor "
-                         "stubs Gradio rewrites at each import refused (cli/_lean.py), full collections held "
+                         "stubs Gradio rewrites at each import refused (ui/_gradio_compat.py), full collections held "
                          "until it serves (saiverse/heap.py) — the app's own cost alone")
     args = ap.parse_args()
     first, again, bare, rss, bare_rss, cpu, bare_cpu = [], [], [], [], [], [], []

@@ -39,7 +39,8 @@ def backup(args: argparse.Namespace) -> int:
 
     Default: `<home>/backups/saiverse-manual-<time>.zip`, kept until removed."""
     st = settings(args)
-    from saiverse.care import BackupStore, create_backup, human_size
+    from saiverse.care import BackupStore, create_backup
+    from saiverse.disk import human_size
 
     progress, close = terminal_progress("backup")
     try:

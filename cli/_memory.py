@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli._frame import add_json, command, print_json, world
+
+if TYPE_CHECKING:
+    from saiverse.manager import SAIVerseManager
 
 
 def memory(args: argparse.Namespace) -> int:
@@ -103,7 +106,7 @@ def memopedia(args: argparse.Namespace) -> int:
         return _memopedia(manager, args)
 
 
-def _chronicle(manager: Any, args: argparse.Namespace) -> int:
+def _chronicle(manager: SAIVerseManager, args: argparse.Namespace) -> int:
     manager.world.persona(args.persona)
     built = manager.build_chronicle(args.persona) if args.build else None
     entries = manager.chronicle.entries(args.persona, level=args.level, limit=args.limit)
@@ -130,7 +133,7 @@ def _flat(nodes: list[dict[str, Any]], depth: int = 0) -> list[dict[str, Any]]:
     return out
 
 
-def _memopedia(manager: Any, args: argparse.Namespace) -> int:
+def _memopedia(manager: SAIVerseManager, args: argparse.Namespace) -> int:
     manager.world.persona(args.persona)
     from saiverse.memory import LongTermMemoryError
 

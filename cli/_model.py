@@ -55,7 +55,7 @@ def register(sub: Any) -> None:
 
 
 def _progress() -> tuple[Callable[[PullProgress], None], Callable[[], None]]:
-    from saiverse.care import human_size
+    from saiverse.disk import human_size
 
     if sys.stderr.isatty():
         from tqdm import tqdm
@@ -85,7 +85,7 @@ def _progress() -> tuple[Callable[[PullProgress], None], Callable[[], None]]:
 def model_command(settings: Settings, args: argparse.Namespace, print_json: PrintJson,
                   personas: Callable[[], list[Any]]) -> int:
     """Run `model <action>`; `personas` opens the world only when `list` needs it."""
-    from saiverse.care import human_size
+    from saiverse.disk import human_size
 
     action = args.model_action
     if action == "pull":

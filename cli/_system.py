@@ -13,15 +13,15 @@ from cli._frame import add_bind, add_json, command, print_json, settings
 def serve(args: argparse.Namespace) -> int:
     """start the UI (the default)"""
     # Gradio's notebook support (IPython: ~0.5 s of CPU and ~15 MiB on a machine that has it) and
-    # its editor stubs rewritten at every import (~1 s of CPU): a server uses neither (cli/_lean.py,
+    # its editor stubs rewritten at every import (~1 s of CPU): a server uses neither (ui/_gradio_compat.py,
     # README "Benchmarks"). Only `python main.py` refuses them, never an importer of ui/.
-    from cli._lean import lean_gradio
     from saiverse.heap import hold_full_collections
+    from ui._gradio_compat import lean_gradio
 
     lean_gradio()
     hold_full_collections()  # until the window serves (saiverse/heap.py)
     _stop_on_sigterm()
-    from ui.app import launch
+    from ui.serve import launch
 
     return launch(settings(args))  # it prints where it listens and which model answers, and why
 

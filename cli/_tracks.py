@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli._frame import add_json, command, print_json, world
+
+if TYPE_CHECKING:
+    from saiverse.manager import SAIVerseManager
 
 PrintJson = Callable[[Any], None]
 
@@ -35,7 +38,7 @@ def notes(args: argparse.Namespace) -> int:
         return notes_command(manager, args, print_json)
 
 
-def tracks_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+def tracks_command(manager: SAIVerseManager, args: argparse.Namespace, print_json: PrintJson) -> int:
     from saiverse.memory import activity_states, judgments, tracks
 
     persona = manager.world.persona(args.persona)  # an unknown persona: a one-line refusal, exit 2
@@ -55,7 +58,7 @@ def tracks_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
     return 0
 
 
-def notes_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+def notes_command(manager: SAIVerseManager, args: argparse.Namespace, print_json: PrintJson) -> int:
     from saiverse.memory import memory_notes, notes
 
     persona = manager.world.persona(args.persona)

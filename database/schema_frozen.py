@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 FROZEN_PATH = Path(__file__).with_name("schema_frozen.json")
@@ -56,19 +56,20 @@ def write(digest: str, expected: Expected) -> None:
     FROZEN_PATH.write_text(text + "\n", encoding="utf-8")
 
 
-def main() -> int:
-    """Rebuild database/schema_frozen.json from the steps (after a new step is added)."""
+def rebuild(steps: Sequence[tuple[int, str, str]], build: Callable[[Sequence[tuple[int, str, str]]], Expected]) -> str:
+    """Rebuild database/schema_frozen.json from `steps` (after a new step is added) with `build`
+    (`schema_check.build_expected_schema` over the migration's statement splitter); one line saying so."""
+    digest = steps_digest(steps)
+    write(digest, build(steps))
+    return f"{FROZEN_PATH}: schema of steps 1-{steps[-1][0]} (sha256 {digest[:12]})"
+
+
+if __name__ == "__main__":  # a program of its own: it may import what imports this module
     if __package__ in (None, ""):
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from database.migrate import STEPS, split_statements
     from database.schema_check import build_expected_schema
 
-    steps = tuple((s.version, s.name, s.sql) for s in STEPS)
-    digest = steps_digest(steps)
-    write(digest, build_expected_schema(steps, split_statements))
-    print(f"{FROZEN_PATH}: schema of steps 1-{steps[-1][0]} (sha256 {digest[:12]})")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    print(rebuild(tuple((s.version, s.name, s.sql) for s in STEPS),
+                  lambda steps: build_expected_schema(steps, split_statements)))
+    sys.exit(0)

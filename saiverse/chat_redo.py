@@ -1,20 +1,22 @@
 """The manager's chat edits: delete a line, regenerate the last reply, choose among its answers,
 edit the last message, search; and persona avatar pictures.
 
-A mixin of `SAIVerseManager` through `WorldFacade` (saiverse/facade.py); the rules live in
+A service the manager builds (saiverse/manager.py) with the parts it uses; the rules live in
 saiverse/world/_chat_edit.py and saiverse/world/_swipes.py, this runs the pulse in between.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
 
 from database.engine import Database
 from saiverse.errors import UserError
 from saiverse.inputs import InputError
 from saiverse.memory import SAIMemory
+from saiverse.pulse import PulseKinds
+from saiverse.settings import SettingsStore
 from saiverse.world import (
+    CheckedImage,
     HistoryEntry,
     LineDeletion,
     NoReplyError,
@@ -34,20 +36,30 @@ from saiverse.world import (
     store_avatar,
 )
 from sea.events import Event, event
+from sea.playbook import Playbook
 
 
 class ChatRedo:
     """Delete, regenerate and swipe, as the chat's per-line actions call them."""
 
-    db: Database
-    world: World
-    memory: SAIMemory
-    pulses: Any
-    meta_playbook: Any
-    handle_user_input: Any
-    check_message: Any
-    check_image: Any
-    settings: Any
+    def __init__(self, *, db: Database, world: World, memory: SAIMemory, pulses: PulseKinds,
+                 meta_playbook: Callable[[str | None], Playbook], say: Callable[[str, str], Iterator[Event]],
+                 check_message: Callable[[str], str], check_image: Callable[[bytes], CheckedImage],
+                 settings: SettingsStore) -> None:
+        self.db = db
+        self.world = world
+        self.memory = memory
+        """Where the earlier answer is remembered again when a regenerated one wrote nothing."""
+        self.pulses = pulses
+        self.meta_playbook = meta_playbook
+        """name (None: the default) → the meta playbook a regenerated reply runs."""
+        self.say = say
+        """(building id, text) → the events of a user's message (`Conversation.handle_user_input`)."""
+        self.check_message = check_message
+        self.check_image = check_image
+        """An avatar picture is checked like a picture upload (saiverse/uploads.py)."""
+        self.settings_store = settings
+        """The home, where avatars are kept."""
 
     def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
         """What deleting a chat line would remove: the line and which personas remember it."""
@@ -61,7 +73,7 @@ class ChatRedo:
 
     def set_avatar_image(self, persona_id: str, data: bytes) -> PersonaInfo:
         """Check `data` as a picture upload, store it under `<home>/icons/` and make it the persona's avatar."""
-        store_avatar(self.db, self.settings.home, persona_id, self.check_image(data))
+        store_avatar(self.db, self.settings_store.current.home, persona_id, self.check_image(data))
         return self.world.persona(persona_id)
 
     def clear_avatar_image(self, persona_id: str) -> PersonaInfo:
@@ -71,7 +83,8 @@ class ChatRedo:
 
     def avatar_files(self) -> dict[str, str]:
         """Persona id → the absolute path of its avatar picture, for those that have one on disk."""
-        found = {p.persona_id: avatar_path(self.settings.home, p.avatar_image) for p in self.world.personas()}
+        home = self.settings_store.current.home
+        found = {p.persona_id: avatar_path(home, p.avatar_image) for p in self.world.personas()}
         return {pid: str(path) for pid, path in found.items() if path is not None}
 
     def search_chat(self, building_id: str, query: str, *, limit: int = 50) -> list[HistoryEntry]:
@@ -131,7 +144,7 @@ class ChatRedo:
             return
         for history_id in reversed(doomed):  # the replies first, then the line they answered
             delete_line(self.db, building_id, history_id)
-        yield from self.handle_user_input(building_id, text)
+        yield from self.say(building_id, text)
 
     def _last_exchange(self, building_id: str) -> list[int]:
         """Ids of the user's last line and the replies after it (UserError if anything else follows)."""

@@ -1,10 +1,9 @@
-"""The manager's clock: the ticker, due schedules and autonomous turns (the city moving on its own).
+"""The city's clock: the ticker, due schedules and autonomous turns (the city moving on its own).
 
-A mixin of `SAIVerseManager` (saiverse/manager.py), like saiverse/facade.py: the manager wires the
-services, this starts the pulses nobody's message asked for. Each is claimed across processes — a
-schedule's run under a row lock, an autonomous turn in the database (saiverse/world/_auto_turns.py),
-the daily backup city-wide (saiverse/claims.py) — so several apps and workers of one city tick it once.
-It declares the parts it uses; the manager provides them.
+A service the manager builds (saiverse/manager.py) with the parts it uses: it starts the pulses nobody's
+message asked for. Each is claimed across processes — a schedule's run under a row lock, an autonomous
+turn in the database (saiverse/world/_auto_turns.py), the daily backup city-wide (saiverse/claims.py) —
+so several apps and workers of one city tick it once.
 """
 
 from __future__ import annotations
@@ -17,8 +16,8 @@ from typing import Any
 
 from saiverse.care import BackupStore
 from saiverse.claims import claimed
-from saiverse.pulse import PlaybookCatalog, ProductionService, PulseController, PulseHandle, QueueFullError
-from saiverse.settings import Settings
+from saiverse.pulse import PlaybookCatalog, ProductionService, PulseHandle, PulseKinds, QueueFullError
+from saiverse.settings import SettingsStore
 from saiverse.store import daily_backup
 from saiverse.ticker import EventSink, Ticker
 from saiverse.world import (
@@ -38,18 +37,27 @@ log = logging.getLogger(__name__)
 class CityClock:
     """The ticker of a world and the pulses it starts: due schedules, then autonomous turns."""
 
-    world: World
-    world_settings: WorldSettings
-    schedules: ScheduleStore
-    auto_turns: AutonomousTurns
-    playbooks: PlaybookCatalog
-    pulses: PulseController
-    production: ProductionService
-    backups: BackupStore
-    settings: Settings
-    # The manager's own (annotations only: a method here would shadow the facade's in the MRO).
-    meta_playbook: Callable[[str | None], Playbook]
-    user_building: Callable[[], str]
+    def __init__(self, *, world: World, world_settings: WorldSettings, schedules: ScheduleStore,
+                 auto_turns: AutonomousTurns, playbooks: PlaybookCatalog, pulses: PulseKinds,
+                 production: ProductionService, backups: BackupStore, settings: SettingsStore,
+                 meta_playbook: Callable[[str | None], Playbook], user_building: Callable[[], str]) -> None:
+        self.world = world
+        self.world_settings = world_settings
+        """Where the 自律 switch is kept."""
+        self.schedules = schedules
+        self.auto_turns = auto_turns
+        """Autonomous turns claimed across processes (saiverse/world/_auto_turns.py)."""
+        self.playbooks = playbooks
+        self.pulses = pulses
+        """Where the pulses this clock starts go (in process, or the queue: saiverse/pulse/_remote.py)."""
+        self.production = production
+        """Resumes the production runs a killed process left unfinished."""
+        self.backups = backups
+        self.settings_store = settings
+        self.meta_playbook = meta_playbook
+        """name (None: the default) → the meta playbook (PlaybookError for an unknown one)."""
+        self.user_building = user_building
+        """→ where the user is (a persona without a building answers there)."""
 
     @property
     def autonomous(self) -> bool:
@@ -63,10 +71,11 @@ class CityClock:
 
     def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
         """The background ticker of this world: due schedules, autonomous turns, interrupted runs."""
+        settings = self.settings_store.current
         return Ticker(self._tick_round, self.production.resume_interrupted,
                       interval=interval, on_events=on_events,
-                      chores=[claimed(self.settings.home, self.settings.database_url, "backup:daily", c)
-                              for c in daily_backup(self.settings, self.backups.daily_if_due)])
+                      chores=[claimed(settings.home, settings.database_url, "backup:daily", c)
+                              for c in daily_backup(settings, self.backups.daily_if_due)])
 
     def _tick_round(self) -> list[PulseHandle]:
         """Schedules, then autonomous turns: each part's failure is logged and the other still runs."""

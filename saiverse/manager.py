@@ -1,45 +1,37 @@
 """SAIVerseManager: the in-process facade the UI and the CLI call (docs/ARCHITECTURE.md, "Layers").
 
-It owns the database, the world, SAIMemory, items and the pulse controller, and is the only thing `ui/` and
-`main.py` talk to. It wires the services: each gets only the parts it uses (stores, a model resolver, the
-settings store), never the manager. Opening it migrates the database and seeds the first-run world.
+It owns the database and the stores (world, SAIMemory, items, the pulse controller) and is the only thing
+`ui/` and `main.py` talk to. It wires the services: each is a class in its own module that gets only the
+parts it uses (stores, a model resolver, the settings store), never the manager —
+
+- `CityView` (saiverse/city_view.py): buildings, personas, the map, history, start-up lines;
+- `Uploads` (saiverse/uploads.py): the item modal, uploads, a persona's drawing;
+- `MemoryView` (saiverse/memory_view.py): a persona's messages, recall, building its Chronicle;
+- `Conversation` (saiverse/conversation.py): a user's message and who answers it, a playbook run;
+- `ChatRedo` (saiverse/chat_redo.py): deleting, regenerating, swiping and editing chat lines, avatars;
+- `CityClock` (saiverse/clock.py): the ticker, due schedules, autonomous turns;
+- `ToolCalls` (saiverse/tool_calls.py): a tool run as a persona, the tools a node offers.
+
+The manager implements `saiverse.port.CityPort` by delegating each method to the service that owns it
+(one line each, below `close`). Opening it migrates the database and seeds the first-run world.
 """
 
 from __future__ import annotations
 
-import logging
-import re
-import uuid
 from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from chat import ChatModel, LLMError
-from database.engine import is_postgres
 from database.migrate import MigrationError
-from saiverse.care import (
-    AdminError,
-    AdminService,
-    BackupStore,
-    DeleteHooks,
-    RepairReport,
-    check_home,
-    create_private,
-    make_home,
-    remove_home_debris,
-    repair_home,
-    tighten,
-)
+from saiverse.care import AdminError, AdminService, DeleteHooks, RepairReport
+from saiverse.chat_redo import ChatRedo
+from saiverse.city_view import CityView
 from saiverse.clock import CityClock
-from saiverse.errors import busy_database_message
-from saiverse.facade import WorldFacade
-from saiverse.importer.files import recover_staged_files
-from saiverse.importer.source import refuse_upstream_home
-from saiverse.inputs import InputError, check_message
+from saiverse.conversation import Conversation
+from saiverse.llm.answering import Answering
 from saiverse.llm.registry import model_for
-from saiverse.locks import HomeLock
 from saiverse.mcp_tools import McpTools
 from saiverse.memory import (
     ChronicleBuilder,
@@ -47,87 +39,67 @@ from saiverse.memory import (
     ChronicleWorker,
     ContextSource,
     MemopediaStore,
+    MemoryRecord,
     SAIMemory,
     enabled_personas,
 )
+from saiverse.memory_view import MemoryView
+from saiverse.opening import open_home, recover
 from saiverse.pulse import (
-    ManagerToolContext,
     ModelResolver,
     PlaybookCatalog,
     ProductionService,
     PulseController,
+    PulseHandle,
     PulseServices,
-    QueueFullError,
     Sight,
     ToolServices,
-    recover_open,
-    user_turn,
+    persona_context,
+    remote_pulses,
 )
 from saiverse.seed import seed_world
 from saiverse.settings import Settings, SettingsStore
-from saiverse.store import backup_hook, checkpoints_of, open_database
+from saiverse.store import backup_hook, checkpoints_of
+from saiverse.ticker import EventSink, Ticker
+from saiverse.tool_calls import ToolCalls
+from saiverse.uploads import Uploads
 from saiverse.world import (
-    ANSWERING_MODES,
     AutonomousTurns,
-    InvalidImageError,
+    BuildingInfo,
+    HistoryEntry,
+    ItemInfo,
     ItemStore,
+    LineDeletion,
+    MapSpot,
     PersonaInfo,
+    ScheduleInfo,
     ScheduleStore,
     Summarizer,
-    UnknownIdError,
+    Swipes,
     World,
     WorldSettings,
-    nobody_answers,
 )
-from sea.events import Event, event
-from sea.playbook import Playbook, PlaybookError
+from sea.events import Event
+from sea.playbook import Playbook
 from sea.ports import PersonaContext
-from tools import TOOL_REGISTRY, ToolOutput, call_tool
-
-DEFAULT_META = "meta_user"
-USER_MESSAGE_HOLD = 10.0
-"""Seconds a user's message holds autonomous pulses at most before its pulse starts (saiverse/pulse/_pool.py)."""
-log = logging.getLogger(__name__)
-_MENTION = re.compile(r"@(\S+)")
 
 
-class SAIVerseManager(CityClock, WorldFacade):
-    """One SAIVerse world, opened from a data home (its read and item methods: saiverse/facade.py)."""
+class SAIVerseManager:
+    """One SAIVerse world, opened from a data home: the stores, the services over them, and `CityPort`."""
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
-        check_home(settings.home, settings.db_path)  # nothing is created in a home that cannot be ours
-        from saiverse.pulse import remote_enabled, remote_pulses
-
-        remote_enabled(settings.database_url)  # a bad SAIVERSE_PULSE_WORKERS_REMOTE is refused before any write
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
-        make_home(settings.home)
-        self.notices: list[str] = tighten(settings.home, settings.db_path)
-        """One line per thing start-up changed that the user should know (permissions made private)."""
-        self.backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
-                                   keep=lambda: self.settings.backup_keep, lock_home=False,
-                                   database_url=settings.database_url)
-        """Backups under `<home>/backups/`: before a migration, a delete, and daily (the ticker)."""
-        if not is_postgres(settings.database_url):
-            refuse_upstream_home(settings.home, settings.db_path)
-            create_private(settings.db_path)  # a new database is 0600 from its first byte (its -wal/-shm follow)
-        workers = settings.pulse_workers  # the database's connections are sized to the pulse workers
-        self.db = open_database(settings, self.backups.before_migration, workers=workers)
-        self.home_lock = HomeLock(settings.home)
-        self.repair_report = RepairReport()
-        """What start-up repair finished or set aside (saiverse/care/_repair.py); empty when all was well."""
+        home = open_home(self.settings_store)  # saiverse/opening.py: checks, the database, its migration
+        self.db, self.backups, self.home_lock = home.db, home.backups, home.home_lock
+        """The database; the home's backups; the home's lock, held while open."""
         self.world = World(self.db)
         self.memory = SAIMemory(self.db)
-        with self.home_lock.alone() as alone:
-            if alone:
-                recover_staged_files(settings.home, self.db)  # an import-saiverse killed between commit and renames
-                self.repair_report = repair_home(settings.home, self.db)
-                self.notices += remove_home_debris(settings.home)  # killed backups and restores of this home
-                try:
-                    self.notices += recover_open(self.db, self.memory, self.world)  # pulses a kill cut short
-                except SQLAlchemyError as exc:  # never keeps the app from starting; the next start tries again
-                    log.warning("open pulses could not be accounted for: %s", type(exc).__name__)
-                    self.notices.append("途中で止まったパルスの記録を書けませんでした。次の起動でもう一度試します。")
+        recover(home, self.settings_store, self.memory, self.world)  # what a killed process left
+        self.notices: list[str] = home.notices
+        """One line per thing start-up changed that the user should know (permissions made private)."""
+        self.repair_report: RepairReport = home.repair_report
+        """What start-up repair finished or set aside (saiverse/care/_repair.py); empty when all was well."""
         self.summarizer = Summarizer(lambda: self.settings)
         self.items = ItemStore(
             self.db, settings.home,
@@ -149,34 +121,56 @@ class SAIVerseManager(CityClock, WorldFacade):
         self.chronicle_builder = ChronicleBuilder(self.db, self.chronicle, self._summary_model)
         self.chronicle_worker = ChronicleWorker(self.chronicle_builder, lambda: enabled_personas(self.db))
         self.chronicle_worker.start()
+        self.memory_view = MemoryView(world=self.world, memory=self.memory, chronicle=self.chronicle,
+                                      memopedia=self.memopedia, chronicle_builder=self.chronicle_builder)
+        self.uploads = Uploads(world=self.world, items=self.items, models=lambda p, kind: self.models(p, kind),
+                               settings=self.settings_store)
         self.pulses = PulseController(PulseServices(
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
             target_names=lambda kind, b: [i.name for i in self.items.list_owned("building", b)] if kind == "item"
             else [x.name for x in self.world.buildings()],  # what a request acting on an item / building names
-        ), workers=workers)
+        ), workers=settings.pulse_workers)
         self.sight = Sight(self.pulses.services)
         """What a persona would be given for a message, and chat-line pins (saiverse/pulse/_sight.py)."""
         self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
         self.auto_turns = AutonomousTurns(self.db)  # claimed across processes: saiverse/world/_auto_turns.py
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
-            models=lambda p, kind: self.models(p, kind), draw_picture=self.draw_picture, home=settings.home,
+            models=lambda p, kind: self.models(p, kind), draw_picture=self.uploads.draw_picture, home=settings.home,
             bundles_dir=settings.documents_dir / "bundles", checkpoints_path=checkpoints_of(settings),
         )
+        self.world_settings = WorldSettings(self.db)
+        """Settings kept in the world's database (the 自律 switch)."""
+        self.view = CityView(db=self.db, world=self.world, items=self.items, production=self.production,
+                             settings=self.settings_store, autonomous=lambda: self.clock.autonomous)
+        self.conversation = Conversation(
+            world=self.world, pulses=self.pulses, playbooks=self.playbooks, production=self.production,
+            upload_image=self.uploads.upload_image, settings=self.settings_store, user_building=self.view.user_building)
+        self.clock = CityClock(
+            world=self.world, world_settings=self.world_settings, schedules=self.schedules, auto_turns=self.auto_turns,
+            playbooks=self.playbooks, pulses=self.pulses, production=self.production, backups=self.backups,
+            settings=self.settings_store, meta_playbook=self.conversation.meta_playbook,
+            user_building=self.view.user_building)
+        self.chat_redo = ChatRedo(
+            db=self.db, world=self.world, memory=self.memory, pulses=self.pulses,
+            meta_playbook=self.conversation.meta_playbook, say=self.conversation.handle_user_input,
+            check_message=self.conversation.check_message, check_image=self.uploads.check_image,
+            settings=self.settings_store)
         self.mcp = McpTools(settings.home, lambda: self.settings.mcp_timeout)
         """Each persona's MCP servers and their tools (saiverse/mcp_tools.py)."""
         self.tool_services = ToolServices(
             world=self.world, memory=self.memory, items=self.items, schedules=self.schedules,
-            add_schedule=self.add_schedule, draw_picture=self.draw_picture, production=self.production,
+            add_schedule=self.clock.add_schedule, draw_picture=self.uploads.draw_picture, production=self.production,
             create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
             router_listing=self.playbooks.router_listing, router_listing_json=self.playbooks.router_listing_json,
-            pulse_kind=self._pulse_kind, recall=self.recall, memopedia=self.memopedia, chronicle=self.chronicle,
+            pulse_kind=self._pulse_kind, recall=self.memory_view.recall, memopedia=self.memopedia,
+            chronicle=self.chronicle,
         )
         """What tool calls reach (saiverse/pulse/_toolctx.py); built once."""
-        self.world_settings = WorldSettings(self.db)
-        """Settings kept in the world's database (the 自律 switch)."""
+        self.tools = ToolCalls(services=self.tool_services, mcp=self.mcp, world=self.world,
+                               user_building=self.view.user_building)
         from saiverse.llm.local import PullJobs
         from saiverse.llm.servers import start_scan
 
@@ -200,10 +194,32 @@ class SAIVerseManager(CityClock, WorldFacade):
         self.db.dispose()
         self.home_lock.close()
 
-    # ---- models ---------------------------------------------------------------------------
+    # ---- wiring: what the services are handed -------------------------------------------------
     def _configured_model(self, persona: PersonaContext, kind: str) -> tuple[ChatModel, str | None]:
         return model_for(self.settings, persona, kind)
 
+    def _summary_model(self, persona_id: str) -> ChatModel:
+        """The model that writes a persona's Chronicle: its lightweight chain."""
+        return self.models(persona_context(self.world.persona(persona_id)), "lightweight")[0]
+
+    def _call_tool(self, *args: Any, **kwargs: Any) -> Any:
+        return self.tools.call(*args, **kwargs)
+
+    def _tool_specs(self, names: list[str], persona_id: str | None = None,
+                    notify: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+        return self.tools.specs(names, persona_id, notify)
+
+    def _pulse_kind(self, pulse_id: str) -> str | None:
+        record = self.pulses.record(pulse_id)
+        return record.kind if record else None
+
+    def _stop_persona(self, persona_id: str) -> None:
+        """Before a persona is deleted: its pulses are cancelled and have ended (AdminError if one will not)."""
+        if not self.pulses.stop_persona(persona_id):
+            raise AdminError(f"{self.world.persona(persona_id).name} のパルスが止まりません。少し待ってからもう一度"
+                             "削除してください。")
+
+    # ---- CityPort and the CLI, by delegation (each documented where it is defined) ----------------
     def model_notice(self) -> str | None:
         """A line for the UI when chats run on an embedded model (local or offline), saying why."""
         model, notice = self._configured_model(PersonaContext(), "normal")
@@ -215,185 +231,160 @@ class SAIVerseManager(CityClock, WorldFacade):
             return describe_default(self.settings)[1] + "。"
         return None
 
-    def _call_tool(
-        self, name: str, args: dict[str, Any], persona: PersonaContext, building_id: str, pulse_id: str,
-        notify: Callable[[dict[str, Any]], None], *, on_effect: Callable[[str | None], None] | None = None,
-        before_change: Callable[[], None] | None = None, after_change: Callable[[], None] | None = None,
-    ) -> Any:
-        ctx = ManagerToolContext(self.tool_services, persona["persona_id"], building_id, pulse_id, notify)
-        if on_effect is not None:
-            ctx.on_effect = on_effect  # the pulse journal keeps every change (saiverse/pulse/_journal.py)
-        if before_change is not None and after_change is not None:
-            ctx.before_change, ctx.after_change = before_change, after_change  # and each one's intent
-        if name not in TOOL_REGISTRY and self.mcp.owns(persona["persona_id"], name):
-            return self.mcp.call(persona["persona_id"], name, args, notify)
-        return call_tool(name, args, ctx)
-
-    def _pulse_kind(self, pulse_id: str) -> str | None:
-        record = self.pulses.record(pulse_id)
-        return record.kind if record else None
-
-    def _tool_specs(self, names: list[str], persona_id: str | None = None,
-                    notify: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-        # A tool registered as unavailable (it needs a service this install lacks) is not offered.
-        specs = [TOOL_REGISTRY[n].spec() for n in names if n in TOOL_REGISTRY and not TOOL_REGISTRY[n].unavailable]
-        others = [n for n in names if n not in TOOL_REGISTRY]
-        if persona_id is not None and others:  # the persona's MCP tools (saiverse/mcp_tools.py)
-            specs += self.mcp.specs(persona_id, others, notify)
-        return specs
-
-    def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any],
-                 notify: Callable[[dict[str, Any]], None] | None = None) -> Any:
-        """Run one tool as a persona (CLI `tool`); `notify` hears notices (an MCP server that failed)."""
-        persona = self.world.persona(persona_id)
-        if building_id is not None:
-            self.world.building(building_id)
-        ctx = ManagerToolContext(self.tool_services, persona_id,
-                                 building_id or persona.building_id or self.user_building())
-        if name not in TOOL_REGISTRY and self.mcp.owns(persona_id, name):
-            return self.mcp.call(persona_id, name, args, notify)
-        result = call_tool(name, args, ctx)
-        return result.value if isinstance(result, ToolOutput) else result
-
-    # ---- pulses ---------------------------------------------------------------------------
-    def _stop_persona(self, persona_id: str) -> None:
-        """Before a persona is deleted: its pulses are cancelled and have ended (AdminError if one will not)."""
-        if not self.pulses.stop_persona(persona_id):
-            raise AdminError(f"{self.world.persona(persona_id).name} のパルスが止まりません。少し待ってからもう一度"
-                             "削除してください。")
-
     def cancel_pulses(self, building_id: str | None = None) -> int:
         """Stop running and queued pulses (the stop button)."""
         return self.pulses.cancel_all(building_id)
 
+    # The city (saiverse/city_view.py).
+    def buildings(self) -> list[BuildingInfo]:
+        return self.view.buildings()
+
+    def building_view(self, building_id: str) -> dict[str, Any]:
+        return self.view.building_view(building_id)
+
+    def persona_models(self) -> list[Answering]:
+        return self.view.persona_models()
+
+    def personas(self) -> list[PersonaInfo]:
+        return self.view.personas()
+
+    def world_snapshot(self) -> dict[str, Any]:
+        return self.view.world_snapshot()
+
+    def city_map(self) -> list[MapSpot]:
+        return self.view.city_map()
+
+    def user_building(self) -> str:
+        return self.view.user_building()
+
+    def move_user(self, building_id: str) -> BuildingInfo:
+        return self.view.move_user(building_id)
+
+    def chat_target(self, building_id: str | None, persona_id: str | None) -> str:
+        return self.view.chat_target(building_id, persona_id)
+
+    def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:
+        return self.view.history(building_id, limit=limit, before_id=before_id)
+
+    def startup_notice(self) -> str:
+        return self.view.startup_notice()
+
+    def autonomy_status(self) -> dict[str, Any]:
+        return self.view.autonomy_status()
+
+    def tracks_view(self, persona_id: str) -> dict[str, Any]:
+        return self.view.tracks_view(persona_id)
+
+    # Items (saiverse/uploads.py).
+    def item(self, item_id: str) -> ItemInfo:
+        return self.uploads.item(item_id)
+
+    def item_view(self, item_id: str) -> dict[str, Any]:
+        return self.uploads.item_view(item_id)
+
+    def save_document(self, item_id: str, text: str, *, expected_version: int | None = None) -> ItemInfo:
+        return self.uploads.save_document(item_id, text, expected_version=expected_version)
+
+    def upload_image(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
+        return self.uploads.upload_image(building_id, data, name)
+
+    def upload_pdf(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
+        return self.uploads.upload_pdf(building_id, data, name)
+
+    def upload_path(self, building_id: str, path: Path) -> ItemInfo:
+        return self.uploads.upload_path(building_id, path)
+
+    def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
+        return self.uploads.upload_file(building_id, data, name)
+
+    # Memory (saiverse/memory_view.py).
+    def memory_messages(self, persona_id: str, *, search: str | None = None, limit: int = 200) -> list[MemoryRecord]:
+        return self.memory_view.memory_messages(persona_id, search=search, limit=limit)
+
+    def recall(self, persona_id: str, query: str, *, limit: int = 20,
+               exclude_pulse: str | None = None) -> list[dict[str, Any]]:
+        return self.memory_view.recall(persona_id, query, limit=limit, exclude_pulse=exclude_pulse)
+
+    def build_chronicle(self, persona_id: str) -> dict[str, Any]:
+        return self.memory_view.build_chronicle(persona_id)
+
+    # A user's message (saiverse/conversation.py).
     def responders(self, building_id: str, text: str) -> list[PersonaInfo]:
-        """Personas present whose mode answers users; `@name` narrows it to one."""
-        present = [p for p in self.world.personas(building_id) if p.interaction_mode in ANSWERING_MODES]
-        mentioned = {m.lower() for m in _MENTION.findall(text)}
-        if mentioned:
-            named = [p for p in present if p.name.lower() in mentioned or p.persona_id.lower() in mentioned]
-            if named:
-                return named
-        return present
+        return self.conversation.responders(building_id, text)
 
     def meta_playbook(self, name: str | None) -> Playbook:
-        pb = self.playbooks.get(name or DEFAULT_META)
-        if pb is None:
-            raise PlaybookError(f"meta playbook {name!r} does not exist", field="meta_playbook")
-        return pb
+        return self.conversation.meta_playbook(name)
 
     def check_message(self, text: str) -> str:
-        """A chat message the user may send (UTF-8, no NUL, at most `max_message_chars`); InputError otherwise."""
-        return check_message(text, self.settings.max_message_chars)
+        return self.conversation.check_message(text)
 
     def handle_user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
         persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
     ) -> Iterator[Event]:
-        """A user message in a building → events of every answering persona's pulse, in turn.
+        return self.conversation.handle_user_input(building_id, text, attachments, persona_id=persona_id,
+                                                   meta_playbook=meta_playbook, args=args)
 
-        Never raises for a busy database: the caller gets an `error` event (kind `busy`) instead."""
-        # Autonomous pulses give way from now: while the message is stored and the pulse queued, not
-        # only once it runs (then the pool holds them itself); released at its start at the latest.
-        hold = f"user-message:{uuid.uuid4().hex}"
-        self.pulses.hold_autonomous(hold, True, ttl=USER_MESSAGE_HOLD)
-        try:
-            with user_turn():  # the interpreter hands the GIL back sooner meanwhile (saiverse/pulse/_pool.py)
-                for ev in self._user_input(building_id, text, attachments, persona_id=persona_id,
-                                           meta_playbook=meta_playbook, args=args):
-                    if hold and ev["type"] == "pulse_start":
-                        self.pulses.hold_autonomous(hold, False)
-                        hold = ""
-                    yield ev
-        except SQLAlchemyError as exc:
-            # One line, never the SQL and its parameters (they hold the user's text): the event says it.
-            locked = busy_database_message(exc)
-            log.info("a user message could not be handled: %s", locked or type(exc).__name__)
-            yield event("error", kind="busy", building_id=building_id, locked=locked,
-                        message="データベースが混み合っていて送れませんでした。少し待ってからもう一度送ってください。")
-        finally:
-            if hold:  # no pulse started (a refusal, an instruction to a production, nobody here)
-                self.pulses.hold_autonomous(hold, False)
+    def run_playbook(self, playbook: Playbook, persona_id: str, building_id: str | None = None, *,
+                     args: dict[str, Any] | None = None) -> Iterator[Event]:
+        return self.conversation.run_playbook(playbook, persona_id, building_id, args=args)
 
-    def _user_input(
-        self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]], *,
-        persona_id: str | None, meta_playbook: str | None, args: dict[str, Any] | None,
-    ) -> Iterator[Event]:
-        try:
-            self.check_message(text)
-            # The persona is read with the building (one connection); an unknown one is said below, as before.
-            building, found = self.world.building_and_persona(building_id, persona_id)
-            playbook = self.meta_playbook(meta_playbook)
-        except (InputError, UnknownIdError, PlaybookError) as exc:
-            yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
-            return
-        notes: list[str] = []
-        for filename, data in attachments:
-            try:
-                item = self.upload_image(building_id, data, Path(filename).stem)
-            except (InvalidImageError, ValueError) as exc:
-                yield event("error", kind="upload", message=f"{Path(filename).name}: {exc}", building_id=building_id)
-                continue
-            notes.append(f"[画像「{item.name}」をアップロードしました]")
-            yield event("item_created", item=item.to_dict(), building_id=building_id)
-        text = text.strip()
-        said = "\n".join([text, *notes]).strip()
-        if not said:
-            return
-        run_id = self.production.active_run(building_id)
-        if run_id and text:
-            # A production is working here: the message is an instruction for its plan (→ patch).
-            self.production.add_instruction(run_id, text)
-            hid = self.world.add_history(building_id, speaker_kind="user", speaker_id="user",
-                                         speaker_name="あなた", content=said)
-            yield event("user_message", text=said, building_id=building_id, history_id=hid)
-            yield event("notice", kind="production_instruction", run_id=run_id, building_id=building_id,
-                        text="制作中の計画に指示を追加しました。まだ始まっていない工程に反映します。")
-            return
-        picked = (found or self.world.persona(persona_id)) if persona_id is not None else None  # unknown: raises
-        if picked is None:
-            targets = self.responders(building_id, text)
-        else:
-            targets = [picked] if picked.building_id == building_id else []
-        # The user's memory too, at once; the building read above is the pulses' (their system prompt).
-        hid, pulse_ids = self.pulses.say(self.world, building_id, said, targets, building=building)
-        yield event("user_message", text=said, building_id=building_id, history_id=hid)
-        if not targets and picked is not None:
-            yield event("error", kind="not_here", persona_id=persona_id,
-                        message=f"{picked.name} は {building_id} にいません。")
-            return
-        if not targets:  # never talk into silence: say who is where instead
-            yield event("notice", kind="nobody_here", building_id=building_id,
-                        text=nobody_answers(self.world, building_id, lang=self.settings.lang))
-            return
-        call_args = dict(args or {})
-        if text and "input" not in call_args and any(p.name == "input" for p in playbook.input_schema):
-            call_args["input"] = text  # the request is what the user typed; upload notes stay in memory only
-        for persona in targets:
-            try:
-                handle = self.pulses.submit_user(persona, building_id, said, playbook, args=call_args,
-                                                 pulse_id=pulse_ids.get(persona.persona_id))
-            except QueueFullError as exc:
-                yield event("error", kind="queue_full", persona_id=persona.persona_id, message=str(exc))
-                continue
-            yield from handle.events()
+    # Chat edits and avatars (saiverse/chat_redo.py).
+    def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
+        return self.chat_redo.line_deletion(building_id, history_id)
 
-    def run_playbook(
-        self, playbook: Playbook, persona_id: str, building_id: str | None = None, *,
-        args: dict[str, Any] | None = None,
-    ) -> Iterator[Event]:
-        """Run one playbook as a persona (CLI `run-playbook`); validated first."""
-        from sea.validate import check_args
+    def delete_line(self, building_id: str, history_id: int) -> LineDeletion:
+        return self.chat_redo.delete_line(building_id, history_id)
 
-        persona = self.world.persona(persona_id)
-        if building_id is not None:
-            self.world.building(building_id)  # an unknown building is the caller's mistake, not a failed pulse
-        self.playbooks.validate(playbook)
-        check_args(playbook, dict(args or {}))
-        handle = self.pulses.submit("user", persona, building_id or persona.building_id or self.user_building(),
-                                    playbook, args=args)
-        yield from handle.events()
+    def set_avatar_image(self, persona_id: str, data: bytes) -> PersonaInfo:
+        return self.chat_redo.set_avatar_image(persona_id, data)
 
+    def clear_avatar_image(self, persona_id: str) -> PersonaInfo:
+        return self.chat_redo.clear_avatar_image(persona_id)
 
+    def avatar_files(self) -> dict[str, str]:
+        return self.chat_redo.avatar_files()
+
+    def search_chat(self, building_id: str, query: str, *, limit: int = 50) -> list[HistoryEntry]:
+        return self.chat_redo.search_chat(building_id, query, limit=limit)
+
+    def reply_swipes(self, building_id: str, history_id: int) -> Swipes | None:
+        return self.chat_redo.reply_swipes(building_id, history_id)
+
+    def choose_swipe(self, building_id: str, history_id: int, index: int) -> Swipes:
+        return self.chat_redo.choose_swipe(building_id, history_id, index)
+
+    def regenerate(self, building_id: str) -> Iterator[Event]:
+        return self.chat_redo.regenerate(building_id)
+
+    def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
+        return self.chat_redo.edit_last_message(building_id, text)
+
+    # The clock (saiverse/clock.py).
+    @property
+    def autonomous(self) -> bool:
+        """The city's 自律 switch (kept in the world: saiverse/clock.py)."""
+        return self.clock.autonomous
+
+    @autonomous.setter
+    def autonomous(self, on: bool) -> None:
+        self.clock.autonomous = on
+
+    def ticker(self, *, interval: float = 15.0, on_events: EventSink | None = None) -> Ticker:
+        return self.clock.ticker(interval=interval, on_events=on_events)
+
+    def add_schedule(self, persona_id: str, spec: dict[str, Any]) -> ScheduleInfo:
+        return self.clock.add_schedule(persona_id, spec)
+
+    def fire_due_schedules(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
+        return self.clock.fire_due_schedules(now, pulses=pulses)
+
+    def autonomous_tick(self, now: datetime | None = None, *, pulses: Any = None) -> list[PulseHandle]:
+        return self.clock.autonomous_tick(now, pulses=pulses)
+
+    # Tools (saiverse/tool_calls.py).
+    def run_tool(self, name: str, persona_id: str, building_id: str | None, args: dict[str, Any],
+                 notify: Callable[[dict[str, Any]], None] | None = None) -> Any:
+        return self.tools.run_tool(name, persona_id, building_id, args, notify)
 
 __all__ = ["SAIVerseManager", "LLMError", "MigrationError"]

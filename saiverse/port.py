@@ -340,7 +340,7 @@ _EXPORTS: dict[str, str] = {
     "describe_default": "saiverse.llm.registry",
     "export_memory": "saiverse.memory",
     "found_servers": "saiverse.llm.servers",
-    "human_size": "saiverse.care",
+    "human_size": "saiverse.disk",
     "installed_models": "saiverse.llm.local",
     "is_user_error": "saiverse.errors",
     "local_name": "saiverse.llm.local",

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +28,6 @@ from sea.expr import ExpressionError, ExpressionTooLarge, evaluate
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.ports import CancellationToken, PersonaContext, RuntimePorts
 from sea.templates import as_text, render
-from sea.tool_playbook import calling_tool
 from sea.validate import DEFAULT_CALL_SOURCE, literal_arg, needs_tool
 from tools.registry import ToolOutput
 
@@ -89,6 +90,10 @@ class RunContext:
     """Names of the models that answered in this pulse, in order (shared with called playbooks)."""
     line_id: str | None = None
     """The sub-line this run is on (a `subplay` with `line: "sub"`); None on the main line (sea/lines.py)."""
+    invoke: Callable[[Playbook, RunContext, dict[str, Any], Emit], dict[str, Any]] | None = None
+    """(callee, child context, variables, emit) → the callee's final variables: how this run runs a called
+    playbook to its end (sea/runtime.py sets it; children inherit it). A tool's `run_playbook` uses it
+    (sea/tool_playbook.py), which therefore needs nothing of the runtime."""
 
     @property
     def is_meta(self) -> bool:
@@ -103,7 +108,7 @@ class RunContext:
             ports=self.ports, playbook=playbook, pulse_type=self.pulse_type, cancel=self.cancel,
             usage=self.usage, trace=self.trace, messages=[] if isolated else list(self.messages),
             depth=self.depth + 1, metadata=self.metadata, threads=self.threads, answered=self.answered,
-            line_id=str(uuid.uuid4()) if sub_line else self.line_id,
+            line_id=str(uuid.uuid4()) if sub_line else self.line_id, invoke=self.invoke,
         )
 
     def check_cancel(self) -> None:
@@ -206,6 +211,26 @@ def tool_args(ctx: RunContext, node: Node, vars_: dict[str, Any], declared: set[
                        text=f"{node.action} が受け取らない引数を外しました: {', '.join(dropped)}"))
             args = {k: v for k, v in args.items() if k in declared}
     return args
+
+
+_CALLING: ContextVar[tuple[tuple[RunContext, Emit], ...]] = ContextVar("sea_calling_tool", default=())
+"""The runs currently inside a tool call, innermost last (tools do not see the run that called them)."""
+
+
+@contextmanager
+def calling_tool(ctx: RunContext, emit: Emit) -> Iterator[None]:
+    """Mark `ctx` as the run a tool call belongs to, while the call lasts."""
+    token = _CALLING.set((*_CALLING.get(), (ctx, emit)))
+    try:
+        yield
+    finally:
+        _CALLING.reset(token)
+
+
+def calling_run() -> tuple[RunContext, Emit] | None:
+    """The run (and its event sink) whose tool call is running now, innermost; None outside a tool call."""
+    stack = _CALLING.get()
+    return stack[-1] if stack else None
 
 
 def run_tool(ctx: RunContext, node: Node, name: str, args: dict[str, Any], emit: Emit) -> dict[str, Any]:

@@ -283,7 +283,7 @@ def run_playbook(
     in place when given."""
     ctx = RunContext(persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports,
                      playbook=pb.name, cancel=cancel or CancellationToken(), pulse_type=pulse_type,
-                     metadata=dict(metadata or {}))
+                     metadata=dict(metadata or {}), invoke=_invoke)
     if usage is not None:
         usage.setdefault("input_tokens", 0)
         usage.setdefault("output_tokens", 0)

@@ -19,25 +19,18 @@ import pytest
 
 from chat import ChatModel, ChatRequest, ChatResult, LLMError, ToolCall
 from saiverse.llm.offline import OfflineModel
+from saiverse.settings import HOME_ENV, OPTIONS
 from tests.pg import pg_cluster, pg_url  # noqa: F401 - the PostgreSQL fixtures, for every test module
 
 if TYPE_CHECKING:
     from saiverse.manager import SAIVerseManager
 
 ENV_KEYS = [
-    "SAIVERSE_HOME", "SAIVERSE_DATABASE_URL", "SAIVERSE_LANG", "SAIVERSE_DEFAULT_MODEL",
-    "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL", "SAIVERSE_LIGHTWEIGHT_VISION_MODEL", "SAIVERSE_VISION_MODEL",
-    "GEMINI_API_KEY", "SAIVERSE_GEMINI_BASE_URL", "SAIVERSE_OPENAI_BASE_URL", "SAIVERSE_OPENAI_API_KEY",
-    "SAIVERSE_PORT", "SAIVERSE_HOST", "SAIVERSE_REQUEST_TIMEOUT", "SAIVERSE_MAX_UPLOAD_BYTES",
-    "SAIVERSE_MAX_UPLOAD_PIXELS", "SAIVERSE_CONTEXT_TOKENS", "OPENAI_API_KEY", "OPENAI_BASE_URL",
-    "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "SAIVERSE_LOCAL_MODEL", "SAIVERSE_LOCAL_CONTEXT",
-    "SAIVERSE_LOCAL_THREADS", "SAIVERSE_LOCAL_PROFILE", "SAIVERSE_MAX_MESSAGE_CHARS", "SAIVERSE_BACKUP_KEEP",
-    "SAIVERSE_ALLOWED_HOSTS",
+    HOME_ENV, *(option.env for option in OPTIONS),
+    # Read by the pulse workers' modules themselves (saiverse/pulse/_remote.py, _queue.py), not through OPTIONS.
     "SAIVERSE_PULSE_WORKERS_REMOTE", "SAIVERSE_WORKER_HEARTBEAT", "SAIVERSE_WORKER_TICK",
-    "HF_ENDPOINT", "SAIVERSE_OLLAMA_URL", "SAIVERSE_LMSTUDIO_URL", "SAIVERSE_LLAMACPP_URL", "SAIVERSE_DETECT_SERVERS",
-
-    "SAIVERSE_MCP_TIMEOUT",
 ]
+"""Every variable the app reads: derived from saiverse/settings.py's `OPTIONS`, so a new setting is cleared too."""
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from chat import Message
 from saiverse.llm.offline import OfflineModel, estimate_tokens
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import Entry
-from saiverse.pulse._context import (
+from saiverse.memory._context import (
     DEFAULT_CONTEXT_TOKENS,
     Line,
     Snapshot,

@@ -63,7 +63,7 @@ def test_appended_snapshot_equals_a_full_read(manager: SAIVerseManager) -> None:
 def test_protocol_checks_are_per_class_unless_a_class_answers_attributes_itself() -> None:
     from chat import TokenCounter
     from saiverse.llm.offline import OfflineModel, estimate_tokens
-    from saiverse.pulse._context import conforms, token_counter
+    from saiverse.memory._context import conforms, token_counter
 
     class Counting(OfflineModel):
         def count_tokens(self, text: str) -> int:
@@ -86,7 +86,7 @@ def test_fit_with_shared_running_costs_is_fit_without() -> None:
     from datetime import datetime, timedelta
 
     from saiverse.llm.offline import estimate_tokens
-    from saiverse.pulse._context import MESSAGE_OVERHEAD, Line, Snapshot, fit
+    from saiverse.memory._context import MESSAGE_OVERHEAD, Line, Snapshot, fit
 
     start = datetime(2026, 1, 1)
     history = [Line("user" if i % 2 else "assistant", f"{i}番目の話。" + "猫の本" * (i % 7) * 20,
@@ -112,7 +112,7 @@ def test_fit_with_shared_running_costs_is_fit_without() -> None:
 
 def test_a_pulses_own_lines_are_left_out_and_each_lines_cost_follows_it(manager: SAIVerseManager) -> None:
     from saiverse.llm.offline import estimate_tokens
-    from saiverse.pulse import MESSAGE_OVERHEAD
+    from saiverse.memory import MESSAGE_OVERHEAD
 
     m = manager
     m.memory.add(P, "user", "まえの話", tags=["conversation"], pulse_id="old")

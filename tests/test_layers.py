@@ -137,6 +137,169 @@ def test_ui_reaches_the_domain_only_through_its_port() -> None:
     assert not bad, "ui/ reaches past its port (add what it needs to saiverse/port.py):\n" + "\n".join(bad)
 
 
+SUBPACKAGES = ("saiverse.world", "saiverse.memory", "saiverse.pulse", "saiverse.care", "saiverse.llm",
+               "saiverse.importer")
+"""Packages inside saiverse/ that are units of their own for the no-cycle rule; a module directly in
+saiverse/ (manager, settings, errors, disk …) is a unit of its own too."""
+KNOWN_MODULE_CYCLES: set[frozenset[str]] = {
+    # tools/__init__ imports the definitions (registration by import), which import tools.registry back.
+    frozenset(".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+              for p in (ROOT / "tools").rglob("*.py")),
+    frozenset({"saiverse.llm.local", "saiverse.llm.local._installed", "saiverse.llm.registry"}),
+    frozenset({"saiverse.care._restore", "saiverse.care._restore_pg"}),
+}
+"""Circles between the modules of one package when this check came (each a set its circle stays within):
+they may shrink, never grow."""
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _import_graph() -> dict[str, dict[str, str]]:
+    """module → {module it imports: `path:line`}, every import counted (inside functions and under
+    TYPE_CHECKING too: a circle kept alive by a late import is still a circle); `from a import b` is
+    module `a.b` when that is a module."""
+    paths = {_module_name(p): p for layer in sorted(ALLOWED) for p in _modules(layer)}
+    graph: dict[str, dict[str, str]] = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        edges = graph.setdefault(name, {})
+        for node in (n for top in tree.body if not _is_main_guard(top) for n in ast.walk(top)):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in paths else node.module
+                           for a in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in paths:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    edges.setdefault(target, f"{path.relative_to(ROOT).as_posix()}:{node.lineno}")
+    return graph
+
+
+def _package_of(module: str) -> str:
+    for sub in SUBPACKAGES:
+        if module == sub or module.startswith(sub + "."):
+            return sub
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "saiverse" and len(parts) > 1 else parts[0]
+
+
+def _cycles(graph: dict[str, dict[str, str]]) -> list[list[str]]:
+    """The strongly connected parts of `graph` with more than one member (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def _describe(part: list[str], graph: dict[str, dict[str, str]]) -> str:
+    return "\n".join(f"  {a} → {b} ({where})" for a in part for b, where in sorted(graph.get(a, {}).items())
+                     if b in part)
+
+
+def test_no_circle_between_packages() -> None:
+    """Packages (the layers, saiverse's subpackages, saiverse's own modules) import each other one way:
+    a circle means a piece sits in the wrong package — move it below both (docs/ARCHITECTURE.md, "Layers")."""
+    modules = _import_graph()
+    packages: dict[str, dict[str, str]] = {}
+    for module, edges in modules.items():
+        mine = packages.setdefault(_package_of(module), {})
+        for target, where in edges.items():
+            if _package_of(target) != _package_of(module):
+                mine.setdefault(_package_of(target), where)
+    bad = [_describe(part, packages) for part in _cycles(packages)]
+    assert not bad, "packages import each other in a circle:\n" + "\n\n".join(bad)
+
+
+def test_no_new_circle_between_modules() -> None:
+    """Inside a package too, modules import each other one way (a circle survives only by a late import)."""
+    graph = _import_graph()
+    bad = [_describe(part, graph) for part in _cycles(graph)
+           if not any(set(part) <= known for known in KNOWN_MODULE_CYCLES)]
+    assert not bad, "modules import each other in a circle:\n" + "\n\n".join(bad)
+
+
+def test_the_circle_rule_sees_late_imports(tmp_path: Path) -> None:
+    """A circle kept alive by an import inside a function or under TYPE_CHECKING is found too."""
+    graph = {"a": {"b": "a.py:1"}, "b": {"c": "b.py:9 (in a function)"}, "c": {"a": "c.py:3 (TYPE_CHECKING)"},
+             "d": {"a": "d.py:1"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+    sample = ROOT / "saiverse" / "pulse" / "_journal.py"
+    assert "saiverse.memory" in _import_graph()[_module_name(sample)]
+
+
+def _class_bases() -> tuple[dict[str, ast.ClassDef], list[tuple[str, ast.ClassDef, list[str]]]]:
+    """saiverse/'s classes by name, and each class with the names of its bases."""
+    defined: dict[str, ast.ClassDef] = {}
+    found: list[tuple[str, ast.ClassDef, list[str]]] = []
+    for path in _modules("saiverse"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                defined.setdefault(node.name, node)
+                bases = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else ""
+                         for b in node.bases]
+                found.append((path.relative_to(ROOT).as_posix(), node, bases))
+    return defined, found
+
+
+def _provided_by_subclass(cls: ast.ClassDef) -> list[str]:
+    """Attributes a class only declares (`name: T`, no value) — what a mixin expects its host to provide.
+    Protocols, dataclasses and TypedDicts declare their fields so; they are not mixins."""
+    if any(isinstance(d, ast.Name) and d.id == "dataclass" or isinstance(d, ast.Call) and
+           getattr(d.func, "id", "") == "dataclass" for d in cls.decorator_list):
+        return []
+    if any(getattr(b, "id", getattr(b, "attr", "")) in ("Protocol", "TypedDict", "NamedTuple") for b in cls.bases):
+        return []
+    return [n.target.id for n in cls.body if isinstance(n, ast.AnnAssign) and n.value is None
+            and isinstance(n.target, ast.Name)]
+
+
+def test_no_mixins_in_the_domain() -> None:
+    """A class in saiverse/ is one module's: it is composed of services handed to it, never spread over
+    files as mixins — no class has two of the domain's classes as bases, and no base class declares
+    attributes its subclasses provide (docs/ARCHITECTURE.md, "Layers")."""
+    defined, classes = _class_bases()
+    bad = []
+    for where, cls, bases in classes:
+        ours = [b for b in bases if b in defined]
+        if len(ours) > 1:
+            bad.append(f"{where}:{cls.lineno} {cls.name} mixes {', '.join(ours)}")
+        for base in ours:
+            if provided := _provided_by_subclass(defined[base]):
+                bad.append(f"{where}:{cls.lineno} {cls.name} provides {base}'s {', '.join(provided)}")
+    assert not bad, "mixins in saiverse/ (hand a service its parts instead):\n" + "\n".join(bad)
+
+
 PORTABLE = "portable.py"
 """The one module that may know the operating system (docs/ARCHITECTURE.md, "Layers")."""
 SYSTEM_SCANNED = ("cli", "ui", "saiverse", "sea", "tools", "chat", "database", "benchmarks", "scripts", "main.py")

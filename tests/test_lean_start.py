@@ -1,4 +1,4 @@
-"""What `python main.py` refuses of Gradio's import (cli/_lean.py): IPython and the editor stubs Gradio
+"""What `python main.py` refuses of Gradio's import (ui/_gradio_compat.py): IPython and the editor stubs Gradio
 rewrites as each component class is defined. The refusals hold in a fresh interpreter, leave a
 process that imported Gradio already alone, and the real `python main.py` window still works in
 real Chromium: the chat answers and a side tab opens with its contents."""
@@ -27,7 +27,7 @@ def _python(code: str) -> subprocess.CompletedProcess[str]:
 def test_fresh_process_skips_stub_writing_and_ipython() -> None:
     done = _python("""
 import importlib.util, sys
-from cli._lean import lean_gradio, _no_stub
+from ui._gradio_compat import lean_gradio, _no_stub
 lean_gradio()
 import gradio as gr
 import gradio.component_meta as meta
@@ -57,7 +57,7 @@ import sys
 import gradio
 import gradio.component_meta as meta
 before = meta.create_or_modify_pyi, list(sys.meta_path)
-from cli._lean import lean_gradio
+from ui._gradio_compat import lean_gradio
 lean_gradio()
 assert (meta.create_or_modify_pyi, list(sys.meta_path)) == before
 print("ok")

@@ -68,11 +68,17 @@ MEMORY_WRITES = {"remember", "forget", "set_building_cursor", "memopedia_set_ope
 def test_every_method_that_reports_a_change_is_marked() -> None:
     import inspect
 
-    from saiverse.pulse._toolctx import ManagerToolContext
+    from saiverse.pulse._toolctx_city import CityTools
+    from saiverse.pulse._toolctx_items import ItemTools
+    from saiverse.pulse._toolctx_memory import MemoryTools
+    from saiverse.pulse._toolctx_v03 import V03Tools
 
-    reporting = {name for name, fn in inspect.getmembers(ManagerToolContext, inspect.isfunction)
+    # The tool context delegates each method to one of its services: the services are where changes are made.
+    methods = {name: fn for service in (CityTools, ItemTools, MemoryTools, V03Tools)
+               for name, fn in inspect.getmembers(service, inspect.isfunction)}
+    reporting = {name for name, fn in methods.items()
                  if not name.startswith("_") and any(
                      call in inspect.getsource(inspect.unwrap(fn)) for call in ("on_effect(", "_changed("))}
-    marked = {name for name in reporting if hasattr(getattr(ManagerToolContext, name), "__wrapped__")}
+    marked = {name for name in reporting if hasattr(methods[name], "__wrapped__")}
     assert len(reporting) >= 20
     assert reporting - marked == MEMORY_WRITES  # a new method that reports a change must be @changes

@@ -138,12 +138,12 @@ def test_a_start_whose_accounting_fails_still_opens(make_manager: Callable[..., 
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     from sqlalchemy.exc import OperationalError
 
-    import saiverse.manager as manager_module
+    import saiverse.opening as opening_module
 
     def locked(*_args: object) -> list[str]:
         raise OperationalError("INSERT …", {}, Exception("database is locked"))
 
-    monkeypatch.setattr(manager_module, "recover_open", locked)
+    monkeypatch.setattr(opening_module, "recover_open", locked)
     m = make_manager()
     assert any("次の起動でもう一度試します" in n for n in m.notices)
     assert m.world.persona("mina").name == "ミナ"

@@ -14,9 +14,8 @@ from pathlib import Path
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from saiverse.memory import reflex_setting_key
+from saiverse.memory import REFLEX_SHARE, reflex_setting_key
 from saiverse.memory._reflex import HEADER
-from saiverse.pulse import REFLEX_SHARE
 from tests.conftest import ScriptedModel
 
 P = "mina"

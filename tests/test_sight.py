@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy import text
 
 from saiverse.manager import SAIVerseManager
+from saiverse.memory import PIN_HEADER
 from saiverse.memory._reflex import HEADER
-from saiverse.pulse._context import PIN_HEADER
 from tests.conftest import ScriptedModel
 
 P = "mina"
@@ -157,7 +157,7 @@ def test_a_pin_survives_kill_9(saiverse_home: Path, make_manager: Callable[..., 
 
 def test_fit_puts_pins_after_who_she_is_and_shortens_a_long_one() -> None:
     from saiverse.llm.offline import estimate_tokens
-    from saiverse.pulse import Line, Snapshot, fit
+    from saiverse.memory import Line, Snapshot, fit
 
     pins = [Line("user", "呼び名は「せんせい」で。"), Line("assistant", "約束: " + "あ" * 2_000), Line("user", "最後のピン")]
     out = fit(Snapshot(budget=2_000, pins=pins), "あなたはミナです。", [{"role": "user", "content": "やあ"}],

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from chat.titles import TITLE_LIMIT, named_title, request_parts, request_subject, request_title, without_title
+from saiverse.llm.names import made_by_note
 from saiverse.manager import SAIVerseManager
-from sea.production.drafts import DEFAULT_HERO, hero_of, made_by_note
+from sea.production.drafts import DEFAULT_HERO, hero_of
 from sea.production.planner import read_request, template_plan
 from sea.production.state import TargetScope
 from tests.conftest import ScriptedModel

@@ -1,4 +1,4 @@
-"""ui/quiet_queue.py on real Gradio over HTTP: a hidden-progress event gets no queue-place or start
+"""ui/_gradio_compat.py's quiet_queue on real Gradio over HTTP: a hidden-progress event gets no queue-place or start
 message, and still every update and its end; an event that shows progress gets them all as before."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from tests.browser import free_port
-from ui.quiet_queue import quiet_hidden_progress
+from ui._gradio_compat import quiet_hidden_progress
 
 
 def count_to(n: float) -> Iterator[str]:

@@ -9,8 +9,6 @@ what `python main.py` runs.
 from __future__ import annotations
 
 import os
-import sys
-import threading
 from collections.abc import Iterator
 from html import escape
 from pathlib import Path
@@ -22,6 +20,7 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 import gradio as gr  # noqa: E402
 
 from saiverse.port import CityPort
+from ui._gradio_compat import check_version, quiet_hidden_progress  # noqa: E402
 from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
 from ui.chat_actions import build_line_actions, wire_line_actions  # noqa: E402
@@ -31,7 +30,6 @@ from ui.i18n import Labels  # noqa: E402
 from ui.lazy_tab import side_tabs  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
-from ui.quiet_queue import quiet_hidden_progress  # noqa: E402
 from ui.send import MANUAL_META, send  # noqa: E402
 from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
 from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
@@ -190,7 +188,8 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
     `refresh_sec` is the period of the timer that picks up what background pulses changed;
     `lazy_tabs=False` builds the side tabs at start (benchmarks/tab_open.py compares the two).
     """
-    quiet_hidden_progress()  # no queue-place/start messages for hidden-progress events (ui/quiet_queue.py)
+    check_version()  # a Gradio other than the pinned one: which features are off, logged (ui/_gradio_compat.py)
+    quiet_hidden_progress()  # no queue-place/start messages for hidden-progress events
     labels = Labels(getattr(manager.settings, "lang", "ja"))
     views = _Views(manager, labels)
     # Nothing of a building is drawn before the page's load event has given this window its own
@@ -409,64 +408,3 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
         wire_autonomy(manager, labels, autonomy, demo, chat_tab)
         wire_line_actions(manager, labels, line_actions, chatbot, view_state, earlier, [building], demo)
     return demo
-
-
-def announce_servers(manager: CityPort) -> None:
-    """When the background look (saiverse/llm/servers.py) finds a model server, print the model line again."""
-    scan = getattr(manager, "server_scan", None)
-    if scan is None:
-        return
-
-    def wait() -> None:
-        from saiverse.port import found_servers
-
-        scan.join(10)
-        if found_servers(manager.settings):
-            print(manager.startup_notice(), flush=True)
-
-    threading.Thread(target=wait, name="announce-servers", daemon=True).start()
-
-
-def launch(settings: Any) -> int:
-    """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
-    from saiverse.port import SAIVerseManager, ServerLock, read_login, settle
-    from ui.guard import addresses_to_open, is_loopback, require_login_for
-
-    login = read_login(settings.home)
-    require_login_for(settings.host, login)  # a UserError: main.py prints its one line, exit 2
-    # Before the world is opened: a second server on this home must not repair, back up or tick.
-    server_lock = ServerLock(settings.home, host=settings.host, port=settings.port,
-                             database_url=settings.database_url)
-    try:
-        manager = SAIVerseManager(settings)
-    except Exception as exc:  # noqa: BLE001 - main.py prints this and exits non-zero
-        server_lock.release()
-        print(f"SAIVerse could not open {settings.home}: {exc}", file=sys.stderr)
-        return 1
-    ticker = manager.ticker()
-    wide = not is_loopback(settings.host)
-    try:
-        app = build_app(manager)
-        app.launch(**launch_kwargs(settings, login_required=wide), prevent_thread_lock=True)
-        ticker.start()  # schedules and autonomous turns run while the window is served
-        # Printed once the port is really bound, so the line is never a lie.
-        shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-        print(f"SAIVerse: http://{shown}:{settings.port}/  (Ctrl+C to stop)", flush=True)
-        if wide and login is not None:
-            urls = "  ".join(addresses_to_open(settings.host, settings.port))
-            print(f"From your phone or another device on this network open: {urls}  (log in as {login.user!r})",
-                  flush=True)
-        print(manager.startup_notice(), flush=True)
-        settle()  # start-up's objects out of the collector's full passes (saiverse/heap.py)
-        announce_servers(manager)  # a server found after this line changes what `auto` answers with: say so
-        app.block_thread()
-    except KeyboardInterrupt:
-        pass
-    except OSError as exc:
-        print(f"SAIVerse could not serve on {settings.host}:{settings.port}: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        ticker.stop()
-        manager.close()
-        server_lock.release()
-    return 0

@@ -16,19 +16,17 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import Any
 
 import gradio as gr
-from gradio.components import Component
-from gradio.context import LocalContext
 
-from saiverse.port import busy_database_message, is_user_error
+from saiverse.port import CityPort, busy_database_message, is_user_error
+from ui._gradio_compat import feature, rendering_root, settle_interactivity
 from ui.i18n import Labels
 from ui.tabs import TabRefresh
 
 log = logging.getLogger(__name__)
 
-TabBuilder = Callable[[Any, Labels], TabRefresh]
+TabBuilder = Callable[[CityPort, Labels], TabRefresh]
 """`build_*_tab(manager, labels)` of a module in ui/tabs/."""
 
 
@@ -40,31 +38,10 @@ def named_builder(where: str | TabBuilder) -> TabBuilder:
         return where
     module, _, name = where.partition(":")
 
-    def build(manager: Any, labels: Labels) -> TabRefresh:
+    def build(manager: CityPort, labels: Labels) -> TabRefresh:
         return getattr(import_module(module), name)(manager, labels)
 
     return build
-
-
-def _settle_interactivity() -> None:
-    """Say which rendered components take input, as Gradio's page decides for the ones built at
-    start: an event's input is editable, an output only shown. The page cannot decide it for a
-    rendered component with a value (it would draw the persona form's 🙂 avatar box disabled), so
-    the server says it explicitly; a component given `interactive=` keeps it."""
-    config, renderable = LocalContext.blocks_config.get(None), LocalContext.renderable.get(None)
-    if config is None or renderable is None:
-        return
-    inputs: set[int] = set()
-    outputs: set[int] = set()
-    for fn in config.fns.values():
-        inputs.update(b._id for b in fn.inputs)
-        outputs.update(b._id for b in fn.outputs)
-    for block in config.blocks.values():
-        if isinstance(block, Component) and block.rendered_in is renderable and block.interactive is None:
-            if block._id in inputs:
-                block.interactive = True
-            elif block._id in outputs:
-                block.interactive = False
 
 
 def failure_reason(exc: BaseException, labels: Labels) -> str:
@@ -106,23 +83,24 @@ def lazy_tab(tab: gr.Tab, build: Callable[[], TabRefresh], labels: Labels) -> No
                                   elem_id=f"{tab.elem_id}-retry")
             retry.click(None, opened, opened, js="(n) => (n || 1) + 1", show_progress="hidden")
             return
-        config = LocalContext.blocks_config.get()
         # As the tab did when it was built at start: its refresh runs as it opens — the first time
         # once its contents are on the page, and then only what the builder did not draw already
         # (`TabRefresh.drawn` / `fill`): a builder that drew its lists is not made to read them twice.
         first = refresh.on_first_opening()
         if first is not None:
-            config.root_block.load(first.fn, first.inputs, first.outputs, show_progress="hidden")
+            rendering_root().load(first.fn, first.inputs, first.outputs, show_progress="hidden")
         tab.select(refresh.fn, refresh.inputs, refresh.outputs, show_progress="hidden")
-        _settle_interactivity()
+        settle_interactivity()  # Gradio's internals: ui/_gradio_compat.py
 
 
-def side_tabs(tabs: Sequence[tuple[str, str, str | TabBuilder]], manager: Any, labels: Labels, *,
+def side_tabs(tabs: Sequence[tuple[str, str, str | TabBuilder]], manager: CityPort, labels: Labels, *,
               lazy: bool = True) -> None:
     """The tabs beside チャット, inside the current `gr.Tabs`: (label key, tab id, builder or its
     `"module:function"` name, `named_builder`) each.
-    With `lazy`, each is built on its first opening in a window; without, here, at start (as before
-    issue 26 — kept for benchmarks/tab_open.py's comparison)."""
+    With `lazy`, each is built on its first opening in a window; without (or under a Gradio other than the
+    pinned one, ui/_gradio_compat.py), here, at start (as before issue 26 — also benchmarks/tab_open.py's
+    comparison)."""
+    lazy = lazy and feature("lazy_tabs")
     for key, tab_id, where in tabs:
         builder = named_builder(where)
         with gr.Tab(labels(key), id=tab_id, elem_id=f"tab-{tab_id}") as tab:

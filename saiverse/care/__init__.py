@@ -31,7 +31,6 @@ if TYPE_CHECKING:
     from saiverse.care._backup import ProgressFn as ProgressFn
     from saiverse.care._backup import create_backup as create_backup
     from saiverse.care._backup_auto import BackupStore as BackupStore
-    from saiverse.care._backup_auto import human_size as human_size
     from saiverse.care._backup_auto import migrate_home as migrate_home
     from saiverse.care._debris import remove_home_debris as remove_home_debris
     from saiverse.care._home_safety import check_home as check_home
@@ -74,7 +73,6 @@ _EXPORTS: dict[str, str] = {
     "clear_login": "_login",
     "create_backup": "_backup",
     "create_private": "_home_safety",
-    "human_size": "_backup_auto",
     "link_out_of_home": "_home_safety",
     "login_path": "_login",
     "make_home": "_home_safety",

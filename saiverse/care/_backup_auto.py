@@ -144,16 +144,6 @@ class BackupStore:
         return path
 
 
-def human_size(size: int) -> str:
-    """1234567 → '1.2 MB' (the CLI and the 設定 tab show archive sizes alike)."""
-    value = float(size)
-    for unit in ("B", "KB", "MB", "GB"):
-        if value < 1024 or unit == "GB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
-        value /= 1024
-    return f"{size} B"
-
-
 def migrate_home(settings: Settings) -> MigrationReport:
     """Bring the home's database to the current schema, the whole world backed up first (as when
     the app opens it). Raises MigrationError when the database cannot be migrated."""

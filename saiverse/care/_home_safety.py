@@ -31,11 +31,10 @@ from pathlib import Path
 from database.foreign import foreign_database_problem
 from database.migrate import UpstreamDatabaseError, is_upstream_database, upstream_refusal
 from portable import O_BINARY, POSIX_MODES, PSEUDO_ROOTS
+from saiverse.disk import link_out_of_home as link_out_of_home  # below llm/ too, which checks it (saiverse/disk.py)
 from saiverse.errors import UserError
 
 log = logging.getLogger(__name__)
-HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", "models", ".locks")
-"""Folders of a home the app writes into or walks: none of them may lead out of the home."""
 UPSTREAM_DB = Path("user_data") / "database" / "saiverse.db"
 OWN_NAME = re.compile(r"^\d{8}_\d{6}_[0-9A-Za-z]+\.[0-9A-Za-z]{1,5}(\.summary\.txt)?$")
 """`YYYYMMDD_HHMMSS_<id>.<ext>` (saiverse/world/_media.py `new_file_name`), with its sidecar."""
@@ -50,24 +49,6 @@ class HomeRefused(UserError):
 
 def _is_inside(path: Path, root: Path) -> bool:
     return path == root or path.is_relative_to(root)
-
-
-def link_out_of_home(home: Path) -> str | None:
-    """The refusal for a folder of `home` that is a link leading outside it (None when there is none)."""
-    real_home = home.resolve()
-    for name in HOME_DIRS:
-        path = home / name
-        if not os.path.lexists(path):
-            continue
-        target = path.resolve()
-        if path.is_symlink() and not _is_inside(target, real_home):
-            return (f"{path} is a link to {target}, outside the data home. SAIVerse keeps every file inside its "
-                    f"home and never reads, moves or deletes through such a link, so it did not open this home "
-                    f"and changed nothing. Replace the link by a real folder (move the files into {path}) and "
-                    "start again.")
-        if not path.is_dir() and name != ".locks":
-            return f"{path} is not a folder; SAIVerse needs it to be one. Nothing was changed."
-    return None
 
 
 def _upstream_above(home: Path) -> Path | None:

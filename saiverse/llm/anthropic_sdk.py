@@ -21,7 +21,7 @@ from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage, default_max
 from saiverse.llm.imagefile import read_image
 from saiverse.llm.retry import RetryPolicy
 from saiverse.llm.schema import strict_schema
-from saiverse.llm.sdk_base import SdkChatModel
+from saiverse.llm.sdk_base import SdkCalls
 from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output
 from saiverse.llm.structured import ANSWER_TOOL, answer_json, schema_text, strict_ok, unwrap_answer_tool
 
@@ -32,7 +32,7 @@ _NO_FORMAT: set[tuple[str, str]] = set()
 _NO_FORMAT_LOCK = threading.Lock()
 
 
-class AnthropicModel(SdkChatModel):
+class AnthropicModel:
     """A Claude model (provider `anthropic`); `name` is as configured, e.g. `claude-sonnet-4-5`."""
 
     provider = "anthropic"
@@ -44,15 +44,26 @@ class AnthropicModel(SdkChatModel):
                  timeout: float = 60.0, retry: RetryPolicy | None = None) -> None:
         import anthropic  # imported here: slow to load, and only a configured model needs it
 
-        self._sdk = anthropic
         self.name = name
         self.model_id = model_id
         self.base_url = (base_url or OFFICIAL_URL).rstrip("/")
         self.retry = retry or RetryPolicy()
-        self._key = api_key
         self._client = anthropic.Anthropic(api_key=api_key, base_url=self.base_url, timeout=timeout,
                                            max_retries=0)
         self._what = f"Anthropic {model_id}"
+        self._calls = SdkCalls(sdk=anthropic, client=self._client, key=api_key, what=self._what,
+                               model_id=model_id, base_url=self.base_url, retry=self.retry)
+        """The client's calls, guarded and retried (saiverse/llm/sdk_base.py)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._calls.close()
+
+    def _retrying(self, request: ChatRequest, mode: str | None) -> ChatResult:
+        return self._calls.retrying(lambda: self._once(request, mode))
 
     # -- request building -------------------------------------------------------------------
 
@@ -107,7 +118,7 @@ class AnthropicModel(SdkChatModel):
 
     def _once(self, request: ChatRequest, mode: str | None) -> ChatResult:
         body = self._body(request, mode)
-        response = self._guard(lambda: self._client.messages.create(**body))
+        response = self._calls.guard(lambda: self._client.messages.create(**body))
         texts: list[str] = []
         calls: list[ToolCall] = []
         for i, block in enumerate(response.content or []):
@@ -149,7 +160,7 @@ class AnthropicModel(SdkChatModel):
                 return [delta.text]
             return []
 
-        yield from self._stream_text(lambda: self._client.messages.create(**body), texts)
+        yield from self._calls.stream_text(lambda: self._client.messages.create(**body), texts)
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Claude cannot draw; the registry hands drawing to another model (see `draws_images`)."""

@@ -78,3 +78,12 @@ NAME_FORMS_JA = ("auto / offline / local / local:<GGUF のパスか名前> / gpt
                  "openai:<モデル名> (OpenAI 互換サーバー) / ollama:<モデル名> / lmstudio:<モデル名> / "
                  "llamacpp:<モデル名>")
 """The name forms, for messages that tell the user what may be written."""
+
+
+def made_by_note(model_name: str) -> str:
+    """The closing line of a production's rule-based draft (sea/production/drafts.py): which model the run
+    used, and that rules wrote it (`RunPorts.draft_note`, saiverse/pulse/_production.py)."""
+    if model_name in ("offline", ""):
+        return "（オフラインモデルで作成しました）"
+    shown = "組み込みのローカルモデル (llama.cpp)" if model_name == "local" else model_name
+    return f"（{shown} で作成しました。このモデルは指示に従った長い文章を書けないため、決まった手順で組み立てています）"

@@ -23,7 +23,7 @@ from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage, default_max
 from saiverse.llm.imagefile import read_image, sniff_mime
 from saiverse.llm.retry import RetryPolicy, call_with_retry, invalid_json_error
 from saiverse.llm.schema import strict_schema
-from saiverse.llm.sdk_base import SdkChatModel
+from saiverse.llm.sdk_base import SdkCalls
 from saiverse.llm.sdk_errors import RejectedRequest, about_structured_output
 from saiverse.llm.structured import (
     ANSWER_TOOL,
@@ -46,7 +46,7 @@ servers ignore it)."""
 _REASONING = re.compile(r"^(o\d|gpt-5)", re.I)
 
 
-class OpenAIModel(SdkChatModel):
+class OpenAIModel:
     """A chat model on OpenAI or on an OpenAI-compatible server."""
 
     supports_vision = True
@@ -58,7 +58,6 @@ class OpenAIModel(SdkChatModel):
                  modes: ModeMemory = SERVER_MODES) -> None:
         import openai  # imported here: slow to load, and only a configured model needs it
 
-        self._sdk = openai
         self.name = name
         self.model_id = model_id
         self.compatible = compatible
@@ -68,10 +67,22 @@ class OpenAIModel(SdkChatModel):
         self.image_model = image_model or (model_id if compatible else DEFAULT_IMAGE_MODEL)
         self.image_size = image_size
         self._modes = modes
-        self._key = api_key
         self._client = openai.OpenAI(api_key=api_key or NO_KEY, base_url=self.base_url, timeout=timeout,
                                      max_retries=0)
         self._what = f"{'OpenAI 互換サーバー' if compatible else 'OpenAI'} {model_id}"
+        self._calls = SdkCalls(sdk=openai, client=self._client, key=api_key, what=self._what, model_id=model_id,
+                               base_url=self.base_url, retry=self.retry)
+        """The client's calls, guarded and retried (saiverse/llm/sdk_base.py)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
+
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._calls.close()
+
+    def _retrying(self, request: ChatRequest, mode: str | None) -> ChatResult:
+        return self._calls.retrying(lambda: self._once(request, mode))
 
     # -- request building -------------------------------------------------------------------
 
@@ -130,7 +141,7 @@ class OpenAIModel(SdkChatModel):
 
     def _once(self, request: ChatRequest, mode: str | None) -> ChatResult:
         body = self._body(request, mode)
-        response = self._guard(lambda: self._client.chat.completions.create(**body))
+        response = self._calls.guard(lambda: self._client.chat.completions.create(**body))
         if not response.choices:
             raise LLMError(f"{self._what}: choices のない応答を受け取りました", kind="server_error")
         message = response.choices[0].message
@@ -214,7 +225,7 @@ class OpenAIModel(SdkChatModel):
             return [text for choice in chunk.choices or []
                     if (text := getattr(choice.delta, "content", None) if choice.delta else None)]
 
-        yield from self._stream_text(lambda: self._client.chat.completions.create(**body), texts)
+        yield from self._calls.stream_text(lambda: self._client.chat.completions.create(**body), texts)
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Draw through the images endpoint; the picture comes back as base64."""
@@ -223,7 +234,7 @@ class OpenAIModel(SdkChatModel):
             body["response_format"] = "b64_json"  # gpt-image models always answer base64 and refuse the field
 
         def once() -> tuple[bytes, str]:
-            response = self._guard(lambda: self._client.images.generate(**body))
+            response = self._calls.guard(lambda: self._client.images.generate(**body))
             b64 = response.data[0].b64_json if response.data else None
             if not b64:
                 raise LLMError(f"{self.image_model}: 画像が返されませんでした", kind="no_image")

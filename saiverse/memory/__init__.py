@@ -6,6 +6,7 @@ Parts (private modules; import from here):
 - `_chronicle_build`: Building the Chronicle: incremental, checkpointed, off the reply path.
 - `_chronicle_summary`: How a batch of messages (or of entries) becomes Chronicle text.
 - `_common`: What the long-term memory modules share: time values as stored, and their error type.
+- `_context`: The context builder: every model call's prompt, assembled in one place within a …
 - `_context_source`: What a persona's stored memory offers its prompts, read cheaply enough for every pulse.
 - `_export`: Exporting a persona's whole memory as JSON lines: messages, then Chronicle, then …
 - `_lexical`: What recall searches for: a text's terms — stemmed latin words without stop words, …
@@ -40,6 +41,22 @@ if TYPE_CHECKING:
     from saiverse.memory._chronicle_summary import span as span
     from saiverse.memory._common import LongTermMemoryError as LongTermMemoryError
     from saiverse.memory._common import stamp as stamp
+    from saiverse.memory._context import CHRONICLE_SHARE as CHRONICLE_SHARE
+    from saiverse.memory._context import CORE_SHARE as CORE_SHARE
+    from saiverse.memory._context import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
+    from saiverse.memory._context import MESSAGE_OVERHEAD as MESSAGE_OVERHEAD
+    from saiverse.memory._context import MIN_CONTEXT_TOKENS as MIN_CONTEXT_TOKENS
+    from saiverse.memory._context import PIN_HEADER as PIN_HEADER
+    from saiverse.memory._context import PIN_SHARE as PIN_SHARE
+    from saiverse.memory._context import REFLEX_SHARE as REFLEX_SHARE
+    from saiverse.memory._context import SYSTEM_SHARE as SYSTEM_SHARE
+    from saiverse.memory._context import Fitted as Fitted
+    from saiverse.memory._context import Line as Line
+    from saiverse.memory._context import Snapshot as Snapshot
+    from saiverse.memory._context import conforms as conforms
+    from saiverse.memory._context import fit as fit
+    from saiverse.memory._context import pinned_text as pinned_text
+    from saiverse.memory._context import token_counter as token_counter
     from saiverse.memory._context_source import ContextSource as ContextSource
     from saiverse.memory._export import export_memory as export_memory
     from saiverse.memory._memopedia import MemopediaStore as MemopediaStore
@@ -67,6 +84,22 @@ _EXPORTS: dict[str, str] = {
     "ChronicleStore": "_chronicle",
     "ChronicleWorker": "_chronicle_build",
     "ContextSource": "_context_source",
+    "CHRONICLE_SHARE": "_context",
+    "CORE_SHARE": "_context",
+    "PIN_SHARE": "_context",
+    "SYSTEM_SHARE": "_context",
+    "PIN_HEADER": "_context",
+    "Fitted": "_context",
+    "pinned_text": "_context",
+    "DEFAULT_CONTEXT_TOKENS": "_context",
+    "Line": "_context",
+    "MESSAGE_OVERHEAD": "_context",
+    "MIN_CONTEXT_TOKENS": "_context",
+    "REFLEX_SHARE": "_context",
+    "Snapshot": "_context",
+    "conforms": "_context",
+    "fit": "_context",
+    "token_counter": "_context",
     "Entry": "_chronicle",
     "LongTermMemoryError": "_common",
     "MemopediaStore": "_memopedia",

@@ -27,11 +27,18 @@ from database.engine import Database
 from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._common import parse_time
+from saiverse.memory._context import (
+    DEFAULT_CONTEXT_TOKENS,
+    MESSAGE_OVERHEAD,
+    MIN_CONTEXT_TOKENS,
+    REFLEX_SHARE,
+    Line,
+    Snapshot,
+)
 from saiverse.memory._memopedia import CATEGORIES, MemopediaStore
 from saiverse.memory._pins import PinStore
 from saiverse.memory._reflex import Recalled, reflex_found, reflex_section, reflex_setting_key
 from saiverse.memory._store import SAIMemory
-from saiverse.pulse import DEFAULT_CONTEXT_TOKENS, MESSAGE_OVERHEAD, MIN_CONTEXT_TOKENS, REFLEX_SHARE, Line, Snapshot
 
 MAX_HISTORY = 400
 """Most conversation lines a snapshot holds, however short they are."""
@@ -78,7 +85,7 @@ def memo_core(store: MemopediaStore, persona_id: str) -> str:
 
 
 def _message(line: Line) -> Message:
-    """A history line as a prompt message (as saiverse/pulse/_context.py `fit` shows it)."""
+    """A history line as a prompt message (as saiverse/memory/_context.py `fit` shows it)."""
     return {"role": "user" if line.role == "user" else "assistant", "content": line.content}
 
 

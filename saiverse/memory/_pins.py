@@ -5,7 +5,7 @@ pinned. The message's text stays where it is, so a pin costs nothing until a pro
 deleting the message (its chat line deleted, `forget`) takes the pin with it. Each write is one short
 transaction, committed before the call returns: a pin survives `kill -9` once the call has answered.
 
-The context builder (saiverse/pulse/_context.py `fit`) puts the pinned lines right after the system
+The context builder (saiverse/memory/_context.py `fit`) puts the pinned lines right after the system
 prompt, in the order they were pinned, within `PIN_SHARE` of the budget: a line longer than a third
 of that share is shortened in the middle, and pins beyond the share are left out with a note saying
 how many: the pins made last are the ones left out, so what was pinned first stays put

@@ -3,7 +3,7 @@
 Small local models rarely decide to call `memory_recall`, so a persona forgot what the user told her
 last month (issue 33). Here recall (saiverse/memory/_recall.py, the same retrieval as the tool; no
 model call) runs on the user's message once per pulse, and its best hits enter the prompt's system
-part (saiverse/pulse/_context.py `fit`, within `REFLEX_SHARE` of the budget), each marked as memory
+part (saiverse/memory/_context.py `fit`, within `REFLEX_SHARE` of the budget), each marked as memory
 with its date and who said it. Hits already in the prompt as recent conversation are left out, and
 so are weak ones: a hit must score at least `MIN_SHARE` of the best, and the best at least
 `MIN_SCORE` (a greeting's common grams recall nothing). Keyword lore comes first: a Memopedia page

@@ -1,7 +1,6 @@
 """A pulse: one activation of one persona, its journal, context, tools and productions.
 
 Parts (private modules; import from here):
-- `_context`: The context builder: every model call's prompt, assembled in one place within a …
 - `_controller`: The pulse controller: queues pulses per persona and runs them one at a time …
 - `_journal`: The pulse journal: the runtime's ports for one pulse, with all of the pulse's writes …
 - `_open`: Open pulses: what a process killed in the middle of a pulse leaves for the next start to …
@@ -12,8 +11,11 @@ Parts (private modules; import from here):
 - `_remote`: Pulses taken by pulse workers: enqueue in PostgreSQL, follow the events back …
 - `_sight`: See what she sees, and pin what she must keep (issue 33, items 3 and 4).
 - `_toolctx`: The domain's implementation of `tools.ToolContext`: the world as one tool call sees it.
+- `_toolcall`: One tool call's binding and the parts of the app it may reach: what every tool service is handed.
+- `_toolctx_city`: The city as one tool call reaches it: the persona, buildings, history, working memory, …
 - `_toolctx_items`: Items as one tool call reaches them: those in the persona's building and in its hands.
-- `_toolctx_v03`: Upstream v0.3 tools' half of `saiverse.pulse._toolctx.ManagerToolContext` (a mixin): …
+- `_toolctx_memory`: Memory as one tool call reaches it: SAIMemory messages, recall, Memopedia and Chronicle.
+- `_toolctx_v03`: What upstream v0.3's tools reach: whole-document edits, item_move with slots, …
 - `_usergate`: Users first across worker processes: while a user's pulse runs on any pulse worker, …
 """
 
@@ -24,16 +26,9 @@ from typing import TYPE_CHECKING
 from saiverse._lazy import lazy_getattr
 
 if TYPE_CHECKING:
-    from saiverse.pulse._context import DEFAULT_CONTEXT_TOKENS as DEFAULT_CONTEXT_TOKENS
-    from saiverse.pulse._context import MESSAGE_OVERHEAD as MESSAGE_OVERHEAD
-    from saiverse.pulse._context import MIN_CONTEXT_TOKENS as MIN_CONTEXT_TOKENS
-    from saiverse.pulse._context import REFLEX_SHARE as REFLEX_SHARE
-    from saiverse.pulse._context import Line as Line
-    from saiverse.pulse._context import Snapshot as Snapshot
-    from saiverse.pulse._context import fit as fit
-    from saiverse.pulse._context import token_counter as token_counter
     from saiverse.pulse._controller import PulseController as PulseController
     from saiverse.pulse._controller import PulseHandle as PulseHandle
+    from saiverse.pulse._controller import PulseKinds as PulseKinds
     from saiverse.pulse._controller import QueueFullError as QueueFullError
     from saiverse.pulse._journal import ModelResolver as ModelResolver
     from saiverse.pulse._journal import PulseServices as PulseServices
@@ -49,37 +44,30 @@ if TYPE_CHECKING:
     from saiverse.pulse._sight import ContextView as ContextView
     from saiverse.pulse._sight import PinResult as PinResult
     from saiverse.pulse._sight import Sight as Sight
+    from saiverse.pulse._toolcall import ToolServices as ToolServices
     from saiverse.pulse._toolctx import ManagerToolContext as ManagerToolContext
-    from saiverse.pulse._toolctx import ToolServices as ToolServices
 
 _EXPORTS: dict[str, str] = {
     "remote_enabled": "_remote",
     "remote_pulses": "_remote",
     "worker_command": "_queue",
     "user_turn": "_pool",
-    "DEFAULT_CONTEXT_TOKENS": "_context",
-    "Line": "_context",
-    "MESSAGE_OVERHEAD": "_context",
-    "MIN_CONTEXT_TOKENS": "_context",
-    "REFLEX_SHARE": "_context",
     "ManagerToolContext": "_toolctx",
     "ModelResolver": "_journal",
     "PlaybookCatalog": "_playbooks",
     "ProductionService": "_production",
     "PulseController": "_controller",
     "PulseHandle": "_controller",
+    "PulseKinds": "_controller",
     "PulseServices": "_journal",
     "QueueFullError": "_controller",
     "Sight": "_sight",
     "ContextView": "_sight",
     "PinResult": "_sight",
-    "Snapshot": "_context",
-    "ToolServices": "_toolctx",
-    "fit": "_context",
+    "ToolServices": "_toolcall",
     "persona_context": "_journal",
     "recover_open": "_open",
     "system_prompt_for": "_journal",
-    "token_counter": "_context",
 }
 """Public name → the private module that defines it (imported on first use)."""
 

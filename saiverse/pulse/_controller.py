@@ -9,7 +9,6 @@ error. Every pulse keeps a record: status, token usage and its activity trace.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 import uuid
@@ -39,12 +38,9 @@ SAID_KEPT = 1024
 log = logging.getLogger(__name__)
 
 
-def default_workers() -> int:
-    """Pulse workers when none are given: $SAIVERSE_PULSE_WORKERS (read as the settings read it), else 8."""
-    raw = os.environ.get("SAIVERSE_PULSE_WORKERS", "").strip()
-    if raw.isdigit() and 1 <= int(raw) <= 256:
-        return int(raw)
-    return 8
+DEFAULT_WORKERS = 8
+"""Pulse workers when none are given; the manager gives `Settings.pulse_workers` (SAIVERSE_PULSE_WORKERS,
+read by saiverse/settings.py only)."""
 
 
 class YieldingToken(CancellationToken):
@@ -209,7 +205,7 @@ class PulseController(PulseKinds):
     def __init__(self, services: PulseServices, *, max_queue: int = MAX_QUEUE, workers: int | None = None) -> None:
         self.services = services
         self.max_queue = max_queue
-        self.workers = workers or default_workers()
+        self.workers = workers or DEFAULT_WORKERS
         self._pool = PulsePool(self._work, workers=self.workers)
         self._guard = threading.Lock()
         self._running: dict[str, PulseHandle] = {}

@@ -27,20 +27,20 @@ def intent_note(tool: str) -> str:
 
 
 def changes(method: F) -> F:
-    """Mark a tool-context method that changes the world: the host's `before_change` runs first (the
+    """Mark a tool service's method that changes the world: its call's `before_change` runs first (the
     pulse keeps its intent) and its `after_change` once the method returned or refused with a ToolError
     (an intent its note did not replace is dropped: nothing changed). Any other error leaves the intent
     in place: what the method did is unknown."""
 
     @functools.wraps(method)
     def marked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.before_change()
+        self.call.before_change()
         try:
             result = method(self, *args, **kwargs)
         except ToolError:
-            self.after_change()
+            self.call.after_change()
             raise
-        self.after_change()
+        self.call.after_change()
         return result
 
     return marked  # type: ignore[return-value]

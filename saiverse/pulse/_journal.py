@@ -28,8 +28,7 @@ from chat import ChatModel, ContextWindow, Message
 from database.direct import run_many
 from database.engine import Database
 from saiverse.llm.offline import OfflineModel
-from saiverse.memory import ContextSource, SAIMemory, reflex_section
-from saiverse.pulse._context import Fitted, Snapshot, conforms, fit, token_counter
+from saiverse.memory import ContextSource, Fitted, SAIMemory, Snapshot, conforms, fit, reflex_section, token_counter
 from saiverse.pulse._open import EFFECT_TAGS, OpenPulse, close, close_in, closing_notes, effect_note, record_effects
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.compat import shown_content, trim_history
@@ -58,7 +57,7 @@ class PulseServices:
     playbook: Callable[[str], Playbook | None]
     router_playbooks: Callable[[], list[Playbook]]
     context: ContextSource
-    """What a persona's memory offers a prompt (saiverse/pulse/_context.py fits it to the budget)."""
+    """What a persona's memory offers a prompt (saiverse/memory/_context.py fits it to the budget)."""
     target_names: Callable[[str, str], list[str]] = lambda kind, building_id: []
     """(kind, building id) → what a request may name for a playbook acting on `kind` (sea/ports.py)."""
 
@@ -104,7 +103,7 @@ class PulseJournal:
     _counted: dict[Any, dict[str, int]] = field(default_factory=dict)
     """Token counts by counter, shared by the pulse's prompts (they hold the same history)."""
     _sums: dict[Any, dict[int, Any]] = field(default_factory=dict)
-    """The history's running costs by counter (saiverse/pulse/_context.py `fit`), shared the same way."""
+    """The history's running costs by counter (saiverse/memory/_context.py `fit`), shared the same way."""
     _shown: dict[int, Any] = field(default_factory=dict)
     """The history's lines as prompt messages, made once for the pulse's prompts (`fit`)."""
     stored: tuple[str, list[tuple[str, str, list[str]]]] | None = None
@@ -152,7 +151,7 @@ class PulseJournal:
     def fitted(self, persona: PersonaContext, building_id: str, model: ChatModel, pending: list[Message], *,
                exclude_tags: frozenset[str] = frozenset(), history_depth: Any = None,
                line_id: str | None = None) -> Fitted:
-        """`prompt_context` with what went into it (saiverse/pulse/_context.py `Fitted`): the one
+        """`prompt_context` with what went into it (saiverse/memory/_context.py `Fitted`): the one
         assembly of a pulse's prompt, which `python main.py context` shows (saiverse/pulse/_sight.py)."""
         persona_id = persona["persona_id"]
         if persona_id not in self._snapshots:

@@ -30,6 +30,7 @@ from database.models import Item, ItemLocation, ProductionRun
 from saiverse.claims import claim
 from saiverse.disk import private_folder
 from saiverse.errors import UserError
+from saiverse.llm.names import made_by_note
 from saiverse.memory import SAIMemory
 from saiverse.pulse._journal import ModelResolver, persona_context, system_prompt_for
 from saiverse.world import ItemInfo, ItemStore, World, atomic_write, new_file_name
@@ -76,6 +77,9 @@ class RunPorts:
     def system_prompt(self) -> str:
         persona = persona_context(self.service.world.persona(self.persona_id))
         return system_prompt_for(persona, self.service.world.building(self.building_id))
+
+    def draft_note(self, model: ChatModel) -> str:
+        return made_by_note(model.name)
 
     def emit(self, event: dict[str, Any]) -> None:
         if event.get("type") == "data-plan_update":

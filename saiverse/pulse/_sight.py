@@ -24,8 +24,7 @@ from typing import Any
 
 from chat import ContextWindow
 from saiverse.llm.offline import estimate_tokens
-from saiverse.memory import LongTermMemoryError, Pin, Recalled
-from saiverse.pulse._context import (
+from saiverse.memory import (
     CHRONICLE_SHARE,
     CORE_SHARE,
     PIN_SHARE,
@@ -33,6 +32,9 @@ from saiverse.pulse._context import (
     SYSTEM_SHARE,
     Fitted,
     Line,
+    LongTermMemoryError,
+    Pin,
+    Recalled,
     conforms,
     pinned_text,
     token_counter,
@@ -41,7 +43,7 @@ from saiverse.pulse._journal import PulseJournal, PulseServices, persona_context
 from saiverse.world import plan_line_deletion
 
 PARTS = ("system", "pinned", "core", "reflex", "chronicle", "history", "own")
-"""The parts of a prompt in the order the view lists them (saiverse/pulse/_context.py `Fitted.parts`)."""
+"""The parts of a prompt in the order the view lists them (saiverse/memory/_context.py `Fitted.parts`)."""
 
 
 class _NotRunning:

@@ -1,17 +1,18 @@
 """Items as one tool call reaches them: those in the persona's building and in its hands.
 
-The item half of `saiverse.pulse._toolctx.ManagerToolContext` (a mixin): an item elsewhere is out of
-reach, and every change is announced through `notify` so the UI shows it at once.
+A service of `saiverse.pulse._toolctx.ManagerToolContext`, handed the call it serves
+(saiverse/pulse/_toolcall.py): an item elsewhere is out of reach, and every change is announced
+through `notify` so the UI shows it at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chat.titles import TITLE_LIMIT, request_title
 from saiverse.inputs import InputError
 from saiverse.pulse._intent import changes
+from saiverse.pulse._toolcall import ToolCall
 from saiverse.world import (
     InvalidImageError,
     InvalidPdfError,
@@ -26,51 +27,45 @@ from saiverse.world import (
 from sea.events import event
 from tools.registry import ToolError
 
-if TYPE_CHECKING:
-    from saiverse.pulse._toolctx import ToolServices
 
+class ItemTools:
+    """The items a tool call reaches: in the persona's building and in its hands."""
 
-class ItemAccess:
-    """Item methods of the tool context; the host class provides the fields below."""
-
-    services: ToolServices
-    persona_id: str
-    building_id: str
-    notify: Callable[[dict[str, Any]], None]
-    on_effect: Callable[[str | None], None]
-    before_change: Callable[[], None]
-    after_change: Callable[[], None]
+    def __init__(self, call: ToolCall) -> None:
+        self.call = call
+        """The call served: its persona, building, pulse and listeners."""
+        self.services = call.services
 
     def _summary_model(self) -> str | None:
-        return self.services.world.persona(self.persona_id).lightweight_model
+        return self.services.world.persona(self.call.persona_id).lightweight_model
 
     def _reachable(self, item_id: str) -> ItemInfo:
         try:
             info = self.services.items.get(item_id)
         except ItemNotFoundError as exc:
             raise ToolError(f"アイテム {item_id!r} は存在しません。item_list で id を確かめてください。") from exc
-        here = (info.owner_kind == "building" and info.owner_id == self.building_id) or (
-            info.owner_kind == "persona" and info.owner_id == self.persona_id)
+        here = (info.owner_kind == "building" and info.owner_id == self.call.building_id) or (
+            info.owner_kind == "persona" and info.owner_id == self.call.persona_id)
         if not here:
             raise ToolError(f"アイテム「{info.name}」はここにはありません。")
         return info
 
     def _changed(self, kind: str, info: ItemInfo, note: str) -> dict[str, Any]:
         data = info.to_dict()
-        self.on_effect(f"{note} (item_id: {info.item_id})")
-        self.notify(event(kind, item=data, building_id=self.building_id, persona_id=self.persona_id))
+        self.call.on_effect(f"{note} (item_id: {info.item_id})")
+        self.call.notify(event(kind, item=data, building_id=self.call.building_id, persona_id=self.call.persona_id))
         return data
 
     def items_here(self) -> list[dict[str, Any]]:
         items = self.services.items
-        owned = items.list_owned("building", self.building_id) + items.list_owned("persona", self.persona_id)
+        owned = items.list_owned("building", self.call.building_id) + items.list_owned("persona", self.call.persona_id)
         return [i.to_dict() for i in owned]
 
     def building_items(self, building_id: str) -> list[dict[str, Any]]:
         return [i.to_dict() for i in self.services.items.list_owned("building", building_id)]
 
     def carried_items(self) -> list[dict[str, Any]]:
-        return [i.to_dict() for i in self.services.items.list_owned("persona", self.persona_id)]
+        return [i.to_dict() for i in self.services.items.list_owned("persona", self.call.persona_id)]
 
     def item(self, item_id: str) -> dict[str, Any]:
         return self._reachable(item_id).to_dict()
@@ -100,8 +95,8 @@ class ItemAccess:
     def create_document(self, name: str, description: str, content: str) -> dict[str, Any]:
         try:
             info = self.services.items.create_document(
-                name, content, owner_kind="building", owner_id=self.building_id, description=description,
-                state={"created_by": self.persona_id}, summary_model=self._summary_model())
+                name, content, owner_kind="building", owner_id=self.call.building_id, description=description,
+                state={"created_by": self.call.persona_id}, summary_model=self._summary_model())
         except ValueError as exc:  # the store's limits (length, NUL, name): one rule for every writer
             raise ToolError(str(exc)) from exc
         return self._changed("item_created", info, f"文書「{info.name}」を作りました。")
@@ -147,8 +142,8 @@ class ItemAccess:
         if not title or len(title) > TITLE_LIMIT:  # the model gave no usable title: the rule names it
             title = request_title(prompt) or prompt.strip().splitlines()[0][:TITLE_LIMIT] or "無題"
         try:
-            info = self.services.draw_picture(self.persona_id, self.building_id, prompt, title,
-                                              {"created_by": self.persona_id, **(state or {})},
+            info = self.services.draw_picture(self.call.persona_id, self.call.building_id, prompt, title,
+                                              {"created_by": self.call.persona_id, **(state or {})},
                                               aspect_ratio=aspect_ratio)
         except InvalidImageError as exc:
             raise ToolError(f"生成された画像を保存できませんでした: {exc}") from exc
@@ -161,11 +156,11 @@ class ItemAccess:
         if to == "persona":
             if info.owner_kind == "persona":
                 raise ToolError(f"「{info.name}」はもう手に持っています。")
-            moved = items.move(info.item_id, "persona", self.persona_id)
+            moved = items.move(info.item_id, "persona", self.call.persona_id)
         elif to == "building":
             if info.owner_kind == "building":
                 raise ToolError(f"「{info.name}」は手に持っていません。")
-            moved = items.move(info.item_id, "building", self.building_id)
+            moved = items.move(info.item_id, "building", self.call.building_id)
         else:
             raise ToolError(f"unknown destination {to!r}")
         done = "手に取りました" if to == "persona" else "ここに置きました"

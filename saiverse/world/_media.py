@@ -16,15 +16,14 @@ from pathlib import Path
 
 from PIL import Image, UnidentifiedImageError
 
+from saiverse.disk import UnsafePathError as UnsafePathError  # the world's face names them (saiverse/disk.py)
+from saiverse.disk import relative_to_home as relative_to_home
+from saiverse.disk import resolve_in_home as resolve_in_home
 from saiverse.errors import UserError
 
 SUMMARY_SUFFIX = ".summary.txt"
 IMAGE_FORMATS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
 IMAGE_MIME = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif", "webp": "image/webp"}
-
-
-class UnsafePathError(UserError, ValueError):
-    """A file path that would leave the data home."""
 
 
 class InvalidImageError(UserError, ValueError):
@@ -35,26 +34,6 @@ def new_file_name(ext: str, now: datetime | None = None) -> str:
     """`YYYYMMDD_HHMMSS_<uuid>.<ext>` (docs/ARCHITECTURE.md, "Storage")."""
     stamp = (now or datetime.now()).strftime("%Y%m%d_%H%M%S")
     return f"{stamp}_{uuid.uuid4().hex}.{ext.lstrip('.')}"
-
-
-def resolve_in_home(home: Path, file_path: str | os.PathLike[str]) -> Path:
-    """Absolute path of `file_path` (relative to home, or absolute) if it stays inside `home`."""
-    raw = str(file_path)
-    if not raw or "\x00" in raw:
-        raise UnsafePathError("empty or invalid file path")
-    root = home.resolve()
-    candidate = Path(raw).expanduser()
-    if not candidate.is_absolute():
-        candidate = root / candidate
-    resolved = candidate.resolve()  # follows symlinks, so a link pointing out is caught too
-    if resolved != root and not resolved.is_relative_to(root):
-        raise UnsafePathError(f"file path {raw!r} is outside the data home; refused")
-    return resolved
-
-
-def relative_to_home(home: Path, path: Path) -> str:
-    """How a path is stored in `FILE_PATH`: relative to the home, with forward slashes."""
-    return path.resolve().relative_to(home.resolve()).as_posix()
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:

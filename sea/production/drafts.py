@@ -178,17 +178,9 @@ def _piece(topic: str, found: list[dict[str, Any]], outline: bool) -> list[str]:
     return lines
 
 
-def made_by_note(model_name: str) -> str:
-    """The closing line of a rule-based draft: which model the run used, and that rules wrote it."""
-    if model_name in ("offline", ""):
-        return "（オフラインモデルで作成しました）"
-    shown = "組み込みのローカルモデル (llama.cpp)" if model_name == "local" else model_name
-    return f"（{shown} で作成しました。このモデルは指示に従った長い文章を書けないため、決まった手順で組み立てています）"
-
-
-def draft(step: TaskStep, state: ProductionState, sources: list[str], model_name: str = "offline") -> str:
+def draft(step: TaskStep, state: ProductionState, sources: list[str], note: str) -> str:
     """The rule-based text of a writer step: on the request's kind and topic, from the research;
-    `model_name` is the model the run used (named at the end, see `made_by_note`)."""
+    `note` is its closing line, naming the model the run used (`ProductionPorts.draft_note`)."""
     scope = state.get("target_scope", {})
     topic, kind = scope.get("topic", ""), scope.get("kind", "作品")
     title = step.get("title", "")
@@ -207,5 +199,5 @@ def draft(step: TaskStep, state: ProductionState, sources: list[str], model_name
     lines = [f"{named} — {title}", "", *body]
     if kind in STORY_KINDS and found:
         lines += ["", "参考にした記録:", *[f"- {f['text']}" for f in found[:3]]]
-    lines += ["", f"指示: {step.get('instruction', '')}", made_by_note(model_name)]
+    lines += ["", f"指示: {step.get('instruction', '')}", note]
     return "\n".join(lines)

@@ -26,6 +26,11 @@ class ProductionPorts(Protocol):
         """The persona's system prompt in its building."""
         ...
 
+    def draft_note(self, model: ChatModel) -> str:
+        """The closing line of a rule-based draft, written because `model` does not follow instructions:
+        which model the run used, as people call it (the world knows the providers; sea names none)."""
+        ...
+
     def emit(self, event: dict[str, Any]) -> None:
         """Hand a `data-*` event to the pulse's stream (pulse and persona ids are added)."""
         ...

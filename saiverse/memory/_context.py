@@ -35,7 +35,8 @@ from typing import Any
 
 from chat import ChatModel, Message, TokenCounter
 from saiverse.llm.offline import estimate_tokens
-from saiverse.memory import Entry, span
+from saiverse.memory._chronicle import Entry
+from saiverse.memory._chronicle_summary import span
 
 DEFAULT_CONTEXT_TOKENS = 8_000
 MIN_CONTEXT_TOKENS = 1_000
