@@ -1,6 +1,6 @@
 """Files on this machine, as several packages need them: a path kept inside the data home, the one way the
 app makes a folder in the home (private, its missing parents too), a size for people, a file's sha256,
-whether a process lives.
+whether a process lives, a file written whole or not at all.
 
 Below `world/`, `llm/` and `care/`, which all use these and none of which should import another for them.
 Every `FILE_PATH` goes through `resolve_in_home`: nothing outside `SAIVERSE_HOME` is ever read or written,
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import tempfile
 from pathlib import Path
 
 from portable import pid_alive as pid_alive  # lives beside the other per-system code; named here too
@@ -96,3 +97,34 @@ def link_out_of_home(home: Path) -> str | None:
         if not path.is_dir() and name != ".locks":
             return f"{path} is not a folder; SAIVerse needs it to be one. Nothing was changed."
     return None
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write via a temp file in the same directory and rename, so readers never see half a file."""
+    tmp, final = stage_write(path, data)
+    try:
+        commit_staged(tmp, final)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def stage_write(path: Path, data: bytes | str) -> tuple[Path, Path]:
+    """Write `data` to a synced temp file beside `path`; `commit_staged` renames it into place."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return Path(tmp), path
+
+
+def commit_staged(tmp: Path, path: Path) -> None:
+    """Atomically replace `path` with a staged temp file."""
+    os.replace(tmp, path)

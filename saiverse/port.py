@@ -342,6 +342,7 @@ _EXPORTS: dict[str, str] = {
     "found_servers": "saiverse.llm.servers",
     "human_size": "saiverse.disk",
     "installed_models": "saiverse.llm.local",
+    "local_broken": "saiverse.llm.registry",
     "is_user_error": "saiverse.errors",
     "local_name": "saiverse.llm.local",
     "make_default": "saiverse.llm.local",

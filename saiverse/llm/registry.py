@@ -16,7 +16,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat import ChatModel
-from saiverse.llm.local import HealthBook, LocalModelMissing, model_path, packaged_available, runtime_available
+from saiverse.llm.local import (
+    Health,
+    HealthBook,
+    LocalModelMissing,
+    broken_words,
+    model_path,
+    packaged_available,
+    runtime_available,
+)
 from saiverse.llm.names import AUTO_CHOICES, NAME_FORMS_JA, ModelName, parse_name
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.retry import RetryPolicy
@@ -50,9 +58,13 @@ def _cached(key: tuple[object, ...], build: Callable[[], ChatModel]) -> ChatMode
 def clear_model_cache() -> None:
     """Forget cached model instances (tests; settings changed at run time); a local model's inference
     process ends with it."""
+    _drop(lambda _key: True)
+
+
+def _drop(matches: Callable[[tuple[object, ...]], bool]) -> None:
+    """Forget the cached models whose key `matches`; a local model's inference process ends with it."""
     with _lock:
-        models = list(_cache.values())
-        _cache.clear()
+        models = [_cache.pop(k) for k in [k for k in _cache if matches(k)]]
     for model in models:
         if model.provider == "local":
             model.close()  # type: ignore[attr-defined]
@@ -71,16 +83,21 @@ def local_problem(settings: Settings, spec: str = "") -> str | None:
         return f"ローカルモデルのファイル {path} がありません"  # (the packaged one is assembled on first use)
     health = HealthBook(settings.home).get(path)
     if health is not None and health.state == "broken":
-        return f"読み込み中に 2 回続けて異常終了したため使えません ({health.reason})"
+        return broken_words(health.reason)
     return None
+
+
+def _default_health(settings: Settings) -> Health | None:
+    """What the default local model last did on this machine with this build (None: untried)."""
+    try:
+        return HealthBook(settings.home).get(model_path(settings, ""))
+    except LocalModelMissing:
+        return None
 
 
 def local_broken(settings: Settings) -> bool:
     """Whether the default local model is recorded as broken on this machine (with this build and file)."""
-    try:
-        health = HealthBook(settings.home).get(model_path(settings, ""))
-    except LocalModelMissing:
-        return False
+    health = _default_health(settings)
     return health is not None and health.state == "broken"
 
 
@@ -92,20 +109,13 @@ def retry_local(settings: Settings) -> None:
     except LocalModelMissing:
         return
     HealthBook(settings.home).forget(path)
-    with _lock:
-        stale = [k for k in _cache if k[0] == "local" and k[1] == str(path)]
-        models = [_cache.pop(k) for k in stale]
-    for model in models:
-        model.close()  # type: ignore[attr-defined]
+    _drop(lambda key: key[0] == "local" and key[1] == str(path))
 
 
 def local_verified(settings: Settings) -> str | None:
     """When the default local model last really generated on this machine with this build (None: not
     yet, or the file or the build changed since)."""
-    try:
-        health = HealthBook(settings.home).get(model_path(settings, ""))
-    except LocalModelMissing:
-        return None
+    health = _default_health(settings)
     return health.at if health is not None and health.state == "ok" else None
 
 

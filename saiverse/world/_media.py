@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import os
-import tempfile
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,8 +16,11 @@ from pathlib import Path
 from PIL import Image, UnidentifiedImageError
 
 from saiverse.disk import UnsafePathError as UnsafePathError  # the world's face names them (saiverse/disk.py)
+from saiverse.disk import atomic_write as atomic_write
+from saiverse.disk import commit_staged as commit_staged
 from saiverse.disk import relative_to_home as relative_to_home
 from saiverse.disk import resolve_in_home as resolve_in_home
+from saiverse.disk import stage_write as stage_write
 from saiverse.errors import UserError
 
 SUMMARY_SUFFIX = ".summary.txt"
@@ -36,32 +38,6 @@ def new_file_name(ext: str, now: datetime | None = None) -> str:
     return f"{stamp}_{uuid.uuid4().hex}.{ext.lstrip('.')}"
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write via a temp file in the same directory and rename, so readers never see half a file."""
-    tmp, final = stage_write(path, data)
-    try:
-        commit_staged(tmp, final)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def stage_write(path: Path, data: bytes | str) -> tuple[Path, Path]:
-    """Write `data` to a synced temp file beside `path`; `commit_staged` renames it into place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return Path(tmp), path
-
-
 def staged_name(path: Path, version: int) -> Path:
     """`.<file>.v<N>.tmp`: the staged version N of `path` (start-up repair reads the version back)."""
     return path.with_name(f".{path.name}.v{version}.tmp")
@@ -73,11 +49,6 @@ def stage_versioned(path: Path, data: bytes | str, version: int) -> tuple[Path, 
     target = staged_name(path, version)
     os.replace(tmp, target)
     return target, final
-
-
-def commit_staged(tmp: Path, path: Path) -> None:
-    """Atomically replace `path` with a staged temp file."""
-    os.replace(tmp, path)
 
 
 def summary_path(path: Path) -> Path:

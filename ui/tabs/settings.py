@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.port import AdminService, Settings, describe_default, provider_status, retry_local
+from saiverse.port import AdminService, Settings, describe_default, local_broken, provider_status, retry_local
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 from ui.tabs.backups import build_backup_section
@@ -95,11 +95,6 @@ def providers_html(manager: SettingsOwner, labels: Labels) -> str:
     head = labels("st_answering", model=model, why=why)
     return (f'<div id="settings-providers-body"><p class="sv-note">{escape(head)}</p>'
             f'<ul class="sv-providers">{rows}</ul></div>')
-
-
-def local_broken(settings: Settings) -> bool:
-    """Whether the local model is recorded as broken here (its 「もう一度試す」 button shows)."""
-    return any(s.provider == "local" and s.broken for s in provider_status(settings))
 
 
 def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:

@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from saiverse.llm.local._files import model_path as model_path
     from saiverse.llm.local._files import packaged_available as packaged_available
     from saiverse.llm.local._files import runtime_available as runtime_available
+    from saiverse.llm.local._health import Health as Health
     from saiverse.llm.local._health import HealthBook as HealthBook
+    from saiverse.llm.local._health import broken_words as broken_words
     from saiverse.llm.local._installed import installed_models as installed_models
     from saiverse.llm.local._model import LocalModel as LocalModel
     from saiverse.llm.local._prompt import chat_messages as chat_messages
@@ -48,6 +50,8 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "CATALOG": "_catalog",
+    "broken_words": "_health",
+    "Health": "_health",
     "HealthBook": "_health",
     "LocalEmbedder": "_embedder",
     "LocalModel": "_model",

@@ -17,13 +17,12 @@ import functools
 import hashlib
 import importlib.util
 import json
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from saiverse.disk import atomic_write
 from saiverse.locks import item_lock
 
 HEALTH_FILE = "local_models.json"
@@ -46,6 +45,11 @@ class Health:
 
 _read_cache: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
 """path → ((mtime_ns, size), contents): every pulse asks whether the local model is broken."""
+
+
+def broken_words(reason: str) -> str:
+    """Why a broken model cannot answer, as the 設定 tab, the model line and a fallback notice say it."""
+    return f"読み込み中に 2 回続けて異常終了したため使えません ({reason})"
 
 
 @functools.lru_cache(maxsize=1)
@@ -128,14 +132,4 @@ class HealthBook:
         with item_lock(self.home, HEALTH_FILE):
             data = self._read()
             edit(data)
-            fd, tmp = tempfile.mkstemp(prefix=f".{HEALTH_FILE}.", suffix=".tmp", dir=self.home)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    json.dump(data, fh, ensure_ascii=False, indent=1)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.chmod(tmp, 0o600)
-                os.replace(tmp, self.path)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            atomic_write(self.path, json.dumps(data, ensure_ascii=False, indent=1))  # mkstemp: 0600

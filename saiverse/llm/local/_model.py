@@ -31,7 +31,7 @@ from typing import Any
 from chat import ChatRequest, ChatResult, LLMError, Usage, default_max_tokens
 from saiverse.llm.local._child import ChildDied, LlamaChild, ModelBroken, RunnerError
 from saiverse.llm.local._files import LocalModelMissing, ensure_file, runtime_available
-from saiverse.llm.local._health import HealthBook
+from saiverse.llm.local._health import HealthBook, broken_words
 from saiverse.llm.local._profile import LocalProfile, known_profile, profile_for
 from saiverse.llm.local._prompt import chat_messages, merged_system, stops, transcript, usable_line
 from saiverse.llm.local._sanity import SUGGEST_PULL, honest_line
@@ -105,7 +105,7 @@ class LocalModel:
             return None
         if health is None or health.state != "broken":
             return None
-        return f"読み込み中に 2 回続けて異常終了したため使えません ({health.reason})"
+        return broken_words(health.reason)
 
     @property
     def pid(self) -> int | None:
@@ -133,7 +133,7 @@ class LocalModel:
                 _proc, info = child.ensure()
             except ModelBroken as exc:
                 self._record("broken", exc.reason)
-                self.load_error = f"読み込み中に 2 回続けて異常終了したため使えません ({exc.reason})"
+                self.load_error = broken_words(exc.reason)
                 raise LLMError(f"ローカルモデル「{self.name}」は読み込み中に 2 回続けて異常終了しました "
                                f"({exc.reason})。このモデルは使えない状態にし、次の返事からは別のモデルが答えます。"
                                f"{REBUILD_HINT}設定タブで確かめてください。",
