@@ -20,6 +20,7 @@ new process. What this module guarantees:
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import json
 import logging
@@ -168,14 +169,10 @@ class LlamaChild:
                 llama_log.debug("%s", line)
 
     def _kill(self, proc: subprocess.Popen[bytes]) -> None:
-        try:
+        with contextlib.suppress(OSError):  # already gone
             proc.kill()
-        except OSError:
-            pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # a zombie the reader thread reaps later
             proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
 
     def close(self) -> None:
         """End the process: its stdin closes, it leaves; one that lingers is killed."""
