@@ -114,6 +114,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", setting_values.pulse_workers),
 
     Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
+    Option("stt_engine", "SAIVERSE_STT_ENGINE", setting_values.stt_engine, saved=True),
+    Option("stt_url", "SAIVERSE_STT_URL", setting_values.http_url, saved=True),
+    Option("stt_model", "SAIVERSE_STT_MODEL", saved=True),
+    Option("stt_api_key", "SAIVERSE_STT_API_KEY", saved=True, secret=True),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -206,6 +210,14 @@ class Settings:
     """Threads that run pulses in this process (saiverse/pulse/_pool.py); the database pool is sized to them."""
     mcp_timeout: float = 20.0
     """Seconds one exchange with an MCP server (start, handshake, the call) may take (saiverse/mcp_tools.py)."""
+    stt_engine: str = ""
+    """Who listens (saiverse/listen): `openai-compatible`, `openai`, `gemini`, `off`; '': stt_url's server, if any."""
+    stt_url: str | None = None
+    """Base URL (`…/v1`) of an OpenAI-compatible `/audio/transcriptions` server (a Whisper server)."""
+    stt_model: str = ""
+    """The transcription model asked for; '': the engine's own default (saiverse/listen)."""
+    stt_api_key: str | None = field(default=None, repr=False)
+    """Key for the stt_url server, if it wants one."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
