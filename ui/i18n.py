@@ -426,8 +426,8 @@ EN.update({
 # Labels kept beside the part that shows them, merged in here (ui/i18n_<part>.py, each with
 # <PART>_JA and <PART>_EN): backups and deleting (care), the login for other devices, upstream v0.3
 # tracks and notes, getting a model, the phone layout (fit), the model line / 自律 / attachments
-# (hands), the city map, the chat's per-line actions, and what a persona sees (sight: pins too).
-for _part in ("care", "login", "tracks", "models", "fit", "hands", "map", "chat", "sight"):
+# (hands), the city map, the chat's per-line actions, what a persona sees (sight: pins too), and the voice.
+for _part in ("care", "login", "tracks", "models", "fit", "hands", "map", "chat", "sight", "voice"):
     _labels = import_module(f"ui.i18n_{_part}")
     JA.update(getattr(_labels, f"{_part.upper()}_JA"))
     EN.update(getattr(_labels, f"{_part.upper()}_EN"))

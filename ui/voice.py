@@ -1,0 +1,365 @@
+"""The chat's voice in the page (issue 37): replies spoken as they stream, ▶ on past lines, the microphone
+and call mode. Speech and recording happen in the browser; the server makes audio and listens through
+the routes of ui/voice_routes.py.
+
+- **Speaker** (🔈/🔊 in the chat head, per window, kept in the tab's sessionStorage): while on, each
+  persona bubble of the live strip (ui/live.py, `data-say`) is cut into sentences as it grows; every
+  finished sentence is sent to `/voice/say` at once and played in order, so the first sentence plays
+  while the rest is still being written. A fenced code block or an open `<user_only>` part is never cut
+  (the server's `speakable` drops them whole). The persona's engine decides how: a WAV the server made
+  (one `<audio id="sv-voice-player">` plays the queue) or the page's own `speechSynthesis` (`browser`).
+- **▶** on every persona line of the chat: says that line (the text comes from the line's own
+  `aria-label`, which Gradio fills with the message's markdown).
+- **■ 停止** stops speech too: the queue is emptied and what plays is cut.
+- **🎤**: records (MediaRecorder) until clicked again or until 1.2 s of quiet after speech (an energy
+  threshold over WebAudio); the recording goes to `/voice/listen` and its words land in the message box,
+  to check before sending. Without a microphone API (a page over plain http from another device is not a
+  secure context) 🎤 opens the device's recorder through a file picker instead.
+- **📞 call mode**: hands-free turns: listen → the quiet ends the turn → the words are sent → the
+  reply is spoken → listening resumes, until 📞 is pressed again.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+from ui.i18n import Labels
+
+VOICE_CSS_PATH = Path(__file__).with_name("style_voice.css")
+
+JS_LABELS = ("voice_speaker_on", "voice_speaker_off", "voice_play_line", "voice_listening", "voice_transcribing",
+             "voice_speaking", "voice_call_waiting", "voice_no_mic", "voice_mic_denied", "voice_heard_nothing",
+             "voice_autoplay", "voice_no_browser_voice", "voice_failed", "thinking", "voice_call_on",
+             "voice_call_off")
+
+_JS = r"""
+() => {
+  if (window.svVoice) return;
+  const L = __LABELS__;
+  const sv = window.svVoice = {on: sessionStorage.getItem('sv-speaker') === '1', queue: [], busy: false, gen: 0,
+    played: 0, spoken: [], track: new Map(), call: false, phase: 'idle', stopCurrent: null, told: new Set()};
+  const player = document.createElement('audio');
+  player.id = 'sv-voice-player';
+  player.preload = 'auto';
+  document.body.appendChild(player);
+  const toast = (text) => {
+    let box = document.querySelector('#sv-toast');
+    if (!box) {
+      box = document.createElement('div'); box.id = 'sv-toast'; box.setAttribute('role', 'alert');
+      document.body.appendChild(box);
+    }
+    box.textContent = text; box.classList.add('sv-toast-show');
+    clearTimeout(box._hide); box._hide = setTimeout(() => box.classList.remove('sv-toast-show'), 7000);
+  };
+  const once = (key, text) => { if (!sv.told.has(key)) { sv.told.add(key); toast(text); } };
+  const status = (text) => {
+    const el = document.querySelector('#sv-voice-status');
+    if (el) { el.textContent = text || ''; el.classList.toggle('sv-voice-status-on', !!text); }
+  };
+  const post = (path, body, type) => fetch(path, {method: 'POST', credentials: 'same-origin',
+      headers: {'Content-Type': type || 'application/json'}, body})
+    .then((r) => r.json().catch(() => ({error: r.status + ' ' + r.statusText})))
+    .catch((e) => ({error: String(e)}));
+
+  // -- speaking ------------------------------------------------------------------------------------
+  const JA = /[\u3040-\u30ff\u3400-\u9fff]/;
+  const playUrl = (url) => new Promise((resolve) => {
+    const done = () => { player.onended = player.onerror = null; sv.stopCurrent = null; resolve(); };
+    sv.stopCurrent = () => { player.pause(); done(); };
+    player.onended = () => { sv.played += 1; done(); };
+    player.onerror = () => done();
+    player.src = url;
+    player.play().catch(() => { once('autoplay', L.voice_autoplay); done(); });
+  });
+  const speakHere = (job) => new Promise((resolve) => {
+    const synth = window.speechSynthesis;
+    if (!synth || !job.text) { if (!synth) once('nosynth', L.voice_no_browser_voice); resolve(); return; }
+    const u = new SpeechSynthesisUtterance(job.text);
+    const voices = synth.getVoices();
+    const lang = JA.test(job.text) ? 'ja' : 'en';
+    const voice = voices.find((v) => v.name === job.voice) || voices.find((v) => (v.lang || '').startsWith(lang));
+    if (voice) u.voice = voice;
+    u.lang = voice ? voice.lang : (lang === 'ja' ? 'ja-JP' : 'en-US');
+    u.rate = Math.min(4, Math.max(0.25, Number(job.speed) || 1));
+    u.pitch = Math.min(2, Math.max(0, 1 + (Number(job.pitch) || 0) / 12));
+    const done = () => { sv.stopCurrent = null; resolve(); };
+    u.onend = () => { sv.played += 1; done(); };
+    u.onerror = done;
+    sv.stopCurrent = () => { synth.cancel(); done(); };
+    synth.speak(u);
+  });
+  const pump = async () => {
+    if (sv.busy) return;
+    sv.busy = true;
+    try {
+      while (sv.queue.length) {
+        const gen = sv.gen;
+        const job = await sv.queue[0];
+        if (gen !== sv.gen) continue;  // stopped meanwhile: the queue is a new one
+        sv.queue.shift();
+        if (job.error) { once('err:' + job.error, L.voice_failed.replace('{error}', job.error)); continue; }
+        status(L.voice_speaking);
+        sv.spoken.push(job.url || job.text || '');
+        if (job.url) await playUrl(job.url);
+        else if (job.engine === 'browser') await speakHere(job);
+      }
+    } finally { sv.busy = false; status(''); idle(); }
+  };
+  const say = (persona, name, text) => {
+    if (!text.replace(/[\s\u3000]+/g, '')) return;
+    sv.queue.push(post('voice/say', JSON.stringify({persona, name, text})));
+    pump();
+  };
+  sv.say = say;
+  sv.stop = () => {
+    sv.gen += 1; sv.queue = [];
+    if (sv.stopCurrent) sv.stopCurrent();
+    if (window.speechSynthesis) window.speechSynthesis.cancel();
+    for (const st of sv.track.values()) st.done = Infinity;  // what was still to come of these lines stays unsaid
+  };
+
+  // -- the live strip: sentences as they are written -------------------------------------------------
+  const END = /[。！？!?…‥]+[」』）)"'”’]*|\n+|[.](?=\s)/g;
+  const open = (head) => (head.split('```').length % 2 === 0) ||
+    (head.split('<user_only>').length > head.split('</user_only>').length);
+  const take = (st, text, final) => {
+    if (text === L.thinking) return;
+    let from = Math.min(st.done, text.length);
+    if (st.done === Infinity) return;
+    END.lastIndex = from;
+    for (let m; (m = END.exec(text));) {
+      const end = m.index + m[0].length;
+      if (open(text.slice(0, end))) continue;
+      if (sv.on) say(st.persona, st.name, text.slice(from, end));
+      from = end;
+    }
+    if (final && from < text.length && !open(text)) {
+      if (sv.on) say(st.persona, st.name, text.slice(from));
+      from = text.length;
+    }
+    st.done = final ? Infinity : from;
+  };
+  const watchLive = () => {
+    const live = document.querySelector('#chat-live');
+    if (!live) { setTimeout(watchLive, 200); return; }
+    const read = () => {
+      const now = new Set();
+      live.querySelectorAll('[data-say]').forEach((row) => {
+        const key = row.dataset.say;
+        now.add(key);
+        let st = sv.track.get(key);
+        if (!st) sv.track.set(key, st = {done: 0, persona: row.dataset.persona || '', name: row.dataset.name || ''});
+        const el = row.querySelector('.sv-live-text');
+        st.text = el ? el.textContent : '';
+        take(st, st.text, row.dataset.final === '1');
+      });
+      for (const [key, st] of sv.track) {
+        if (now.has(key)) continue;
+        take(st, st.text || '', true);  // the send ended (or the line left the strip): say the rest
+        sv.track.delete(key);
+      }
+      idle();
+    };
+    new MutationObserver(read).observe(live, {childList: true, subtree: true, characterData: true});
+  };
+  watchLive();
+
+  // -- ▶ on past lines -----------------------------------------------------------------------------
+  const HEAD = /^([\s\S]*?)\*\*(.+?)\*\*\n\n/;
+  const lineOf = (bubble) => {
+    const label = bubble.getAttribute('aria-label') || '';
+    const raw = label.slice(label.indexOf(': ') + 2).replace(/\n\n<span class="sv-time">[^<]*<\/span>$/, '');
+    const m = raw.match(HEAD);
+    return m ? {name: m[2], text: raw.slice(m[0].length)} : null;
+  };
+  const addPlays = () => {
+    document.querySelectorAll('#chat [data-testid="bot"]').forEach((bubble) => {
+      const box = bubble.parentElement;
+      if (!box || box.querySelector(':scope > .sv-say-line') || !lineOf(bubble)) return;
+      const b = document.createElement('button');
+      b.type = 'button'; b.className = 'sv-say-line'; b.textContent = '▶';
+      b.title = L.voice_play_line; b.setAttribute('aria-label', L.voice_play_line);
+      box.appendChild(b);
+    });
+  };
+  document.addEventListener('click', (ev) => {
+    const t = ev.target && ev.target.closest ? ev.target : null;
+    if (!t) return;
+    const play = t.closest('.sv-say-line');
+    if (play) {
+      ev.stopPropagation(); ev.preventDefault();
+      const line = lineOf(play.parentElement.querySelector('[data-testid="bot"]'));
+      if (line) { sv.stop(); say('', line.name, line.text); }
+      return;
+    }
+    if (t.closest('#chat-stop')) { sv.stop(); if (sv.call) setTimeout(idle, 300); return; }
+    if (t.closest('#sv-speaker')) { setSpeaker(!sv.on); return; }
+    if (t.closest('#sv-mic')) { ev.preventDefault(); micClick(); return; }
+    if (t.closest('#sv-call')) { ev.preventDefault(); callClick(); }
+  }, true);
+  const watchChat = () => {
+    const chat = document.querySelector('#chat');
+    if (!chat) { setTimeout(watchChat, 200); return; }
+    addPlays();
+    new MutationObserver(addPlays).observe(chat, {childList: true, subtree: true});
+  };
+  watchChat();
+  const setSpeaker = (on) => {
+    sv.on = on;
+    sessionStorage.setItem('sv-speaker', on ? '1' : '0');
+    if (!on) sv.stop();
+    drawSpeaker();
+  };
+  const drawSpeaker = () => {
+    const b = document.querySelector('#sv-speaker');
+    if (!b) { setTimeout(drawSpeaker, 200); return; }
+    b.textContent = sv.on ? '🔊' : '🔈';
+    b.title = sv.on ? L.voice_speaker_on : L.voice_speaker_off;
+    b.setAttribute('aria-pressed', sv.on ? 'true' : 'false');
+  };
+  drawSpeaker();
+
+  // -- listening -----------------------------------------------------------------------------------
+  const mic = {rec: null, stream: null, ctx: null, timer: null};
+  const box = () => document.querySelector('#chat-input textarea');
+  const land = (text, send) => {
+    const el = box();
+    if (!el || !text) return;
+    el.value = el.value.trim() ? el.value.trimEnd() + ' ' + text : text;
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    el.focus();
+    if (send) setTimeout(() => el.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter',
+      keyCode: 13, bubbles: true, cancelable: true})), 150);
+  };
+  const drawMic = () => {
+    const b = document.querySelector('#sv-mic'), c = document.querySelector('#sv-call');
+    if (b) { b.classList.toggle('sv-rec', sv.phase === 'listening' && !sv.call);
+      b.classList.toggle('sv-wait', sv.phase === 'transcribing'); }
+    if (c) { c.classList.toggle('sv-rec', sv.call); c.setAttribute('aria-pressed', sv.call ? 'true' : 'false');
+      c.title = sv.call ? L.voice_call_on : L.voice_call_off; }
+  };
+  const setPhase = (phase) => {
+    sv.phase = phase; drawMic();
+    status({listening: L.voice_listening, transcribing: L.voice_transcribing,
+            waiting: L.voice_call_waiting}[phase] || '');
+  };
+  const transcribe = async (blob, send) => {
+    setPhase('transcribing');
+    const answer = await post('voice/listen', blob, blob.type || 'application/octet-stream');
+    setPhase(send ? 'waiting' : 'idle');
+    if (answer.error) { toast(answer.error); if (send) { sv.call = false; setPhase('idle'); } return; }
+    sv.heard = answer.text;
+    if (send) { sv.sentAt = performance.now(); sv.liveSeen = false; }
+    land(answer.text, send);
+  };
+  const finish = () => {
+    clearInterval(mic.timer); mic.timer = null;
+    if (mic.ctx) { mic.ctx.close().catch(() => {}); mic.ctx = null; }
+    if (mic.rec && mic.rec.state !== 'inactive') mic.rec.stop();
+  };
+  const record = async () => {
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia || !window.MediaRecorder) {
+      sv.call = false; drawMic(); pickFile(); return;
+    }
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({audio: {echoCancellation: true, noiseSuppression: true}});
+    } catch (e) { sv.call = false; setPhase('idle'); toast(L.voice_mic_denied); return; }
+    const type = ['audio/webm;codecs=opus', 'audio/webm', 'audio/mp4', 'audio/ogg'].find(
+      (t) => MediaRecorder.isTypeSupported(t));
+    const rec = mic.rec = new MediaRecorder(stream, type ? {mimeType: type} : {});
+    const chunks = [];
+    let heard = false, loud = 0, quiet = 0, waited = 0, floor = 0.01;
+    rec.ondataavailable = (e) => { if (e.data && e.data.size) chunks.push(e.data); };
+    rec.onstop = () => {
+      stream.getTracks().forEach((t) => t.stop());
+      mic.rec = null;
+      const call = sv.call;
+      if (!heard || mic.cancelled) {
+        mic.cancelled = false; setPhase('idle');
+        if (call) setTimeout(idle, 100); else if (!heard) toast(L.voice_heard_nothing);
+        return;
+      }
+      transcribe(new Blob(chunks, {type: rec.mimeType || type || 'audio/webm'}), call);
+    };
+    rec.start(250);
+    setPhase('listening');
+    // Voice activity: the level over a slowly adapting floor; 1.2 s of quiet after speech ends the turn.
+    const ctx = mic.ctx = new (window.AudioContext || window.webkitAudioContext)();
+    const meter = ctx.createAnalyser();
+    meter.fftSize = 2048;
+    ctx.createMediaStreamSource(stream).connect(meter);
+    const buf = new Float32Array(meter.fftSize);
+    mic.timer = setInterval(() => {
+      meter.getFloatTimeDomainData(buf);
+      let sum = 0;
+      for (const x of buf) sum += x * x;
+      const level = Math.sqrt(sum / buf.length);
+      const speaking = level > Math.max(0.02, floor * 3);
+      if (!speaking) floor = floor * 0.95 + level * 0.05;
+      if (speaking) { loud += 50; quiet = 0; if (loud >= 200) heard = true; } else if (heard) quiet += 50;
+      waited += 50;
+      if ((heard && quiet >= 1200) || waited >= 60000 || (!heard && waited >= (sv.call ? 30000 : 10000))) finish();
+    }, 50);
+  };
+  const pickFile = () => {
+    let input = document.querySelector('#sv-mic-file');
+    if (!input) {
+      input = document.createElement('input');
+      input.type = 'file'; input.id = 'sv-mic-file'; input.accept = 'audio/*'; input.setAttribute('capture', '');
+      input.style.display = 'none';
+      input.addEventListener('change', () => { const f = input.files && input.files[0]; input.value = '';
+        if (f) transcribe(f, false); });
+      document.body.appendChild(input);
+      once('nomic', L.voice_no_mic);
+    }
+    input.click();
+  };
+  const micClick = () => {
+    if (sv.phase === 'listening' && !sv.call) { finish(); return; }
+    if (sv.phase !== 'idle') return;
+    record();
+  };
+  const callClick = () => {
+    sv.call = !sv.call;
+    drawMic();
+    if (sv.call) { if (!sv.on) setSpeaker(true); if (sv.phase === 'idle') record(); }
+    else { mic.cancelled = true; finish(); sv.stop(); setPhase('idle'); }
+  };
+  // Call mode listens again once the reply has been written and spoken.
+  const idle = () => {
+    if (!sv.call || sv.phase === 'listening' || sv.phase === 'transcribing') return;
+    const live = document.querySelector('#chat-live');
+    const writing = live && live.textContent.trim();
+    if (writing) sv.liveSeen = true;
+    const since = performance.now() - (sv.sentAt || 0);
+    if (sv.phase === 'waiting' && !sv.liveSeen && since < 15000) { setTimeout(idle, 500); return; }
+    if (writing || sv.busy || sv.queue.length) return;
+    setPhase('idle');
+    setTimeout(() => { if (sv.call && sv.phase === 'idle' && !sv.busy) record(); }, 400);
+  };
+  sv.idle = idle;
+}
+"""
+
+
+def voice_js(labels: Labels) -> str:
+    """The page's voice script (`() => {…}`), with its labels in the window's language."""
+    return _JS.replace("__LABELS__", json.dumps({k: labels(k) for k in JS_LABELS}, ensure_ascii=False))
+
+
+def speaker_button(labels: Labels) -> str:
+    """The speaker toggle of the chat head (the script draws its state)."""
+    return (f'<button type="button" id="sv-speaker" class="sv-voice-btn" aria-pressed="false" '
+            f'title="{escape(labels("voice_speaker_off"))}">🔈</button>')
+
+
+def listen_buttons(labels: Labels) -> str:
+    """🎤 and 📞 beside the message box, and the one-line status of listening and speaking."""
+    return (f'<div class="sv-voice-row"><button type="button" id="sv-mic" class="sv-voice-btn" '
+            f'title="{escape(labels("voice_mic"))}" aria-label="{escape(labels("voice_mic"))}">🎤</button>'
+            f'<button type="button" id="sv-call" class="sv-voice-btn" aria-pressed="false" '
+            f'title="{escape(labels("voice_call_off"))}" aria-label="{escape(labels("voice_call"))}">📞</button>'
+            f'<span id="sv-voice-status" class="sv-muted" aria-live="polite"></span></div>')
