@@ -114,6 +114,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", setting_values.pulse_workers),
 
     Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
+    Option("voice_cache_mb", "SAIVERSE_VOICE_CACHE_MB", setting_values.integer, saved=True),
+    Option("voice_stall_seconds", "SAIVERSE_VOICE_STALL_SECONDS", setting_values.seconds),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -206,6 +208,11 @@ class Settings:
     """Threads that run pulses in this process (saiverse/pulse/_pool.py); the database pool is sized to them."""
     mcp_timeout: float = 20.0
     """Seconds one exchange with an MCP server (start, handshake, the call) may take (saiverse/mcp_tools.py)."""
+    voice_cache_mb: int = 200
+    """Largest size of the spoken audio kept in `<home>/audio/` (MB); the oldest used files go first
+    (saiverse/voice/_cache.py). 0 keeps only the last line."""
+    voice_stall_seconds: float = 60.0
+    """Seconds the embedded voice's process may take for one line before it is called hung and restarted."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
