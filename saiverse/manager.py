@@ -63,6 +63,7 @@ from saiverse.store import backup_hook, checkpoints_of
 from saiverse.ticker import EventSink, Ticker
 from saiverse.tool_calls import ToolCalls
 from saiverse.uploads import Uploads
+from saiverse.voice import VoiceService
 from saiverse.world import (
     AutonomousTurns,
     BuildingInfo,
@@ -143,6 +144,8 @@ class SAIVerseManager:
         )
         self.world_settings = WorldSettings(self.db)
         """Settings kept in the world's database (the 自律 switch)."""
+        self.voices = VoiceService(settings.home, lambda: self.settings, self.world_settings)
+        """Each persona's voice, speech synthesis and the audio cache (saiverse/voice/)."""
         self.view = CityView(db=self.db, world=self.world, items=self.items, production=self.production,
                              settings=self.settings_store, autonomous=lambda: self.clock.autonomous)
         self.conversation = Conversation(
@@ -191,6 +194,7 @@ class SAIVerseManager:
         self.chronicle_worker.stop()
         self.pulses.shutdown()
         self.production.close()
+        self.voices.close()
         self.db.dispose()
         self.home_lock.close()
 

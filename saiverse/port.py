@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from saiverse.pulse import PlaybookCatalog, Sight
     from saiverse.settings import Settings, SettingsStore
     from saiverse.ticker import EventSink, Ticker
+    from saiverse.voice import VoiceService
     from saiverse.world import (
         BuildingInfo,
         HistoryEntry,
@@ -76,6 +77,9 @@ class CityPort(Protocol):
     """The 自律 switch of the whole city (stored in the world)."""
     sight: Sight
     """What a persona would be given for a message (the メモリ tab's 見えているもの), and chat-line pins."""
+    voices: VoiceService
+    """Each persona's voice (`voice_for`, `set_voice`), `synthesize` / `speak` → a cached WAV, `list_voices`
+    (saiverse/voice/)."""
 
     def buildings(self) -> list[BuildingInfo]:
         """Every building of the city, in the order the building list shows them."""
@@ -336,6 +340,10 @@ _EXPORTS: dict[str, str] = {
     "SettingsError": "saiverse.settings",
     "SettingsStore": "saiverse.settings",
     "UserError": "saiverse.errors",
+    "VOICE_ENGINES": "saiverse.voice",
+    "SentenceSplitter": "saiverse.voice",
+    "VoiceError": "saiverse.voice",
+    "VoiceSettings": "saiverse.voice",
     "busy_database_message": "saiverse.errors",
     "clear_login": "saiverse.care",
     "describe": "saiverse.llm.local",
@@ -361,6 +369,8 @@ _EXPORTS: dict[str, str] = {
     "set_login": "saiverse.care",
     "settle": "saiverse.heap",
     "shown_json": "saiverse.mcp_tools",
+    "sentences": "saiverse.voice",
+    "speakable": "saiverse.voice",
     "transcribe": "saiverse.listen",
     "unmask": "saiverse.mcp_tools",
 }

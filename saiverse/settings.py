@@ -118,6 +118,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("stt_url", "SAIVERSE_STT_URL", setting_values.http_url, saved=True),
     Option("stt_model", "SAIVERSE_STT_MODEL", saved=True),
     Option("stt_api_key", "SAIVERSE_STT_API_KEY", saved=True, secret=True),
+    Option("voice_cache_mb", "SAIVERSE_VOICE_CACHE_MB", setting_values.integer, saved=True),
+    Option("voice_stall_seconds", "SAIVERSE_VOICE_STALL_SECONDS", setting_values.seconds),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -218,6 +220,11 @@ class Settings:
     """The transcription model asked for; '': the engine's own default (saiverse/listen)."""
     stt_api_key: str | None = field(default=None, repr=False)
     """Key for the stt_url server, if it wants one."""
+    voice_cache_mb: int = 200
+    """Largest size of the spoken audio kept in `<home>/audio/` (MB); the oldest used files go first
+    (saiverse/voice/_cache.py). 0 keeps only the last line."""
+    voice_stall_seconds: float = 60.0
+    """Seconds the embedded voice's process may take for one line before it is called hung and restarted."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
     from saiverse.llm.local._catalog import CATALOG as CATALOG
     from saiverse.llm.local._catalog import local_name as local_name
     from saiverse.llm.local._catalog import resolve as resolve
+    from saiverse.llm.local._child import ChildDied as ChildDied
+    from saiverse.llm.local._child import ModelBroken as ModelBroken
+    from saiverse.llm.local._child import RunnerError as RunnerError
+    from saiverse.llm.local._child import SupervisedChild as SupervisedChild
+    from saiverse.llm.local._child import death_words as death_words
     from saiverse.llm.local._embedder import LocalEmbedder as LocalEmbedder
     from saiverse.llm.local._files import LocalModelMissing as LocalModelMissing
     from saiverse.llm.local._files import ensure_file as ensure_file
@@ -50,6 +55,11 @@ if TYPE_CHECKING:
 
 _EXPORTS: dict[str, str] = {
     "CATALOG": "_catalog",
+    "ChildDied": "_child",
+    "ModelBroken": "_child",
+    "RunnerError": "_child",
+    "SupervisedChild": "_child",
+    "death_words": "_child",
     "broken_words": "_health",
     "Health": "_health",
     "HealthBook": "_health",

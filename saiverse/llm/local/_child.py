@@ -95,10 +95,14 @@ class RunnerError(Exception):
 
 
 class LlamaChild:
-    """One model in one supervised process; started on first use and again after a death."""
+    """One model in one supervised process; started on first use and again after a death.
+
+    Exported as `SupervisedChild` too: any native engine that may crash runs this way (the embedded
+    voice, saiverse/voice/_embedded.py), with its own `runner` speaking this protocol."""
 
     def __init__(self, label: str, load: dict[str, Any], *, stall_seconds: float = 180.0,
-                 load_seconds: float = 600.0, keep_alive: float = 0.0) -> None:
+                 load_seconds: float = 600.0, keep_alive: float = 0.0, runner: Path = RUNNER,
+                 env: dict[str, str] | None = None) -> None:
         self.label = label
         """How the Japanese lines name the model (`local`, `local:qwen2.5-1.5b-instruct`)."""
         self._load_request = dict(load)
@@ -120,6 +124,15 @@ class LlamaChild:
         """Seconds the process stays after its last request (0: as long as the app)."""
         self._busy = 0
         self._idle_timer: threading.Timer | None = None
+        self.runner = runner
+        """The child's program: this package's `_runner.py`, or another speaking the same protocol (the
+        embedded voice's, saiverse/voice/_voice_runner.py)."""
+        self._env = dict(env or {})
+
+    @property
+    def busy(self) -> int:
+        """How many requests are in flight now (tests wait for one before killing the process)."""
+        return self._busy
 
     @property
     def pid(self) -> int | None:
@@ -133,8 +146,8 @@ class LlamaChild:
         """A new process, and the box its `ready` line will come to."""
         # GGML_NO_BACKTRACE: on an assertion ggml would fork a debugger to print a backtrace; that child
         # would hold the protocol's pipes open and the death would look like a hang.
-        env = {**os.environ, "GGML_NO_BACKTRACE": "1"}
-        proc = subprocess.Popen([sys.executable, str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        env = {**os.environ, "GGML_NO_BACKTRACE": "1", **self._env}
+        proc = subprocess.Popen([sys.executable, str(self.runner)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, bufsize=0, env=env)
         ready: queue.Queue[Any] = queue.Queue()
         boxes = self._boxes[proc.pid] = {0: ready}
@@ -337,3 +350,7 @@ class LlamaChild:
         """Run `op` and return its `done` data (a request whose answer is not streamed)."""
         answers = list(self.request(op, **payload))
         return dict(answers[-1].get("data") or {})
+
+
+SupervisedChild = LlamaChild
+"""The supervisor under the name other packages use (saiverse/llm/local/__init__.py exports it)."""

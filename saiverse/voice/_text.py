@@ -1,0 +1,102 @@
+"""What of a reply is spoken, and where a streamed reply's sentences end.
+
+Spoken text skips what is not speech, as upstream's voice-tts addon does before its engine: parts meant
+only for the user's eyes (`<user_only>…</user_only>`, `<in_heart>…</in_heart>`), code (fenced and
+inline), URLs, Markdown links and images (their words stay), item markers (`[[item:…]]`, `[item: …]`,
+`📎 …`), the chat's time tags and HTML, emoji and decorations. Sentences end at Japanese 。！？ and
+latin . ! ? followed by a space, and at line breaks; a streamed reply gives each sentence as soon as its
+end has arrived, so the first can be spoken while the rest is still being written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+_HIDDEN = re.compile(r"<(user_only|in_heart|think|thinking)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.S | re.I)
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\((?:[^)]*)\)")
+_ITEM = re.compile(r"\[\[[^\]]*\]\]|\[(?:item|アイテム|file|image|document)\s*[:：][^\]]*\]|📎[^\n]*", re.I)
+_URL = re.compile(r"(?:https?|ftp|file)://\S+|www\.\S+", re.I)
+_TAG = re.compile(r"<[^>\n]{1,200}>")
+_EMOJI = re.compile(
+    "[\U0001F000-\U0001FAFF\U00002600-\U000027BF\U0000FE0F\U0000200D\U00002B00-\U00002BFF\U0001F900-\U0001F9FF"
+    "\U000E0020-\U000E007F\U00002190-\U000021FF\U00003030\U0000303D]")
+_MARKUP = re.compile(r"(?m)^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)|[*_~|]{1,3}")
+_SPACES = re.compile(r"[ \t\u3000]+")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+_SENTENCE_END = re.compile(r"[。！？!?]+[」』）)\"']*|\.(?=\s)|\n+")
+"""A sentence ends after 。！？ (and the closing brackets that follow), after a latin full stop followed by a
+space (not inside 3.14 or example.com), or at a line break."""
+_WORDLESS = re.compile(r"^[\s\W_]*$")
+"""A piece with no letter or digit (`……`, `！`) is not worth a call to an engine."""
+
+
+def speakable(text: str) -> str:
+    """The words of `text` an engine should say; "" when nothing is left (a reply of code or emoji only)."""
+    out = _HIDDEN.sub(" ", text or "")
+    out = _FENCE.sub(" ", out)
+    out = _INLINE_CODE.sub(" ", out)
+    out = _IMAGE.sub(r"\1", out)
+    out = _LINK.sub(r"\1", out)
+    out = _ITEM.sub(" ", out)
+    out = _URL.sub(" ", out)
+    out = _TAG.sub(" ", out)
+    out = _EMOJI.sub("", out)
+    out = _MARKUP.sub("", out)
+    out = _SPACES.sub(" ", out)
+    out = _BLANK_LINES.sub("\n", out)
+    out = "\n".join(line.strip() for line in out.splitlines())
+    return "" if _WORDLESS.match(out) else out.strip()
+
+
+class SentenceSplitter:
+    """Streamed text in, whole speakable sentences out: `feed` each chunk as it comes (it returns the
+    sentences that chunk completed), `flush` at the end (the rest)."""
+
+    def __init__(self) -> None:
+        self._buffer = ""
+        self._open_hidden = False
+
+    def feed(self, chunk: str) -> list[str]:
+        self._buffer += chunk or ""
+        out: list[str] = []
+        while True:
+            # A `<user_only>` (or code fence) opened but not yet closed may hide what follows: wait for its end.
+            if _unclosed(self._buffer):
+                return out
+            match = _SENTENCE_END.search(self._buffer)
+            if match is None:
+                return out
+            end = match.end()
+            piece, self._buffer = self._buffer[:end], self._buffer[end:]
+            said = speakable(piece)
+            if said:
+                out.append(said.replace("\n", " "))
+
+    def flush(self) -> list[str]:
+        rest, self._buffer = self._buffer, ""
+        said = speakable(rest)
+        return [said.replace("\n", " ")] if said else []
+
+
+def _unclosed(text: str) -> bool:
+    """Whether `text` opens a hidden part or a code fence it does not close yet."""
+    if text.count("```") % 2:
+        return True
+    for name in ("user_only", "in_heart", "think", "thinking"):
+        opened = len(re.findall(rf"<{name}\b[^>]*>", text, re.I))
+        if opened > len(re.findall(rf"</{name}\s*>", text, re.I)):
+            return True
+    return False
+
+
+def sentences(stream: Iterable[str]) -> Iterator[str]:
+    """The speakable sentences of a streamed reply, each yielded as soon as it is complete (chunks are the
+    new text of each step, not the whole text so far)."""
+    splitter = SentenceSplitter()
+    for chunk in stream:
+        yield from splitter.feed(chunk)
+    yield from splitter.flush()
