@@ -101,20 +101,25 @@ _JS = r"""
         sv.queue.shift();
         if (job.error) { once('err:' + job.error, L.voice_failed.replace('{error}', job.error)); continue; }
         status(L.voice_speaking);
-        sv.spoken.push(job.url || job.text || '');
+        sv.spoken.push(job.said);
         if (job.url) await playUrl(job.url);
         else if (job.engine === 'browser') await speakHere(job);
       }
     } finally { sv.busy = false; status(''); idle(); }
   };
+  // One request at a time, in order, ahead of playback: the first sentence is made first (the embedded
+  // engine is one process), and the next is being made while the one before plays.
   const say = (persona, name, text) => {
     if (!text.replace(/[\s\u3000]+/g, '')) return;
-    sv.queue.push(post('voice/say', JSON.stringify({persona, name, text})));
+    const job = (sv.chain || Promise.resolve()).then(() => post('voice/say', JSON.stringify({persona, name, text})))
+      .then((answer) => ({...answer, said: text}));
+    sv.chain = job.catch(() => null);
+    sv.queue.push(job);
     pump();
   };
   sv.say = say;
   sv.stop = () => {
-    sv.gen += 1; sv.queue = [];
+    sv.gen += 1; sv.queue = []; sv.chain = null;
     if (sv.stopCurrent) sv.stopCurrent();
     if (window.speechSynthesis) window.speechSynthesis.cancel();
     for (const st of sv.track.values()) st.done = Infinity;  // what was still to come of these lines stays unsaid
@@ -124,22 +129,24 @@ _JS = r"""
   const END = /[。！？!?…‥]+[」』）)"'”’]*|\n+|[.](?=\s)/g;
   const open = (head) => (head.split('```').length % 2 === 0) ||
     (head.split('<user_only>').length > head.split('</user_only>').length);
-  const take = (st, text, final) => {
-    if (text === L.thinking) return;
-    let from = Math.min(st.done, text.length);
-    if (st.done === Infinity) return;
+  // The finished sentences of `text` after `from` (all of it when `final`), and where the next one starts.
+  const pieces = (text, from, final) => {
+    const parts = [];
     END.lastIndex = from;
     for (let m; (m = END.exec(text));) {
       const end = m.index + m[0].length;
       if (open(text.slice(0, end))) continue;
-      if (sv.on) say(st.persona, st.name, text.slice(from, end));
+      parts.push(text.slice(from, end));
       from = end;
     }
-    if (final && from < text.length && !open(text)) {
-      if (sv.on) say(st.persona, st.name, text.slice(from));
-      from = text.length;
-    }
-    st.done = final ? Infinity : from;
+    if (final && from < text.length && !open(text)) { parts.push(text.slice(from)); from = text.length; }
+    return {parts, next: from};
+  };
+  const take = (st, text, final) => {
+    if (text === L.thinking || st.done === Infinity) return;
+    const {parts, next} = pieces(text, Math.min(st.done, text.length), final);
+    if (sv.on) parts.forEach((part) => say(st.persona, st.name, part));
+    st.done = final ? Infinity : next;
   };
   const watchLive = () => {
     const live = document.querySelector('#chat-live');
@@ -191,7 +198,7 @@ _JS = r"""
     if (play) {
       ev.stopPropagation(); ev.preventDefault();
       const line = lineOf(play.parentElement.querySelector('[data-testid="bot"]'));
-      if (line) { sv.stop(); say('', line.name, line.text); }
+      if (line) { sv.stop(); pieces(line.text, 0, true).parts.forEach((part) => say('', line.name, part)); }
       return;
     }
     if (t.closest('#chat-stop')) { sv.stop(); if (sv.call) setTimeout(idle, 300); return; }

@@ -90,8 +90,8 @@ class Desk:
 
 
 def _said(exc: BaseException, lang: str) -> str:
-    en = getattr(exc, "en", None)
-    return str(en) if lang == "en" and en else str(exc)
+    text = getattr(exc, "text", None)  # VoiceError.text(lang): its message in the window's language
+    return str(text(lang)) if callable(text) else str(exc)
 
 
 def attach(blocks: Any, manager: CityPort) -> None:

@@ -1,0 +1,68 @@
+"""The voice in real Chromium (issue 37): a reply is spoken sentence by sentence and its audio plays to its
+end; ▶ says a past line again; the microphone (Chromium's fake device playing a sox WAV) records a question,
+the loopback Whisper server hears it as multipart, and its words land in the message box, unsent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.browser import MEDIA_ARGS, chromium, new_page, served
+from tests.fakes_listen import TranscriptionServer, sox_wav
+from tests.fakes_speech import SpeechServer
+
+QUESTION = "明日の天気はどうですか"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    base = tmp_path_factory.mktemp("voice")
+    wav = sox_wav(base / "question.wav", speech=1.2, silence=2.4)
+    with SpeechServer() as speech, TranscriptionServer(text=QUESTION) as stt, served(base / "home") as app:
+        for persona in app.manager.personas():
+            app.manager.voices.set_voice(persona.persona_id, engine="openai-compatible", url=f"{speech.url}/v1")
+        app.manager.settings_store.save({"stt_url": stt.url})  # as the 設定 tab's listener section saves it
+        with chromium(*MEDIA_ARGS, f"--use-file-for-fake-audio-capture={wav}") as browser:
+            yield {"app": app, "browser": browser, "speech": speech, "stt": stt}
+
+
+def test_a_reply_is_spoken_sentence_by_sentence_and_plays_to_its_end(world: dict[str, Any]) -> None:
+    with new_page(world["browser"], world["app"].url) as page:
+        page.evaluate("""() => { window.__ended = 0;
+            document.querySelector('#sv-voice-player').addEventListener('ended', () => { window.__ended += 1; }); }""")
+        page.click("#sv-speaker")
+        assert page.get_attribute("#sv-speaker", "aria-pressed") == "true"
+        box = page.locator("#chat-input textarea")
+        box.fill("こんにちは")
+        box.press("Enter")
+        page.wait_for_function("() => window.__ended >= 2", timeout=60_000)
+        page.wait_for_function("() => !window.svVoice.busy && window.svVoice.queue.length === 0", timeout=60_000)
+        said = [seen.body["input"] for seen in world["speech"].speech()]
+        # One request per sentence of the reply, made in order and played in that order.
+        assert len(said) >= 3 and page.evaluate("() => window.svVoice.spoken") == said
+        reply = page.locator("#chat .message.bot").last.inner_text().replace("\n", "")
+        assert "".join(said) in reply, (said, reply)
+        ended = page.evaluate("() => window.__ended")
+        assert ended == len(said) == page.evaluate("() => window.svVoice.played")
+
+        # ▶ on the finished line says it again, from the audio cache (no new request to the server).
+        before = len(world["speech"].speech())
+        play = page.locator("#chat .message.bot .sv-say-line").last
+        play.click()
+        page.wait_for_function("(n) => window.__ended > n", arg=ended, timeout=60_000)
+        assert len(world["speech"].speech()) == before
+
+
+def test_a_question_from_the_microphone_lands_in_the_box_unsent(world: dict[str, Any]) -> None:
+    with new_page(world["browser"], world["app"].url) as page:
+        page.click("#sv-mic")
+        page.wait_for_function(
+            "(q) => (document.querySelector('#chat-input textarea') || {}).value === q", arg=QUESTION, timeout=60_000)
+        (heard,) = world["stt"].heard
+        assert heard.form["file"].filename == "speech.webm"
+        assert heard.form["file"].content_type == "audio/webm"
+        assert len(heard.form["file"].data) > 2000  # a second or more of Opus
+        assert heard.form["model"].text == "whisper-1"
+        assert page.locator("#chat").get_by_text(QUESTION).count() == 0  # checked by the person before sending
