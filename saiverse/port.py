@@ -357,6 +357,7 @@ _EXPORTS: dict[str, str] = {
     "listener_status": "saiverse.listen",
     "local_name": "saiverse.llm.local",
     "make_default": "saiverse.llm.local",
+    "mask_key": "saiverse.settings",
     "parse_day": "saiverse.memory",
     "probe": "saiverse.llm.servers",
     "provider_status": "saiverse.llm.registry",

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import MEDIA_ARGS, chromium, new_page, served
+from tests.browser import MEDIA_ARGS, act, chromium, new_page, open_tab, pick, served, settle
 from tests.fakes_listen import TranscriptionServer, sox_wav
 from tests.fakes_speech import SpeechServer
 
@@ -66,3 +66,28 @@ def test_a_question_from_the_microphone_lands_in_the_box_unsent(world: dict[str,
         assert len(heard.form["file"].data) > 2000  # a second or more of Opus
         assert heard.form["model"].text == "whisper-1"
         assert page.locator("#chat").get_by_text(QUESTION).count() == 0  # checked by the person before sending
+
+
+def test_a_persona_voice_is_tried_before_saving_and_then_saved(world: dict[str, Any]) -> None:
+    manager = world["app"].manager
+    sora = next(p for p in manager.personas() if p.name == "ソラ")
+    with new_page(world["browser"], world["app"].url) as page:
+        open_tab(page, "ペルソナ")
+        pick(page, "persona-pick", f"({sora.persona_id})")
+        page.locator("#persona-voice-panel button").first.click()
+        page.wait_for_function(
+            "() => (document.querySelector('#persona-voice-engine input') || {}).value === 'OpenAI 互換サーバー'")
+        pick(page, "persona-voice-name", "jm_kumo", loads=False)
+        before = len(world["speech"].speech())
+        act(page, page.locator("#persona-voice-try"))
+        audio = page.locator("#persona-voice-audio")
+        audio.wait_for(state="attached")
+        page.wait_for_function("() => { const a = document.querySelector('#persona-voice-audio'); return a && a.ended; }",
+                               timeout=60_000)
+        tried = world["speech"].speech()[before:]
+        assert [t.body["voice"] for t in tried] == ["jm_kumo"] and "ソラ" in tried[0].body["input"]
+        assert manager.voices.voice_for(sora.persona_id).voice == "", "trying does not save"
+        act(page, page.locator("#persona-voice-save"))
+        page.locator("#persona-voice-status", has_text="ソラ の声を保存しました").wait_for()
+        assert manager.voices.voice_for(sora.persona_id).voice == "jm_kumo"
+        settle(page)

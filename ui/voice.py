@@ -118,6 +118,7 @@ _JS = r"""
     pump();
   };
   sv.say = say;
+  sv.speakHere = speakHere;
   sv.stop = () => {
     sv.gen += 1; sv.queue = []; sv.chain = null;
     if (sv.stopCurrent) sv.stopCurrent();
@@ -324,12 +325,19 @@ _JS = r"""
     }
     input.click();
   };
-  const micClick = () => {
+  // Before recording: is anyone listening? (Asked each time: 設定 may have changed meanwhile.)
+  const ready = async () => {
+    const answer = await fetch('voice/listen', {credentials: 'same-origin'}).then((r) => r.json()).catch(() => null);
+    if (answer && !answer.ready) toast(answer.line);
+    return !answer || answer.ready;
+  };
+  const micClick = async () => {
     if (sv.phase === 'listening' && !sv.call) { finish(); return; }
-    if (sv.phase !== 'idle') return;
+    if (sv.phase !== 'idle' || !(await ready())) return;
     record();
   };
-  const callClick = () => {
+  const callClick = async () => {
+    if (!sv.call && !(await ready())) return;
     sv.call = !sv.call;
     drawMic();
     if (sv.call) { if (!sv.on) setSpeaker(true); if (sv.phase === 'idle') record(); }

@@ -8,7 +8,8 @@
   home is reachable: a token names a file this process made or found in `<home>/audio/`, and the file
   is served only while it is still a regular file there (not a link out of the home).
 - `POST /voice/listen` (the recording as the body, at most saiverse/listen MAX_AUDIO_BYTES) →
-  `{"text"}` or `{"error"}`: the microphone button and call mode.
+  `{"text"}` or `{"error"}`: the microphone button and call mode; `GET /voice/listen` → `{"ready", "line"}`:
+  whether anyone listens, asked before recording.
 
 ui/web_guard.py's rules hold for them as for every route: a POST from another site's page gets 403, and
 before the login of a networked app everything here gets 401. The manager is found through the Gradio
@@ -86,7 +87,7 @@ class Desk:
             return {"engine": voice.engine, "error": _said(exc, lang)}
         if path is None:
             return {"engine": voice.engine}
-        return {"engine": voice.engine, "url": f"/voice/audio/{self.issue(Path(path))}"}
+        return {"engine": voice.engine, "url": f"voice/audio/{self.issue(Path(path))}"}
 
 
 def _said(exc: BaseException, lang: str) -> str:
@@ -97,6 +98,12 @@ def _said(exc: BaseException, lang: str) -> str:
 def attach(blocks: Any, manager: CityPort) -> None:
     """Let the voice routes of the app serving `blocks` reach `manager` (ui/app.py build_app)."""
     _CITIES[blocks] = Desk(manager)
+
+
+def audio_url(manager: CityPort, path: Path) -> str | None:
+    """The page's URL of a WAV `manager`'s voices made (the ペルソナ tab's 試聴); None before a window is served."""
+    desk = next((d for d in list(_CITIES.values()) if d.manager is manager), None)
+    return f"voice/audio/{desk.issue(Path(path))}" if desk is not None else None
 
 
 def _desk(request: Request) -> Desk | None:
@@ -145,9 +152,12 @@ async def audio(request: Request) -> Response:
 
 
 async def listen(request: Request) -> Response:
-    from saiverse.port import MAX_AUDIO_BYTES, ListenError
+    from saiverse.port import MAX_AUDIO_BYTES, ListenError, listener_status
 
     desk = _desk(request)
+    if request.method == "GET":  # 🎤 asks first whether anyone listens (its line is the refusal shown)
+        ready, line = listener_status(desk.manager.settings) if desk is not None else (False, "no city")
+        return JSONResponse({"ready": ready, "line": line})
     lang = str(getattr(desk.manager.settings, "lang", "ja")) if desk is not None else "ja"
     raw = await _body(request, MAX_AUDIO_BYTES)
     if desk is None:
@@ -165,6 +175,6 @@ async def listen(request: Request) -> Response:
 ROUTES = [
     Route("/voice/say", say, methods=["POST"]),
     Route("/voice/audio/{token:str}", audio, methods=["GET"]),
-    Route("/voice/listen", listen, methods=["POST"]),
+    Route("/voice/listen", listen, methods=["GET", "POST"]),
 ]
 """Handed to the app Gradio makes (ui/app.py launch_kwargs `app_kwargs["routes"]`)."""
