@@ -91,3 +91,20 @@ def test_a_persona_voice_is_tried_before_saving_and_then_saved(world: dict[str, 
         page.locator("#persona-voice-status", has_text="ソラ の声を保存しました").wait_for()
         assert manager.voices.voice_for(sora.persona_id).voice == "jm_kumo"
         settle(page)
+
+
+def test_call_mode_sends_what_it_heard_speaks_the_reply_and_listens_again(world: dict[str, Any]) -> None:
+    stt, speech = world["stt"], world["speech"]
+    heard_before, said_before = len(stt.heard), len(speech.speech())
+    with new_page(world["browser"], world["app"].url) as page:
+        page.click("#sv-call")
+        page.wait_for_function("() => document.querySelector('#sv-call').getAttribute('aria-pressed') === 'true'")
+        page.locator("#chat .message.user", has_text=QUESTION).first.wait_for(timeout=60_000)
+        page.wait_for_function("(n) => window.svVoice.played > n", arg=0, timeout=60_000)
+        # The reply was spoken; then it listened again: a second recording reached the server.
+        page.wait_for_function("() => window.svVoice.phase === 'listening' || window.svVoice.phase === 'transcribing'",
+                               timeout=60_000)
+        assert len(speech.speech()) > said_before
+        page.click("#sv-call")
+        page.wait_for_function("() => !window.svVoice.call && window.svVoice.phase === 'idle'")
+    assert len(stt.heard) > heard_before

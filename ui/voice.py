@@ -238,8 +238,8 @@ _JS = r"""
     el.value = el.value.trim() ? el.value.trimEnd() + ' ' + text : text;
     el.dispatchEvent(new Event('input', {bubbles: true}));
     el.focus();
-    if (send) setTimeout(() => el.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', code: 'Enter',
-      keyCode: 13, bubbles: true, cancelable: true})), 150);
+    if (send) setTimeout(() => { const b = document.querySelector('#chat-input [data-testid="submit-button"]');
+      if (b) b.click(); }, 150);
   };
   const drawMic = () => {
     const b = document.querySelector('#sv-mic'), c = document.querySelector('#sv-call');
