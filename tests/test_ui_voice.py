@@ -108,3 +108,39 @@ def test_call_mode_sends_what_it_heard_speaks_the_reply_and_listens_again(world:
         page.click("#sv-call")
         page.wait_for_function("() => !window.svVoice.call && window.svVoice.phase === 'idle'")
     assert len(stt.heard) > heard_before
+
+
+def test_the_voice_routes_serve_only_what_they_handed_out(world: dict[str, Any]) -> None:
+    import httpx
+
+    from saiverse.listen import MAX_AUDIO_BYTES
+
+    base = world["app"].url
+    mina = next(p for p in world["app"].manager.personas() if p.name == "ミナ")
+    with httpx.Client(base_url=base, timeout=30) as client:
+        said = client.post("voice/say", json={"persona": mina.persona_id, "text": "静かな図書館です。"}).json()
+        assert said["engine"] == "openai-compatible" and said["url"].startswith("voice/audio/")
+        audio = client.get(said["url"])
+        assert audio.status_code == 200 and audio.headers["content-type"] == "audio/wav"
+        assert audio.content[:4] == b"RIFF"
+        for path in ("voice/audio/nothing", "voice/audio/..%2F..%2Fsaiverse.db", "voice/audio/%2Fetc%2Fpasswd"):
+            assert client.get(path).status_code == 404, path
+        # Another site's page cannot make the app speak or listen (ui/web_guard.py).
+        foreign = {"Origin": "https://evil.example"}
+        assert client.post("voice/say", json={"persona": mina.persona_id, "text": "x"}, headers=foreign).status_code == 403
+        assert client.post("voice/listen", content=b"RIFF", headers=foreign).status_code == 403
+        refused = client.post("voice/listen", content="これは音声ではありません".encode(), headers={"Content-Type": "text/plain"})
+        assert refused.status_code == 422 and "音声ファイルではありません" in refused.json()["error"]
+        huge = client.post("voice/listen", content=b"RIFF" + b"\0" * MAX_AUDIO_BYTES)
+        assert huge.status_code == 413 and "大きすぎます" in huge.json()["error"]
+        assert client.post("voice/say", content=b"[1, 2]").status_code == 400
+        assert client.get("voice/listen").json()["ready"] is True
+        # The browser's own voices: the page is handed the speakable words and the settings, no audio.
+        sora = next(p for p in world["app"].manager.personas() if p.name == "ソラ")
+        world["app"].manager.voices.set_voice(sora.persona_id, engine="browser", speed=1.5, pitch=2)
+        try:
+            here = client.post("voice/say", json={"name": "ソラ", "text": "見て https://example.com 😀 きれい。"}).json()
+        finally:
+            world["app"].manager.voices.set_voice(sora.persona_id, engine="openai-compatible",
+                                                  url=f"{world['speech'].url}/v1")
+        assert here == {"engine": "browser", "text": "見て きれい。", "voice": "", "speed": 1.5, "pitch": 2.0}
