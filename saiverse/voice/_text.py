@@ -27,6 +27,8 @@ _EMOJI = re.compile(
 _MARKUP = re.compile(r"(?m)^\s{0,3}(?:#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)|[*_~|]{1,3}")
 _SPACES = re.compile(r"[ \t\u3000]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
+_CJK_GAP = re.compile(r"(?<=[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef]) (?=[\u3000-\u30ff\u3400-\u9fff\uff00-\uffef])")
+"""A space left between two Japanese characters where something was taken out: Japanese has none there."""
 _SENTENCE_END = re.compile(r"[。！？!?]+[」』）)\"']*|\.(?=\s)|\n+")
 """A sentence ends after 。！？ (and the closing brackets that follow), after a latin full stop followed by a
 space (not inside 3.14 or example.com), or at a line break."""
@@ -47,6 +49,7 @@ def speakable(text: str) -> str:
     out = _EMOJI.sub("", out)
     out = _MARKUP.sub("", out)
     out = _SPACES.sub(" ", out)
+    out = _CJK_GAP.sub("", out)
     out = _BLANK_LINES.sub("\n", out)
     out = "\n".join(line.strip() for line in out.splitlines())
     return "" if _WORDLESS.match(out) else out.strip()
@@ -67,10 +70,9 @@ class SentenceSplitter:
             # A `<user_only>` (or code fence) opened but not yet closed may hide what follows: wait for its end.
             if _unclosed(self._buffer):
                 return out
-            match = _SENTENCE_END.search(self._buffer)
-            if match is None:
+            end = _sentence_end(self._buffer)
+            if end is None:
                 return out
-            end = match.end()
             piece, self._buffer = self._buffer[:end], self._buffer[end:]
             said = speakable(piece)
             if said:
@@ -80,6 +82,15 @@ class SentenceSplitter:
         rest, self._buffer = self._buffer, ""
         said = speakable(rest)
         return [said.replace("\n", " ")] if said else []
+
+
+def _sentence_end(text: str) -> int | None:
+    """Where the first sentence of `text` ends, not counting ends inside a hidden part or code."""
+    covered = [m.span() for pattern in (_HIDDEN, _FENCE) for m in pattern.finditer(text)]
+    for match in _SENTENCE_END.finditer(text):
+        if not any(start <= match.start() < stop for start, stop in covered):
+            return match.end()
+    return None
 
 
 def _unclosed(text: str) -> bool:
