@@ -39,7 +39,7 @@ def test_speakable_leaves_out_what_is_not_speech() -> None:
 
 
 def test_sentences_come_as_soon_as_each_ends() -> None:
-    splitter = SentenceSplitter()
+    splitter = SentenceSplitter(first_clause=False)
     assert splitter.feed("こんにち") == []
     assert splitter.feed("は。今日は") == ["こんにちは。"]
     assert splitter.feed("いい天気ですね！」と彼女") == ["今日はいい天気ですね！」"]
@@ -47,6 +47,8 @@ def test_sentences_come_as_soon_as_each_ends() -> None:
     assert splitter.flush() == ["と彼女は言った"]
     stream = ["Hello wor", "ld. It costs 3.", "14 dollars! Really? ", "<user_only>秘密。", "まだ秘密。</user_only>",
               "見えない部分のあと。", "```\ncode. more.\n```", "最後"]
+    assert list(sentences(["こんにちは、ミナ", "です。今日は、いい天気。"])) == ["こんにちは、", "ミナです。", "今日は、いい天気。"]
+    assert list(sentences(["はい、そう", "です。"])) == ["はい、そうです。"], "a first clause too short to say alone waits"
     assert list(sentences(stream)) == ["Hello world.", "It costs 3.14 dollars!", "Really?", "見えない部分のあと。",
                                        "最後"]
 
