@@ -116,6 +116,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
     Option("voice_cache_mb", "SAIVERSE_VOICE_CACHE_MB", setting_values.integer, saved=True),
     Option("voice_stall_seconds", "SAIVERSE_VOICE_STALL_SECONDS", setting_values.seconds),
+    Option("voice_in_backups", "SAIVERSE_VOICE_IN_BACKUPS", setting_values.switch, saved=True),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -213,6 +214,8 @@ class Settings:
     (saiverse/voice/_cache.py). 0 keeps only the last line."""
     voice_stall_seconds: float = 60.0
     """Seconds the embedded voice's process may take for one line before it is called hung and restarted."""
+    voice_in_backups: bool = False
+    """Whether backups hold the spoken audio cache too (off: it can be made again)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 

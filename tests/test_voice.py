@@ -151,3 +151,24 @@ def test_speak_cli_through_a_server_and_its_refusals(run: Callable[..., tuple[in
     assert code == USER_ERROR_EXIT and "browser" in err
     code, out, err = run("speak", "--persona", "nobody", "x", "--out", str(out_file))
     assert code == USER_ERROR_EXIT and "'nobody'" in err
+
+
+def test_backups_hold_the_audio_only_when_asked(manager, tmp_path: Path) -> None:
+    import zipfile
+
+    from saiverse.care import restore_backup
+
+    with SpeechServer() as server:
+        voice = VoiceSettings(engine="openai-compatible", url=f"{server.url}/v1")
+        spoken = manager.voices.synthesize(voice, "覚えておいてね。")
+    assert spoken is not None
+    rel = spoken.relative_to(manager.settings.home).as_posix()
+    plain = manager.backups.create("manual").path
+    assert not [n for n in zipfile.ZipFile(plain).namelist() if n.startswith("audio/")]
+    manager.backups.with_audio = lambda: True
+    kept = manager.backups.create("manual", "audio").path
+    assert rel in zipfile.ZipFile(kept).namelist()
+    target = tmp_path / "restored"
+    restore_backup(kept, target)
+    back = target / rel
+    assert back.read_bytes() == spoken.read_bytes() and stat.S_IMODE(back.stat().st_mode) == 0o600
