@@ -127,7 +127,9 @@ def main() -> int:
     rtf_bare = sum(t for t, _, _ in bare) / sum(s for _, _, s in bare)
     rtf_app = sum(t for t, _, _ in app) / sum(s for _, _, s in app)
     cpu_rtf_bare = sum(c for _, c, _ in bare) / sum(s for _, _, s in bare)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    import psutil
+
+    load = psutil.getloadavg()[0]
     rows = [("sentences (each way)", f"{len(app)}"),
             ("audio per sentence (median)", f"{statistics.median(s for _, _, s in app):.2f} s"),
             ("bare: work per sentence (median)", f"{statistics.median(t for t, _, _ in bare) * 1000:.0f} ms"),
