@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from database.steps_city import AUTONOMOUS_TURN_SQL, PULSE_OPEN_SQL, SAIMEMORY_SHORT_TERMS_SQL
+from database.steps_city import AUTONOMOUS_TURN_SQL, PULSE_OPEN_SQL, SAIMEMORY_SHORT_TERMS_SQL, SAIMEMORY_VEC_SQL
 from database.steps_v03 import UPSTREAM_V03_SQL
 
 
@@ -415,5 +415,6 @@ STEPS: list[Step] = [
     Step(10, "saimemory_short_terms", SAIMEMORY_SHORT_TERMS_SQL),
     Step(11, "autonomous_turn", AUTONOMOUS_TURN_SQL),
     Step(12, "pulse_open", PULSE_OPEN_SQL),
+    Step(13, "saimemory_vec", SAIMEMORY_VEC_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version

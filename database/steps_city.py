@@ -1,4 +1,5 @@
-"""The SQL of steps 10 to 12 (database/steps.py): what a city shared by several processes needs.
+"""The SQL of steps 10 to 13 (database/steps.py): what a city shared by several processes needs, and
+SAIMemory's message vectors.
 
 Frozen like every step: a schema change is a new step at the end of database/steps.py.
 """
@@ -35,4 +36,29 @@ CREATE TABLE pulse_open (
     EFFECTS_JSON TEXT NOT NULL DEFAULT '[]',
     STARTED_AT TEXT NOT NULL
 );
+"""
+
+# Step 13: dense vectors of SAIMemory messages (issue 33), written by the background indexer
+# (saiverse/memory/_indexer.py) and read by recall (saiverse/memory/_dense.py). One row per message
+# and embedding model (MODEL: `local:<file stem>`), the vector as DIM little-endian float32 in VEC
+# (a zero-length VEC with DIM 0: a message with nothing to embed, so it is not asked again). Plain
+# blobs scanned with numpy on both databases: sqlite-vec is an extension SQLite must be allowed to
+# load and pgvector is not on every PostgreSQL a user has. A message's vectors go when its row goes
+# or its text or persona changes (the triggers here; PostgreSQL's are in database/migrate_pg.py).
+SAIMEMORY_VEC_SQL = """
+CREATE TABLE saimemory_vec (
+    MESSAGE_ID INTEGER NOT NULL,
+    PERSONA_ID TEXT NOT NULL,
+    MODEL TEXT NOT NULL,
+    DIM INTEGER NOT NULL,
+    VEC BLOB NOT NULL,
+    PRIMARY KEY (MODEL, MESSAGE_ID)
+);
+CREATE INDEX ix_saimemory_vec_persona ON saimemory_vec (MODEL, PERSONA_ID, MESSAGE_ID);
+CREATE TRIGGER saimemory_vec_ad AFTER DELETE ON saimemory BEGIN
+    DELETE FROM saimemory_vec WHERE MESSAGE_ID = old.ID;
+END;
+CREATE TRIGGER saimemory_vec_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory BEGIN
+    DELETE FROM saimemory_vec WHERE MESSAGE_ID = old.ID;
+END;
 """

@@ -227,8 +227,9 @@ class WorldFacade(ChatRedo):
     def recall(self, persona_id: str, query: str, *, limit: int = 20,
                exclude_pulse: str | None = None) -> list[dict[str, Any]]:
         """Messages, Chronicle entries and Memopedia pages matching `query`, ranked with recency."""
+        index = getattr(self, "memory_index", None)  # SAIVERSE_EMBEDDING_MODEL: stored vectors fused in
         return recall(self.memory, self.chronicle, self.memopedia, persona_id, query, limit=limit,
-                      exclude_pulse=exclude_pulse)
+                      exclude_pulse=exclude_pulse, dense=index.dense if index is not None else None)
 
     def _summary_model(self, persona_id: str) -> ChatModel:
         """The model that writes a persona's Chronicle: its lightweight chain."""

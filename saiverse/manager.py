@@ -49,6 +49,7 @@ from saiverse.memory import (
     MemopediaStore,
     SAIMemory,
     enabled_personas,
+    open_memory_index,
 )
 from saiverse.pulse import (
     ManagerToolContext,
@@ -148,6 +149,8 @@ class SAIVerseManager(CityClock, WorldFacade):
         self.chronicle_builder = ChronicleBuilder(self.db, self.chronicle, self._summary_model)
         self.chronicle_worker = ChronicleWorker(self.chronicle_builder, lambda: enabled_personas(self.db))
         self.chronicle_worker.start()
+        self.memory_index = open_memory_index(settings, self.db)  # None unless SAIVERSE_EMBEDDING_MODEL is set
+        self.context.dense = self.memory_index.dense if self.memory_index else None
         self.pulses = PulseController(PulseServices(
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
@@ -190,6 +193,8 @@ class SAIVerseManager(CityClock, WorldFacade):
 
     def close(self) -> None:
         self.chronicle_worker.stop()
+        if self.memory_index is not None:
+            self.memory_index.stop()
         self.pulses.shutdown()
         self.production.close()
         self.db.dispose()

@@ -63,6 +63,13 @@ def seconds(value: str) -> float:
     return seconds
 
 
+def embedding_model(value: str) -> str:
+    name = value.strip()
+    if name and name != "local" and not name.startswith("local:"):
+        raise ValueError(f"must be empty (off), local or local:<name or path> (a GGUF run here), got {value!r}")
+    return name
+
+
 def keep_alive(value: str) -> float:
     seconds = decimal(value)
     if seconds < 0:

@@ -108,6 +108,8 @@ class ContextSource:
         self.default_budget = default_budget
         self._kept: dict[str, _Kept] = {}
         self._lock = threading.Lock()
+        self.dense: Any = None
+        """A DenseRecall (saiverse/memory/_dense.py) reflex recall fuses in, when an embedding model is set."""
 
     def budget(self, persona_id: str) -> int:
         """The persona's CONTEXT_TOKENS, else the default; never below MIN_CONTEXT_TOKENS."""
@@ -162,7 +164,8 @@ class ContextSource:
             return ""
         shown = {" ".join(h.content.split()) for h in snapshot.history}
         return reflex_text(SAIMemory(self.db), self.chronicle, self.memopedia, persona_id, message,
-                           pulse_id=pulse_id, shown=shown, max_chars=int(snapshot.budget * REFLEX_SHARE))
+                           pulse_id=pulse_id, shown=shown, max_chars=int(snapshot.budget * REFLEX_SHARE),
+                           dense=self.dense)
 
     def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
         version = (self.chronicle.writes, self.memopedia.writes)

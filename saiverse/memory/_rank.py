@@ -105,15 +105,18 @@ def message_count(conn: Connection, persona_id: str) -> int:
     return n
 
 
-def fuse(lists: Iterable[Sequence[Any]], key: Callable[[Any], Any]) -> list[Any]:
-    """Reciprocal-rank fusion: items ranked by the sum of 1/(k + rank) over the lists they are in."""
+def fuse(lists: Iterable[Sequence[Any]], key: Callable[[Any], Any],
+         weights: Sequence[float] | None = None) -> list[Any]:
+    """Reciprocal-rank fusion: items ranked by the sum of weight/(k + rank) over the lists they are in
+    (every list's weight 1 unless `weights` says otherwise)."""
     scores: dict[Any, float] = {}
     items: dict[Any, Any] = {}
     first: dict[Any, int] = {}
-    for ranked in lists:
+    for n, ranked in enumerate(lists):
+        weight = weights[n] if weights is not None and n < len(weights) else 1.0
         for rank, item in enumerate(ranked, start=1):
             k = key(item)
-            scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank)
+            scores[k] = scores.get(k, 0.0) + weight / (RRF_K + rank)
             items.setdefault(k, item)
             first.setdefault(k, len(first))
     return [items[k] for k in sorted(scores, key=lambda k: (-scores[k], first[k]))]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import UTC, datetime
+from typing import Any
 
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._lexical import normalise
@@ -75,7 +76,8 @@ def lore(memopedia: MemopediaStore, persona_id: str, message: str) -> list[str]:
 
 
 def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
-                message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> str:
+                message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int,
+                dense: Any = None) -> str:
     """The memory section for a prompt answering `message` ("" when nothing worth it is found).
     `shown`: contents already in the prompt; `max_chars`: the most the section may take."""
     if not message.strip() or max_chars <= len(HEADER):
@@ -83,7 +85,8 @@ def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memoped
     lines = [HEADER, *lore(memopedia, persona_id, message)]
     used = sum(len(line) + 1 for line in lines)
     lore_text = "\n".join(lines)
-    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id)
+    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id,
+                  dense=dense)
     if not hits or max(h["score"] for h in hits) < MIN_SCORE:
         hits = []
     floor = MIN_SHARE * max((h["score"] for h in hits), default=0.0)

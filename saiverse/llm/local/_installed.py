@@ -52,10 +52,33 @@ class InstalledModel:
     running while loading; `model retry` clears it) or `untried`."""
     runs_detail: str = ""
     """When it last generated, or why it is broken."""
+    kind: str = "chat"
+    """`chat`, or `embedding` (a model for recall's vectors: SAIVERSE_EMBEDDING_MODEL=local:NAME)."""
+    embedding: bool = False
+    """Whether SAIVERSE_EMBEDDING_MODEL uses it."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
         return asdict(self)
+
+
+EMBEDDING_ARCHITECTURES = frozenset({"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "xlm-roberta",
+                                     "modern-bert", "neo-bert", "t5encoder"})
+"""GGUF architectures that make vectors, not text."""
+
+
+def is_embedding(meta: dict[str, str]) -> bool:
+    """Whether a GGUF's header says it is an embedding model (an encoder, or a pooling type of its own)."""
+    arch = meta.get("general.architecture", "")
+    return arch in EMBEDDING_ARCHITECTURES or f"{arch}.pooling_type" in meta
+
+
+def model_kind(path: Path) -> str:
+    """`embedding` or `chat`, from the file's header (`chat` when it cannot be read)."""
+    try:
+        return "embedding" if is_embedding(read_metadata(path)) else "chat"
+    except (OSError, NotGguf):
+        return "chat"
 
 
 def _profile(path: Path, settings: Settings) -> tuple[str, str, int | None, str]:
@@ -89,6 +112,7 @@ def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[I
     files = sorted(folder.glob("*.gguf")) if folder.is_dir() else []
     packaged = folder / PACKAGED_NAME
     default_file = _file_of(settings, settings.default_model)
+    embedding_file = _file_of(settings, settings.embedding_model) if settings.embedding_model else None
     users: dict[Path, list[str]] = {}
     for persona in personas:
         own = getattr(persona, "default_model", None) or settings.default_model
@@ -111,6 +135,8 @@ def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[I
             source=source, repo=str((record or {}).get("repo", "")), sha256=str((record or {}).get("sha256", "")),
             profile=kind, profile_reason=reason, context=ctx, params=params, default=resolved == default_file,
             used_by=users.get(resolved, []), assembled=present))
+        rows[-1].kind = model_kind(path) if present else "chat"
+        rows[-1].embedding = resolved == embedding_file
         health = book.get(path) if present else None
         if health is not None:
             rows[-1].runs = health.state

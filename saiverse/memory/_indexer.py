@@ -1,0 +1,228 @@
+"""The background indexer: every SAIMemory message embedded once, off the reply path (issue 33).
+
+When `SAIVERSE_EMBEDDING_MODEL` names a model (`local`, `local:<name or path>`), the manager opens a
+`MemoryIndex`: the embedding model in its supervised process (saiverse/llm/local/_embedder.py:
+llama.cpp never runs in the app), a daemon thread that embeds messages not yet embedded, and the
+dense side of recall (saiverse/memory/_dense.py) that reads the vectors back.
+
+- **Newest first, per persona, in turns.** What was said last is what a persona is most likely asked
+  about; each persona gets one batch (`BATCH` messages) in turn, so one persona's million imported
+  messages never starve another's new ones. Per persona the indexer keeps a cursor: the messages
+  above the highest id it saw (new ones) first, then the catch-up below its lowest. When the
+  catch-up ends, the whole persona is looked over again every `RECHECK_SECONDS` (an edited message
+  lost its vector to step 13's trigger and is embedded anew).
+- **Nothing waits for it.** A send and `import-saiverse` write messages as before; the indexer finds
+  them by polling (`IDLE_SECONDS` when there is nothing to do). It holds one batch at a time, so its
+  memory stays flat however many messages wait.
+- **A crash fails one batch.** When the embedding process dies or hangs, that batch raises, is
+  logged and is tried again after a pause (doubling up to `MAX_PAUSE`); the next batch starts the
+  process anew. The app never sees it; a model broken on this machine is only tried every `MAX_PAUSE`.
+- **Writes** are one transaction per batch (saiverse/memory/_vectors.py): a kill -9 loses the batch in
+  flight, never a committed one, and two processes indexing one city both succeed.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import text
+
+from database.engine import Database
+
+if TYPE_CHECKING:
+    from saiverse.memory._dense import DenseRecall
+    from saiverse.settings import Settings
+
+log = logging.getLogger(__name__)
+
+BATCH = 8
+"""Messages per request to the embedding process: small, so a recall's query waits at most one batch."""
+TEXT_CHARS = 2000
+"""The part of a message embedded (the model reads 512 tokens at most)."""
+IDLE_SECONDS = 5.0
+RECHECK_SECONDS = 600.0
+FIRST_PAUSE, MAX_PAUSE = 5.0, 300.0
+CHAT_MODEL_WEIGHT = 0.5
+"""The dense list's weight in recall's fusion for a chat model's mean-pooled vectors (a real embedding
+model's is 1): benchmarks/RESULTS-recall.md, "Dense recall"."""
+
+
+@dataclass
+class _Cursor:
+    top: int
+    """Messages above this id are new since the catch-up began."""
+    below: int | None
+    """The catch-up continues below this id; None when it is done."""
+    done_at: float = field(default_factory=time.monotonic)
+
+
+class MemoryIndex:
+    """One embedding model: its indexer and the dense side of recall."""
+
+    def __init__(self, db: Database, key: str, embed: Callable[[list[str]], list[Any]], *,
+                 ready: Callable[[], bool] = lambda: True, weight: float = 1.0, query_prefix: str = "",
+                 passage_prefix: str = "", close: Callable[[], None] = lambda: None) -> None:
+        from saiverse.memory._dense import DenseRecall
+
+        self.db = db
+        self.key = key
+        """What the vectors are stored under (`local:<file stem>`)."""
+        self._embed = embed
+        self._passage = passage_prefix
+        self._close = close
+        self.dense: DenseRecall = DenseRecall(db, key, lambda texts: embed([query_prefix + t for t in texts]),
+                                              ready=ready, weight=weight)
+        self._cursors: dict[str, _Cursor] = {}
+        self._step_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._pause = 0.0
+        self.failures = 0
+        """Batches that failed (the embedding process died, hung or refused)."""
+        self.last_error = ""
+
+    # ---- the thread ----------------------------------------------------------------------
+    def start(self) -> None:
+        """Start the daemon thread (once)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="memory-indexer", daemon=True)
+            self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread (it ends after its batch) and the embedding process."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+        self._close()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                done = self.step()
+            except Exception as exc:  # noqa: BLE001 - the indexer never takes anything down; the batch is retried
+                self._failed(exc)
+                self._stop.wait(self._pause)
+                continue
+            self._pause = 0.0
+            if not done:
+                self._stop.wait(IDLE_SECONDS)
+
+    def _failed(self, exc: BaseException) -> None:
+        self.failures += 1
+        self.last_error = str(exc)
+        self._pause = min(max(self._pause * 2, FIRST_PAUSE), MAX_PAUSE)
+        log.warning("memory index: a batch failed (%s: %s); trying again in %.0f s", type(exc).__name__, exc,
+                    self._pause)
+
+    # ---- the work ------------------------------------------------------------------------
+    def personas(self) -> list[str]:
+        """Every persona of the world."""
+        with self.db.engine.connect() as conn:
+            return [str(r[0]) for r in conn.execute(text("SELECT AIID FROM ai ORDER BY AIID"))]
+
+    def step(self, persona_ids: Sequence[str] | None = None) -> int:
+        """One batch for each persona with messages waiting; the number of messages stored."""
+        with self._step_lock:
+            return sum(self._persona_step(p) for p in (persona_ids or self.personas()))
+
+    def _persona_step(self, persona_id: str) -> int:
+        from saiverse.memory._vectors import pending
+
+        cur = self._cursors.get(persona_id)
+        if cur is None:
+            top = self._top(persona_id)
+            cur = self._cursors[persona_id] = _Cursor(top, top + 1)
+        rows = pending(self.db, persona_id, self.key, limit=BATCH, above=cur.top)
+        if not rows and cur.below is not None:
+            rows = pending(self.db, persona_id, self.key, limit=BATCH, below=cur.below)
+            if rows:
+                cur.below = min(r[0] for r in rows)
+            else:
+                cur.below, cur.top, cur.done_at = None, self._top(persona_id), time.monotonic()
+        if not rows and cur.below is None and time.monotonic() - cur.done_at > RECHECK_SECONDS:
+            del self._cursors[persona_id]  # look the whole persona over again (edited messages)
+        return self._store(persona_id, rows) if rows else 0
+
+    def _top(self, persona_id: str) -> int:
+        with self.db.engine.connect() as conn:
+            return int(conn.execute(text("SELECT coalesce(max(ID), 0) FROM saimemory WHERE PERSONA_ID = :p"),
+                                    {"p": persona_id}).scalar_one())
+
+    def _store(self, persona_id: str, rows: list[tuple[int, str]]) -> int:
+        import numpy as np
+
+        from saiverse.memory._vectors import write
+
+        texts = [(i, c, " ".join(c.split())[:TEXT_CHARS]) for i, c in rows]
+        wanted = [(i, c, t) for i, c, t in texts if t]
+        vectors = self._embed([self._passage + t for _, _, t in wanted]) if wanted else []
+        by_id = {i: np.asarray(v, dtype=np.float32) for (i, _, _), v in zip(wanted, vectors, strict=True)}
+        written = write(self.db, persona_id, self.key, [(i, c, by_id.get(i)) for i, c, _ in texts])
+        if by_id:
+            ids = list(by_id)
+            self.dense.added(persona_id, ids, [by_id[i] for i in ids])
+        log.debug("memory index: %s: %d of %d stored", persona_id, written, len(rows))
+        return len(rows)
+
+    def drain(self, persona_id: str | None = None, progress: Callable[[dict[str, tuple[int, int]]], None] | None = None,
+              *, every: float = 2.0) -> dict[str, tuple[int, int]]:
+        """Index until every message (of `persona_id`, or of all) has its vector; `progress` gets the counts
+        every `every` seconds. Raises what the embedding model raises (the caller says it)."""
+        from saiverse.memory._vectors import counts
+
+        shown = 0.0
+        while True:
+            did = self.step([persona_id] if persona_id else None)
+            now = time.monotonic()
+            if progress is not None and (now - shown >= every or not did):
+                progress(counts(self.db, self.key, persona_id))
+                shown = now
+            if not did:
+                return counts(self.db, self.key, persona_id)
+
+    def status(self, persona_id: str | None = None) -> dict[str, tuple[int, int]]:
+        """Per persona: (messages, messages indexed)."""
+        from saiverse.memory._vectors import counts
+
+        return counts(self.db, self.key, persona_id)
+
+
+def open_memory_index(settings: Settings, db: Database, *, start: bool = True) -> MemoryIndex | None:
+    """The configured embedding model's index (its thread started), or None when none is configured."""
+    name = settings.embedding_model.strip()
+    if not name:
+        return None
+    from saiverse.llm.local import HealthBook, LocalEmbedder, ensure_file, model_path
+    from saiverse.llm.local._catalog import entry
+    from saiverse.llm.local._installed import model_kind
+
+    spec = name.split(":", 1)[1] if ":" in name else ""
+    path = model_path(settings, spec)
+    listed = entry(path.name)
+    holder: dict[str, Any] = {}
+
+    def embedder() -> Any:
+        if "e" not in holder:  # the packaged model is assembled on first use, in the indexer's thread
+            holder["e"] = LocalEmbedder(name, ensure_file(path), health=HealthBook(settings.home))
+        return holder["e"]
+
+    def ready() -> bool:
+        return "e" in holder and holder["e"].pid is not None
+
+    def close() -> None:
+        if "e" in holder:
+            holder["e"].close()
+
+    weight = 1.0 if (listed and listed.kind == "embedding") or (path.is_file() and model_kind(path) == "embedding") \
+        else CHAT_MODEL_WEIGHT
+    index = MemoryIndex(db, f"local:{path.stem}", lambda texts: embedder().embed(texts), ready=ready, weight=weight,
+                        query_prefix=listed.query_prefix if listed else "",
+                        passage_prefix=listed.passage_prefix if listed else "", close=close)
+    if start:
+        index.start()
+    return index
