@@ -66,7 +66,8 @@ class MemoryIndex:
 
     def __init__(self, db: Database, key: str, embed: Callable[[list[str]], list[Any]], *,
                  ready: Callable[[], bool] = lambda: True, weight: float = 1.0, query_prefix: str = "",
-                 passage_prefix: str = "", close: Callable[[], None] = lambda: None) -> None:
+                 passage_prefix: str = "", close: Callable[[], None] = lambda: None,
+                 pid: Callable[[], int | None] = lambda: None) -> None:
         from saiverse.memory._dense import DenseRecall
 
         self.db = db
@@ -75,6 +76,7 @@ class MemoryIndex:
         self._embed = embed
         self._passage = passage_prefix
         self._close = close
+        self._pid = pid
         self.dense: DenseRecall = DenseRecall(db, key, lambda texts: embed([query_prefix + t for t in texts]),
                                               ready=ready, weight=weight)
         self._cursors: dict[str, _Cursor] = {}
@@ -85,6 +87,11 @@ class MemoryIndex:
         self.failures = 0
         """Batches that failed (the embedding process died, hung or refused)."""
         self.last_error = ""
+
+    @property
+    def pid(self) -> int | None:
+        """The embedding process's id while it runs."""
+        return self._pid()
 
     # ---- the thread ----------------------------------------------------------------------
     def start(self) -> None:
@@ -138,15 +145,18 @@ class MemoryIndex:
             top = self._top(persona_id)
             cur = self._cursors[persona_id] = _Cursor(top, top + 1)
         rows = pending(self.db, persona_id, self.key, limit=BATCH, above=cur.top)
-        if not rows and cur.below is not None:
+        if rows:
+            return self._store(persona_id, rows)
+        if cur.below is not None:
             rows = pending(self.db, persona_id, self.key, limit=BATCH, below=cur.below)
             if rows:
+                stored = self._store(persona_id, rows)  # raises when the batch fails: the cursor stays
                 cur.below = min(r[0] for r in rows)
-            else:
-                cur.below, cur.top, cur.done_at = None, self._top(persona_id), time.monotonic()
-        if not rows and cur.below is None and time.monotonic() - cur.done_at > RECHECK_SECONDS:
+                return stored
+            cur.below, cur.top, cur.done_at = None, self._top(persona_id), time.monotonic()
+        if time.monotonic() - cur.done_at > RECHECK_SECONDS:
             del self._cursors[persona_id]  # look the whole persona over again (edited messages)
-        return self._store(persona_id, rows) if rows else 0
+        return 0
 
     def _top(self, persona_id: str) -> int:
         with self.db.engine.connect() as conn:
@@ -222,7 +232,8 @@ def open_memory_index(settings: Settings, db: Database, *, start: bool = True) -
         else CHAT_MODEL_WEIGHT
     index = MemoryIndex(db, f"local:{path.stem}", lambda texts: embedder().embed(texts), ready=ready, weight=weight,
                         query_prefix=listed.query_prefix if listed else "",
-                        passage_prefix=listed.passage_prefix if listed else "", close=close)
+                        passage_prefix=listed.passage_prefix if listed else "", close=close,
+                        pid=lambda: holder["e"].pid if "e" in holder else None)
     if start:
         index.start()
     return index

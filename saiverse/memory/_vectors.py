@@ -82,11 +82,11 @@ def counts(db: Database, model: str, persona_id: str | None = None) -> dict[str,
     """Per persona: (messages, messages with a row for `model`)."""
     where, params = ("WHERE m.PERSONA_ID = :p", {"p": persona_id, "k": model}) if persona_id else ("", {"k": model})
     with db.engine.connect() as conn:
-        total = dict(conn.execute(text(f"SELECT m.PERSONA_ID, count(*) FROM saimemory m {where} GROUP BY m.PERSONA_ID"),
-                                  params).tuples().all())
-        done = dict(conn.execute(text(
+        total = {r[0]: r[1] for r in conn.execute(text(
+            f"SELECT m.PERSONA_ID, count(*) FROM saimemory m {where} GROUP BY m.PERSONA_ID"), params)}
+        done = {r[0]: r[1] for r in conn.execute(text(
             "SELECT PERSONA_ID, count(*) FROM saimemory_vec WHERE MODEL = :k "
-            + ("AND PERSONA_ID = :p " if persona_id else "") + "GROUP BY PERSONA_ID"), params).tuples().all())
+            + ("AND PERSONA_ID = :p " if persona_id else "") + "GROUP BY PERSONA_ID"), params)}
     return {str(p): (int(n), int(done.get(p, 0))) for p, n in total.items()}
 
 

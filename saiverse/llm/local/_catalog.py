@@ -3,8 +3,8 @@
 Small instruct GGUFs that write good Japanese on a laptop CPU, and small multilingual embedding GGUFs
 (`kind="embedding"`) whose vectors recall fuses with its lexical ranking (saiverse/memory/_indexer.py).
 Repository and file names are exactly as their publishers list them on the Hugging Face hub; sizes are
-what the hub lists (the download
-itself uses the size and sha256 the hub serves for the file, never a figure written here).
+what the hub lists (the download itself uses the size and sha256 the hub serves for the file, never a
+figure written here).
 Any other model is pulled by name as `owner/repo/file.gguf`.
 """
 

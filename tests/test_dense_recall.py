@@ -1,0 +1,259 @@
+"""Dense recall (issue 33): message vectors in the store (step 13), the background indexer, fusion.
+
+The store tests run on a real SQLite file and a real PostgreSQL database (tests/pg.py) with a small
+deterministic embedder (concept words → axes), so what is asserted is the store, the cursor and the
+fusion, not a model's taste. Tests marked `local_model` run the packaged Gemma 3 270M through
+LocalEmbedder in its own process: a kill -9 of that process in the middle of a batch, and
+`python main.py memory-index --wait` through the real CLI.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from chat import LLMError
+from database.engine import Database
+from database.migrate import migrate
+from database.migrate_pg import migrate_pg
+from saiverse.memory import ChronicleStore, MemopediaStore, MemoryIndex, SAIMemory, recall
+from saiverse.settings import load_settings
+
+ROOT = Path(__file__).resolve().parents[1]
+NOW = datetime.now(UTC)
+CONCEPTS = [("volvo", "car", "vehicle", "車"), ("broke", "stop working", "故障", "壊れ"), ("tea", "bowl", "茶碗"),
+            ("kyoto", "京都"), ("cat", "猫"), ("library", "図書館"), ("job", "work", "就職", "仕事")]
+
+
+def embed(texts: list[str]) -> list[list[float]]:
+    """A unit vector per text: one axis per concept it names, a little of its length so none is zero."""
+    out = []
+    for t in texts:
+        low = t.lower()
+        vec = [float(sum(low.count(w) for w in words)) for words in CONCEPTS] + [0.05 + len(t) % 7 / 100]
+        norm = math.sqrt(sum(v * v for v in vec))
+        out.append([v / norm for v in vec])
+    return out
+
+
+def _open(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Database:
+    if kind == "postgresql":
+        db = Database(request.getfixturevalue("pg_url"), workers=2)
+        migrate_pg(db.engine)
+        return db
+    migrate(tmp_path / "dense.db", backup=False)
+    return Database(f"sqlite:///{tmp_path / 'dense.db'}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
+    database = _open(request.param, tmp_path, request)
+    with database.engine.begin() as conn:
+        for pid in ("mina", "sora"):
+            conn.execute(text("INSERT INTO city (CITYID, CITYNAME) VALUES ('c', 'c') ON CONFLICT DO NOTHING"))
+            conn.execute(text("INSERT INTO ai (AIID, CITYID, AINAME) VALUES (:p, 'c', :p)"), {"p": pid})
+    yield database
+    database.dispose()
+
+
+LINES = ["The Volvo broke down on the motorway", "I bought a tea bowl in Kyoto", "My cat sleeps all day",
+         "The library opens at nine", "I started a new job in April", "", "   "]
+
+
+def _fill(memory: SAIMemory, persona: str = "mina", n: int = 1) -> list[int]:
+    ids = []
+    for k in range(n):
+        for i, line in enumerate(LINES):
+            when = NOW - timedelta(days=10 * (len(LINES) - i) + k)
+            ids.append(memory.add(persona, "user", line, tags=["conversation"], created_at=when)["id"])
+    return ids
+
+
+def _rows(db: Database) -> dict[int, int]:
+    with db.engine.connect() as conn:
+        return {r[0]: r[1] for r in conn.execute(text("SELECT MESSAGE_ID, DIM FROM saimemory_vec"))}
+
+
+def test_every_message_gets_one_vector_and_loses_it_when_it_changes(db: Database) -> None:
+    memory = SAIMemory(db)
+    ids = _fill(memory, n=3) + _fill(memory, "sora")
+    index = MemoryIndex(db, "local:test", embed)
+    done = index.drain()
+    assert done == {"mina": (21, 21), "sora": (7, 7)}
+    rows = _rows(db)
+    assert set(rows) == set(ids)
+    assert sum(1 for d in rows.values() if d == 0) == 8  # empty and blank lines: nothing to embed, never asked again
+    assert index.step() == 0
+    edited, deleted = ids[0], ids[1]
+    with db.engine.begin() as conn:
+        conn.execute(text("UPDATE saimemory SET CONTENT = 'My car stopped' WHERE ID = :i"), {"i": edited})
+        conn.execute(text("DELETE FROM saimemory WHERE ID = :i"), {"i": deleted})
+    assert edited not in _rows(db) and deleted not in _rows(db)  # the triggers of step 13
+    fresh = MemoryIndex(db, "local:test", embed)  # a new start looks every message over
+    assert fresh.drain("mina") == {"mina": (20, 20)}
+    assert edited in _rows(db)
+
+
+def test_two_indexers_at_once_store_each_vector_once(db: Database) -> None:
+    memory = SAIMemory(db)
+    ids = _fill(memory, n=6)
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            MemoryIndex(db, "local:test", embed).drain()
+        except BaseException as exc:  # noqa: BLE001 - collected for the assert
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    with db.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*), count(DISTINCT MESSAGE_ID) FROM saimemory_vec")).one() == (
+            len(ids), len(ids))
+
+
+def test_recall_finds_what_no_word_of_the_question_holds(db: Database) -> None:
+    memory = SAIMemory(db)
+    _fill(memory, n=2)
+    index = MemoryIndex(db, "local:test", embed)
+    index.drain()
+    args = (memory, ChronicleStore(db), MemopediaStore(db), "mina")
+    question = "When did my vehicle stop working?"
+    lexical = recall(*args, question, limit=5)
+    assert not any("Volvo" in h["content"] for h in lexical)
+    fused = recall(*args, question, limit=5, dense=index.dense)
+    volvo = [h for h in fused[:3] if "Volvo" in h["content"]]  # the dense-only pass brought it
+    assert volvo and volvo[0]["dense"] > 0.5 and not volvo[0]["terms"]
+    # a word the lexical side finds keeps its place; the dense list adds, it does not replace
+    assert recall(*args, "library", limit=3, dense=index.dense)[0]["content"] == LINES[3]
+    assert recall(*args, "車", limit=3, dense=index.dense)[0]["content"] == LINES[0]  # no term matches at all
+
+
+def test_a_failed_batch_is_tried_again_and_recall_stays_lexical(db: Database) -> None:
+    memory = SAIMemory(db)
+    _fill(memory)
+    calls = {"n": 0}
+
+    def flaky(texts: list[str]) -> list[list[float]]:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise LLMError("埋め込みモデルの処理が止まりました", kind="local_crashed")
+        return embed(texts)
+
+    index = MemoryIndex(db, "local:test", flaky, ready=lambda: False)
+    with pytest.raises(LLMError):
+        index.step()
+    assert not _rows(db)
+    assert index.drain() == {"mina": (7, 7)}
+    # the embedding process not running: a query never waits for it to load
+    assert index.dense.prepare("mina", "vehicle") is None
+
+
+def test_the_setting_is_checked_and_memory_index_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from saiverse.setting_values import SettingsError
+
+    monkeypatch.setenv("SAIVERSE_EMBEDDING_MODEL", "gemini-embedding")
+    with pytest.raises(SettingsError, match="SAIVERSE_EMBEDDING_MODEL"):
+        load_settings()
+    monkeypatch.delenv("SAIVERSE_EMBEDDING_MODEL")
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "memory-index", "--wait"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": "0"})
+    assert done.returncode == 2 and "SAIVERSE_EMBEDDING_MODEL" in done.stderr
+
+
+def test_the_catalogue_offers_embedding_models() -> None:
+    from saiverse.llm.local import CATALOG
+    from saiverse.llm.local._installed import is_embedding
+
+    kinds = {e.name: e.kind for e in CATALOG}
+    assert kinds["multilingual-e5-small"] == kinds["bge-m3"] == "embedding"
+    assert kinds["qwen2.5-1.5b-instruct"] == "chat"
+    assert is_embedding({"general.architecture": "bert"}) and is_embedding({"general.architecture": "x",
+                                                                              "x.pooling_type": "1"})
+    assert not is_embedding({"general.architecture": "gemma3"})
+
+
+# -- the packaged model, in its own process ------------------------------------------------------
+
+@pytest.fixture
+def packaged(monkeypatch: pytest.MonkeyPatch) -> None:
+    from saiverse.llm.local import packaged_available, runtime_available
+
+    if not (runtime_available() and packaged_available()):
+        pytest.fail("llama-cpp-python and the packaged model are in requirements.txt: install them")
+    monkeypatch.setenv("SAIVERSE_EMBEDDING_MODEL", "local")
+
+
+@pytest.mark.local_model
+def test_a_kill_of_the_embedding_process_mid_batch_fails_that_batch_only(packaged: None, tmp_path: Path) -> None:
+    from saiverse.memory import open_memory_index
+
+    settings = load_settings()
+    db = _open("sqlite", tmp_path, None)  # type: ignore[arg-type]
+    with db.engine.begin() as conn:
+        conn.execute(text("INSERT INTO city (CITYID, CITYNAME) VALUES ('c', 'c')"))
+        conn.execute(text("INSERT INTO ai (AIID, CITYID, AINAME) VALUES ('mina', 'c', 'mina')"))
+    memory = SAIMemory(db)
+    for i in range(20):
+        memory.add("mina", "user", f"{i}: " + "図書館で猫の本を読んだ話。" * 40, tags=["conversation"])
+    index = open_memory_index(settings, db, start=False)
+    assert index is not None and index.key.startswith("local:gemma")
+    assert index.dense.weight < 1.0  # a chat model's mean-pooled vectors weigh less in the fusion
+    real = index._embed
+    calls = {"n": 0}
+
+    def killing(texts: list[str]) -> list:
+        calls["n"] += 1
+        if calls["n"] == 2:  # the second batch: the process is killed while it reads the texts
+            threading.Timer(0.05, os.kill, (index.pid, signal.SIGKILL)).start()
+        return real(texts)
+
+    index._embed = killing
+    assert index.step() == 8
+    with pytest.raises(LLMError, match="SIGKILL"):
+        index.step()
+    assert len(_rows(db)) == 8  # the committed batch is kept, the killed one wrote nothing
+    assert index.drain() == {"mina": (20, 20)}  # the next batch starts the process anew
+    hits = recall(memory, ChronicleStore(db), MemopediaStore(db), "mina", "猫の本", limit=3, dense=index.dense)
+    assert hits and all("dense" in h for h in hits)
+    index.stop()
+    db.dispose()
+
+
+@pytest.mark.local_model
+def test_memory_index_wait_through_the_cli(packaged: None, saiverse_home: Path,
+                                          make_manager: object) -> None:
+    from saiverse.settings import load_settings
+
+    os.environ.pop("SAIVERSE_EMBEDDING_MODEL")  # the test's own manager only writes messages
+    manager = make_manager()  # type: ignore[operator]
+    for i in range(12):
+        manager.memory.add("mina", "user", f"今日は{i}冊目の本を読みました", tags=["conversation"])
+    total = manager.memory.count("mina") if hasattr(manager.memory, "count") else None
+    manager.close()
+    env = {**os.environ, "SAIVERSE_EMBEDDING_MODEL": "local", "SAIVERSE_RAISE_ERRORS": "1"}
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "memory-index", "--wait", "--persona", "mina",
+                           "--json"], capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 0, done.stderr
+    last = json.loads(done.stdout.strip().splitlines()[-1])
+    mina = last["personas"]["mina"]
+    assert mina["messages"] == mina["indexed"] >= 12 and (total is None or mina["messages"] == total)
+    db = Database(load_settings().database_url)
+    with db.engine.connect() as conn:
+        assert conn.execute(text("SELECT count(*) FROM saimemory_vec WHERE PERSONA_ID = 'mina' AND DIM > 0")).scalar()
+    db.dispose()
