@@ -10,7 +10,8 @@ kept for repeats) and returns a `DenseQuery`, which recall (saiverse/memory/_rec
 Recall fuses the dense list with the lexical one by reciprocal rank, at `weight`.
 
 A send never waits for a model to load: when the embedding process is not running (not started yet,
-or dead), `prepare` returns None and recall is lexical for that query; the indexer starts it.
+or dead), `prepare` returns None and recall is lexical for that query; the indexer starts it. Nor for
+a slow model: a query's vector is waited for at most `wait` seconds (`QUERY_WAIT`), one at a time.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +41,10 @@ NEAR = 20
 RECHECK_SECONDS = 30.0
 """How often the kept matrix is compared with the store's count (another process may have written)."""
 QUERY_CACHE = 256
+QUERY_WAIT = 0.25
+"""How long a recall waits for its query's vector before going on lexically (a send must not wait on a
+slow model: the packaged 270M chat model takes ~1 s a query on this loaded machine, a small encoder
+tens of milliseconds)."""
 
 
 @dataclass
@@ -83,16 +90,30 @@ class DenseRecall:
         self._lock = threading.Lock()
         self._mats: dict[str, _Matrix] = {}
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
+        self._asking: Future[np.ndarray] | None = None
+        self.wait = QUERY_WAIT
+        """Seconds a recall waits for its query's vector (benchmarks and the CLI wait longer)."""
 
     def query_vector(self, query: str) -> np.ndarray | None:
-        """The query's unit vector; None when the embedding process is not running (nothing waits for a load)."""
+        """The query's unit vector; None when the embedding process is not running (nothing waits for a
+        load) or has not answered within `wait` seconds (it is kept when it comes, for the next ask)."""
         with self._lock:
             kept = self._queries.get(query)
             if kept is not None:
                 self._queries.move_to_end(query)
                 return kept
-        if not self._ready():
+            if not self._ready() or (self._asking is not None and not self._asking.done()):
+                return None  # one query in flight at a time: a slow model never piles requests up
+            self._asking = self._pool.submit(self._embed_query, query)
+            asking = self._asking
+        try:
+            return asking.result(timeout=self.wait)
+        except FutureTimeout:
+            log.info("query embedding took over %.2f s: recall is lexical for it", self.wait)
             return None
+
+    def _embed_query(self, query: str) -> np.ndarray:
         vec = np.asarray(self._embed([query])[0], dtype=np.float32)
         with self._lock:
             self._queries[query] = vec
@@ -171,6 +192,10 @@ class DenseRecall:
         with self._lock:
             self._mats.clear()
             self._queries.clear()
+
+    def close(self) -> None:
+        """End the query thread (a query in flight finishes on its own)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 _COUNT = text("SELECT count(*) FROM saimemory_vec WHERE MODEL = :k AND PERSONA_ID = :p AND DIM > 0")

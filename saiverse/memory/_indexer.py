@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import text
 
 from database.engine import Database
+from portable import lower_priority
 
 if TYPE_CHECKING:
     from saiverse.memory._dense import DenseRecall
@@ -84,6 +85,7 @@ class MemoryIndex:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._pause = 0.0
+        self._niced: int | None = None
         self.failures = 0
         """Batches that failed (the embedding process died, hung or refused)."""
         self.last_error = ""
@@ -105,6 +107,7 @@ class MemoryIndex:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
+        self.dense.close()
         self._close()
 
     def _run(self) -> None:
@@ -171,6 +174,10 @@ class MemoryIndex:
         texts = [(i, c, " ".join(c.split())[:TEXT_CHARS]) for i, c in rows]
         wanted = [(i, c, t) for i, c, t in texts if t]
         vectors = self._embed([self._passage + t for _, _, t in wanted]) if wanted else []
+        pid = self.pid
+        if pid is not None and pid != self._niced:  # a background process: the app's own work goes first
+            lower_priority(pid)
+            self._niced = pid
         by_id = {i: np.asarray(v, dtype=np.float32) for (i, _, _), v in zip(wanted, vectors, strict=True)}
         written = write(self.db, persona_id, self.key, [(i, c, by_id.get(i)) for i, c, _ in texts])
         if by_id:
