@@ -30,8 +30,7 @@ from benchmarks.recall import build, existing_build, percentile, queries  # noqa
 from benchmarks.recall_rank import questions  # noqa: E402
 from database.engine import Database  # noqa: E402
 from portable import peak_rss_mib  # noqa: E402
-from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory, recall  # noqa: E402
-from saiverse.memory._dense import DenseRecall  # noqa: E402
+from saiverse.memory import ChronicleStore, DenseRecall, MemopediaStore, SAIMemory, recall  # noqa: E402
 
 PERSONA = "mina"
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from saiverse.memory._common import LongTermMemoryError as LongTermMemoryError
     from saiverse.memory._common import stamp as stamp
     from saiverse.memory._context_source import ContextSource as ContextSource
+    from saiverse.memory._dense import DenseRecall as DenseRecall
     from saiverse.memory._export import export_memory as export_memory
     from saiverse.memory._indexer import MemoryIndex as MemoryIndex
     from saiverse.memory._indexer import open_memory_index as open_memory_index
@@ -67,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "ChronicleStore": "_chronicle",
     "ChronicleWorker": "_chronicle_build",
     "ContextSource": "_context_source",
+    "DenseRecall": "_dense",
     "Entry": "_chronicle",
     "LongTermMemoryError": "_common",
     "MemopediaStore": "_memopedia",

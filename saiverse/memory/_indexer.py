@@ -214,9 +214,7 @@ def open_memory_index(settings: Settings, db: Database, *, start: bool = True) -
     name = settings.embedding_model.strip()
     if not name:
         return None
-    from saiverse.llm.local import HealthBook, LocalEmbedder, ensure_file, model_path
-    from saiverse.llm.local._catalog import entry
-    from saiverse.llm.local._installed import model_kind
+    from saiverse.llm.local import HealthBook, LocalEmbedder, ensure_file, entry, model_kind, model_path
 
     spec = name.split(":", 1)[1] if ":" in name else ""
     path = model_path(settings, spec)

@@ -25,6 +25,7 @@ from saiverse._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from saiverse.llm.local._catalog import CATALOG as CATALOG
+    from saiverse.llm.local._catalog import entry as entry
     from saiverse.llm.local._catalog import local_name as local_name
     from saiverse.llm.local._catalog import resolve as resolve
     from saiverse.llm.local._embedder import LocalEmbedder as LocalEmbedder
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from saiverse.llm.local._files import runtime_available as runtime_available
     from saiverse.llm.local._health import HealthBook as HealthBook
     from saiverse.llm.local._installed import installed_models as installed_models
+    from saiverse.llm.local._installed import model_kind as model_kind
     from saiverse.llm.local._model import LocalModel as LocalModel
     from saiverse.llm.local._prompt import chat_messages as chat_messages
     from saiverse.llm.local._prompt import stops as stops
@@ -58,9 +60,11 @@ _EXPORTS: dict[str, str] = {
     "chat_messages": "_prompt",
     "describe": "_pull_jobs",
     "ensure_file": "_files",
+    "entry": "_catalog",
     "installed_models": "_installed",
     "local_name": "_catalog",
     "make_default": "_pull",
+    "model_kind": "_installed",
     "model_path": "_files",
     "packaged_available": "_files",
     "pull": "_pull",
