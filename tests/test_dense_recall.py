@@ -164,6 +164,30 @@ def test_a_failed_batch_is_tried_again_and_recall_stays_lexical(db: Database) ->
     assert index.dense.prepare("mina", "vehicle") is None
 
 
+def test_a_slow_model_never_holds_a_pulse_up(db: Database) -> None:
+    import time
+
+    from saiverse.memory._reflex import reflex_text
+
+    memory = SAIMemory(db)
+    _fill(memory)
+    MemoryIndex(db, "local:test", embed).drain()
+
+    def slow(texts: list[str]) -> list[list[float]]:
+        time.sleep(0.5)
+        return embed(texts)
+
+    dense = MemoryIndex(db, "local:test", slow).dense
+    args = (memory, ChronicleStore(db), MemopediaStore(db), "mina", "Did my car stop working?")
+    started = time.monotonic()
+    first = reflex_text(*args, pulse_id=None, shown=(), max_chars=2000, dense=dense)
+    assert time.monotonic() - started < 0.4  # the reflex waits 20 ms for the vector, then goes on lexically
+    assert "Volvo" not in first
+    time.sleep(0.8)  # the vector arrived meanwhile and is kept: the next recall of the message uses it
+    hits = recall(*args, limit=5, dense=dense, dense_wait=0.0)
+    assert any("Volvo" in h["content"] and h.get("dense") for h in hits)
+
+
 def test_the_setting_is_checked_and_memory_index_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     from saiverse.setting_values import SettingsError
 

@@ -95,7 +95,7 @@ class DenseRecall:
         self.wait = QUERY_WAIT
         """Seconds a recall waits for its query's vector (benchmarks and the CLI wait longer)."""
 
-    def query_vector(self, query: str) -> np.ndarray | None:
+    def query_vector(self, query: str, wait: float | None = None) -> np.ndarray | None:
         """The query's unit vector; None when the embedding process is not running (nothing waits for a
         load) or has not answered within `wait` seconds (it is kept when it comes, for the next ask)."""
         with self._lock:
@@ -108,9 +108,9 @@ class DenseRecall:
             self._asking = self._pool.submit(self._embed_query, query)
             asking = self._asking
         try:
-            return asking.result(timeout=self.wait)
+            return asking.result(timeout=self.wait if wait is None else wait)
         except FutureTimeout:
-            log.info("query embedding took over %.2f s: recall is lexical for it", self.wait)
+            log.info("query embedding took over %.2f s: recall is lexical for it", self.wait if wait is None else wait)
             return None
 
     def _embed_query(self, query: str) -> np.ndarray:
@@ -121,13 +121,14 @@ class DenseRecall:
                 self._queries.popitem(last=False)
         return vec
 
-    def prepare(self, persona_id: str, query: str) -> DenseQuery | None:
-        """The query's dense side, or None (no vectors for the persona, or the model is not running)."""
+    def prepare(self, persona_id: str, query: str, wait: float | None = None) -> DenseQuery | None:
+        """The query's dense side, or None (no vectors for the persona, the model is not running, or its
+        vector took longer than `wait`, default `self.wait`)."""
         with self.db.engine.connect() as conn:
             if persona_id not in self._mats and not has_vectors(conn, self.model, persona_id):
                 return None
         try:
-            vec = self.query_vector(query)
+            vec = self.query_vector(query, wait)
         except Exception as exc:  # noqa: BLE001 - a dead embedding process makes recall lexical, never fails it
             log.warning("query embedding failed (%s): recall is lexical for it", type(exc).__name__)
             return None

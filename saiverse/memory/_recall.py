@@ -88,9 +88,9 @@ def _stored(dense: object) -> bool:
 
 
 def _dense_list(memory: SAIMemory, dense: DenseRecall, persona_id: str, query: str, hits: list[dict[str, Any]],
-                limit: int, exclude_pulse: str | None) -> list[dict[str, Any]]:
+                limit: int, exclude_pulse: str | None, wait: float | None) -> list[dict[str, Any]]:
     """The lexical hits with a stored vector and the dense-only candidates, closest first."""
-    asked = dense.prepare(persona_id, query)
+    asked = dense.prepare(persona_id, query, wait)
     if asked is None:
         return []
     known = {h["id"] for h in hits if h["kind"] == "message"}
@@ -113,12 +113,13 @@ def _dense_list(memory: SAIMemory, dense: DenseRecall, persona_id: str, query: s
 def recall(
     memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str, query: str, *,
     limit: int = 20, exclude_pulse: str | None = None, now: datetime | None = None,
-    dense: DenseScorer | DenseRecall | None = None,
+    dense: DenseScorer | DenseRecall | None = None, dense_wait: float | None = None,
 ) -> list[dict[str, Any]]:
     """The best `limit` hits of every kind for `query` (any of its terms may match), best first.
 
     `dense`: a `DenseScorer` over the lexical hits' texts, or a `DenseRecall` (stored message vectors:
-    it also proposes messages no term matched)."""
+    it also proposes messages no term matched; its query vector is waited for `dense_wait` seconds at
+    most, default its own `wait`)."""
     terms = query_terms(query or "")
     if limit <= 0 or not (terms or _stored(dense) and (query or "").strip()):
         return []
@@ -156,7 +157,7 @@ def recall(
         lists.append([h for h in hits if window[0] <= (parse_time(h.get("created_at")) or now) < window[1]])
     weights = [1.0] * len(lists)
     if _stored(dense):
-        dense_list = _dense_list(memory, dense, persona_id, query, hits, limit, exclude_pulse)
+        dense_list = _dense_list(memory, dense, persona_id, query, hits, limit, exclude_pulse, dense_wait)
         if dense_list:
             lists.append(dense_list)
             weights.append(dense.weight)

@@ -32,6 +32,9 @@ MIN_SCORE = 1.0
 MIN_SHARE = 0.35
 LINE_CHARS = 200
 LORE_PAGES = 3
+DENSE_WAIT = 0.02
+"""The most a pulse waits for the message's vector (an embedding model set): reflex recall adds at most
+~30 ms to a pulse, so a slower model leaves this recall lexical (its vector is kept for the next)."""
 HEADER = "## ふと思い出したこと（記憶から。日付はそのときのもの）"
 _WHO = {"user": "相手", "assistant": "自分", "system": "システム"}
 
@@ -86,7 +89,7 @@ def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memoped
     used = sum(len(line) + 1 for line in lines)
     lore_text = "\n".join(lines)
     hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id,
-                  dense=dense)
+                  dense=dense, dense_wait=DENSE_WAIT)
     if not hits or max(h["score"] for h in hits) < MIN_SCORE:
         hits = []
     floor = MIN_SHARE * max((h["score"] for h in hits), default=0.0)
