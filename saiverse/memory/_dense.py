@@ -91,6 +91,7 @@ class DenseRecall:
         self._mats: dict[str, _Matrix] = {}
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
+        self._work = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dense-recall")
         self._asking: Future[np.ndarray] | None = None
         self.wait = QUERY_WAIT
         """Seconds a recall waits for its query's vector (benchmarks and the CLI wait longer)."""
@@ -135,6 +136,11 @@ class DenseRecall:
         if vec is None:
             return None
         return DenseQuery(vec, self.near(persona_id, vec), self._lookup)
+
+    def start(self, persona_id: str, query: str, wait: float | None = None) -> Future[DenseQuery | None]:
+        """`prepare` in a thread of its own: recall runs its lexical part meanwhile (numpy's product and
+        SQLite's reads both let go of the GIL), then takes the result."""
+        return self._work.submit(self.prepare, persona_id, query, wait)
 
     def _lookup(self, ids: Sequence[int]) -> dict[int, np.ndarray]:
         with self.db.engine.connect() as conn:
@@ -197,6 +203,7 @@ class DenseRecall:
     def close(self) -> None:
         """End the query thread (a query in flight finishes on its own)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._work.shutdown(wait=False, cancel_futures=True)
 
 
 _COUNT = text("SELECT count(*) FROM saimemory_vec WHERE MODEL = :k AND PERSONA_ID = :p AND DIM > 0")

@@ -35,7 +35,7 @@ from saiverse.memory._store import SAIMemory
 from saiverse.memory._store import _record as record  # one row shape for search and recall
 
 if TYPE_CHECKING:  # numpy is imported only where vectors are used
-    from saiverse.memory._dense import DenseRecall
+    from saiverse.memory._dense import DenseQuery, DenseRecall
 
 HALF_LIFE_DAYS = {"message": 30.0, "chronicle": 90.0, "memopedia": 365.0}
 KIND_WEIGHT = {"message": 1.0, "chronicle": 1.1, "memopedia": 1.3}
@@ -87,10 +87,9 @@ def _stored(dense: object) -> bool:
     return hasattr(dense, "prepare")
 
 
-def _dense_list(memory: SAIMemory, dense: DenseRecall, persona_id: str, query: str, hits: list[dict[str, Any]],
-                limit: int, exclude_pulse: str | None, wait: float | None) -> list[dict[str, Any]]:
+def _dense_list(memory: SAIMemory, asked: DenseQuery | None, persona_id: str, hits: list[dict[str, Any]],
+                limit: int, exclude_pulse: str | None) -> list[dict[str, Any]]:
     """The lexical hits with a stored vector and the dense-only candidates, closest first."""
-    asked = dense.prepare(persona_id, query, wait)
     if asked is None:
         return []
     known = {h["id"] for h in hits if h["kind"] == "message"}
@@ -124,6 +123,7 @@ def recall(
     if limit <= 0 or not (terms or _stored(dense) and (query or "").strip()):
         return []
     now = now or utc_now()
+    dense_side = dense.start(persona_id, query, dense_wait) if _stored(dense) else None  # type: ignore[union-attr]
     hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now)
     probes = list(dict.fromkeys(t.probe for t in terms))
     for e in chronicle.search_any(persona_id, probes):
@@ -157,7 +157,7 @@ def recall(
         lists.append([h for h in hits if window[0] <= (parse_time(h.get("created_at")) or now) < window[1]])
     weights = [1.0] * len(lists)
     if _stored(dense):
-        dense_list = _dense_list(memory, dense, persona_id, query, hits, limit, exclude_pulse, dense_wait)
+        dense_list = _dense_list(memory, dense_side.result(), persona_id, hits, limit, exclude_pulse)  # type: ignore[union-attr]
         if dense_list:
             lists.append(dense_list)
             weights.append(dense.weight)
