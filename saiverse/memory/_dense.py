@@ -34,8 +34,9 @@ from saiverse.memory._vectors import has_vectors, persona_rows, unpack, vectors_
 
 log = logging.getLogger(__name__)
 
-SCAN_ROWS = 200_000
-"""The newest vectors per persona the dense-only pass looks at (0.5 ms per 1,000 at dim 640 here)."""
+SCAN_ROWS = 100_000
+"""The newest vectors per persona the dense-only pass looks at: 4 × dim bytes each in memory (146 MiB at
+dim 384), one matrix-vector product per query (benchmarks/recall_dense.py)."""
 NEAR = 20
 """Dense-only candidates a query adds."""
 RECHECK_SECONDS = 30.0
