@@ -97,6 +97,20 @@ def baseline(turns: list[dict[str, Any]], japanese: bool) -> Any:
     return ask
 
 
+def random_vectors(texts: list[str]) -> list[list[float]]:
+    """A unit vector per text that depends only on the text's hash: the control for `--embedding`."""
+    import hashlib
+    import random
+
+    out = []
+    for t in texts:
+        rng = random.Random(hashlib.sha256(t.encode()).digest())
+        v = [rng.gauss(0, 1) for _ in range(64)]
+        norm = sum(x * x for x in v) ** 0.5
+        out.append([x / norm for x in v])
+    return out
+
+
 def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any] | None = None,
                      embedding: str = "", weights: tuple[float, ...] = ()) -> list[dict[str, Any]]:
     """Load one conversation into a fresh home, ask every question both ways; one row per question.
@@ -107,7 +121,7 @@ def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any]
     japanese = any(_CJK.search(t["text"]) for t in turns)
     with tempfile.TemporaryDirectory() as home:
         os.environ["SAIVERSE_HOME"] = home
-        if embedding:
+        if embedding and embedding != "random":
             os.environ["SAIVERSE_EMBEDDING_MODEL"] = embedding
         from saiverse.manager import SAIVerseManager
         from saiverse.pulse import ManagerToolContext
@@ -116,6 +130,10 @@ def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any]
 
         m = SAIVerseManager(load_settings(Path(home)))
         index = m.memory_index
+        if embedding == "random":  # the control: vectors that mean nothing, the same fusion
+            from saiverse.memory import MemoryIndex
+
+            index = MemoryIndex(m.db, "control:random", random_vectors)
         m.chronicle_worker.stop()  # messages only: the Chronicle would need a model
         try:
             for t in turns:
@@ -183,7 +201,8 @@ def main() -> None:
     ap.add_argument("--tool-defaults", action="store_true",
                     help="call memory_recall with its default topk and max_chars (4, 1,200), not 20 and the budget")
     ap.add_argument("--embedding", default="", metavar="MODEL",
-                    help="also fuse dense recall: SAIVERSE_EMBEDDING_MODEL for the run (local, local:NAME)")
+                    help="also fuse dense recall: SAIVERSE_EMBEDDING_MODEL for the run (local, local:NAME), or "
+                         "`random` (the control: vectors from each text's hash, meaning nothing)")
     ap.add_argument("--weights", default="0.5,1", help="dense list weights to try with --embedding (comma-separated)")
     args = ap.parse_args()
     paths = args.conversations or sorted((ROOT / "benchmarks" / "data").glob("dev_*.json"))
