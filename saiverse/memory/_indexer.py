@@ -217,7 +217,11 @@ def open_memory_index(settings: Settings, db: Database, *, start: bool = True) -
     from saiverse.llm.local import HealthBook, LocalEmbedder, ensure_file, entry, model_kind, model_path
 
     spec = name.split(":", 1)[1] if ":" in name else ""
-    path = model_path(settings, spec)
+    try:
+        path = model_path(settings, spec)
+    except Exception as exc:  # noqa: BLE001 - a bad setting leaves recall lexical; the app still starts
+        log.warning("embedding model %s cannot be used (%s): recall stays lexical", name, exc)
+        return None
     listed = entry(path.name)
     holder: dict[str, Any] = {}
 
