@@ -127,6 +127,42 @@ def test_two_indexers_at_once_store_each_vector_once(db: Database) -> None:
             len(ids), len(ids))
 
 
+KILLED_INDEXER = """
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from database.engine import Database
+from saiverse.memory import MemoryIndex
+from tests.test_dense_recall import embed
+
+def slow(texts):
+    time.sleep(0.05)
+    print("batch", flush=True)
+    return embed(texts)
+
+MemoryIndex(Database(sys.argv[1]), "local:test", slow).drain()
+"""
+
+
+def test_a_kill_9_of_the_indexing_process_loses_only_the_batch_in_flight(db: Database, tmp_path: Path) -> None:
+    memory = SAIMemory(db)
+    ids = _fill(memory, n=20)
+    script = tmp_path / "indexer.py"
+    script.write_text(KILLED_INDEXER, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, str(script), db.engine.url.render_as_string(hide_password=False),
+                             str(ROOT)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert proc.stdout is not None
+    for _ in range(6):  # a few batches committed, then a kill in the middle of the next one
+        assert proc.stdout.readline().startswith("batch")
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    rows = _rows(db)
+    assert 0 < len(rows) < len(ids)
+    with db.engine.connect() as conn:  # every stored vector is whole and belongs to a message
+        for mid, dim, blob in conn.execute(text("SELECT MESSAGE_ID, DIM, VEC FROM saimemory_vec")):
+            assert mid in ids and len(bytes(blob)) == 4 * dim
+    assert MemoryIndex(db, "local:test", embed).drain() == {"mina": (len(ids), len(ids))}
+
+
 def test_recall_finds_what_no_word_of_the_question_holds(db: Database) -> None:
     memory = SAIMemory(db)
     _fill(memory, n=2)
