@@ -11,9 +11,10 @@ used: the index is contentless with `detail=none` and `columnsize=0` (database/s
 it knows neither term frequencies nor lengths, and PostgreSQL has no BM25; counting in Python over
 the few hundred candidates gives both databases one ranking.
 
-`fuse` merges ranked lists by reciprocal rank (Cormack et al.'s k = 60): the lexical list, the hits
-inside a date the question names (「先月」, "last week"), and — when a caller passes one — a
-`DenseScorer`, the seam where embeddings from the local inference process will plug in.
+`fuse` merges ranked lists by reciprocal rank (Cormack et al.'s k = 60), each at its weight: the lexical
+list, the hits inside a date the question names (「先月」, "last week"), and — when a caller passes one —
+the dense list: a `DenseScorer` over the hits' texts, or the stored message vectors of an embedding
+model (saiverse/memory/_dense.py, at the model's weight).
 """
 
 from __future__ import annotations

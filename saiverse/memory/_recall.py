@@ -9,8 +9,10 @@ kind (a chat line fades in a month, a summary in a season, a wiki page the perso
 times a small weight for the curated kinds. Messages are found through the gram index; entries and
 pages by one scan of the persona's rows for any term (`search_any`). The lists are merged on that
 score, then fused by reciprocal rank with the hits inside a date the query names and, when a caller
-gives one, a dense scorer. Hits on the same terms are put newest first, the older marked `older`; a message that is a
-question or a word or two brings the turn after it (`next`). Every hit says its `kind`.
+gives one, a dense list (the stored vectors of SAIVERSE_EMBEDDING_MODEL: saiverse/memory/_dense.py, which
+also proposes messages no term matched). Hits on the same terms are put newest first, the older marked
+`older`; a message that is a question or a word or two brings the turn after it (`next`). Every hit says
+its `kind`.
 
 An entry's leading dates (`2026年1月3日〜1月4日、`) say when, not what: they are matched like any text
 but do not count in its length, so a summary of a talk that ran past midnight (two dates, seven
