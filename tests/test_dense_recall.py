@@ -270,8 +270,8 @@ def test_a_kill_of_the_embedding_process_mid_batch_fails_that_batch_only(package
         conn.execute(text("INSERT INTO city (CITYID, CITYNAME) VALUES ('c', 'c')"))
         conn.execute(text("INSERT INTO ai (AIID, CITYID, AINAME) VALUES ('mina', 'c', 'mina')"))
     memory = SAIMemory(db)
-    for i in range(20):
-        memory.add("mina", "user", f"{i}: " + "図書館で猫の本を読んだ話。" * 6, tags=["conversation"])
+    for i in range(12):
+        memory.add("mina", "user", f"{i}: " + "図書館で猫の本を読んだ話。" * 2, tags=["conversation"])
     index = open_memory_index(settings, db, start=False)
     assert index is not None and index.key.startswith("local:gemma")
     assert index.dense.weight < 1.0  # a chat model's mean-pooled vectors weigh less in the fusion
@@ -289,7 +289,7 @@ def test_a_kill_of_the_embedding_process_mid_batch_fails_that_batch_only(package
     with pytest.raises(LLMError, match="SIGKILL"):
         index.step()
     assert len(_rows(db)) == 8  # the committed batch is kept, the killed one wrote nothing
-    assert index.drain() == {"mina": (20, 20)}  # the next batch starts the process anew
+    assert index.drain() == {"mina": (12, 12)}  # the next batch starts the process anew
     hits = recall(memory, ChronicleStore(db), MemopediaStore(db), "mina", "猫の本", limit=3, dense=index.dense)
     assert hits and all("dense" in h for h in hits)
     index.stop()
