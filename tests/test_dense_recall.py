@@ -248,6 +248,36 @@ def test_the_catalogue_offers_embedding_models() -> None:
     assert not is_embedding({"general.architecture": "gemma3"})
 
 
+def _gguf(path: Path, arch: str) -> None:
+    """A GGUF header naming `arch` (no tensors): what `model list` and `model pull --set-default` read."""
+    import struct
+
+    def string(v: str) -> bytes:
+        return struct.pack("<Q", len(v.encode())) + v.encode()
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", 3, 0, 1) + string("general.architecture")
+                     + struct.pack("<I", 8) + string(arch))
+
+
+def test_an_embedding_model_made_default_becomes_recalls_not_the_chats(saiverse_home: Path) -> None:
+    from saiverse.llm.local import installed_models, make_default
+
+    settings = load_settings()
+    _gguf(settings.home / "models" / "multilingual-e5-small-q8_0.gguf", "bert")
+    _gguf(settings.home / "models" / "chatty.gguf", "qwen2")
+    after = make_default(settings, "multilingual-e5-small-q8_0")
+    assert after.embedding_model == "local:multilingual-e5-small-q8_0" and after.default_model == "offline"
+    make_default(after, "chatty")
+    saved = json.loads((settings.home / "settings.json").read_text(encoding="utf-8"))
+    assert saved["default_model"] == "local:chatty" and saved["embedding_model"] == "local:multilingual-e5-small-q8_0"
+    kinds = {m.name: (m.kind, m.embedding) for m in installed_models(load_settings())}
+    assert kinds["multilingual-e5-small-q8_0"] == ("embedding", True) and kinds["chatty"] == ("chat", False)
+    listed = subprocess.run([sys.executable, str(ROOT / "main.py"), "model", "list"], capture_output=True, text=True,
+                            timeout=120)
+    assert listed.returncode == 0 and "embedding" in listed.stdout
+
+
 # -- the packaged model, in its own process ------------------------------------------------------
 
 @pytest.fixture
