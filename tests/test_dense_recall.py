@@ -224,6 +224,28 @@ def test_a_slow_model_never_holds_a_pulse_up(db: Database) -> None:
     assert any("Volvo" in h["content"] and h.get("dense") for h in hits)
 
 
+def test_the_thread_starts_the_model_even_with_nothing_to_index(db: Database) -> None:
+    import time
+
+    memory = SAIMemory(db)
+    _fill(memory)
+    MemoryIndex(db, "local:test", embed).drain()  # everything indexed before this "start"
+    asked: list[list[str]] = []
+
+    def model(texts: list[str]) -> list[list[float]]:
+        asked.append(texts)
+        return embed(texts)
+
+    index = MemoryIndex(db, "local:test", model, ready=lambda: bool(asked))
+    index.start()
+    deadline = time.monotonic() + 10
+    while not asked and time.monotonic() < deadline:
+        time.sleep(0.01)
+    hits = recall(memory, ChronicleStore(db), MemopediaStore(db), "mina", "my vehicle", limit=3, dense=index.dense)
+    index.stop()
+    assert asked and any("Volvo" in h["content"] for h in hits)
+
+
 def test_the_setting_is_checked_and_memory_index_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
     from saiverse.setting_values import SettingsError
 

@@ -111,6 +111,10 @@ class MemoryIndex:
         self._close()
 
     def _run(self) -> None:
+        try:  # the model's process up from the start: after a restart with every message indexed, no batch
+            self._embed(["."])  # would ever start it, and a recall's query never waits for a load
+        except Exception as exc:  # noqa: BLE001 - a failure here is a failed batch: logged, tried again by the next
+            self._failed(exc)
         while not self._stop.is_set():
             try:
                 done = self.step()
