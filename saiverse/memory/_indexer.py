@@ -113,6 +113,7 @@ class MemoryIndex:
     def _run(self) -> None:
         try:  # the model's process up from the start: after a restart with every message indexed, no batch
             self._embed(["."])  # would ever start it, and a recall's query never waits for a load
+            self._nice()
         except Exception as exc:  # noqa: BLE001 - a failure here is a failed batch: logged, tried again by the next
             self._failed(exc)
         while not self._stop.is_set():
@@ -125,6 +126,13 @@ class MemoryIndex:
             self._pause = 0.0
             if not done:
                 self._stop.wait(IDLE_SECONDS)
+
+    def _nice(self) -> None:
+        """The embedding process is background work: the app's own goes first (once per process)."""
+        pid = self.pid
+        if pid is not None and pid != self._niced:
+            lower_priority(pid)
+            self._niced = pid
 
     def _failed(self, exc: BaseException) -> None:
         self.failures += 1
@@ -178,10 +186,7 @@ class MemoryIndex:
         texts = [(i, c, " ".join(c.split())[:TEXT_CHARS]) for i, c in rows]
         wanted = [(i, c, t) for i, c, t in texts if t]
         vectors = self._embed([self._passage + t for _, _, t in wanted]) if wanted else []
-        pid = self.pid
-        if pid is not None and pid != self._niced:  # a background process: the app's own work goes first
-            lower_priority(pid)
-            self._niced = pid
+        self._nice()
         by_id = {i: np.asarray(v, dtype=np.float32) for (i, _, _), v in zip(wanted, vectors, strict=True)}
         written = write(self.db, persona_id, self.key, [(i, c, by_id.get(i)) for i, c, _ in texts])
         if by_id:
