@@ -149,6 +149,7 @@ class DenseRecall:
 
     def near(self, persona_id: str, vec: np.ndarray, limit: int = NEAR) -> list[tuple[int, float]]:
         """The persona's `limit` stored messages closest to `vec` (dense-only candidates)."""
+        _one_blas_thread()
         m = self._matrix(persona_id)
         if m is None or not len(m.ids) or m.mat.shape[1] != len(vec):
             return []
@@ -205,6 +206,18 @@ class DenseRecall:
         """End the query thread (a query in flight finishes on its own)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
         self._work.shutdown(wait=False, cancel_futures=True)
+
+
+_BLAS_LIMITED: list[object] = []
+
+
+def _one_blas_thread() -> None:
+    """numpy's BLAS on one thread, once per process: the product runs beside recall's lexical part, and a
+    second BLAS thread only fought it for the other core (benchmarks/RESULTS-recall.md: p95 67 → 45 ms)."""
+    if not _BLAS_LIMITED:
+        from threadpoolctl import threadpool_limits
+
+        _BLAS_LIMITED.append(threadpool_limits(limits=1, user_api="blas"))
 
 
 _COUNT = text("SELECT count(*) FROM saimemory_vec WHERE MODEL = :k AND PERSONA_ID = :p AND DIM > 0")
