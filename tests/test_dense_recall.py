@@ -224,9 +224,10 @@ def test_a_slow_model_never_holds_a_pulse_up(db: Database) -> None:
     assert any("Volvo" in h["content"] and h.get("dense") for h in hits)
 
 
-def test_the_thread_starts_the_model_even_with_nothing_to_index(db: Database) -> None:
+def test_the_thread_starts_the_model_even_with_nothing_to_index(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
+    monkeypatch.setattr("saiverse.memory._indexer.START_DELAY", 0.0)
     memory = SAIMemory(db)
     _fill(memory)
     MemoryIndex(db, "local:test", embed).drain()  # everything indexed before this "start"
@@ -244,6 +245,18 @@ def test_the_thread_starts_the_model_even_with_nothing_to_index(db: Database) ->
     hits = recall(memory, ChronicleStore(db), MemopediaStore(db), "mina", "my vehicle", limit=3, dense=index.dense)
     index.stop()
     assert asked and any("Volvo" in h["content"] for h in hits)
+
+
+def test_a_command_that_opens_the_world_starts_no_model_and_closes_at_once(monkeypatch: pytest.MonkeyPatch,
+                                                                           make_manager: object) -> None:
+    import time
+
+    monkeypatch.setenv("SAIVERSE_EMBEDDING_MODEL", "local")
+    manager = make_manager()  # type: ignore[operator]
+    assert manager.memory_index is not None and manager.context.dense is manager.memory_index.dense
+    started = time.monotonic()
+    manager.close()
+    assert time.monotonic() - started < 3 and manager.memory_index.pid is None
 
 
 def test_the_setting_is_checked_and_memory_index_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -46,6 +46,8 @@ BATCH = 8
 TEXT_CHARS = 2000
 """The part of a message embedded (the model reads 512 tokens at most)."""
 IDLE_SECONDS = 5.0
+START_DELAY = 5.0
+"""The thread waits this long before its first batch: the app runs for hours, a CLI command for moments."""
 RECHECK_SECONDS = 600.0
 FIRST_PAUSE, MAX_PAUSE = 5.0, 300.0
 CHAT_MODEL_WEIGHT = 0.5
@@ -103,14 +105,17 @@ class MemoryIndex:
             self._thread.start()
 
     def stop(self) -> None:
-        """Stop the thread (it ends after its batch) and the embedding process."""
+        """Stop the thread and the embedding process at once (a batch in flight is dropped: it was not
+        stored, and the next start embeds it); closing never waits for a slow model."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=30)
         self.dense.close()
         self._close()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
 
     def _run(self) -> None:
+        if self._stop.wait(START_DELAY):
+            return  # a CLI command opens the world and closes it again: no model process for that
         try:  # the model's process up from the start: after a restart with every message indexed, no batch
             self._embed(["."])  # would ever start it, and a recall's query never waits for a load
             self._nice()
@@ -120,6 +125,8 @@ class MemoryIndex:
             try:
                 done = self.step()
             except Exception as exc:  # noqa: BLE001 - the indexer never takes anything down; the batch is retried
+                if self._stop.is_set():
+                    break  # the process was closed under it
                 self._failed(exc)
                 self._stop.wait(self._pause)
                 continue
