@@ -383,3 +383,31 @@ def test_memory_index_wait_through_the_cli(packaged: None, saiverse_home: Path,
     with db.engine.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM saimemory_vec WHERE PERSONA_ID = 'mina' AND DIM > 0")).scalar()
     db.dispose()
+
+
+@pytest.mark.local_model
+def test_a_send_never_waits_for_the_indexer(packaged: None, make_manager: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setattr("saiverse.memory._indexer.START_DELAY", 0.0)
+    from tests.conftest import ScriptedModel
+
+    os.environ.pop("SAIVERSE_EMBEDDING_MODEL")
+    writer = make_manager()  # type: ignore[operator]
+    for i in range(200):
+        writer.memory.add("mina", "user", f"今日は雨だったね。夕ごはんはカレーにした（{i}）。", tags=["conversation"])
+    writer.close()
+    monkeypatch.setenv("SAIVERSE_EMBEDDING_MODEL", "local")
+    model = ScriptedModel()
+    m = make_manager(model)  # type: ignore[operator]
+    deadline = time.monotonic() + 120
+    while m.memory_index.status("mina")["mina"][1] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the indexer is at work: its first batch is stored
+    started = time.monotonic()
+    events = list(m.handle_user_input("library", "夕ごはんは何だった？", persona_id="mina"))
+    took = time.monotonic() - started
+    total, done = m.memory_index.status("mina")["mina"]
+    assert next(e for e in events if e["type"] == "pulse_end")["status"] == "ok"
+    assert done < total  # still indexing: the send did not wait for it
+    print(f"send took {took * 1000:.0f} ms while {done} of {total} were indexed")
+    assert took < 5.0, took
