@@ -11,7 +11,8 @@ Recall fuses the dense list with the lexical one by reciprocal rank, at `weight`
 
 A send never waits for a model to load: when the embedding process is not running (not started yet,
 or dead), `prepare` returns None and recall is lexical for that query; the indexer starts it. Nor for
-a slow model: a query's vector is waited for at most `wait` seconds (`QUERY_WAIT`), one at a time.
+a slow model: a query's vector is waited for at most `wait` seconds (`QUERY_WAIT`), one at a time, and
+not at all once the model is known to take more than twice that (it is still asked, for the next time).
 """
 
 from __future__ import annotations
@@ -94,6 +95,8 @@ class DenseRecall:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="query-embedding")
         self._work = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dense-recall")
         self._asking: Future[np.ndarray] | None = None
+        self._seconds = 0.0
+        """How long a query's vector has been taking (a running mean)."""
         self.wait = QUERY_WAIT
         """Seconds a recall waits for its query's vector (benchmarks and the CLI wait longer)."""
 
@@ -109,15 +112,21 @@ class DenseRecall:
                 return None  # one query in flight at a time: a slow model never piles requests up
             self._asking = self._pool.submit(self._embed_query, query)
             asking = self._asking
+        timeout = self.wait if wait is None else wait
+        if self._seconds > 2 * timeout:
+            return None  # this model answers slower than that: asked for the next time, not waited for
         try:
-            return asking.result(timeout=self.wait if wait is None else wait)
+            return asking.result(timeout=timeout)
         except FutureTimeout:
             log.info("query embedding took over %.2f s: recall is lexical for it", self.wait if wait is None else wait)
             return None
 
     def _embed_query(self, query: str) -> np.ndarray:
+        started = time.monotonic()
         vec = np.asarray(self._embed([query])[0], dtype=np.float32)
+        took = time.monotonic() - started
         with self._lock:
+            self._seconds = took if not self._seconds else 0.7 * self._seconds + 0.3 * took
             self._queries[query] = vec
             while len(self._queries) > QUERY_CACHE:
                 self._queries.popitem(last=False)

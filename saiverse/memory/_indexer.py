@@ -116,6 +116,7 @@ class MemoryIndex:
     def _run(self) -> None:
         if self._stop.wait(START_DELAY):
             return  # a CLI command opens the world and closes it again: no model process for that
+        threading.Thread(target=self._nice_soon, name="memory-indexer-nice", daemon=True).start()
         try:  # the model's process up from the start: after a restart with every message indexed, no batch
             self._embed(["."])  # would ever start it, and a recall's query never waits for a load
             self._nice()
@@ -140,6 +141,13 @@ class MemoryIndex:
         if pid is not None and pid != self._niced:
             lower_priority(pid)
             self._niced = pid
+
+    def _nice_soon(self) -> None:
+        """Renice the process as soon as it exists: its load (a second or two of CPU) is background work too."""
+        deadline = time.monotonic() + 120
+        while self.pid is None and not self._stop.is_set() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self._nice()
 
     def _failed(self, exc: BaseException) -> None:
         self.failures += 1
