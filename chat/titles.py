@@ -102,7 +102,9 @@ def _qualifier(clause: str) -> str:
 
 def request_subject(text: str) -> str:
     """What a request is about, with the request words dropped but every description kept (a picture's
-    prompt): `海の絵を描いて、波と灯台のある夕方の景色で` → 海、波と灯台のある夕方の景色."""
+    prompt): `海の絵を描いて、波と灯台のある夕方の景色で` → 海、波と灯台のある夕方の景色. The words naming
+    its title (`「夕焼け」というタイトルで`) are not part of it."""
+    text = without_title(text)
     head, sep, tail = text.partition("：") if "：" in text else text.partition(":")
     if sep and tail.strip() and _HAS_VERB.search(head) and len(head) <= 40:
         return tail.strip()
@@ -114,9 +116,58 @@ def request_subject(text: str) -> str:
     return "、".join(p for p in [_core(clauses[at]), *rest] if p) or text.strip()
 
 
+_TITLE_WORD = r"(?:タイトル|題名|表題|題|名前)"
+_NAMED = (
+    # 「星の夜」というタイトルで / 『星の夜』って題で / 「星の夜」と名付けて
+    re.compile(rf"[「『]([^「」『』]+)[」』]\s*(?:という|って|との|と言う){_TITLE_WORD}(?:にして|で|の|に)?"
+               r"|[「『]([^「」『』]+)[」』]\s*と(?:名付けて|名づけて|題して)"),
+    # タイトルは「星の夜」で / 題名:「星の夜」
+    re.compile(rf"{_TITLE_WORD}\s*(?:は|を|が|[:：])\s*[「『]([^「」『』]+)[」』]\s*(?:にして|で|に)?"),
+    # タイトルは星の夜で、… / タイトルは星の夜。
+    re.compile(r"(?:タイトル|題名|表題)\s*(?:は|[:：])\s*([^「」『』、。,，.\n:：]{1,40}?)\s*(?:にして|で|に)?(?=[、。,，\n]|$)"),
+    # titled "Starry Night" / with the title "Starry Night" / title: Starry Night
+    re.compile(r"\b(?:titled|called|named|with the title|title[d]?\s*[:：])\s*[\"“'‘]([^\"”'’]+)[\"”'’]", re.I),
+    re.compile(r"\b(?:titled|with the title|title\s*[:：])\s*([^\s,.\"“]+(?:\s+[^\s,.\"“]+){0,5}?)(?=[,.]|$)", re.I),
+)
+"""Where a request names the title of what it asks for, by the role the words play (not their place)."""
+
+
+def _named(text: str) -> re.Match[str] | None:
+    for pattern in _NAMED:
+        match = pattern.search(text)
+        if match and next((g for g in match.groups() if g and g.strip()), None):
+            return match
+    return None
+
+
+def named_title(text: str, limit: int = 100) -> str:
+    """The title a request gives its thing in so many words, '' when it gives none:
+    `今日の日記を「星の夜」というタイトルで文書にまとめて` → 星の夜, `タイトルは星の夜で` → 星の夜,
+    `write a poem titled "Night"` → Night."""
+    match = _named(text)
+    if match is None:
+        return ""
+    title = next(g for g in match.groups() if g and g.strip()).strip(" 　「」『』\"'")
+    return title[:limit]
+
+
+def without_title(text: str) -> str:
+    """The request with the words naming its title taken out (what is left says what to write):
+    `今日の日記を「星の夜」というタイトルで文書にまとめて` → 今日の日記を文書にまとめて."""
+    match = _named(text)
+    if match is None:
+        return text
+    rest = (text[:match.start()] + text[match.end():]).strip()
+    rest = re.sub(r"^[、,，。.\s]+|[、,，\s]+(?=[。！？!?.]?$)", "", rest)
+    return re.sub(r"[、,，]{2,}", "、", rest) or text
+
+
 def request_title(text: str, limit: int = TITLE_LIMIT) -> str:
     """A short title (≤ `limit`) for what `text` asks to be made; '' when it names nothing but a kind of
-    thing (`文章を書いて`), so the caller can use a topic it knows instead."""
+    thing (`文章を書いて`), so the caller can use a topic it knows instead. A title the request names
+    (`「星の夜」というタイトルで`, `タイトルは…`, `titled "…"`) is the title."""
+    if named := named_title(text, limit):
+        return named
     head, sep, tail = text.partition("：") if "：" in text else text.partition(":")
     if sep and tail.strip() and _HAS_VERB.search(head) and len(head) <= 40:
         payload = _clauses(tail)

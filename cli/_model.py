@@ -156,11 +156,12 @@ def model_command(settings: Settings, args: argparse.Namespace, print_json: Prin
         return 0
     for m in rows:
         size = human_size(m["size"]) if m["assembled"] else "(first use)"
-        ctx = f"ctx {m['context']}" if m["context"] else ""
+        ctx = f"ctx {m['runs_context'] or m['context'] or ''}"
+        ctx = f"{ctx} (trained {m['context']})" if m["context"] and m["runs_context"] != m["context"] else ctx
         mark = "*" if m["default"] else ("e" if m["embedding"] else " ")
         users = ", ".join(m["used_by"]) or "-"
         profile = "embedding" if m["kind"] == "embedding" else m["profile"]
-        print(f"{mark} {m['name']:<36} {size:>11}  {m['source']:<8} {profile:<13} {ctx:<10} {m['runs']:<8} "
+        print(f"{mark} {m['name']:<36} {size:>11}  {m['source']:<8} {profile:<13} {ctx:<26} {m['runs']:<8} "
               f"{users}")
         if m["runs"] == "broken":
             print(f"    broken: {m['runs_detail']} (python main.py model retry {m['name']})")

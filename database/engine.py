@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, Row, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import QueuePool
 
@@ -42,6 +44,18 @@ def is_postgres(url: str) -> bool:
 def libpq_url(url: str) -> str:
     """SQLAlchemy's `postgresql+psycopg://` URL as psycopg (and procrastinate) take it."""
     return url.replace(POSTGRES_PREFIX, "postgresql://", 1)
+
+
+def named(row: Row[Any]) -> dict[str, Any]:
+    """A raw (`text()`) row as a dict keyed by its column names in upper case, as the schema spells them.
+
+    The schema's names are unquoted (database/models.py `_unquoted_names`), so PostgreSQL folds them to
+    lower case and hands rows back keyed `aiid` where SQLite says `AIID`: code that reads a raw row by
+    name reads it through here, on either backend. A time comes back as the text SQLite stores
+    (`YYYY-MM-DD HH:MM:SS[.ffffff]`), not as PostgreSQL's `datetime`, so what reads it (JSON for the CLI
+    and the tools) sees the same value on both."""
+    return {key.upper(): value.isoformat(sep=" ") if isinstance(value, datetime) else value
+            for key, value in row._mapping.items()}
 
 
 def make_engine(url: str, *, workers: int = 8) -> Engine:

@@ -28,6 +28,7 @@ from typing import Any
 from database.engine import is_postgres, libpq_url
 from database.locking import tried_lock
 from portable import O_BINARY, O_NOFOLLOW
+from saiverse.disk import private_folder
 
 CLAIM_PREFIX = "claim-"
 """Lock files of claims under `<home>/.locks/` start with this (the rest is a hash of the key)."""
@@ -71,8 +72,7 @@ def claimed(home: Path, database_url: str, key: str, work: Callable[[], Any]) ->
 
 @contextmanager
 def _file_claim(home: Path, key: str) -> Iterator[bool]:
-    folder = Path(home) / ".locks"
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder = private_folder(Path(home) / ".locks")
     # A hash: a run id or any other key never becomes a file name of its own choosing.
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     fd = os.open(folder / f"{CLAIM_PREFIX}{digest}.lock", os.O_RDWR | os.O_CREAT | O_NOFOLLOW | O_BINARY, 0o600)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from database.locking import locked, tried_lock
 from portable import lock, open_lock, unlock
+from saiverse.disk import private_folder
 
 LOCK_DIR = ".locks"
 _thread_locks: dict[str, threading.Lock] = {}
@@ -30,8 +31,7 @@ _registry_lock = threading.Lock()
 def _lock_file(home: Path, key: str) -> Path:
     # Hash the key: an id from a model or a URL must never become a path of its own choosing.
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    folder = home / LOCK_DIR
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_folder(home / LOCK_DIR)
     return folder / f"{digest}.lock"
 
 
@@ -45,12 +45,33 @@ def item_lock(home: Path, key: str) -> Iterator[None]:
         yield
 
 
+@contextmanager
+def item_lock_free(home: Path, key: str) -> Iterator[bool]:
+    """Take the lock named `key` without waiting; yields whether it was free (and holds it until the block
+    ends). Start-up repair asks this before it touches a document's staged files: a writer holds the
+    document's lock from staging to renaming (saiverse/world/_items.py), so a held lock means a live save."""
+    path = _lock_file(home, key)
+    with _registry_lock:
+        tlock = _thread_locks.setdefault(str(path), threading.Lock())
+    if not tlock.acquire(blocking=False):
+        yield False
+        return
+    try:
+        fd = open_lock(path, create=True)
+        try:
+            with tried_lock(fd) as free:
+                yield free
+        finally:
+            os.close(fd)
+    finally:
+        tlock.release()
+
+
 class HomeLock:
     """A shared lock on the data home for the life of a process; exclusive only for repair."""
 
     def __init__(self, home: Path) -> None:
-        folder = home / LOCK_DIR
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = private_folder(home / LOCK_DIR)
         self._fd = open_lock(folder / "home.lock", create=True)
         lock(self._fd, shared=True)
 

@@ -155,6 +155,8 @@ class SAIVerseManager(CityClock, WorldFacade):
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
             call_tool=self._call_tool, tool_specs=self._tool_specs, playbook=self.playbooks.get,
             router_playbooks=self.playbooks.router_callable, context=self.context,
+            target_names=lambda kind, b: [i.name for i in self.items.list_owned("building", b)] if kind == "item"
+            else [x.name for x in self.world.buildings()],  # what a request acting on an item / building names
         ), workers=workers)
         self.pulses = remote_pulses(settings, self.pulses)  # pulse workers take them (SAIVERSE_PULSE_WORKERS_REMOTE)
         self.auto_turns = AutonomousTurns(self.db)  # claimed across processes: saiverse/world/_auto_turns.py

@@ -10,7 +10,9 @@ pulse carries on without it (docs/ARCHITECTURE.md, "MCP tools").
 
 from __future__ import annotations
 
+import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -19,6 +21,7 @@ from typing import Any
 
 import jsonschema
 
+from saiverse.llm.offline import estimate_tokens
 from saiverse.locks import item_lock
 from saiverse.settings import SAVED_SETTINGS_FILE, SettingsError, _raw_saved, _write_private_json
 from tools.mcp_client import SERVER_NAME, McpClient, McpServer, McpTool, McpToolFailed, McpUnavailable
@@ -35,6 +38,12 @@ ALL = "mcp__*"
 RETRY_AFTER = 60.0
 """Seconds a server that failed is left out before it is tried again."""
 LIST_TTL = 300.0
+TOOL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+"""A tool name a server may offer: a plain identifier. `a/../b`, `*` (the wildcard of `<server>__*`) or
+300 characters are refused (issue 34), so a name never means more than the one tool."""
+MAX_RESULT_BYTES = 64 * 1024
+MAX_RESULT_TOKENS = 8000
+"""What one tool result may bring into a prompt (issue 34: 5 MB passed whole); more is cut and says so."""
 """Seconds a server's tool list is reused before it is asked again."""
 
 Notify = Callable[[dict[str, Any]], None]
@@ -151,6 +160,8 @@ class McpTools:
         self._timeout = timeout
         self._lock = threading.Lock()
         self._lists: dict[McpServer, tuple[float, list[McpTool]]] = {}
+        self._refused: dict[McpServer, dict[str, str]] = {}
+        """Tools a server offered that are not taken, with why (`_refusal`)."""
         self._failed: dict[McpServer, float] = {}
 
     def servers(self, persona_id: str) -> list[McpServer]:
@@ -200,6 +211,9 @@ class McpTools:
             raise ToolError(f"unknown tool {name!r}: {persona_id} has no MCP server {server_name!r}")
         tool = next((t for t in self._list(server, persona_id, notify) if t.name == tool_name), None)
         if tool is None:
+            why = self._refused.get(server, {}).get(tool_name)
+            if why:
+                raise ToolError(f"tool {name[:120]!r} is refused: {why}")
             if server in self._failed:
                 raise ToolError(f"tool {name!r} is not available now: MCP server {server_name!r} did not answer "
                                 f"or failed (it is tried again {RETRY_AFTER:g} s after)")
@@ -209,7 +223,7 @@ class McpTools:
         _check_args(name, tool.input_schema, args)
         client = McpClient(self._timeout())
         try:
-            return client.call_tool(server, tool_name, args)
+            return capped(name, client.call_tool(server, tool_name, args))
         except McpToolFailed as exc:
             raise ToolError(f"tool {name!r} failed: {exc}") from None
         except McpUnavailable as exc:
@@ -231,9 +245,15 @@ class McpTools:
         except McpUnavailable as exc:
             self._mark_failed(server, persona_id, str(exc), notify)
             return []
+        refused = {t.name: why for t in tools if (why := _refusal(t))}
+        if refused:
+            log.warning("MCP server %s of %s: %d tools refused (%s)", server.name, persona_id, len(refused),
+                        "; ".join(f"{n[:40]!r}: {why}" for n, why in list(refused.items())[:3]))
+        tools = [t for t in tools if t.name not in refused]
         with self._lock:
             self._failed.pop(server, None)
             self._lists[server] = (time.monotonic(), tools)
+            self._refused[server] = refused
         return tools
 
     def _mark_failed(self, server: McpServer, persona_id: str, why: str, notify: Notify | None) -> None:
@@ -282,3 +302,51 @@ def _check_args(name: str, schema: dict[str, Any], args: dict[str, Any]) -> None
         raise ToolArgumentError(f"tool {name!r}: {at}{exc.message}") from None
     except jsonschema.SchemaError as exc:
         raise ToolError(f"tool {name!r}: its server gave an unusable argument schema ({exc.message})") from None
+    except Exception as exc:  # referencing's errors: a $ref that cannot be resolved here (never fetched)
+        if not type(exc).__module__.startswith(("referencing", "jsonschema")):
+            raise
+        raise ToolError(f"tool {name!r}: its argument schema has a reference that cannot be followed") from None
+
+
+def _remote_ref(schema: Any) -> str | None:
+    """The first reference in `schema` (`$ref`, `$dynamicRef`, `$recursiveRef`) that points outside it
+    (anything but `#…`), or None."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in ("$ref", "$dynamicRef", "$recursiveRef"):
+                ref = node.get(key)
+                if isinstance(ref, str) and not ref.startswith("#"):
+                    return ref
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return None
+
+
+def _refusal(tool: McpTool) -> str | None:
+    """Why a tool a server offers is not taken (None: it is)."""
+    if not TOOL_NAME.match(tool.name):
+        return "its name is not a plain identifier (letters, digits, _ and -, up to 64, not starting with a digit)"
+    ref = _remote_ref(tool.input_schema)
+    if ref is not None:
+        return f"its argument schema refers to {ref[:80]!r} outside itself (only #… references are followed)"
+    return None
+
+
+def capped(name: str, value: Any) -> Any:
+    """A tool result within MAX_RESULT_BYTES and MAX_RESULT_TOKENS: a larger one becomes its beginning as
+    text with a line saying it was cut and how large it was."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    size, tokens = len(text.encode("utf-8")), estimate_tokens(text)
+    if size <= MAX_RESULT_BYTES and tokens <= MAX_RESULT_TOKENS:
+        return value
+    kept = text.encode("utf-8")[:MAX_RESULT_BYTES].decode("utf-8", errors="ignore")
+    while estimate_tokens(kept) > MAX_RESULT_TOKENS:
+        kept = kept[: len(kept) * 9 // 10]
+    log.warning("MCP tool %s returned %d bytes (~%d tokens): cut to %d bytes", name[:120], size, tokens,
+                len(kept.encode("utf-8")))
+    return (f"{kept}\n[結果を切り詰めました: ツール {name[:120]} の結果は {size:,} バイト (約 {tokens:,} トークン) で、"
+            f"上限 ({MAX_RESULT_BYTES:,} バイト / {MAX_RESULT_TOKENS:,} トークン) を超えたため先頭だけです。"
+            f" The result was cut: {size:,} bytes.]")

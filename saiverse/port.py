@@ -224,6 +224,11 @@ class CityPort(Protocol):
             UserError (NoReplyError): the line has no such answer."""
         ...
 
+    def check_message(self, text: str) -> str:
+        """`text` if the user may send it (UTF-8, no NUL, at most `max_message_chars`); InputError (a
+        UserError) saying why otherwise. The send checks it before it clears the input box."""
+        ...
+
     def handle_user_input(
         self, building_id: str, text: str, attachments: Iterable[tuple[str, bytes]] = (), *,
         persona_id: str | None = None, meta_playbook: str | None = None, args: dict[str, Any] | None = None,
@@ -319,6 +324,7 @@ _EXPORTS: dict[str, str] = {
     "CATALOG": "saiverse.llm.local",
     "DEFAULT_USER": "saiverse.care",
     "Gate": "saiverse.care",
+    "LOGIN_CLIENT": "saiverse.care",
     "PullJobs": "saiverse.llm.local",
     "SAIVerseManager": "saiverse.manager",
     "ServerLock": "saiverse.care",

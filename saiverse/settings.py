@@ -347,7 +347,9 @@ def _parse(option: Option, raw: str, source: Source) -> Any:
 
 def _write_private_json(path: Path, data: dict[str, Any]) -> None:
     """Write atomically with mode 600 from the start (a key is never world-readable, even briefly)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    from saiverse.disk import private_folder
+
+    private_folder(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)  # mkstemp creates mode 600
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -192,8 +192,7 @@ def coerce_param(pb: Playbook, param: InputParam, value: Any) -> Any:
     return value
 
 
-def listed_names(available: Any) -> list[str]:
-    """Playbook names in a `list_available_playbooks` result (a JSON text or a list of objects)."""
+def _entries(available: Any) -> list[dict[str, Any]]:
     if isinstance(available, str):
         try:
             available = json.loads(available)
@@ -201,7 +200,12 @@ def listed_names(available: Any) -> list[str]:
             return []
     if not isinstance(available, list):
         return []
-    return [str(e["name"]) for e in available if isinstance(e, dict) and e.get("name")]
+    return [e for e in available if isinstance(e, dict) and e.get("name")]
+
+
+def listed_names(available: Any) -> list[str]:
+    """Playbook names in a `list_available_playbooks` result (a JSON text or a list of objects)."""
+    return [str(e["name"]) for e in _entries(available)]
 
 
 def add_playbook_enum(schema: dict[str, Any], available: Any) -> dict[str, Any]:
@@ -216,16 +220,20 @@ def add_playbook_enum(schema: dict[str, Any], available: Any) -> dict[str, Any]:
     out = copy.deepcopy(schema)
     target = out["properties"]["playbook"]
     target["enum"] = names
+    acting = {str(e["name"]): str(e["acts_on"]) for e in _entries(available) if e.get("acts_on")}
+    if acting:  # what each acts on, as the catalogue's own routers carry it (sea/router.py, `with_targets`)
+        target["x-acts-on"] = acting
     if "basic_chat" in names and "default" not in target:
         target["default"] = "basic_chat"
     return out
 
 
 def playbook_listing(playbooks: Sequence[Playbook]) -> list[dict[str, Any]]:
-    """What `list_available_playbooks` shows a router: name, display name, description, keywords."""
+    """What `list_available_playbooks` shows a router: name, display name, description, keywords, and
+    what it acts on when it acts on something (`acts_on`: an item, a building)."""
     return [
         {"name": pb.name, "display_name": pb.display_name or pb.name, "description": pb.description,
-         "keywords": list(pb.keywords)}
+         "keywords": list(pb.keywords), **({"acts_on": pb.acts_on} if pb.acts_on else {})}
         for pb in sorted(playbooks, key=lambda p: p.name)
     ]
 

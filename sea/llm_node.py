@@ -10,7 +10,7 @@ from sea.decisions import generate_deciding
 from sea.events import event
 from sea.nodes import MISSING, Emit, RunContext, metadata_of, path_value, speak
 from sea.playbook import Node, Playbook, PlaybookError
-from sea.router import prepare_schema
+from sea.router import prepare_schema, with_targets
 from sea.templates import as_text, render
 
 
@@ -21,6 +21,8 @@ def _schema(ctx: RunContext, node: Node, vars_: dict[str, Any]) -> dict[str, Any
     schema = prepare_schema(schema, ctx.ports.router_playbooks())
     if "available_playbooks" in vars_:
         schema = add_playbook_enum(schema, vars_["available_playbooks"])
+    if schema is not node.response_schema:  # a router's schema (from the catalogue or its listing): what is here
+        schema = with_targets(schema, lambda kind: ctx.ports.target_names(kind, ctx.building_id))
     return schema
 
 

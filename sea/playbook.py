@@ -222,6 +222,11 @@ class Playbook(BaseModel):
     router_callable: bool = False
     user_selectable: bool = False
     keywords: list[str] = Field(default_factory=list)
+    acts_on: Literal["item", "building"] | None = None
+    """Ours: what the playbook acts on. A router chooses it only for a request that names one (an item
+    here, a building of the city) or points at one (「この絵」, 「文書を」); a sentence that merely shares a
+    verb with its keywords (「星を見るのが好き」, 「また見に来るよ」) is conversation
+    (sea/router.py, `with_targets`)."""
     nodes: list[Node]
     start_node: str | None = None
     # upstream top-level fields (sea/compat.py)

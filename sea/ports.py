@@ -108,6 +108,11 @@ class RuntimePorts(Protocol):
         """The playbooks a router may choose (`router_callable`)."""
         ...
 
+    def target_names(self, kind: str, building_id: str) -> list[str]:
+        """What a request may name for a playbook that acts on `kind` (sea/router.py, `with_targets`):
+        `item` the names of the items in the building, `building` the names of the city's buildings."""
+        ...
+
     def decision_rules(self) -> ChatModel:
         """The deterministic model that decides a routing or JSON-field choice, or a choice of tools, when
         the persona's model answered it with prose or broken JSON even after its one retry

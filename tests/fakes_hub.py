@@ -57,6 +57,10 @@ class FakeHub:
     """Throttle the CDN (so a test can kill a pull midway)."""
     log: list[tuple[str, str, str]] = field(default_factory=list)
     """(method, path, Range header) of every request."""
+    endless: bool = False
+    """The CDN answers GET without a Content-Length and, after the file, sends zeros until the client
+    hangs up (a hostile or broken mirror); `sent_endless` counts the bytes it got out."""
+    sent_endless: int = 0
 
     def __post_init__(self) -> None:
         # Two origins, as on the real hub: the hub answers metadata, a CDN on another origin the bytes
@@ -145,11 +149,16 @@ class FakeHub:
                     self.send_response(200)
                 self.send_header("Accept-Ranges", "bytes")
                 self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(size - start))
+                if hub.endless and self.command == "GET":
+                    self.send_header("Connection", "close")  # the body ends only when the connection does
+                else:
+                    self.send_header("Content-Length", str(size - start))
                 self.send_header("ETag", f'"{entry.sha256}"')
                 self.end_headers()
                 if self.command == "HEAD":
                     return
+                if hub.endless:
+                    return self._endless(entry.path, start)
                 cut = None
                 if hub.cut_after is not None and not hub._cut_done:
                     hub._cut_done = True
@@ -176,6 +185,19 @@ class FakeHub:
                             if hub.bytes_per_s:
                                 time.sleep(len(block) / hub.bytes_per_s)
                 except (BrokenPipeError, ConnectionResetError, OSError):
+                    return
+
+            def _endless(self, path: Path, start: int) -> None:
+                self.close_connection = True
+                try:
+                    with path.open("rb") as fh:
+                        fh.seek(start)
+                        self.wfile.write(fh.read())
+                    zeros = bytes(1 << 16)
+                    while not hub._gone:
+                        self.wfile.write(zeros)
+                        hub.sent_endless += len(zeros)
+                except OSError:
                     return
 
             def _route(self) -> None:

@@ -77,5 +77,8 @@ class FakePorts:
     def router_playbooks(self) -> list[Playbook]:
         return [pb for pb in self.playbooks.values() if pb.router_callable]
 
+    def target_names(self, kind: str, building_id: str) -> list[str]:
+        return []
+
     def decision_rules(self) -> ChatModel:
         return OfflineModel()

@@ -1,7 +1,9 @@
 """A real MCP server for the tests, written with the SDK's own server API (FastMCP).
 
 `python tests/mcp_server.py stdio` serves over stdio; `python tests/mcp_server.py http PORT` serves
-streamable HTTP on 127.0.0.1:PORT at /mcp; `hang` starts and never answers; `crash` exits at once.
+streamable HTTP on 127.0.0.1:PORT at /mcp; `hang` starts and never answers; `crash` exits at once;
+`odd` serves over stdio with hostile tool names (`a/../b`, `*`, 300 characters) and a tool whose
+argument schema refers to a remote `$ref`. Arguments after the mode are ignored (a test's marker).
 Every call is appended to the file named by MCP_TEST_LOG (when set), so a test can see it arrived.
 """
 
@@ -62,6 +64,20 @@ def nap(seconds: float) -> str:
     return "awake"
 
 
+@server.tool()
+def big(size: int) -> str:
+    """A text of `size` bytes (a tool whose result is far too large for a prompt)."""
+    return ("あいうえお" * (size // 15 + 1)).encode("utf-8")[:size].decode("utf-8", errors="ignore")
+
+
+def _odd() -> None:
+    for name in ("a/../b", "*", "x" * 300):
+        server.add_tool(add, name=name)
+    server.add_tool(add, name="remote")
+    server._tool_manager._tools["remote"].parameters = {  # what a hostile server may announce
+        "type": "object", "properties": {"a": {"$ref": "http://127.0.0.1:9/schema.json"}}}
+
+
 if __name__ == "__main__":
     mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
     if mode == "hang":
@@ -69,6 +85,9 @@ if __name__ == "__main__":
     elif mode == "crash":
         print("boom: this server cannot start", file=sys.stderr)
         sys.exit(3)
+    elif mode == "odd":
+        _odd()
+        server.run(transport="stdio")
     elif mode == "http":
         server.settings.port = int(sys.argv[2])
         server.run(transport="streamable-http")

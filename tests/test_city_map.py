@@ -19,7 +19,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from saiverse.world import map_layout
 from tests.upstream_v03 import small_v03_home
-from ui.city_map import city_map_svg, clip_name, grid_cells
+from ui.city_map import NAME_MIN_PX, NAME_PX, city_map_svg, clip_name, grid_cells, name_fit
 from ui.i18n import Labels
 
 
@@ -144,6 +144,11 @@ def test_svg_escapes_names_and_marks_who_is_where() -> None:
 
 def test_tiles_keep_the_arrangement_one_cell_each() -> None:
     assert clip_name("ユーザーの部屋") == "ユーザーの…" and clip_name("Park") == "Park"
+    # A name that fits a little smaller is shrunk, not cut (issue 35: 「エントラン…」 with room to spare).
+    assert name_fit("図書館") == ("図書館", NAME_PX)
+    assert name_fit("エントランス")[0] == "エントランス" and NAME_MIN_PX <= name_fit("エントランス")[1] < NAME_PX
+    assert name_fit("ユーザーの部屋")[0] == "ユーザーの部屋"
+    assert name_fit("とても長い名前の建物です")[0].endswith("…") and name_fit("とても長い名前の建物です")[1] == NAME_MIN_PX
     spots = map_layout([_b(c) for c in "abcde"], {"a": (500.0, 0.0), "b": (0.0, 0.0), "c": (0.0, 900.0)}, [], None)
     cells, cols, rows = grid_cells(spots)
     assert cols == 2 and len(set(cells)) == 5

@@ -230,7 +230,9 @@ def test_sigsegv_in_the_middle_of_a_reply_ends_it_and_the_next_message_is_answer
     assert "もう一度話しかけてください" in error["message"]
     end = next(e for e in events if e["type"] == "pulse_end")
     assert end["status"] == "error" and not any(e["type"] == "speak" for e in events)
-    assert [h.speaker_kind for h in manager.world.history("library")] == ["user"]  # nothing half-written
+    lines = manager.world.history("library")
+    assert [h.speaker_kind for h in lines] == ["user", "system"]  # nothing half-written; the building says why
+    assert lines[-1].content == "ミナの返事は途中で止まりました (ローカルモデルのプロセスが異常終了しました)。もう一度話しかけてください。"
 
     again = list(manager.handle_user_input("library", "もう一度お願いします", persona_id="mina"))
     speak = next(e for e in again if e["type"] == "speak")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from chat.titles import TITLE_LIMIT, request_parts, request_subject, request_title
+from chat.titles import TITLE_LIMIT, named_title, request_parts, request_subject, request_title, without_title
 from saiverse.manager import SAIVerseManager
 from sea.production.drafts import DEFAULT_HERO, hero_of, made_by_note
 from sea.production.planner import read_request, template_plan
@@ -154,3 +154,34 @@ def test_a_document_asked_for_in_chat_gets_a_short_title(manager: SAIVerseManage
     (created,) = [e for e in events if e["type"] == "item_created"]
     name = created["item"]["name"]
     assert name == "夕方の静かな港の灯台についての詩" and len(name) <= TITLE_LIMIT
+
+
+@pytest.mark.parametrize(("request_text", "title", "rest"), [
+    ("今日の日記を「星の夜」というタイトルで文書にまとめて", "星の夜", "今日の日記を文書にまとめて"),
+    ("タイトルは星の夜で、今日の日記を書いて", "星の夜", "今日の日記を書いて"),
+    ("タイトルは「星の夜」。今日のことを日記にして", "星の夜", "今日のことを日記にして"),
+    ("『月』って題で詩を書いて", "月", "詩を書いて"),
+    ("名前は「タマ」にして猫の絵を描いて", "タマ", "猫の絵を描いて"),
+    ('write a poem titled "Starry Night"', "Starry Night", "write a poem"),
+    ("私の名前はタロウです、日記を書いて", "", "私の名前はタロウです、日記を書いて"),  # a name, not a title
+    ("日記を書いて: 今日は「星の夜」を読んだ", "", "日記を書いて: 今日は「星の夜」を読んだ"),
+])
+def test_a_title_comes_from_its_role_in_the_request(request_text: str, title: str, rest: str) -> None:
+    assert named_title(request_text) == title
+    assert without_title(request_text) == rest
+    if title:
+        assert request_title(request_text) == title
+
+
+def test_a_document_titled_in_the_request_has_that_name_and_the_diary_as_body(manager: SAIVerseManager) -> None:
+    """Issue 35: 「今日の日記を「星の夜」というタイトルで文書にまとめて」 made 「今日の日記を文書にまとめて」 holding 星の夜."""
+    for said in ("今日は図書館で猫と遊んだよ", "夜は星がとてもきれいだった"):
+        list(manager.handle_user_input("library", said))
+    events = list(manager.handle_user_input("library", "今日の日記を「星の夜」というタイトルで文書にまとめて"))
+    (created,) = [e for e in events if e["type"] == "item_created"]
+    assert created["item"]["name"] == "星の夜"
+    body = manager.items.read_document(created["item"]["item_id"])
+    assert "今日は図書館で猫と遊んだよ" in body and "夜は星がとてもきれいだった" in body
+    assert "タイトル" not in body and body.strip() != "星の夜" and "オフラインモデル" not in body
+    (speak,) = [e for e in events if e["type"] == "speak"]
+    assert "「星の夜」" in speak["text"]

@@ -18,15 +18,21 @@ from __future__ import annotations
 import asyncio
 import atexit
 import re
+import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import anyio
 
+RELAY = Path(__file__).with_name("mcp_relay.py")
+RELAY_LIMIT = 16 * 1024 * 1024
+"""Bytes one message of a stdio server may have (tools/mcp_relay.py); saiverse/mcp_tools.py cuts a
+result further to what a prompt may take."""
 SERVER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")
 """What a server may be called (its name prefixes its tools: `<server>__<tool>`)."""
 
@@ -89,22 +95,45 @@ def _background_loop() -> asyncio.AbstractEventLoop:
 
 
 def close_all(wait: float = 5.0) -> None:
-    """Close every live connection (stdio servers' processes end), waiting up to `wait` seconds."""
+    """Close every live connection (stdio servers' processes end), waiting up to `wait` seconds — also
+    for connections closed earlier whose server is still being stopped (a hung one takes the SDK ~4 s:
+    stdin closed, 2 s, then SIGTERM and SIGKILL); then any server process of ours still there is killed
+    (`_kill_leftovers`). Issue 34: a hung server outlived the CLI command that started it."""
     loop = _loop
-    if loop is None or loop.is_closed() or not loop.is_running():
-        return
+    if loop is not None and not loop.is_closed() and loop.is_running():
+        async def close() -> None:
+            tasks = [conn.task for conn in list(_pool.values())] + list(_closing)
+            for conn in list(_pool.values()):
+                conn.close()
+            if tasks:
+                await asyncio.wait(tasks, timeout=wait)
 
-    async def close() -> None:
-        tasks = [conn.task for conn in list(_pool.values())]
-        for conn in list(_pool.values()):
-            conn.close()
-        if tasks:
-            await asyncio.wait(tasks, timeout=wait)
+        try:
+            asyncio.run_coroutine_threadsafe(close(), loop).result(wait + 1)
+        except (TimeoutError, RuntimeError):
+            pass
+    _kill_leftovers()
+
+
+def _kill_leftovers() -> None:
+    """Kill the stdio servers this process started that still run (children of ours whose command line
+    is one we started), with whatever they started: psutil, so it holds on every system."""
+    if not _started:
+        return
+    import psutil
 
     try:
-        asyncio.run_coroutine_threadsafe(close(), loop).result(wait + 1)
-    except (TimeoutError, RuntimeError):
-        pass
+        children = psutil.Process().children()
+    except psutil.Error:
+        return
+    for child in children:
+        try:
+            if tuple(child.cmdline()) not in _started:
+                continue
+            for proc in [*child.children(recursive=True), child]:
+                proc.kill()
+        except psutil.Error:
+            continue  # gone meanwhile
 
 
 def _first_error(exc: BaseException) -> BaseException:
@@ -211,8 +240,11 @@ class McpClient:
             from mcp import StdioServerParameters
             from mcp.client.stdio import stdio_client
 
-            params = StdioServerParameters(command=server.command[0], args=list(server.command[1:]),
-                                           env=dict(server.env) or None)
+            # Through tools/mcp_relay.py: an answer over RELAY_LIMIT bytes is dropped there and said so,
+            # instead of taking the SDK's reader longer than the timeout (issue 34).
+            argv = (sys.executable, str(RELAY), str(RELAY_LIMIT), "--", *server.command)
+            params = StdioServerParameters(command=argv[0], args=list(argv[1:]), env=dict(server.env) or None)
+            _started.add(argv)
             return _Transport(stdio_client(params, errlog=errlog), errlog)
         from contextlib import asynccontextmanager
 
@@ -237,6 +269,10 @@ class _Transport:
     """Where a stdio server's stderr goes (read back when it fails)."""
 
 
+_closing: set[asyncio.Task[None]] = set()
+"""Connection tasks closed but not yet finished (their server being stopped); `close_all` waits for them."""
+_started: set[tuple[str, ...]] = set()
+"""Command lines of the stdio servers this process started (`_kill_leftovers` looks for them)."""
 IDLE_CLOSE = 300.0
 """Seconds a connection may stay unused before it is closed (a stdio server's process ends with it)."""
 _pool: dict[McpServer, _Connection] = {}
@@ -306,6 +342,9 @@ class _Connection:
         """End the connection (cancelling its task stops a stdio server's process)."""
         if _pool.get(self.server) is self:
             del _pool[self.server]
+        if not self.task.done():
+            _closing.add(self.task)
+            self.task.add_done_callback(_closing.discard)
         self.task.cancel()
 
     def stderr_tail(self) -> str:

@@ -26,7 +26,7 @@ from ui.attachments import with_guard  # noqa: E402
 from ui.autonomy import autonomy_switch, wire_autonomy  # noqa: E402
 from ui.chat_actions import build_line_actions, wire_line_actions  # noqa: E402
 from ui.city_map import MAP_CSS_PATH, with_city_map  # noqa: E402  (the city map under the building list)
-from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, with_js  # noqa: E402
+from ui.fit import FIT_JS, PHONE_HEAD, STORED_BUILDING_JS, drawer_button, more_button, with_js  # noqa: E402
 from ui.i18n import Labels  # noqa: E402
 from ui.lazy_tab import side_tabs  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
@@ -100,15 +100,19 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
 
     from saiverse.port import Gate, read_login
     from ui.guard import HostGuard, allowed_names
+    from ui.web_guard import SiteGuard
 
     names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
     home = Path(settings.home)
     # The gate reads the stored login at each attempt: a password changed in the 設定 tab counts at once.
-    guard = {"auth": Gate(lambda: read_login(home)), "auth_message": LOGIN_MESSAGE} if login_required else {}
+    gate = Gate(lambda: read_login(home)) if login_required else None
+    guard = {"auth": gate, "auth_message": LOGIN_MESSAGE} if gate is not None else {}
     return {
         **guard,
-        # A middleware given to the FastAPI app Gradio creates: it runs before every route.
-        "app_kwargs": {"middleware": [Middleware(HostGuard, names=names, any_address=any_address)]},
+        # Middlewares given to the FastAPI app Gradio creates, the first outermost: they run before
+        # every route — the Host check, then other sites, the login's door and unknown calls.
+        "app_kwargs": {"middleware": [Middleware(HostGuard, names=names, any_address=any_address),
+                                      Middleware(SiteGuard, gate=gate)]},
         "ssr_mode": False,  # Python answers every request itself (no Node front server beside the check)
         "pwa": True,  # installable on a phone's home screen (README, "From a phone")
         "server_name": settings.host,
@@ -224,6 +228,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                             autonomy = autonomy_switch(manager, labels)
                             stop = gr.Button(labels("stop"), elem_id="chat-stop", size="sm", scale=0, min_width=80)
                             gr.HTML(drawer_button("right", labels), elem_id="sv-menu-right", container=False)
+                            gr.HTML(more_button(labels), elem_id="sv-menu-more", container=False)
                         # The building this page shows (updated in the same render as the header):
                         # a message is sent only when it is the session's building (ui/session.py).
                         shown = gr.Textbox("", visible=False, elem_id="sv-shown-building")

@@ -7,6 +7,7 @@ No Gradio import here — the app wires these functions to components.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +19,24 @@ from ui.i18n import Labels
 
 Message = dict[str, Any]
 """A Chatbot message in the messages format: {"role", "content", optional "metadata"}."""
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters that change what is shown around them: C0/C1 controls but tab and line breaks (ESC starts
+a terminal's escape sequences) and the bidirectional marks, embeddings, overrides and isolates (an RLO
+turns the rest of the line around). Issue 34: stored and shown raw."""
+
+
+def inert(text: str) -> str:
+    """`text` as the chat shows it: each control character as a visible sign that changes nothing around
+    it (`␛` for ESC, `⟨U+202E⟩` for an RLO). What is stored keeps the characters as they were sent."""
+    def sign(match: re.Match[str]) -> str:
+        code = ord(match.group())
+        if code < 0x20:
+            return chr(0x2400 + code)  # the Control Pictures block: ␀ … ␟
+        return "␡" if code == 0x7F else f"⟨U+{code:04X}⟩"
+
+    return _CONTROL.sub(sign, text)
+
+
 ONCE_PER_SEND = frozenset({"model_fallback"})
 """Notice kinds a pulse may repeat (every model call of it falls back alike) that the chat shows once."""
 ONCE_PER_SESSION = frozenset({"model_suggest_pull", "decision_fallback"})
@@ -39,12 +58,12 @@ def gone_avatar(name: str) -> str:
 def persona_message(name: str, avatar: str | None, text: str, when: Any = None) -> Message:
     """A persona's bubble; the name is shown in the text because the Chatbot has no per-message name.
     `when` (the stored time, or the moment it was said) is its last line."""
-    return {"role": "assistant", "content": with_time(f"{persona_header(name, avatar)}\n\n{text}", when)}
+    return {"role": "assistant", "content": with_time(f"{persona_header(name, avatar)}\n\n{inert(text)}", when)}
 
 
 def system_message(text: str) -> Message:
     """A notice or error line, kept visually apart from persona speech by its prefix."""
-    return {"role": "assistant", "content": text}
+    return {"role": "assistant", "content": inert(text)}
 
 
 def history_messages(entries: list[Any], avatars: dict[str, str], labels: Labels) -> list[Message]:
@@ -53,7 +72,7 @@ def history_messages(entries: list[Any], avatars: dict[str, str], labels: Labels
     for entry in entries:
         when = getattr(entry, "created_at", None)
         if entry.speaker_kind == "user":
-            messages.append({"role": "user", "content": with_time(entry.content, when)})
+            messages.append({"role": "user", "content": with_time(inert(entry.content), when)})
         elif entry.speaker_kind == "persona":
             avatar = avatars.get(entry.speaker_id or "") or gone_avatar(entry.speaker_name)
             messages.append(persona_message(entry.speaker_name, avatar, entry.content, when))
@@ -134,7 +153,7 @@ class EventRenderer:
         """Render one event; True when the side panel should refresh."""
         kind = ev.get("type")
         if kind == "user_message":
-            self._append({"role": "user", "content": with_time(str(ev.get("text", "")), datetime.now())})
+            self._append({"role": "user", "content": with_time(inert(str(ev.get("text", ""))), datetime.now())})
         elif kind == "pulse_start":
             self._render(self._open(ev))
         elif kind == "speak_chunk":

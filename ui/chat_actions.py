@@ -20,7 +20,7 @@ from typing import Any
 import gradio as gr
 
 from saiverse.port import CityPort
-from ui.chat import history_messages
+from ui.chat import history_messages, inert
 from ui.chat_time import clock, strip_time
 from ui.i18n import Labels
 from ui.session import sending, session_lock
@@ -78,7 +78,8 @@ def chosen_line(manager: CityPort, view: ChatView, index: int, labels: Labels) -
 
 def confirmation_html(labels: Labels, entry: Any, remembered_by: list[str]) -> str:
     """The bar's text: the line quoted with its time, and where deleting removes it from."""
-    quoted = entry.content if len(entry.content) <= QUOTE_CHARS else entry.content[:QUOTE_CHARS] + "…"
+    content = inert(entry.content)
+    quoted = content if len(content) <= QUOTE_CHARS else content[:QUOTE_CHARS] + "…"
     where = (labels("line_from_both", names="、".join(remembered_by)) if remembered_by
              else labels("line_from_history"))
     chosen = labels("line_chosen", time=clock(entry.created_at), text=quoted)
@@ -101,7 +102,8 @@ def found_html(labels: Labels, query: str, entries: list[Any]) -> str:
     rows = []
     for e in entries:
         who = labels("you") if e.speaker_kind == "user" else (e.speaker_name or "")
-        text = e.content if len(e.content) <= 120 else e.content[:120] + "…"
+        content = inert(e.content)
+        text = content if len(content) <= 120 else content[:120] + "…"
         when = escape(clock(e.created_at))
         rows.append(f'<li data-history-id="{int(e.id)}"><span class="sv-found-time">{when}</span> '
                     f'<b>{escape(who)}</b> {escape(text)}</li>')

@@ -36,7 +36,11 @@ CELL_W, CELL_H = 80, 62
 TILE_W, TILE_H = 75, 57
 PAD = 5
 NAME_EM = 5.6
-"""How many full-width characters a tile's name line holds (half-width ones count half)."""
+"""How many full-width characters a tile's name line holds at the name's full size (half-width ones count half)."""
+NAME_PX, NAME_MIN_PX = 12.0, 9.0
+"""A name's font size on its tile: full, and the smallest it shrinks to before it is cut short."""
+NAME_ROOM = NAME_EM * NAME_PX
+"""The width a name line has (SVG units)."""
 MAX_AVATARS = 4
 
 MAP_JS = """
@@ -71,6 +75,17 @@ def clip_name(name: str, em: float = NAME_EM) -> str:
         used += w
         out.append(ch)
     return name
+
+
+def name_fit(name: str) -> tuple[str, float]:
+    """A tile's name line and its font size: the whole name at full size when it fits, else the size
+    that makes it fit (down to NAME_MIN_PX: `エントランス` is not cut to `エントラン…` with room to spare),
+    and only a name too long even then is cut short."""
+    width = sum(_width(ch) for ch in name)
+    if width * NAME_PX <= NAME_ROOM:
+        return name, NAME_PX
+    size = max(NAME_MIN_PX, NAME_ROOM / width)
+    return clip_name(name, NAME_ROOM / size), round(size, 2)
 
 
 def grid_cells(spots: list[Any]) -> tuple[list[tuple[int, int]], int, int]:
@@ -117,7 +132,9 @@ def _tile(spot: Any, col: int, row: int, shown: str | None, labels: Labels) -> s
     avatars = " ".join(p["avatar"] for p in spot.personas[:MAX_AVATARS])
     if len(spot.personas) > MAX_AVATARS:
         avatars += f" +{len(spot.personas) - MAX_AVATARS}"
-    lines = [f'<text class="sv-map-name" x="{x + 6}" y="{y + 17}">{escape(clip_name(spot.name))}</text>']
+    name, size = name_fit(spot.name)
+    fitted = f' style="font-size:{size}px"' if size != NAME_PX else ""
+    lines = [f'<text class="sv-map-name" x="{x + 6}" y="{y + 17}"{fitted}>{escape(name)}</text>']
     if avatars:
         lines.append(f'<text class="sv-map-people" x="{x + 6}" y="{y + 35}">{escape(avatars)}</text>')
     if spot.user_here:

@@ -23,6 +23,12 @@ FIT_JS = """
   document.addEventListener('click', (ev) => {
     const target = ev.target;
     if (!target || !target.closest) return;
+    const more = target.closest('[data-sv-more]');
+    if (more) {  // phone: the choosers, 自律, the model notice and search unfold under the head
+      const open = win().classList.toggle('sv-open-more');
+      more.setAttribute('aria-expanded', open ? 'true' : 'false');
+      return;
+    }
     const btn = target.closest('[data-sv-drawer]');
     if (btn) {
       const cls = 'sv-open-' + btn.dataset.svDrawer;
@@ -68,6 +74,14 @@ def drawer_button(side: str, labels: Labels) -> str:
     text = escape(labels(key))
     return (f'<button type="button" class="sv-drawer-btn" data-sv-drawer="{side}" aria-label="{text}" '
             f'title="{text}">{icon}<span class="sv-drawer-text">{text}</span></button>')
+
+
+def more_button(labels: Labels) -> str:
+    """The ⋯ button of the phone layout: unfolds what the conversation keeps folded away there (the
+    playbook choosers, 自律, the model notice, search)."""
+    text = escape(labels("menu_more"))
+    return (f'<button type="button" class="sv-drawer-btn sv-more-btn" data-sv-more="1" aria-expanded="false" '
+            f'aria-label="{text}" title="{text}">⋯</button>')
 
 
 def with_js(*scripts: str) -> str:

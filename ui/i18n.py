@@ -45,6 +45,7 @@ JA: dict[str, str] = {
     "chat_placeholder": "まだ会話はありません。話しかけてみましょう。",
     "empty_message": "メッセージが空です。",
     "read_failed": "添付ファイルを読み込めませんでした: {name}",
+    "message_refused": "このメッセージは送れません (入力欄にそのまま残しています): {why}",
 }
 
 EN: dict[str, str] = {
@@ -84,6 +85,7 @@ EN: dict[str, str] = {
     "chat_placeholder": "No conversation yet. Say hello.",
     "empty_message": "The message is empty.",
     "read_failed": "Could not read the attachment: {name}",
+    "message_refused": "This message cannot be sent (it stays in the box): {why}",
 }
 
 # ---- chat controls and the tabs beside チャット --------------------------------------------------

@@ -7,7 +7,8 @@ MODELS_JA: dict[str, str] = {
     "md_note": "API キーがなくても、日本語の得意な小さなモデルを入れれば、このコンピューターの中で自然に会話できます。"
                "ダウンロードは途中で止まっても続きから再開し、配布元が公開する sha256 で確かめてから使います。",
     "md_col_name": "名前", "md_col_size": "大きさ", "md_col_params": "パラメータ", "md_col_good": "得意なこと",
-    "md_col_state": "状態", "md_col_profile": "種類", "md_col_ctx": "文脈長", "md_col_users": "使っているペルソナ",
+    "md_col_state": "状態", "md_col_profile": "種類", "md_col_ctx": "文脈長",
+    "md_ctx_runs": "{runs} (学習時 {trained})", "md_col_users": "使っているペルソナ",
     "md_have": "入手済み", "md_default": "★ 既定",
     "md_pick": "おすすめから選ぶ", "md_other": "ほかのモデル (Hugging Face の owner/repo/file.gguf)",
     "md_set_default": "入手したら既定にする", "md_get": "⬇ 入手",
@@ -29,7 +30,8 @@ MODELS_EN: dict[str, str] = {
     "md_note": "Without an API key, a small model that writes good Japanese lets you talk naturally on this computer. "
                "A download resumes where it stopped and is checked against the sha256 its publisher lists.",
     "md_col_name": "Name", "md_col_size": "Size", "md_col_params": "Params", "md_col_good": "Good at",
-    "md_col_state": "State", "md_col_profile": "Kind", "md_col_ctx": "Context", "md_col_users": "Used by",
+    "md_col_state": "State", "md_col_profile": "Kind", "md_col_ctx": "Context",
+    "md_ctx_runs": "{runs} (trained {trained})", "md_col_users": "Used by",
     "md_have": "installed", "md_default": "★ default",
     "md_pick": "Recommended", "md_other": "Another model (Hugging Face owner/repo/file.gguf)",
     "md_set_default": "Make it the default", "md_get": "⬇ Get",

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 import gradio as gr
 
-from saiverse.port import CityPort
+from saiverse.port import CityPort, is_user_error
 from ui.attachments import refusal
 from ui.i18n import Labels
 from ui.stream import ChatView, avatars_of, catch_up, join_running, open_building, stream_events
@@ -59,6 +59,13 @@ def send(
     message = message or {}
     text = str(message.get("text") or "")
     why = refusal(list(message.get("files") or []), int(manager.settings.max_upload_bytes), labels)
+    if not why:
+        try:  # checked here, before the box is cleared: a refused text stays for the user to shorten
+            manager.check_message(text)
+        except Exception as exc:  # noqa: BLE001 - InputError (a UserError); anything else is the send's own
+            if not is_user_error(exc):
+                raise
+            why = labels("message_refused", why=str(exc))
     if why:  # nothing is sent: the text and the files stay in the box
         gr.Warning(why)
         yield [skip()] * 5

@@ -36,9 +36,11 @@ if TYPE_CHECKING:
     from saiverse.care._debris import remove_home_debris as remove_home_debris
     from saiverse.care._home_safety import check_home as check_home
     from saiverse.care._home_safety import create_private as create_private
+    from saiverse.care._home_safety import link_out_of_home as link_out_of_home
     from saiverse.care._home_safety import make_home as make_home
     from saiverse.care._home_safety import tighten as tighten
     from saiverse.care._login import DEFAULT_USER as DEFAULT_USER
+    from saiverse.care._login import LOGIN_CLIENT as LOGIN_CLIENT
     from saiverse.care._login import Gate as Gate
     from saiverse.care._login import check_password as check_password
     from saiverse.care._login import clear_login as clear_login
@@ -63,6 +65,7 @@ _EXPORTS: dict[str, str] = {
     "DEFAULT_USER": "_login",
     "DeleteHooks": "_admin",
     "Gate": "_login",
+    "LOGIN_CLIENT": "_login",
     "ProgressFn": "_backup",
     "RepairReport": "_repair",
     "ServerLock": "_serverlock",
@@ -72,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "create_backup": "_backup",
     "create_private": "_home_safety",
     "human_size": "_backup_auto",
+    "link_out_of_home": "_home_safety",
     "login_path": "_login",
     "make_home": "_home_safety",
     "move_home": "_move",

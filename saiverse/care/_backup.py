@@ -124,6 +124,8 @@ def snapshot_sqlite(source: Path, target: Path) -> None:
     not blocked, and a copy made step by step would restart whenever another connection writes.
     The copy is left in rollback-journal mode, a single self-contained file.
     """
+    if not os.path.lexists(target):  # 0600 before SQLite opens it: a snapshot holds memories (issue 34)
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     src = sqlite3.connect(source, timeout=30)
     try:
         dest = sqlite3.connect(target)

@@ -34,7 +34,7 @@ from portable import O_BINARY, POSIX_MODES, PSEUDO_ROOTS
 from saiverse.errors import UserError
 
 log = logging.getLogger(__name__)
-HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", ".locks")
+HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", "models", ".locks")
 """Folders of a home the app writes into or walks: none of them may lead out of the home."""
 UPSTREAM_DB = Path("user_data") / "database" / "saiverse.db"
 OWN_NAME = re.compile(r"^\d{8}_\d{6}_[0-9A-Za-z]+\.[0-9A-Za-z]{1,5}(\.summary\.txt)?$")
@@ -181,8 +181,48 @@ def safe_destination(home: Path, target: Path) -> bool:
     return True
 
 
+OWN_PRIVATE = ("settings.json", "checkpoints.db", ".locks", "models")
+"""What the app makes in the home besides the database and the media folders: made private too (issue 34
+found them 0644/0755). A folder is made 0700 and its regular files (one level, and `models/.pull/`) 0600."""
+
+
+def _private(path: Path, mode: int) -> tuple[int, bool] | None:
+    """Make one regular file or folder (never through a link) `mode`; (its old mode, changed) or None."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    kind_ok = stat.S_ISDIR(st.st_mode) if mode == 0o700 else stat.S_ISREG(st.st_mode)
+    old = stat.S_IMODE(st.st_mode)
+    if not kind_ok or not old & 0o077:
+        return old, False
+    os.chmod(path, mode)
+    return old, True
+
+
+def _tighten_one(home: Path, name: str) -> str | None:
+    """One line when `home/name` (with its side files or the files in it) was made private."""
+    path = home / name
+    is_dir = os.path.isdir(path) and not os.path.islink(path)
+    found = _private(path, 0o700 if is_dir else 0o600)
+    if found is None:
+        return None
+    changed = found[1]
+    inside = [path / f for f in (os.listdir(path) if is_dir else [])]
+    if is_dir and (path / ".pull").is_dir() and not (path / ".pull").is_symlink():
+        inside += [path / ".pull" / f for f in os.listdir(path / ".pull")]
+    side = [] if is_dir else [path.with_name(path.name + s) for s in DB_SIDE_SUFFIXES[1:]]
+    for item in inside + side:
+        made = _private(item, 0o700 if os.path.isdir(item) and not os.path.islink(item) else 0o600)
+        changed = changed or bool(made and made[1])
+    if not changed:
+        return None
+    return f"{path} was readable by others ({found[0]:04o}); made it private ({'0700' if is_dir else '0600'})"
+
+
 def tighten(home: Path, db_path: Path) -> list[str]:
-    """Make the home private (folder 0700; database and its side files 0600); one line per change made.
+    """Make the home private (folder 0700; database and its side files 0600; settings.json, checkpoints.db,
+    `.locks/` and `models/` likewise, `OWN_PRIVATE`); one line per change made.
 
     On Windows modes mean nothing (every file looks readable by others there) and the home is left as
     its folder's access list has it: a folder in the user's profile is theirs alone."""
@@ -210,6 +250,13 @@ def tighten(home: Path, db_path: Path) -> list[str]:
                 notes.append(f"{path} was readable by others ({stat.S_IMODE(st.st_mode):04o}); made it private (0600)")
         except OSError as exc:
             notes.append(f"could not make {path} private: {exc}")
+    for name in OWN_PRIVATE:
+        try:
+            note = _tighten_one(home, name)
+        except OSError as exc:
+            note = f"could not make {home / name} private: {exc}"
+        if note:
+            notes.append(note)
     for note in notes:
         log.warning("%s", note)
     return notes

@@ -6,8 +6,11 @@ not give it away quickly. The file is not part of a backup (saiverse/care/_backu
 database, the media folders and settings.json only): a restored world asks for a new password.
 
 `--host` other than loopback is refused until a password is set (ui/guard.py); the app then asks
-for it through Gradio's login page. Wrong passwords are counted: after `MAX_FAILURES` within
-`LOCKOUT_SECONDS` every attempt is refused for that long, so the password cannot be guessed at speed.
+for it through Gradio's login page. Wrong passwords are counted per client address (`LOGIN_CLIENT`,
+set for each attempt by ui/web_guard.py): after `MAX_FAILURES` within `LOCKOUT_SECONDS` every attempt
+from that address is refused for that long, so the password cannot be guessed at speed — and a
+stranger's guesses never lock the owner out (issue 34: 200 wrong passwords from anywhere did). Beyond
+`GLOBAL_CEILING` failures from all addresses together, attempts are slowed (`Gate.slowdown`), never refused.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +40,11 @@ SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 """scrypt cost (about 16 MB and a few tens of milliseconds per check)."""
 MAX_FAILURES = 10
 LOCKOUT_SECONDS = 300.0
+GLOBAL_CEILING = 50
+"""Failures from every address within LOCKOUT_SECONDS beyond which each attempt waits `SLOW_SECONDS`."""
+SLOW_SECONDS = 2.0
+LOGIN_CLIENT: ContextVar[str] = ContextVar("saiverse_login_client", default="")
+"""The address of the client whose login attempt is being checked (Gradio's `auth` gets no request)."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +131,8 @@ def read_login(home: Path) -> Login | None:
 
 
 class Gate:
-    """Gradio's `auth` callable over a stored login, with a lockout after repeated failures.
+    """Gradio's `auth` callable over a stored login, with a lockout per client address after repeated
+    failures (`LOGIN_CLIENT`), and a global ceiling that slows (`slowdown`), not locks.
 
     `login` is the login itself or a function returning the current one (read per attempt, so a
     password changed in the 設定 tab counts at once, and a removed one lets nobody in)."""
@@ -130,19 +140,36 @@ class Gate:
     def __init__(self, login: Login | Callable[[], Login | None], clock: Callable[[], float] = time.monotonic) -> None:
         self._source = login if callable(login) and not isinstance(login, Login) else (lambda: login)
         self._clock = clock
-        self._failures: list[float] = []
+        self._failures: dict[str, list[float]] = {}
         self._lock = threading.Lock()
+
+    def _recent(self, now: float) -> None:
+        """Forget failures older than the lockout (the caller holds the lock)."""
+        for client in list(self._failures):
+            kept = [t for t in self._failures[client] if now - t < LOCKOUT_SECONDS]
+            if kept:
+                self._failures[client] = kept
+            else:
+                del self._failures[client]
+
+    def slowdown(self) -> float:
+        """Seconds the next attempt should wait: SLOW_SECONDS once all addresses together failed more
+        than GLOBAL_CEILING times recently (a spread-out guessing), else 0."""
+        with self._lock:
+            self._recent(self._clock())
+            return SLOW_SECONDS if sum(map(len, self._failures.values())) >= GLOBAL_CEILING else 0.0
 
     def __call__(self, user: str, password: str) -> bool:
         now = self._clock()
+        client = LOGIN_CLIENT.get()
         with self._lock:
-            self._failures = [t for t in self._failures if now - t < LOCKOUT_SECONDS]
-            if len(self._failures) >= MAX_FAILURES:
+            self._recent(now)
+            if len(self._failures.get(client, ())) >= MAX_FAILURES:
                 return False
         login = self._source()
         ok = login is not None and isinstance(user, str) and isinstance(password, str) and \
             login.matches(user, password)
         if not ok:
             with self._lock:
-                self._failures.append(now)
+                self._failures.setdefault(client, []).append(now)
         return ok

@@ -1,7 +1,10 @@
 """Start-up repair: finish or undo what a killed process left in `image/` and `documents/`.
 
 Runs when the app opens a home and no other process has it open (`HomeLock.alone`), so nothing it
-touches can be another process's write in flight. What it does, for each kind of leftover:
+touches can be another process's write in flight; and a document's staged files are touched only
+while repair holds that document's lock (`item_lock_free`): its writer holds the lock from staging to
+renaming, so a save in flight in a process the home lock did not see is left alone. What it does, for
+each kind of leftover:
 
 - `.<file>.v<N>.tmp` whose item row names version N (the row committed, the rename did not
   happen): renamed into place — the newest complete copy wins (a text whose sha256 differs from
@@ -30,6 +33,7 @@ from sqlalchemy import inspect, text
 from database.engine import Database
 from saiverse.care._home_safety import OWN_TEMP, is_own_name, link_out_of_home, own_files, safe_destination
 from saiverse.disk import sha256_of
+from saiverse.locks import item_lock_free
 from saiverse.world import SUMMARY_SUFFIX, commit_staged, remove_quietly
 
 log = logging.getLogger(__name__)
@@ -50,6 +54,8 @@ class RepairReport:
     """Files no item refers to, moved under `orphans/` (paths there)."""
     left: list[str] = field(default_factory=list)
     """Files no item refers to whose names this app does not give: left in place, untouched."""
+    in_use: list[str] = field(default_factory=list)
+    """Staged files of a document whose lock a live writer holds: its save in flight, left alone."""
 
     def describe(self) -> str:
         parts = []
@@ -63,13 +69,16 @@ class RepairReport:
         return "、".join(parts)
 
 
-def _rows(db: Database) -> tuple[dict[str, tuple[int, str | None]], set[str]]:
-    """FILE_PATH → (version, sha256) of every file item, and every referenced relative path."""
+def _rows(db: Database) -> tuple[dict[str, tuple[int, str | None]], set[str], dict[str, str]]:
+    """FILE_PATH → (version, sha256) of every file item, every referenced relative path, and FILE_PATH →
+    item id (the key of the item's lock)."""
     by_path: dict[str, tuple[int, str | None]] = {}
     referenced: set[str] = set()
+    ids: dict[str, str] = {}
     with db.engine.connect() as conn:
-        for file_path, state_json in conn.execute(text(
-                "SELECT FILE_PATH, STATE_JSON FROM item WHERE FILE_PATH IS NOT NULL")):
+        for item_id, file_path, state_json in conn.execute(text(
+                "SELECT ITEM_ID, FILE_PATH, STATE_JSON FROM item WHERE FILE_PATH IS NOT NULL")):
+            ids[file_path] = item_id
             try:
                 state = json.loads(state_json or "{}")
             except ValueError:
@@ -88,9 +97,18 @@ def _rows(db: Database) -> tuple[dict[str, tuple[int, str | None]], set[str]]:
         if "AVATAR_IMAGE" in columns:
             referenced.update(r[0] for r in conn.execute(text(
                 "SELECT AVATAR_IMAGE FROM ai WHERE AVATAR_IMAGE IS NOT NULL")))
-    return by_path, referenced
+    return by_path, referenced, ids
 
 
+
+
+def _owner_item(tmp: Path, home: Path, ids: dict[str, str]) -> str | None:
+    """The item whose file (or summary) a staged `.<file>.v<N>.tmp` is a version of, if any."""
+    m = _VERSIONED.match(tmp.name)
+    if not m:
+        return None
+    rel = tmp.with_name(m.group("name")).relative_to(home).as_posix()
+    return ids.get(rel) or (ids.get(rel[: -len(SUMMARY_SUFFIX)]) if rel.endswith(SUMMARY_SUFFIX) else None)
 
 
 def _staged(tmp: Path, home: Path, by_path: dict[str, tuple[int, str | None]], report: RepairReport) -> None:
@@ -117,12 +135,20 @@ def repair_home(home: Path, db: Database) -> RepairReport:
         log.warning("start-up repair skipped: %s", problem)
         return report
     home = home.resolve()
-    by_path, referenced = _rows(db)
+    by_path, referenced, ids = _rows(db)
     for sub in MEDIA_DIRS:
         files = list(own_files(home / sub))  # one walk of the folder per start, never through a link
         for path in files:
             if OWN_TEMP.match(path.name):
-                _staged(path, home, by_path, report)
+                item_id = _owner_item(path, home, ids)
+                if item_id is None:
+                    _staged(path, home, by_path, report)
+                    continue
+                with item_lock_free(home, item_id) as free:
+                    if free:
+                        _staged(path, home, by_path, report)
+                    else:
+                        report.in_use.append(path.relative_to(home).as_posix())
         for path in files:
             if path.name.startswith("."):
                 continue

@@ -42,12 +42,12 @@ from saiverse.care._backup import (
     schema_version,
 )
 from saiverse.care._debris import Claim, remove_restore_debris, work_name
+from saiverse.disk import private_folder
 from saiverse.errors import UserError
 from saiverse.inputs import InputError, open_regular
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _TOP_FILES = (DB_ENTRY, CHECKPOINTS_ENTRY, SETTINGS_ENTRY)
-PRIVATE_ENTRIES = (DB_ENTRY, CHECKPOINTS_ENTRY, SETTINGS_ENTRY)
 """Restored with mode 600: they hold the world's memories and settings."""
 
 
@@ -236,9 +236,8 @@ def _extract(archive: Path, manifest: dict[str, Any], staging: Path, progress: P
         for expected in manifest["files"]:
             name = check_entry_name(expected["name"])
             dest = staging.joinpath(*PurePosixPath(name).parts)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            mode = 0o600 if name in PRIVATE_ENTRIES else 0o644
-            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, mode)
+            private_folder(dest.parent)  # every file of a home is private, as the app makes them (issue 34)
+            fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_BINARY, 0o600)
             with os.fdopen(fd, "wb") as sink, zf.open(name) as src:
                 _copy_checked(src, expected, sink)  # hashed again: the file may have changed since verify
             done += int(expected["size"])

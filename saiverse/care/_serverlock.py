@@ -26,6 +26,7 @@ from typing import Any
 
 from database.engine import is_postgres
 from portable import lock, open_lock, unlock
+from saiverse.disk import private_folder
 from saiverse.errors import UserError
 
 LOCK_NAME = "server.lock"
@@ -48,7 +49,7 @@ class ServerLock:
             return
         folder = self.path.parent
         try:
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_folder(folder)
             self._fd = open_lock(self.path, create=True)
         except OSError as exc:  # the home is a file, a device, read-only…
             raise UserError(f"cannot use {home} as the data home: {exc.strerror or exc}; give a folder of your "

@@ -27,6 +27,7 @@ from saiverse.llm.retry import (
     redact,
     with_json_retry,
 )
+from saiverse.llm.schema import EXTENSIONS
 
 try:  # SDK 3.3.0 uses httpx2 (a fork under its own namespace) when installed, else httpx
     import httpx2
@@ -220,9 +221,10 @@ def _chunk_text(chunk: types.GenerateContentResponse) -> str:
 
 
 def _clean(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema without this project's `x-keywords` extension (the API rejects unknown keys)."""
+    """The schema without this project's routing extensions (`x-keywords`, `x-targets`: the API rejects
+    unknown keys)."""
     if isinstance(schema, dict):
-        return {k: _clean(v) for k, v in schema.items() if k != "x-keywords"}  # type: ignore[misc]
+        return {k: _clean(v) for k, v in schema.items() if k not in EXTENSIONS}  # type: ignore[misc]
     if isinstance(schema, list):
         return [_clean(v) for v in schema]  # type: ignore[return-value]
     return schema

@@ -14,6 +14,9 @@ Keywords for enum options come from, in order of weight:
 - a playbook listing in the prompt — the JSON list `list_available_playbooks` returns, as upstream's
   router prompt shows it: each entry's `keywords` and `display_name` select it, its description
   describes it;
+- `x-targets` (`{"option": ["word", ...]}`, sea/router.py `with_targets`): an option that acts on
+  something is chosen only when the request contains one of its words (an item's name, 「この絵」);
+  without one it has no evidence at all, whatever its keywords say;
 - text describing the option: in the property's `description`, a `oneOf` entry's `description`,
   or catalogue lines in the prompt (`- item_view_playbook: アイテムを閲覧する`).
 """
@@ -31,6 +34,10 @@ from saiverse.llm.catalogue import _name_starts, catalogue, catalogue_of_parts  
 
 _LISTING_RE = re.compile(r'\[\s*\{\s*"name"\s*:')
 _WORD_RE = re.compile(r"[\u4e00-\u9fff\u3005]{2,}|[\u30a0-\u30ff\u30fc]{2,}|[A-Za-z0-9]{3,}")
+
+
+EXTENSIONS = ("x-keywords", "x-targets", "x-acts-on")
+"""This project's schema keys for routing; providers that reject unknown keys drop them."""
 
 
 class SchemaError(ValueError):
@@ -165,12 +172,13 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     `drop_added_nulls` removes those nulls from the answer again.
     """
     out = copy.deepcopy(schema)
-    for key in ("x-keywords", "default"):
+    for key in (*EXTENSIONS, "default"):
         out.pop(key, None)
 
     def walk(node: Any) -> None:
         if isinstance(node, dict):
-            node.pop("x-keywords", None)
+            for key in EXTENSIONS:
+                node.pop(key, None)
             props = node.get("properties")
             if isinstance(props, dict):
                 required = set(node.get("required", []))
@@ -308,8 +316,14 @@ def _evidence(options: list[str], query: str, schema: dict[str, Any], context: s
             described[entry["const"]] = described.get(entry["const"], "") + " " + \
                 str(entry.get("description", "")) + " " + str(entry.get("title", ""))
     q = query.lower()
+    targets = schema.get("x-targets")
+    targets = targets if isinstance(targets, dict) else {}
     out: dict[str, tuple[int, int]] = {}
     for option in options:
+        wanted = targets.get(option)
+        if isinstance(wanted, list) and not any(str(w).lower() in q for w in wanted if w):
+            out[option] = (0, 0, False)  # acts on an item, and the request names or points at none
+            continue
         keyword = sum(8 for a in _aliases_lower(option) if a in q)
         partial = 0
         for kw in extra[option]:

@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from database.engine import Database
+from database.engine import Database, named
 from saiverse.memory._tracks import notes, tracks
 from tools.registry import ToolError
 
@@ -55,7 +55,7 @@ class TrackBook:
                              "WHERE TRACK_ID = :t AND PERSONA_ID = :p"), {"t": track_id, "p": self.persona_id}).first()
         if row is None:
             raise ToolError(f"トラック {track_id!r} はありません。track_list で確かめてください。")
-        return dict(row._mapping)
+        return named(row)
 
     def _running(self, s: Session) -> str | None:
         return s.execute(text("SELECT TRACK_ID FROM action_track WHERE PERSONA_ID = :p AND STATUS = 'running'"),
@@ -165,7 +165,7 @@ class TrackBook:
                         {"n": note_id, "p": self.persona_id}).first()
         if row is None:
             raise ToolError(f"ノート {note_id!r} はありません。note_search で確かめてください。")
-        return dict(row._mapping)
+        return named(row)
 
     def _target(self, s: Session, track_id: str | None) -> str:
         if track_id:
@@ -179,8 +179,9 @@ class TrackBook:
         with self.db.session() as s:
             self._note_row(s, note_id)
             target = self._target(s, track_id)
-            s.execute(text("INSERT OR IGNORE INTO track_open_note (TRACK_ID, NOTE_ID, OPENED_AT) "
-                           "VALUES (:t, :n, :now)"), {"t": target, "n": note_id, "now": _now()})
+            # ON CONFLICT DO NOTHING, not SQLite's INSERT OR IGNORE: PostgreSQL reads only the former.
+            s.execute(text("INSERT INTO track_open_note (TRACK_ID, NOTE_ID, OPENED_AT) "
+                           "VALUES (:t, :n, :now) ON CONFLICT DO NOTHING"), {"t": target, "n": note_id, "now": _now()})
             s.execute(text("UPDATE note SET LAST_OPENED_AT = :now WHERE NOTE_ID = :n"), {"n": note_id, "now": _now()})
         return self._one(target)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database.engine import Database, named
 from saiverse.world import shown_state
 
 
@@ -31,7 +31,7 @@ def _json(raw: Any) -> Any:
 def _rows(db: Database, sql: str, **params: Any) -> list[dict[str, Any]]:
     with db.engine.connect() as conn:
         result = conn.execute(text(sql), params)
-        return [dict(r._mapping) for r in result]
+        return [named(r) for r in result]
 
 
 def activity_states(db: Database) -> dict[str, str]:

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from chat import LLMError
 from saiverse.errors import UserError
 from saiverse.pulse._journal import EventChannel, PulseJournal, PulseServices, persona_context
-from saiverse.pulse._open import RUNNER_LOCAL, OpenPulse, close, open_in
+from saiverse.pulse._open import RUNNER_LOCAL, OpenPulse, close, open_in, stop_reason, stopped_line
 from saiverse.pulse._pool import HOLD_LIMIT, PulsePool
 from saiverse.world import BuildingInfo, PersonaInfo, World
 from sea.events import Event, event
@@ -395,19 +395,25 @@ class PulseController(PulseKinds):
         except PulseCancelled:
             rec.status, why = "cancelled", "中止されました"
         except (PlaybookError, LLMError) as exc:
-            rec.status, why = "error", f"エラー: {str(exc)[:300]}"  # run_playbook already emitted the error event
+            rec.status, why = "error", stop_reason(exc)  # run_playbook already emitted the error event
         except Exception as exc:  # noqa: BLE001 - any failure ends the pulse visibly, not the app
-            rec.status, why = "error", f"エラー: {str(exc)[:300] or type(exc).__name__}"
+            rec.status, why = "error", stop_reason(exc)
             emit(event("error", kind=type(exc).__name__, message=str(exc) or repr(exc), **base))
         if rec.status != "ok":
-            self._keep_effects(journal, why, emit, base)
+            # A user's message whose reply failed: the building says so where and when it happened (a
+            # cancel is the user's own doing and says nothing).
+            line = stopped_line(persona.name, why) if rec.status == "error" and job.user_input is not None \
+                and rec.kind == "user" else None
+            self._keep_effects(journal, why, emit, base, line)
         emit(event("pulse_end", status=rec.status, usage=dict(rec.usage), model=self._model_name(rec, ctx), **base))
 
     @staticmethod
-    def _keep_effects(journal: PulseJournal, why: str, emit: Callable[[Event], None], base: dict[str, Any]) -> None:
-        """A stopped pulse: what its tools changed stays, remembered (saiverse/pulse/_journal.py, the rule)."""
+    def _keep_effects(journal: PulseJournal, why: str, emit: Callable[[Event], None], base: dict[str, Any],
+                      line: str | None = None) -> None:
+        """A stopped pulse: what its tools changed stays, remembered (saiverse/pulse/_journal.py, the rule);
+        `line`, the building's line saying the reply stopped and why."""
         try:
-            kept = journal.commit_stopped(why)
+            kept = journal.commit_stopped(why, line)
         except Exception as exc:  # noqa: BLE001 - the database refused even this; say so
             emit(event("error", kind=type(exc).__name__, **base,
                        message=f"途中までの記録を保存できませんでした: {exc}"))

@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -59,6 +59,8 @@ class PulseServices:
     router_playbooks: Callable[[], list[Playbook]]
     context: ContextSource
     """What a persona's memory offers a prompt (saiverse/pulse/_context.py fits it to the budget)."""
+    target_names: Callable[[str, str], list[str]] = lambda kind, building_id: []
+    """(kind, building id) → what a request may name for a playbook acting on `kind` (sea/ports.py)."""
 
 
 def persona_context(p: PersonaInfo) -> PersonaContext:
@@ -71,10 +73,17 @@ def persona_context(p: PersonaInfo) -> PersonaContext:
     )
 
 
-def system_prompt_for(persona: PersonaContext, building: BuildingInfo) -> str:
-    """Who the persona is and where: the system prompt of every model call it makes."""
+COMPANY_LABEL = "一緒にいるペルソナ"
+"""The system prompt's line naming the other personas in the building (`一緒にいるペルソナ: ソラ、ハル`)."""
+
+
+def system_prompt_for(persona: PersonaContext, building: BuildingInfo, company: Sequence[str] = ()) -> str:
+    """Who the persona is, where, and who else is there: the system prompt of every model call it
+    makes. `company`: the names of the other personas in the building (in a group chat each answers
+    as one of several, and the offline model words its reply unlike theirs)."""
+    here = f"\n{COMPANY_LABEL}: {'、'.join(company)}" if company else ""
     return (f"あなたは{persona.get('name', '')}です。\n{persona.get('system_prompt', '')}\n\n"
-            f"現在地: {building.name}。{building.system_instruction}")
+            f"現在地: {building.name}。{building.system_instruction}{here}")
 
 
 @dataclass
@@ -107,6 +116,8 @@ class PulseJournal:
     opened: OpenPulse | None = None
     """The pulse as `pulse_open` keeps it until it ends (saiverse/pulse/_open.py): recorded by `say`
     with its user's message, or here at its tools' first change."""
+    stop_line: tuple[str, str] | None = None
+    """(building id, text) of the line a stopped user's pulse leaves in its building (`commit_stopped`)."""
     intent: tuple[str, str] | None = None
     """(persona id, tool name) of a tool about to change the world whose change is not reported yet
     (saiverse/pulse/_intent.py)."""
@@ -192,7 +203,9 @@ class PulseJournal:
             known = self.known_building
             building = known if known is not None and known.building_id == building_id else \
                 self.services.world.building(building_id)
-            self._prompts[key] = system_prompt_for(persona, building)
+            company = [p.name for p in self.services.world.personas(building_id)
+                       if p.persona_id != persona["persona_id"]]
+            self._prompts[key] = system_prompt_for(persona, building, company)
         return self._prompts[key]
 
     def call_tool(
@@ -248,6 +261,9 @@ class PulseJournal:
     def router_playbooks(self) -> list[Playbook]:
         return self.services.router_playbooks()
 
+    def target_names(self, kind: str, building_id: str) -> list[str]:
+        return self.services.target_names(kind, building_id)
+
     def decision_rules(self) -> ChatModel:
         """The offline model's deterministic rules (sea/decisions.py)."""
         return OfflineModel()
@@ -256,15 +272,22 @@ class PulseJournal:
         """Write everything the pulse produced, in one transaction (`volatile` lines end with the pulse)."""
         self._write(self.pending_memory)
 
-    def commit_stopped(self, why: str) -> int:
+    def commit_stopped(self, why: str, line: str | None = None) -> int:
         """The pulse failed or was cancelled (`why` says how): if no tool changed anything, drop the
         journal; else commit it with a note per change and one saying the pulse stopped (and one for a
-        tool that failed in the middle of a change, its result unknown). Returns how many changes were kept."""
+        tool that failed in the middle of a change, its result unknown). `line`: a `system` line for the
+        pulse's building saying its reply stopped and why, written now — where and when it happened, before
+        any later reply. Returns how many changes were kept."""
+        building = self.opened.building_id if self.opened is not None else None
+        self.stop_line = (building, line) if line and building else None
         if not self.effects and self.intent is None:
             self.pending_memory.clear()
             self.pending_lines.clear()
             self.pending_history.clear()
-            close(self.services.db, self.opened)
+            if self.stop_line is None:
+                close(self.services.db, self.opened)
+            else:
+                self._write([])
             return 0
         memory: list[tuple[str, str, str, list[str]]] = []
         lines: dict[int, dict[str, Any]] = {}
@@ -286,7 +309,8 @@ class PulseJournal:
         """One transaction: the messages, then the building lines in one statement (rows as
         `World.add_history` writes them, without an ORM flush per line)."""
         svc = self.services
-        if not memory and not self.pending_history:
+        stop_line, self.stop_line = self.stop_line, None
+        if not memory and not self.pending_history and stop_line is None:
             close(svc.db, self.opened)
             return
         with svc.db.engine.begin() as s:  # a Core transaction: the ORM session's bookkeeping buys nothing here
@@ -301,6 +325,9 @@ class PulseJournal:
                     {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
                      "c": line, "pulse": self.pulse_id, "at": now}
                     for building_id, persona, line in self.pending_history])
+            if stop_line is not None:
+                svc.world.add_history(stop_line[0], speaker_kind="system", speaker_id=None, speaker_name="",
+                                      content=stop_line[1], pulse_id=self.pulse_id, session=s)
             close_in(s, self.opened)
         self.pending_memory.clear()
         self.pending_lines.clear()

@@ -57,6 +57,30 @@ STOPPED_TAGS = ["internal", "pulse_stopped"]
 """Tags of the note that says a pulse stopped before its end."""
 KILLED = "アプリが途中で終了しました"
 """Why a pulse recovered at a start stopped."""
+MODEL_STOPPED = {
+    "local_crashed": "ローカルモデルのプロセスが異常終了しました",
+    "local_hang": "ローカルモデルが応答しなくなりました",
+    "local_broken": "ローカルモデルがこのマシンでは動きません",
+}
+"""Why a pulse stopped, in words, when its model stopped (an `LLMError`'s kind): the app went on."""
+
+
+def stop_reason(exc: BaseException) -> str:
+    """What stopped a pulse, said plainly: the model (its process crashed, hung, cannot run here; or it
+    answered with an error), never "the app ended" for a failure the app lived through."""
+    kind = str(getattr(exc, "kind", "") or "")
+    if kind in MODEL_STOPPED:
+        return MODEL_STOPPED[kind]
+    if kind:  # another LLMError: the model (or its server) refused or failed
+        return f"モデルがエラーを返しました: {str(exc)[:200]}"
+    return f"エラー: {str(exc)[:300] or type(exc).__name__}"
+
+
+def stopped_line(name: str, why: str, at: datetime | None = None) -> str:
+    """The building's line for a user's message whose reply stopped (`at`: when the message was sent,
+    said when the line is written later, at the next start)."""
+    when = f"{at:%H:%M} の" if at is not None else ""
+    return f"{when}{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。"
 
 _OPEN = text("INSERT INTO pulse_open (PULSE_ID, PERSONA_ID, BUILDING_ID, KIND, RUNNER, STARTED_AT) "
              "VALUES (:p, :persona, :b, :kind, :runner, :at)")
@@ -65,7 +89,7 @@ _EFFECTS = text(
     "VALUES (:p, :persona, :b, :kind, :runner, :effects, :at) "
     "ON CONFLICT (PULSE_ID) DO UPDATE SET EFFECTS_JSON = excluded.EFFECTS_JSON")
 _CLOSE = text("DELETE FROM pulse_open WHERE PULSE_ID = :p")
-_ROWS = "SELECT PULSE_ID, PERSONA_ID, BUILDING_ID, KIND, EFFECTS_JSON FROM pulse_open"
+_ROWS = "SELECT PULSE_ID, PERSONA_ID, BUILDING_ID, KIND, EFFECTS_JSON, STARTED_AT FROM pulse_open"
 
 
 @dataclass
@@ -143,9 +167,20 @@ def close(db: Database, pulse: OpenPulse | None) -> None:
         pulse.recorded = False
 
 
+def _when(value: Any) -> datetime | None:
+    """A STARTED_AT as stored (a datetime, or its ISO text on SQLite's own cursor)."""
+    if isinstance(value, datetime):
+        return value
+    try:
+        return datetime.fromisoformat(str(value)) if value else None
+    except ValueError:
+        return None
+
+
 def _account(conn: Connection, memory: SAIMemory, world: World, row: Any, why: str) -> str:
     """Write what the open pulse `row` would have left had it ended with `why`; remove the row."""
-    pulse_id, persona_id, building_id, kind, effects_json = row
+    pulse_id, persona_id, building_id, kind, effects_json = row[:5]
+    started = _when(row[5]) if len(row) > 5 else None
     try:
         entries = json.loads(effects_json or "[]")
         effects = [(str(e[0]), e[1]) for e in entries if len(e) < 3 or not e[2]]
@@ -164,7 +199,7 @@ def _account(conn: Connection, memory: SAIMemory, world: World, row: Any, why: s
     if kind == "user" and building_id and conn.execute(  # a building deleted since has no chat to say it in
             text("SELECT 1 FROM building WHERE BUILDINGID = :b"), {"b": building_id}).first():
         world.add_history(building_id, speaker_kind="system", speaker_id=None, speaker_name="",
-                          content=f"{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。",
+                          content=stopped_line(name, why, started),
                           pulse_id=pulse_id, session=conn)
     conn.execute(_CLOSE, {"p": pulse_id})
     return f"{name}のパルス ({pulse_id[:8]}) は途中で止まっていました ({why})。そのことを記憶に書きました。"
@@ -188,5 +223,5 @@ def recover_one(db: Database, memory: SAIMemory, world: World, pulse: OpenPulse,
     had changed something, else as it stands (a stopped note and, for a user's message, the line)."""
     with db.engine.begin() as conn:
         row = conn.execute(text(f"{_ROWS} WHERE PULSE_ID = :p"), {"p": pulse.pulse_id}).first()
-        _account(conn, memory, world, row or (pulse.pulse_id, pulse.persona_id, pulse.building_id, pulse.kind, "[]"),
-                 why)
+        _account(conn, memory, world, row or (pulse.pulse_id, pulse.persona_id, pulse.building_id, pulse.kind, "[]",
+                                             None), why)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sqlite3
 import threading
 import uuid
@@ -27,6 +28,7 @@ from chat import ChatModel
 from database.engine import Database
 from database.models import Item, ItemLocation, ProductionRun
 from saiverse.claims import claim
+from saiverse.disk import private_folder
 from saiverse.errors import UserError
 from saiverse.memory import SAIMemory
 from saiverse.pulse._journal import ModelResolver, persona_context, system_prompt_for
@@ -195,7 +197,9 @@ class ProductionService:
         if isinstance(checkpoints_path, Path) and not checkpoints_path.exists():
             # The file is there from the start (backups carry it) though the engine is built on first use
             # (a PostgreSQL city checkpoints into its database: a URL, no file).
-            checkpoints_path.parent.mkdir(parents=True, exist_ok=True)
+            private_folder(checkpoints_path.parent)
+            # Made 0600 before SQLite opens it: its -wal and -shm take the database's mode (as saiverse.db's).
+            os.close(os.open(checkpoints_path, os.O_WRONLY | os.O_CREAT, 0o600))
             conn = sqlite3.connect(str(checkpoints_path))
             try:
                 conn.execute("PRAGMA journal_mode=WAL")

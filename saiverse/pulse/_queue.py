@@ -45,12 +45,12 @@ from portable import run_async
 from saiverse.errors import UsageError
 from saiverse.heap import settle
 from saiverse.pulse._open import RUNNER_QUEUE, OpenPulse, recover_one
+from saiverse.pulse._publisher import ALIVE_KEY, EventPublisher, alive_key
 from saiverse.pulse._remote import (
     EVENTS_TABLE,
     REMOTE_ENV,
     RUN_PULSE,
     USER_QUEUE,
-    EventPublisher,
     QueuedPulses,
     connection_pool,
     ensure_schema,
@@ -71,6 +71,14 @@ PRUNE_CRON = "17 * * * *"
 KEEP_SUCCEEDED_HOURS = 1
 KEEP_FAILED_HOURS = 24 * 7
 """Failed, cancelled and aborted jobs are kept a week, for an operator to look at."""
+PRUNE_WORKERS_AFTER = 3600.0
+"""Seconds without a heartbeat after which a worker's row is deleted (procrastinate does it as a worker
+starts). Not 3 heartbeats: a living worker whose row went fails its next fetch (the jobs' foreign key
+to it) and exits — under load a worker starved for a few seconds did (issue 34). Its jobs do not wait
+for this: `recover_stalled` takes them back as soon as their liveness lock is free."""
+ALIVE_JOBS = ("SELECT objid::bigint AS job_id FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 "
+              "AND granted AND classid::bigint = %(key)s")
+"""The jobs whose worker holds its liveness lock (saiverse/pulse/_publisher.py): alive, however late."""
 log = logging.getLogger(__name__)
 
 
@@ -143,7 +151,11 @@ def build_app(url: str, *, lane: bool = False) -> Any:
     @app.task(name="saiverse.recover_stalled", queueing_lock="saiverse.recover_stalled", priority=SYSTEM_PRIORITY)
     async def recover_stalled(timestamp: int) -> None:
         stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=3 * heartbeat())
+        alive = {int(r["job_id"]) for r in await app.connector.execute_query_all_async(
+            query=ALIVE_JOBS, key=ALIVE_KEY)} if stalled else set()
         for job in stalled:
+            if job.id is not None and alive_key(job.id) in alive:
+                continue  # its worker is late with its heartbeats (a busy machine), not dead: it keeps the job
             log.warning("job %s (%s) lost its worker: back to the queue", job.id, job.task_name)
             await app.job_manager.retry_job(job)
 
@@ -167,7 +179,7 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
                user_input: str | None, args: dict[str, Any]) -> None:
     state = _STATE["worker"]
     mgr = state.manager
-    publisher = EventPublisher(state.publishers, pulse_id, followed=kind == "user")
+    publisher = EventPublisher(state.publishers, pulse_id, followed=kind == "user", job_id=context.job.id)
     base = {"pulse_id": pulse_id, "persona_id": persona_id}
     try:
         stored = mgr.memory.list_messages(persona_id, tag=f"pulse:{pulse_id}", limit=50)
@@ -236,7 +248,7 @@ async def _serve(url: str, name: str, concurrency: int, beat: float) -> None:
     # thread per slot, the lane's and the periodic tasks' included, or `--concurrency` would be capped.
     asyncio.get_running_loop().set_default_executor(
         ThreadPoolExecutor(max_workers=concurrency + 3, thread_name_prefix="worker-task"))
-    common = {"update_heartbeat_interval": beat, "stalled_worker_timeout": 3 * beat,
+    common = {"update_heartbeat_interval": beat, "stalled_worker_timeout": max(3 * beat, PRUNE_WORKERS_AFTER),
               "fetch_job_polling_interval": min(5.0, beat * 2)}
     app, users = build_app(url), build_app(url, lane=True)
     async with app.open_async(), users.open_async():

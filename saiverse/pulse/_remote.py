@@ -26,7 +26,7 @@ from saiverse.errors import UsageError
 from saiverse.pulse._controller import RECORDS_KEPT, PulseHandle, PulseKinds, PulseRecord
 from saiverse.pulse._usergate import announce
 from saiverse.world import PersonaInfo
-from sea.events import Event, event
+from sea.events import event
 from sea.playbook import Playbook
 from sea.ports import CancellationToken
 
@@ -111,39 +111,6 @@ def connection_pool(url: str, size: int) -> Any:
                           name="saiverse-notify")
 
 
-class EventPublisher:
-    """A worker's side: one pulse's events, in order, on its channel, on a connection of `pool` held for
-    the pulse. `followed=False` (schedules and autonomous turns: no app listens, QueuedPulses.submit)
-    publishes nothing."""
-
-    def __init__(self, pool: Any, pulse_id: str, *, followed: bool = True) -> None:
-        self.pulse_id = pulse_id
-        self._pool = pool
-        self._conn: psycopg.Connection | None = pool.getconn() if followed else None
-
-    @property
-    def conn(self) -> psycopg.Connection:
-        """The publisher's autocommit connection (saiverse/pulse/_usergate.py announces on it too)."""
-        if self._conn is None:
-            raise RuntimeError("an unfollowed pulse's publisher holds no connection")
-        return self._conn
-
-    def publish(self, ev: Event | dict[str, Any]) -> None:
-        if self._conn is None:
-            return
-        payload = json.dumps(ev, ensure_ascii=False, default=str)
-        if len(payload.encode()) > NOTIFY_LIMIT:
-            row = self._conn.execute(f"INSERT INTO {EVENTS_TABLE} (pulse_id, payload) VALUES (%s, %s) RETURNING id",
-                                     (self.pulse_id, payload)).fetchone()
-            payload = json.dumps({"ref": row[0]})  # type: ignore[index]
-        self._conn.execute("SELECT pg_notify(%s, %s)", (channel(self.pulse_id), payload))
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._pool.putconn(self._conn)  # a broken connection is discarded by the pool
-            self._conn = None
-
-
 class QueuedPulses(PulseKinds):
     """The pulse controller's interface, with the pulses run by workers (`listen=False`: fire and forget)."""
 
@@ -155,12 +122,40 @@ class QueuedPulses(PulseKinds):
         self.listen = listen
         self.app = queue_app(url)
         self.app.open()
+        self._app_users = 0
+        """Calls into `app` under way: `shutdown` closes it only when none is, and none starts after."""
+        self._app_free = threading.Condition()
         self._guard = threading.Lock()
         self._live: dict[str, PulseHandle] = {}
+        self._jobs: dict[str, int] = {}
+        """The job of each followed pulse (`shutdown` cancels those still live)."""
         self.records: deque[PulseRecord] = deque(maxlen=RECORDS_KEPT)
         self._closed = False
         self._listeners: Any = None
         """Connections that follow users' pulses (LISTEN), kept open between pulses; made on first use."""
+
+    def _enter_app(self) -> bool:
+        """Whether `app` may be used now (then `_leave_app` must follow): never once shutdown began, so no
+        thread calls into a closed App (procrastinate's AppNotOpen, issue 34)."""
+        with self._app_free:
+            if self._closed:
+                return False
+            self._app_users += 1
+            return True
+
+    def _leave_app(self) -> None:
+        with self._app_free:
+            self._app_users -= 1
+            self._app_free.notify_all()
+
+    def _cancel_job(self, job_id: int) -> None:
+        """Ask the workers to stop a job (abort if it runs); after shutdown began, `shutdown` asked already."""
+        if not self._enter_app():
+            return
+        try:
+            self.app.job_manager.cancel_job_by_id(job_id, abort=True)
+        finally:
+            self._leave_app()
 
     def _listening(self, pulse_id: str) -> psycopg.Connection:
         """A kept connection listening on the pulse's channel (a dead kept one is replaced once)."""
@@ -218,8 +213,18 @@ class QueuedPulses(PulseKinds):
     ) -> PulseHandle:
         """Defer a pulse to the workers; its handle streams the events they publish. With `connection`
         (psycopg, in a transaction) the job is deferred in that transaction."""
-        if self._closed:
+        if not self._enter_app():
             raise RuntimeError("the pulse queue is shut down")
+        try:
+            return self._submit(kind, persona, building_id, playbook, args=args, user_input=user_input,
+                                connection=connection)
+        finally:
+            self._leave_app()
+
+    def _submit(
+        self, kind: str, persona: PersonaInfo, building_id: str, playbook: Playbook, *,
+        args: dict[str, Any] | None, user_input: str | None, connection: Any,
+    ) -> PulseHandle:
         record = PulseRecord(uuid.uuid4().hex, persona.persona_id, kind, playbook.name, building_id)
         handle = PulseHandle(record, CancellationToken())
         conn = None
@@ -247,6 +252,7 @@ class QueuedPulses(PulseKinds):
             return handle
         with self._guard:
             self._live[record.pulse_id] = handle
+            self._jobs[record.pulse_id] = job_id
         threading.Thread(target=self._follow, args=(conn, handle, job_id), daemon=True,
                          name=f"pulse-follow-{record.pulse_id[:8]}").start()
         return handle
@@ -275,14 +281,22 @@ class QueuedPulses(PulseKinds):
                         break
                 if ended:
                     break
+                if self._closed:  # the app is closing and asked the workers to stop the job: not waited for
+                    rec.status = "cancelled"
+                    last = event("pulse_end", status="cancelled", pulse_id=rec.pulse_id, persona_id=rec.persona_id)
+                    break
                 if handle.token.cancelled and not asked_cancel:
                     asked_cancel = True
-                    self.app.job_manager.cancel_job_by_id(job_id, abort=True)
+                    self._cancel_job(job_id)
                 if not got or asked_cancel:
                     status = self._job_status(conn, job_id)
                     if status in ENDED:
                         ended = self._end_without_events(conn, handle, status)
         except Exception as exc:  # noqa: BLE001 - the database went away: say so instead of hanging
+            if self._closed:  # `shutdown` closed the connection under it, having cancelled the job
+                rec.status = "cancelled"
+                last = event("pulse_end", status="cancelled", pulse_id=rec.pulse_id, persona_id=rec.persona_id)
+                return
             log.exception("following pulse %s failed", rec.pulse_id)
             rec.status = "error"
             handle._put(event("error", kind=type(exc).__name__, message=f"パルスの経過を受け取れませんでした: {exc}",
@@ -292,6 +306,7 @@ class QueuedPulses(PulseKinds):
             self._release(conn, rec.pulse_id)
             with self._guard:
                 self._live.pop(rec.pulse_id, None)
+                self._jobs.pop(rec.pulse_id, None)
             if last is not None:
                 handle._put(last)  # type: ignore[arg-type]
             handle._put(None)
@@ -364,8 +379,18 @@ class QueuedPulses(PulseKinds):
         return next((r for r in self.records if r.pulse_id == pulse_id), None)
 
     def shutdown(self) -> None:
-        self._closed = True
+        """Cancel what is followed (the workers stop its jobs), then close the App once no call is in it."""
         self.cancel_all()
+        with self._guard:
+            jobs = list(self._jobs.values())
+        for job_id in jobs:
+            try:
+                self._cancel_job(job_id)
+            except Exception:  # noqa: BLE001 - the database went away: the followers say so
+                log.warning("could not ask the workers to stop job %s", job_id, exc_info=True)
+        with self._app_free:
+            self._closed = True
+            self._app_free.wait_for(lambda: self._app_users == 0, timeout=30.0)
         self.app.close()
         if self._listeners is not None:
             self._listeners.close(timeout=5.0)  # a follower still running closes its connection as it returns it

@@ -155,8 +155,9 @@ def test_users_pulses_reuse_kept_connections(city: City) -> None:
             events = list(manager.handle_user_input(city.building_id, f"{i}回目のこんにちは", persona_id=city.persona_id))
             streams.append(events)
             # Followed and published on one kept connection each (the app's, the worker's), the same
-            # backend every time, never a connection made (and a backend forked) per pulse.
-            backends.append((_kept(city, "UNLISTEN"), _kept(city, "SELECT pg_notify")))
+            # backend every time, never a connection made (and a backend forked) per pulse. The worker's
+            # last statement on it gives the job's liveness lock back (saiverse/pulse/_publisher.py).
+            backends.append((_kept(city, "UNLISTEN"), _kept(city, "SELECT pg_advisory_unlock")))
     finally:
         manager.close()
     # A pool grows by one while its first connection is still being made (psycopg_pool), and the

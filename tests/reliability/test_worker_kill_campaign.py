@@ -73,23 +73,40 @@ class Workers:
 
     def __init__(self) -> None:
         self.alive: list[subprocess.Popen[str]] = []
+        self.logs: dict[int, Path] = {}
         self.started = 0
         self.killed = 0
 
     def start(self) -> None:
-        log = open(Path.cwd() / f"worker-{self.started}.log", "w")  # noqa: SIM115 - kept while it runs
+        path = Path.cwd() / f"worker-{self.started}.log"
+        log = open(path, "w")  # noqa: SIM115 - kept while it runs
         proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "worker", "--concurrency", "2",
                                  "--autonomous"], stdout=subprocess.PIPE, stderr=log, text=True,
                                 env={**os.environ, REMOTE_ENV: "0"})
+        self.logs[proc.pid] = path
         line = proc.stdout.readline() if proc.stdout else ""
-        assert json.loads(line)["type"] == "worker_started", line
+        assert line and json.loads(line)["type"] == "worker_started", f"{line!r}\n{self.output(proc)}"
         self.started += 1
         self.alive.append(proc)
 
+    def output(self, proc: subprocess.Popen[str]) -> str:
+        """The worker's own stderr (its log) and what is left of its stdout, for a failure's message."""
+        rest = ""
+        if proc.poll() is not None and proc.stdout is not None:
+            rest = proc.stdout.read()
+        return f"--- worker {proc.pid} stderr ---\n{self.logs[proc.pid].read_text(errors='replace')[-6000:]}" \
+               f"\n--- stdout ---\n{rest[-2000:]}"
+
+    def check_alive(self) -> None:
+        """No worker ends of its own accord: one that did fails the campaign with what it said."""
+        for proc in self.alive:
+            assert proc.poll() is None, f"worker {proc.pid} exited by itself ({proc.returncode}):\n{self.output(proc)}"
+
     def kill_one(self, rng: random.Random) -> None:
+        self.check_alive()
         proc = self.alive.pop(rng.randrange(len(self.alive)))
         proc.send_signal(signal.SIGKILL)
-        assert proc.wait(30) == -signal.SIGKILL
+        assert proc.wait(30) == -signal.SIGKILL, self.output(proc)
         self.killed += 1
 
     def stop(self) -> None:
@@ -169,6 +186,7 @@ def test_kill_pulse_workers_at_random_moments(pg_url: str, monkeypatch: pytest.M
             assert not t.is_alive(), "a user's message never ended"
         _wait_for(lambda: store.rows("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse' "
                                      "AND status IN ('todo', 'doing')") == [(0,)], "the queue drained", store)
+        workers.check_alive()
     finally:
         stop.set()
         app.close()

@@ -59,10 +59,21 @@ def catalog_html(manager: ModelsOwner, labels: Labels) -> str:
     return table_html([labels(k) for k in heads], rows, elem_class="sv-catalog")
 
 
+def context_text(m: Any, labels: Labels) -> str:
+    """What the 文脈長 column says: the length it runs at, and the trained one beside it when they differ
+    (`2048 (学習時 32768)`)."""
+    runs = m.runs_context
+    if not runs:
+        return str(m.context or "")
+    if m.context and m.context != runs:
+        return labels("md_ctx_runs", runs=runs, trained=m.context)
+    return str(runs)
+
+
 def installed_html(manager: ModelsOwner, labels: Labels) -> str:
     """The GGUFs in <home>/models/ with their profile and who uses them."""
     rows = [(("★ " if m.default else "") + m.name, human_size(m.size) if m.assembled else labels("md_first_use"),
-             m.profile, str(m.context or ""), ", ".join(m.used_by) or "-")
+             m.profile, context_text(m, labels), ", ".join(m.used_by) or "-")
             for m in installed_models(manager.settings, manager.world.personas())]
     heads = ("md_col_name", "md_col_size", "md_col_profile", "md_col_ctx", "md_col_users")
     return table_html([labels(k) for k in heads], rows, empty=labels("md_none"))

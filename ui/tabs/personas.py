@@ -22,12 +22,25 @@ MODES = ("user", "auto", "sleep")
 MODEL_FIELDS = ("default_model", "lightweight_model", "lightweight_vision_model", "vision_model")
 
 
+def model_cell(answering: dict[str, Any] | None, overrides: str) -> str:
+    """The model column: what really answers for the persona and why (`ローカルモデル — キーがないため`),
+    then the models it sets for itself."""
+    line = str(answering.get("line", "")) if answering else ""
+    said = line.split(": ", 1)[1] if ": " in line else line
+    return " · ".join(p for p in (said, overrides) if p) or "—"
+
+
 def persona_table(manager: CityPort, labels: Labels) -> str:
-    """Every persona: id, avatar+name, mode, building, the models it overrides."""
+    """Every persona: id, avatar+name, mode, building, the model that answers (and the ones it sets)."""
     names = {b.building_id: b.name for b in manager.buildings()}
+    try:
+        answering = {a.persona_id: a.to_dict() for a in manager.persona_models()}
+    except Exception:  # noqa: BLE001 - a broken model config must not hide the table (the notice says it)
+        answering = {}
     rows = [
         (p.persona_id, f"{p.avatar} {p.name}", p.interaction_mode, names.get(p.building_id or "", "—"),
-         ", ".join(f"{k.upper()}={getattr(p, k)}" for k in MODEL_FIELDS if getattr(p, k)) or "—")
+         model_cell(answering.get(p.persona_id),
+                    ", ".join(f"{k.upper()}={getattr(p, k)}" for k in MODEL_FIELDS if getattr(p, k))))
         for p in manager.personas()
     ]
     return table_html([labels(k) for k in ("col_id", "col_name", "col_mode", "col_building", "col_models")],

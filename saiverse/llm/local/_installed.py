@@ -40,6 +40,8 @@ class InstalledModel:
     profile_reason: str = ""
     context: int | None = None
     """Context length the model was trained for (the app uses SAIVERSE_LOCAL_CONTEXT of it)."""
+    runs_context: int | None = None
+    """The context it runs at here: SAIVERSE_LOCAL_CONTEXT, or the trained length when that is shorter."""
     params: str = ""
     default: bool = False
     """Whether a persona without its own model answers with it."""
@@ -134,6 +136,7 @@ def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[I
             name=path.name[:-5], file=path.name, path=str(path), size=path.stat().st_size if present else 0,
             source=source, repo=str((record or {}).get("repo", "")), sha256=str((record or {}).get("sha256", "")),
             profile=kind, profile_reason=reason, context=ctx, params=params, default=resolved == default_file,
+            runs_context=min(settings.local_context, ctx) if ctx else settings.local_context,
             used_by=users.get(resolved, []), assembled=present))
         rows[-1].kind = model_kind(path) if present else "chat"
         rows[-1].embedding = resolved == embedding_file

@@ -42,7 +42,7 @@ def header(request: ChatRequest, voice: Voice) -> str:
     name = voice.name or "わたし"
     system = _MEMORY.split(request.system or "", maxsplit=1)[0]
     keep = [ln.strip() for ln in system.splitlines()
-            if ln.strip() and not re.match(r"^\s*(一人称|語尾|口調|現在地)\s*[:：]", ln)
+            if ln.strip() and not re.match(r"^\s*(一人称|語尾|口調|現在地|一緒にいるペルソナ)\s*[:：]", ln)
             and not re.fullmatch(rf"あなたは{re.escape(name)}です。?", ln.strip())]
     profile = re.sub(r"あなたは", f"{name}は", " ".join(keep))[:200]
     place = place_of(request.system)

@@ -7,7 +7,12 @@ The bytes go to `<home>/models/.pull/<file>.<sha256>.part`, which outlives a kil
 of the same file resumes from its length (hf_hub_download itself deletes its partial file on
 failure, so it cannot resume after a kill). The finished file is hashed, refused and deleted when
 its sha256 is not the one the hub served, and renamed into place with a `<file>.json` record beside
-it. Disk space is checked before the first byte. One pull per file at a time (a lock file).
+it. Disk space is checked before the first byte, and again as the bytes arrive: a body longer than
+the size the hub announced (an endless one without a Content-Length, say), or one that would leave
+less than `SPARE_BYTES` free, stops the download at once and the part file is deleted (issue 34: such
+a hub grew one to 10.6 GB). A file already pulled is hashed again before it is reused: a file damaged
+since is pulled anew. `<home>/models` linking out of the home is refused, as the app's start refuses it
+(saiverse/care/_home_safety.py). One pull per file at a time (a lock file).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from saiverse.disk import pid_alive, sha256_of
+from saiverse.disk import pid_alive, private_folder, sha256_of
 from saiverse.errors import UserError
 from saiverse.llm.local._catalog import local_name, resolve
 from saiverse.settings import Settings, SettingsStore
@@ -31,11 +36,17 @@ MODELS_DIR = "models"
 PARTS_DIR = ".pull"
 SPARE_BYTES = 64 * 1024 * 1024
 """Free space kept beyond the file itself (the database and memory keep writing meanwhile)."""
+DISK_CHECK_BYTES = 8 * 1024 * 1024
+"""The free space is looked at again after every this many bytes written."""
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class PullRefused(UserError):
     """The pull cannot be done (unknown file, no sha256 served, no space, wrong sha256); the message says why."""
+
+
+class _Stopped(Exception):
+    """Raised from inside the download to stop it (too many bytes, too little disk); the message says why."""
 
 
 class PullInterrupted(Exception):
@@ -101,15 +112,24 @@ def record_of(path: Path) -> dict[str, Any] | None:
 class _Counting:
     """The part file as `http_get` sees it, telling progress as bytes are written."""
 
-    def __init__(self, fh: BinaryIO, start: int, total: int, report: ProgressFn | None) -> None:
+    def __init__(self, fh: BinaryIO, start: int, total: int, report: ProgressFn | None, folder: Path) -> None:
         self._fh = fh
         self.done = start
         self._total = total
         self._report = report
         self._mark = (time.monotonic(), start)
         self._speed = 0.0
+        self._folder = folder
+        self._disk_checked = start
 
     def write(self, data: bytes) -> int:
+        if self.done + len(data) > self._total:  # http_get checks the size only once the body has ended
+            raise _Stopped(f"the hub sent more than the {_gb(self._total)} it announced")
+        if self.done + len(data) - self._disk_checked >= DISK_CHECK_BYTES:
+            self._disk_checked = self.done
+            free = shutil.disk_usage(self._folder).free
+            if free - len(data) < SPARE_BYTES:
+                raise _Stopped(f"the disk would have less than {_gb(SPARE_BYTES)} free ({_gb(free)} left)")
         written = self._fh.write(data)
         self.done += len(data)
         now = time.monotonic()
@@ -163,7 +183,8 @@ def _metadata(repo: str, filename: str, endpoint: str | None, timeout: float) ->
 def _write_record(target: Path, pulled: PulledModel) -> None:
     record = target.with_name(target.name + ".json")
     tmp = record.with_name(record.name + ".tmp")
-    tmp.write_text(json.dumps(pulled.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
+    with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as fh:
+        fh.write(json.dumps(pulled.to_dict(), ensure_ascii=False, indent=2))
     os.replace(tmp, record)
 
 
@@ -178,9 +199,14 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     from huggingface_hub.file_download import http_get
     from huggingface_hub.utils import build_hf_headers
 
+    from saiverse.care import link_out_of_home
+
     repo, filename, _entry = resolve(name)
     folder = models_dir(settings)
     parts = folder / PARTS_DIR
+    problem = link_out_of_home(settings.home) if settings.home.is_dir() else None
+    if problem:
+        raise PullRefused(problem.replace("did not open this home", "pulled nothing"))
     meta = _metadata(repo, filename, settings.hf_endpoint, min(settings.request_timeout, 30.0))
     sha = (meta.etag or "").lower()
     if not _SHA256.match(sha):
@@ -191,8 +217,14 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     target = folder / filename
     record = record_of(target)
     if target.is_file() and record and record.get("sha256") == sha:
-        done = PulledModel(**{k: record[k] for k in PulledModel.__dataclass_fields__ if k in record})
-        return _finish(done, settings, set_default, store)
+        if progress:
+            progress(PullProgress(size, size, 0.0, None, "verify"))
+        if target.stat().st_size == size and sha256_of(target) == sha:  # not damaged since it was pulled
+            done = PulledModel(**{k: record[k] for k in PulledModel.__dataclass_fields__ if k in record})
+            return _finish(done, settings, set_default, store)
+        target.with_name(target.name + ".json").unlink(missing_ok=True)  # damaged: pulled again below
+        target.unlink()
+        record = None
     if target.is_file() and record is None and target.stat().st_size == size and sha256_of(target) == sha:
         # Renamed into place, then killed before its record was written: the file is whole.
         done = PulledModel(local_name(filename), repo, filename, str(target), size, sha, meta.commit_hash or "",
@@ -202,12 +234,14 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
     part = parts / f"{filename}.{sha}.part"
     lock = parts / f"{filename}.lock"
     have = part.stat().st_size if part.is_file() else 0
-    where = next(d for d in (parts, folder, settings.home, settings.home.parent) if d.exists())
+    where = parts
+    while not where.exists() and where != where.parent:  # a first pull into a home not made yet
+        where = where.parent
     free = shutil.disk_usage(where).free
     if free < size - min(have, size) + SPARE_BYTES:
         raise PullRefused(f"not enough disk space for {filename}: it needs {_gb(size - min(have, size))} more "
                           f"(and {_gb(SPARE_BYTES)} to spare), {where} has {_gb(free)} free")
-    parts.mkdir(parents=True, exist_ok=True)  # only now: a refused pull writes nothing
+    private_folder(parts)  # only now: a refused pull writes nothing; models/ and .pull/ are 0700 like the home
     try:
         lock_fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
@@ -225,13 +259,18 @@ def pull(settings: Settings, name: str, *, progress: ProgressFn | None = None, s
         url = meta.location or ""
         if progress:
             progress(PullProgress(have, size, 0.0, None))  # the size is known before the first byte
-        with part.open("ab") as fh:
-            counting = _Counting(fh, have, size, progress)
+        with os.fdopen(os.open(part, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "ab") as fh:
+            counting = _Counting(fh, have, size, progress, parts)
             if have < size:
                 try:
                     http_get(url, counting, resume_size=have, expected_size=size,  # type: ignore[arg-type]
                              displayed_filename=filename,
                              headers=build_hf_headers(token=False, headers={"Accept-Encoding": "identity"}))
+                except _Stopped as exc:
+                    fh.close()
+                    part.unlink(missing_ok=True)
+                    raise PullRefused(f"the download of {filename} was stopped: {exc}; the partial file was "
+                                      "deleted") from None
                 except Exception as exc:
                     if not isinstance(exc, OSError) and not type(exc).__module__.startswith(("httpx", "huggingface")):
                         raise

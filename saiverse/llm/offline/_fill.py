@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from chat.titles import asks_to_make, request_subject, request_title
+from chat.titles import asks_to_make, named_title, request_subject, request_title, without_title
 from saiverse.llm.schema import listed_playbooks, pick_option, resolve, schema_type, words
 
 _TEXT_NAMES = ("content", "text", "query", "input", "prompt", "request", "body", "question",
@@ -52,6 +52,9 @@ class FillHints:
     context_parts: tuple[str, ...] | None = None
     """What `context` joins with newlines, when known: keyword routing then looks at each part once
     (saiverse/llm/catalogue.py, `catalogue_of_parts`); None: `context` as one text."""
+    conversation: tuple[str, ...] = ()
+    """What was said before the request (the user's lines and the persona's, oldest first): what a
+    request to put the conversation in writing (`今日の日記を文書にまとめて`) writes down."""
 
     @cached_property
     def reply(self) -> str:
@@ -96,6 +99,8 @@ _KIND = re.compile(r"(日記|詩|物語|手紙|メモ|レポート|感想文|報
 def short_title(text: str, limit: int = 20) -> str:
     """A title from the first clause of `text`: no quotes or trailing punctuation, ≤ `limit`. A
     generic first clause (`ドキュメントを作成して: 図書館の猫について…`) gives way to the topic after it."""
+    if named := named_title(text, limit):
+        return named  # `「星の夜」というタイトルで`: the request names it
     title = _clause_title(text, limit)
     kind = _KIND.search(text)
     if kind and kind.group(1) not in title:
@@ -109,13 +114,17 @@ def short_title(text: str, limit: int = 20) -> str:
     return title or "無題"
 
 
+_FROM_TALK = re.compile(r"まとめ|日記|振り返|記録|書き留め|残して")
+"""A request to put what was said in writing, when it carries no text of its own."""
 _PAYLOAD_NAMES = ("content", "text", "body", "patch", "prompt")
 _QUOTED = re.compile(r"「([^「」]{2,})」")
 
 
 def payload(text: str) -> str:
     """What a request carries, for content-like fields: the part after the first colon
-    (`日記を書いて: 今日は…`), else the first 「quoted」 part, else the whole request."""
+    (`日記を書いて: 今日は…`), else the first 「quoted」 part, else the whole request — never the words
+    that name its title (`「星の夜」というタイトルで`)."""
+    text = without_title(text)
     for sep in ("：", ":"):
         head, found, tail = text.partition(sep)
         if found and tail.strip() and len(head) <= 40:
@@ -183,6 +192,8 @@ def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
         value = request_subject(hints.user_text) if asks_to_make(hints.user_text) else subject(payload(hints.user_text))
     elif _name_has(prop, _PAYLOAD_NAMES):
         value = payload(hints.user_text)
+        if value == without_title(hints.user_text) and hints.conversation and _FROM_TALK.search(value):
+            value = "\n".join(hints.conversation)  # `今日の日記をまとめて`: what was said is the body
     elif _name_has(prop, _TEXT_NAMES):
         value = hints.user_text
     else:

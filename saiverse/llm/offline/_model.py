@@ -27,6 +27,8 @@ from saiverse.llm.offline._speech import (
     GREETING,
     OPENERS,
     choose,
+    choose_pair,
+    company_of,
     happened,
     intent,
     is_instruction,
@@ -206,6 +208,20 @@ def request_message(messages: list[Message]) -> Message | None:
     return last
 
 
+def _conversation(messages: list[Message], request: Message | None, keep: int = 12) -> tuple[str, ...]:
+    """The lines said before `request` (user and assistant, no `<system>` blocks, no offline note),
+    the last `keep`, oldest first."""
+    said = (request.get("content") or "") if request else ""
+    lines: list[str] = []
+    for msg in messages:
+        content = (msg.get("content") or "").replace(OFFLINE_NOTE, "").strip()
+        if msg is request or (said and content == said):
+            break
+        if msg.get("role") in ("user", "assistant") and content and not _is_system_block(content):
+            lines.append(_strip_mention(content))
+    return tuple(lines[-keep:])
+
+
 def _clip(text: str, limit: int) -> str:
     text = re.sub(r"\s+", " ", text).strip()
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -252,6 +268,14 @@ class OfflineModel:
             if told:
                 pairs += told
                 follow = choose(FOLLOWS, "done", key, **values)
+            elif company := company_of(request.system):
+                # One of several answering in one building: the same pick for all, each at its own seat,
+                # so their words differ (alone, the persona's own pick as before).
+                hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
+                seat = sorted({voice.name, *company}).index(voice.name)
+                opener, follow = choose_pair(OPENERS, kind if kind != "empty" else "statement", FOLLOWS, kind,
+                                             f"{said}|group", seat, hello=hello, **values)
+                pairs += [opener] if opener else []
             else:
                 hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
                 opener = choose(OPENERS, kind if kind != "empty" else "statement", key, hello=hello, **values)
@@ -285,7 +309,8 @@ class OfflineModel:
                                           [m.get("content") or "" for m in request.messages]))
         done = frozenset(pb for pb, _body in result_blocks(request.messages) if pb)
         return FillHints(user_text=said, reply_of=lambda: self.reply_text(request), context="\n".join(parts),
-                         summary=summarize_text(payload(said), 100), done=done, context_parts=parts)
+                         summary=summarize_text(payload(said), 100), done=done, context_parts=parts,
+                         conversation=_conversation(request.messages, last))
 
     def _tool_call(self, request: ChatRequest) -> ToolCall | None:
         last = last_user_message(request.messages)

@@ -28,6 +28,7 @@ _QUESTION = re.compile(r"[？?]\s*$|(何|なに|どこ|だれ|誰|いつ|どう|
 _FEELING = re.compile(r"嬉し|うれし|楽し|疲れ|悲し|さみし|寂し|困っ|眠い|すごい|好き")
 _LIKES = re.compile(r"([^\s、。を]{1,12})(?:が大好き|を愛し|が好き)")
 _PLACE = re.compile(r"現在地[:：]\s*([^。\n]+)")
+_COMPANY = re.compile(r"^一緒にいるペルソナ[:：]\s*(.+)$", re.M)
 
 
 def _pick(key: str, n: int) -> int:
@@ -61,6 +62,27 @@ def place_of(system: str | None) -> str:
     """The building named by the system prompt (`現在地: 図書館。…`), '' when none."""
     match = _PLACE.search(system or "")
     return match.group(1).strip() if match else ""
+
+
+@lru_cache(maxsize=256)  # the same system prompt pulse after pulse
+def company_of(system: str | None) -> tuple[str, ...]:
+    """The other personas in the building (`一緒にいるペルソナ: ソラ、ハル`), () when alone."""
+    match = _COMPANY.search(system or "")
+    return tuple(n.strip() for n in re.split(r"[、,]", match.group(1)) if n.strip()) if match else ()
+
+
+Pair = tuple[str, str]
+
+
+def choose_pair(table_a: dict[str, list[Pair]], kind_a: str, table_b: dict[str, list[Pair]], kind_b: str,
+                key: str, seat: int, **values: str) -> tuple[Pair | None, Pair | None]:
+    """An opener and a follow-up together: the `seat`-th pair after the one `key` picks. Personas answering
+    one message in one building share `key` and take different seats, so no two of them say the same
+    words while there are pairs enough (each kind has at least as many as a building usually holds)."""
+    firsts = [p for p in (_fill(v, **values) for v in table_a.get(kind_a, [])) if p] or [None]
+    seconds = [p for p in (_fill(v, **values) for v in table_b.get(kind_b, [])) if p] or [None]
+    pairs = [(a, b) for b in seconds for a in firsts]  # the opener varies first: neighbours differ at the start
+    return pairs[(_pick(key, len(pairs)) + seat) % len(pairs)]
 
 
 @lru_cache(maxsize=256)  # the same system prompt pulse after pulse
@@ -149,7 +171,8 @@ def happened(playbook: str, body: str, place: str) -> tuple[str, str] | None:
 
 OPENERS = {
     "greeting": [("{hello}！{me}は{name}です", "{hello}！{me}は{name}だ"),
-                 ("{hello}。来てくれてうれしいです", "{hello}。来てくれてうれしい")],
+                 ("{hello}。来てくれてうれしいです", "{hello}。来てくれてうれしい"),
+                 ("{hello}。お会いできてよかったです", "{hello}。会えてよかった")],
     "thanks": [("どういたしまして。お役に立ててよかったです", "どういたしまして。役に立ててよかった"),
                ("こちらこそ、ありがとうございます！", "こっちこそ、ありがとう！")],
     "bye": [("はい、またお話ししましょう", "うん、またお話ししよう"),
@@ -158,7 +181,8 @@ OPENERS = {
                  ("うーん、すぐには答えが出てこないです", "うーん、すぐには答えが出てこない"),
                  ("それは{me}も気になっていました", "それは{me}も気になってた")],
     "feeling": [("そうだったんですね。話してくれてうれしいです", "そうだったんだ。話してくれてうれしい"),
-                ("その気持ち、なんとなくわかります", "その気持ち、なんとなくわかる")],
+                ("その気持ち、なんとなくわかります", "その気持ち、なんとなくわかる"),
+                ("そう感じていたんですね", "そう感じてたんだ")],
     "statement": [("なるほど、そうなんですね", "なるほど、そうなんだ"),
                   ("へえ、それは面白いですね", "へえ、それは面白い"),
                   ("うんうん、聞いています", "うんうん、聞いてる")],
@@ -169,10 +193,14 @@ FOLLOWS = {
                  ("{likes}のことなら、もう少しお話しできます", "{likes}のことなら、もう少し話せる")],
     "statement": [("よかったら、もう少し聞かせてください", "よかったら、もう少し聞かせて"),
                   ("{place}でゆっくりしていってくださいね", "{place}でゆっくりしていって")],
-    "feeling": [("{me}でよければ、いつでも話を聞きます", "{me}でよければ、いつでも話を聞く")],
+    "feeling": [("{me}でよければ、いつでも話を聞きます", "{me}でよければ、いつでも話を聞く"),
+                ("よかったら、もう少し教えてください", "よかったら、もう少し教えて")],
     "greeting": [("今日はどんなご用ですか？", "今日はどうしたの？"),
-                 ("{place}へようこそ", "{place}へようこそ")],
+                 ("{place}へようこそ！", "{place}へようこそ！")],  # an exclamation: no ending after it
     "done": [("ほかにもあれば言ってください", "ほかにもあれば言って")],
+    "thanks": [("また何かあれば声をかけてください", "また何かあれば声をかけて"),
+               ("{place}でのんびりしていってくださいね", "{place}でのんびりしていって")],
+    "bye": [("今日は話せてよかったです", "今日は話せてよかった"), ("また{place}で会いましょう", "また{place}で会おう")],
 }
 
 
