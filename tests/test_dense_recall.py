@@ -355,6 +355,7 @@ def test_a_kill_of_the_embedding_process_mid_batch_fails_that_batch_only(package
         index.step()
     assert len(_rows(db)) == 8  # the committed batch is kept, the killed one wrote nothing
     assert index.drain() == {"mina": (12, 12)}  # the next batch starts the process anew
+    index.dense.wait = 120.0  # this test wants the query's vector however slow the machine is
     hits = recall(memory, ChronicleStore(db), MemopediaStore(db), "mina", "猫の本", limit=3, dense=index.dense)
     assert hits and all("dense" in h for h in hits)
     index.stop()
