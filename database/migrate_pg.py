@@ -60,6 +60,38 @@ CREATE FUNCTION saimemory_grams(persona text, content text) RETURNS text[]
                                           'g'), chr(65535)), '') $$;
 CREATE INDEX ix_saimemory_grams ON saimemory USING gin (saimemory_grams(PERSONA_ID, CONTENT));
 """,
+    # Step 14: message vectors (database/steps_vec.py), VEC as bytea (float32, as on SQLite: the fallback
+    # every server can hold); the triggers that drop a message's vectors with its row or when its text or
+    # persona changes call one PL/pgSQL function. Where the server has pgvector and lets this user create
+    # it, an EMB column of type `vector` beside VEC: the dense-only pass then runs in the database
+    # (saiverse/memory/_vectors.py `pg_near`) instead of a matrix kept in the app. Not having it, or not
+    # being allowed to create it, is no error: the column is left out and recall scans VEC with numpy.
+    14: """
+CREATE TABLE saimemory_vec (
+    MESSAGE_ID BIGINT NOT NULL,
+    PERSONA_ID TEXT NOT NULL,
+    MODEL TEXT NOT NULL,
+    DIM INTEGER NOT NULL,
+    VEC BYTEA NOT NULL,
+    PRIMARY KEY (MODEL, MESSAGE_ID)
+);
+CREATE INDEX ix_saimemory_vec_persona ON saimemory_vec (MODEL, PERSONA_ID, MESSAGE_ID);
+CREATE FUNCTION saimemory_vec_forget() RETURNS trigger LANGUAGE plpgsql
+    AS $$ BEGIN DELETE FROM saimemory_vec WHERE MESSAGE_ID = OLD.ID; RETURN NULL; END $$;
+CREATE TRIGGER saimemory_vec_ad AFTER DELETE ON saimemory FOR EACH ROW EXECUTE FUNCTION saimemory_vec_forget();
+CREATE TRIGGER saimemory_vec_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory FOR EACH ROW
+    EXECUTE FUNCTION saimemory_vec_forget();
+DO $$ BEGIN
+    IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
+        BEGIN
+            CREATE EXTENSION IF NOT EXISTS vector;
+            ALTER TABLE saimemory_vec ADD COLUMN EMB vector;
+        EXCEPTION WHEN insufficient_privilege OR feature_not_supported OR undefined_file THEN
+            NULL;  -- no pgvector for this user: recall scans the float32 blobs
+        END;
+    END IF;
+END $$;
+""",
 }
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""
 
@@ -97,8 +129,20 @@ def pg_sql(step: Step) -> str:
 
 
 def statements(sql: str) -> list[str]:
-    """The statements of a translated step (no step has a `;` inside a literal or a body on PostgreSQL)."""
-    return [s.strip() for s in sql.split(";") if s.strip()]
+    """The statements of a translated step, split on `;` outside `$$ … $$` bodies (no step has a `;`
+    inside a literal)."""
+    out, buf = [], ""
+    for n, part in enumerate(sql.split("$$")):
+        if n % 2:  # inside a dollar-quoted body
+            buf += "$$" + part + "$$"
+            continue
+        pieces = part.split(";")
+        buf += pieces[0]
+        for piece in pieces[1:]:
+            out.append(buf)
+            buf = piece
+    out.append(buf)
+    return [s.strip() for s in out if s.strip()]
 
 
 @dataclass

@@ -18,13 +18,16 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._lexical import latin_stems, normalise, query_terms, term_frequency
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._recall import recall
 from saiverse.memory._store import SAIMemory
+
+if TYPE_CHECKING:  # numpy is imported only where vectors are used
+    from saiverse.memory._dense import DenseRecall
 
 SETTING_PREFIX = "reflex_recall:"
 """World setting key prefix; the persona id follows. "0" is off; absent or "1" is on."""
@@ -33,6 +36,9 @@ MIN_SCORE = 1.0
 MIN_SHARE = 0.35
 LINE_CHARS = 200
 LORE_PAGES = 3
+DENSE_WAIT = 0.02
+"""The most a pulse waits for the message's vector (an embedding model set): reflex recall adds at most
+~30 ms to a pulse, so a slower model leaves this recall lexical (its vector is kept for the next)."""
 HEADER = "## ふと思い出したこと（記憶から。日付はそのときのもの）"
 _WHO = {"user": "相手", "assistant": "自分", "system": "システム"}
 
@@ -116,11 +122,12 @@ def lore_found(memopedia: MemopediaStore, persona_id: str, message: str) -> list
 
 
 def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
-                message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> str:
+                message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int,
+                dense: Any = None) -> str:
     """The memory section for a prompt answering `message` ("" when nothing worth it is found).
     `shown`: contents already in the prompt; `max_chars`: the most the section may take."""
     return reflex_section(reflex_found(memory, chronicle, memopedia, persona_id, message, pulse_id=pulse_id,
-                                shown=shown, max_chars=max_chars))
+                                       shown=shown, max_chars=max_chars, dense=dense))
 
 
 def reflex_section(found: list[Recalled]) -> str:
@@ -129,14 +136,17 @@ def reflex_section(found: list[Recalled]) -> str:
 
 
 def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
-                 message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> list[Recalled]:
-    """The lines of `reflex_text`'s section, each with its score and why (see `Recalled`)."""
+                 message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int,
+                 dense: DenseRecall | None = None) -> list[Recalled]:
+    """The lines of `reflex_text`'s section, each with its score and why (see `Recalled`). `dense`: the
+    stored vectors of SAIVERSE_EMBEDDING_MODEL, fused in when its query vector comes within `DENSE_WAIT`."""
     if not message.strip() or max_chars <= len(HEADER):
         return []
     found = lore_found(memopedia, persona_id, message)
     used = len(HEADER) + 1 + sum(len(r.line) + 1 for r in found)
     lore_text = "\n".join(r.line for r in found)
-    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id)
+    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id,
+                  dense=dense, dense_wait=DENSE_WAIT)
     if not hits or max(h["score"] for h in hits) < MIN_SCORE:
         hits = []
     floor = MIN_SHARE * max((h["score"] for h in hits), default=0.0)
@@ -152,7 +162,9 @@ def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memope
         if used + len(line) + 1 > max_chars:
             break
         held = _matched(message, str(h.get("content", "")), h.get("terms") or [])
-        why = "「" + "」「".join(held) + "」が一致" if held else "検索語が一致"
+        why = "「" + "」「".join(held) + "」が一致" if held else ("" if h.get("dense") is not None else "検索語が一致")
+        if h.get("dense") is not None:  # the embedding model's closeness (saiverse/memory/_dense.py)
+            why = "、".join(w for w in (why, f"意味が近い (cos {h['dense']:.2f})") if w)
         if h.get("older"):
             why += "（同じ話の新しいものがあり、こちらは以前のもの）"
         found.append(Recalled(line, str(h["kind"]), float(h["score"]), why, held, h.get("id"), h.get("created_at")))
