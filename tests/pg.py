@@ -70,9 +70,10 @@ def _as_owner(cmd: list[str], owner: str | None) -> list[str]:
 
 
 @contextmanager
-def running_cluster() -> Iterator[Cluster]:
-    """Start a throwaway cluster (stopped and removed on exit); benchmarks/city.py --postgres uses it too."""
-    bin_dir = _bin_dir()
+def running_cluster(bin_dir: Path | None = None) -> Iterator[Cluster]:
+    """Start a throwaway cluster (stopped and removed on exit); benchmarks/city.py --postgres uses it too.
+    `bin_dir`: another PostgreSQL's programs (tests/test_dense_pgvector.py: one with pgvector)."""
+    bin_dir = bin_dir or _bin_dir()
     if bin_dir is None:
         raise FileNotFoundError("PostgreSQL is not installed (initdb not found): run scripts/test.sh, which "
                                 f"apt-installs `postgresql`, or set {SKIP_ENV}=0 to skip these tests")
