@@ -102,8 +102,7 @@ def memory_index(args: argparse.Namespace) -> int:
     with world(args) as manager:
         index = manager.memory_index
         if index is None:
-            raise UsageError("no embedding model is set: set SAIVERSE_EMBEDDING_MODEL=local (or local:NAME, e.g. a "
-                             "model pulled with `python main.py model pull multilingual-e5-small`)")
+            raise UsageError(_no_index(manager.settings))
         if args.persona:
             manager.world.persona(args.persona)
 
@@ -125,6 +124,21 @@ def memory_index(args: argparse.Namespace) -> int:
             print(f"indexing stopped: {exc}", file=sys.stderr)
             return FAILED_EXIT
     return 0
+
+
+def _no_index(settings: Any) -> str:
+    """Why there is no index: no embedding model set, or the one set cannot be used (a key or URL missing)."""
+    name = settings.embedding_model
+    if not name:
+        return ("no embedding model is set: set SAIVERSE_EMBEDDING_MODEL=local:NAME (e.g. a model pulled with "
+                "`python main.py model pull multilingual-e5-small`), gemini-embedding-001 or text-embedding-3-small")
+    from saiverse.llm.embeddings import cloud_embedder
+
+    try:
+        cloud_embedder(settings, name).close()
+    except ValueError as exc:
+        return f"SAIVERSE_EMBEDDING_MODEL={name} cannot be used: {exc}"
+    return f"SAIVERSE_EMBEDDING_MODEL={name} cannot be used (the log says why)"
 
 
 def chronicle(args: argparse.Namespace) -> int:

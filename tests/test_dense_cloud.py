@@ -8,6 +8,9 @@ the width asked for, so what is asserted is the wire format, the indexer and the
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,6 +28,7 @@ from saiverse.settings import load_settings
 from tests.test_dense_recall import LINES, embed
 
 KEY = "sk-test-embedding-key-123"
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class FakeEmbeddings:
@@ -179,3 +183,6 @@ def test_a_cloud_model_without_its_key_leaves_recall_lexical(db: Database, monke
     monkeypatch.setenv("SAIVERSE_EMBEDDING_MODEL", "gemini-embedding-001")
     assert open_memory_index(load_settings(), db, start=False) is None
     assert "GEMINI_API_KEY" in caplog.text
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "memory-index", "--wait"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": "0"})
+    assert done.returncode == 2 and "GEMINI_API_KEY" in done.stderr.splitlines()[-1]  # said, not "not set"

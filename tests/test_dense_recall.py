@@ -222,6 +222,26 @@ def test_a_slow_model_never_holds_a_pulse_up(db: Database) -> None:
     assert any("Volvo" in h["content"] and h.get("dense") for h in hits)
 
 
+def test_reflex_recall_brings_a_line_by_meaning_and_says_why(db: Database) -> None:
+    from saiverse.memory._reflex import reflex_found
+
+    memory = SAIMemory(db)
+    _fill(memory)
+    index = MemoryIndex(db, "local:test", embed)
+    index.drain()
+    dense = index.dense
+    args = (memory, ChronicleStore(db), MemopediaStore(db), "mina")
+    asked, greeting = "Did my car stop working?", "Good evening, how are you?"
+    for text_ in (asked, greeting):  # the vectors asked for beforehand: the reflex's 20 ms wait then holds
+        assert dense.query_vector(text_, wait=30) is not None
+    lexical = reflex_found(*args, asked, pulse_id=None, shown=(), max_chars=2000)
+    assert not any("Volvo" in r.line for r in lexical)
+    found = reflex_found(*args, asked, pulse_id=None, shown=(), max_chars=2000, dense=dense)
+    volvo = [r for r in found if "Volvo" in r.line]
+    assert volvo and volvo[0].why.startswith("意味が近い (cos ") and volvo[0].kind == "message"
+    assert not reflex_found(*args, greeting, pulse_id=None, shown=(), max_chars=2000, dense=dense)  # nothing stands out
+
+
 def test_the_thread_starts_the_model_even_with_nothing_to_index(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 

@@ -39,6 +39,10 @@ LORE_PAGES = 3
 DENSE_WAIT = 0.02
 """The most a pulse waits for the message's vector (an embedding model set): reflex recall adds at most
 ~30 ms to a pulse, so a slower model leaves this recall lexical (its vector is kept for the next)."""
+DENSE_HITS = 2
+DENSE_LEAD = 0.08
+"""A hit no word of the message holds enters by meaning only this far above the hits' median cosine: not
+tuned on a real embedding model (none could be pulled here), chosen to keep a greeting's near-ties out."""
 HEADER = "## ふと思い出したこと（記憶から。日付はそのときのもの）"
 _WHO = {"user": "相手", "assistant": "自分", "system": "システム"}
 
@@ -121,6 +125,19 @@ def lore_found(memopedia: MemopediaStore, persona_id: str, message: str) -> list
     return found
 
 
+def _meant(hits: list[dict[str, Any]], floor: float) -> set[int]:
+    """The hits (by `id()`) that enter by meaning alone, when an embedding model's list was fused in: at
+    most `DENSE_HITS`, each standing out from the hits' median cosine by `DENSE_LEAD` and at least as
+    close as every hit the words brought (a greeting's vectors are all alike: nothing stands out)."""
+    closeness = sorted(float(h["dense"]) for h in hits if h.get("dense") is not None)
+    if len(closeness) < 3:
+        return set()
+    worded = [float(h["dense"]) for h in hits if h["score"] >= floor and h.get("dense") is not None]
+    bar = max([closeness[len(closeness) // 2] + DENSE_LEAD, *worded])
+    picked = [h for h in hits if h["score"] < floor and h.get("dense") is not None and h["dense"] >= bar]
+    return {id(h) for h in picked[:DENSE_HITS]}
+
+
 def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
                 message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int,
                 dense: Any = None) -> str:
@@ -147,13 +164,13 @@ def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memope
     lore_text = "\n".join(r.line for r in found)
     hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id,
                   dense=dense, dense_wait=DENSE_WAIT)
-    if not hits or max(h["score"] for h in hits) < MIN_SCORE:
-        hits = []
-    floor = MIN_SHARE * max((h["score"] for h in hits), default=0.0)
+    best = max((h["score"] for h in hits), default=0.0)
+    floor = MIN_SHARE * best if best >= MIN_SCORE else float("inf")  # words found nothing worth it: none by words
+    meant = _meant(hits, floor)
     for h in hits:
         content = " ".join(str(h.get("content", "")).split())
         brought = h["kind"] == "memopedia" and f"「{h.get('title')}」、" in lore_text  # by the lore above
-        if h["score"] < floor or content in shown or brought:
+        if (h["score"] < floor and id(h) not in meant) or content in shown or brought:
             continue
         text = content if len(content) <= LINE_CHARS else content[:LINE_CHARS - 1] + "…"
         line = f"- [{_day(h.get('created_at'))}] ({_label(h)}){' ※以前の話' * bool(h.get('older'))} {text}"
