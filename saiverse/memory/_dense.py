@@ -31,7 +31,7 @@ import numpy as np
 from sqlalchemy import text
 
 from database.engine import Database
-from saiverse.memory._vectors import has_vectors, persona_rows, pg_near, pgvector_column, unpack, vectors_of
+from saiverse.memory._vectors import has_vectors, persona_rows, unpack, vectors_of
 
 log = logging.getLogger(__name__)
 
@@ -99,8 +99,6 @@ class DenseRecall:
         """How long a query's vector has been taking (a running mean)."""
         self.wait = QUERY_WAIT
         """Seconds a recall waits for its query's vector (benchmarks and the CLI wait longer)."""
-        self._in_database: bool | None = None
-        """Whether pgvector does the dense-only pass in the database (no matrix kept here); None: not yet asked."""
 
     def query_vector(self, query: str, wait: float | None = None) -> np.ndarray | None:
         """The query's unit vector; None when the embedding process is not running (nothing waits for a
@@ -160,12 +158,6 @@ class DenseRecall:
 
     def near(self, persona_id: str, vec: np.ndarray, limit: int = NEAR) -> list[tuple[int, float]]:
         """The persona's `limit` stored messages closest to `vec` (dense-only candidates)."""
-        if self._in_database is None:
-            with self.db.engine.connect() as conn:
-                self._in_database = pgvector_column(conn)
-        if self._in_database:
-            with self.db.engine.connect() as conn:
-                return pg_near(conn, self.model, persona_id, vec, limit)
         _one_blas_thread()
         m = self._matrix(persona_id)
         if m is None or not len(m.ids) or m.mat.shape[1] != len(vec):

@@ -8,6 +8,9 @@ Why plain blobs scanned with numpy, on SQLite and PostgreSQL alike: sqlite-vec i
 extension (Python's sqlite3 may be built without extension loading, and every connection would have
 to load it), and pgvector is an extension a user's PostgreSQL may not have, or may not let them
 create; a fallback would be needed anyway, and one code path gives both stores the same results.
+Measured where pgvector is there (benchmarks/recall_pgvector.py), its exact search was several times
+slower than the numpy scan at 20k vectors of a persona; its HNSW index needs one vector width per
+index and filters personas after the search (benchmarks/RESULTS-recall.md, "pgvector").
 A persona's vectors are a few hundred thousand at most; scanning them as one numpy matrix in memory
 (saiverse/memory/_dense.py) costs milliseconds.
 
@@ -62,50 +65,20 @@ def pending(db: Database, persona_id: str, model: str, *, limit: int, below: int
             params)]
 
 
-def pgvector_column(conn: Connection) -> bool:
-    """Whether the store has pgvector's EMB column (PostgreSQL with the extension: database/migrate_pg.py, step 14)."""
-    if conn.dialect.name != "postgresql":
-        return False
-    return conn.execute(text("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
-                             "AND table_name = 'saimemory_vec' AND column_name = 'emb'")).first() is not None
-
-
-def as_pgvector(vector: Sequence[float] | np.ndarray) -> str:
-    """pgvector's text form of a vector (`[0.1,0.2]`), which `CAST(… AS vector)` reads."""
-    return "[" + ",".join(repr(float(v)) for v in np.asarray(vector, dtype=np.float32)) + "]"
-
-
-_INSERT = ("INSERT INTO saimemory_vec (MESSAGE_ID, PERSONA_ID, MODEL, DIM, VEC{emb}) "
-           "SELECT ID, PERSONA_ID, :k, :d, :v{emb_value} FROM saimemory WHERE ID = :id AND PERSONA_ID = :p "
-           "AND CONTENT = :c ON CONFLICT DO NOTHING")
-
-
 def write(db: Database, persona_id: str, model: str, rows: Iterable[tuple[int, str, np.ndarray | None]]) -> int:
     """Store (message id, the text embedded, its vector or None for nothing to embed) in one transaction;
-    a message deleted or edited since it was read gets nothing. Returns the rows written. With pgvector's
-    column the vector goes there too (the blob stays: one read path for the candidates' vectors)."""
+    a message deleted or edited since it was read gets nothing. Returns the rows written."""
     written = 0
     with db.engine.begin() as conn:
-        emb = pgvector_column(conn)
-        sql = text(_INSERT.format(emb=", EMB" if emb else "", emb_value=", CAST(:e AS vector)" if emb else ""))
         for message_id, content, vec in rows:
             dim = 0 if vec is None else int(len(vec))
             blob = b"" if vec is None else pack(vec)
-            params = {"id": message_id, "p": persona_id, "k": model, "d": dim, "v": blob, "c": content}
-            if emb:
-                params["e"] = None if vec is None else as_pgvector(vec)
-            written += conn.execute(sql, params).rowcount or 0
+            written += conn.execute(text(
+                "INSERT INTO saimemory_vec (MESSAGE_ID, PERSONA_ID, MODEL, DIM, VEC) "
+                "SELECT ID, PERSONA_ID, :k, :d, :v FROM saimemory WHERE ID = :id AND PERSONA_ID = :p AND CONTENT = :c "
+                "ON CONFLICT DO NOTHING"),
+                {"id": message_id, "p": persona_id, "k": model, "d": dim, "v": blob, "c": content}).rowcount or 0
     return written
-
-
-def pg_near(conn: Connection, model: str, persona_id: str, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
-    """The persona's `limit` messages closest to a unit `vector`, found by pgvector in the database (an exact
-    scan of the persona's rows: the vectors' width differs by model, and an HNSW index needs one width)."""
-    rows = conn.execute(text(
-        "SELECT MESSAGE_ID, EMB <#> CAST(:q AS vector) AS d FROM saimemory_vec "
-        "WHERE MODEL = :k AND PERSONA_ID = :p AND DIM = :n AND EMB IS NOT NULL ORDER BY d LIMIT :lim"),
-        {"q": as_pgvector(vector), "k": model, "p": persona_id, "n": len(vector), "lim": limit})
-    return [(int(r[0]), -float(r[1])) for r in rows]  # <#> is the negative inner product: the cosine, negated
 
 
 def counts(db: Database, model: str, persona_id: str | None = None) -> dict[str, tuple[int, int]]:

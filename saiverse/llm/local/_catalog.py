@@ -66,13 +66,14 @@ CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry("gemma-3-4b-it", "ggml-org/gemma-3-4b-it-GGUF", "gemma-3-4b-it-Q4_K_M.gguf", 2_490_000_000, "4B",
                  "表現が豊かで物語や説明が上手。メモリ 8 GB 以上の PC 向け (Q4_K_M)",
                  "Rich, expressive writing for stories and explanations; for PCs with 8 GB of memory or more"),
-    # Embedding models for recall (issue 33): untried here (this machine has no network), names as listed on the hub.
+    # Embedding models for recall (issue 33), bert-architecture GGUFs llama.cpp runs; repository and file names as the
+    # hub lists them. Untried here: this machine reaches no model hub.
     CatalogEntry("multilingual-e5-small", "cstr/multilingual-e5-small-GGUF", "multilingual-e5-small-q8_0.gguf",
                  130_000_000, "118M",
                  "記憶の検索用 (埋め込み)。小さく速い多言語モデルで、日本語の言い換えも見つけます (Q8_0、384 次元)",
                  "For recall (embeddings): small, fast, multilingual, finds Japanese rewordings (Q8_0, 384 dims)",
                  kind="embedding", query_prefix="query: ", passage_prefix="passage: "),
-    CatalogEntry("bge-m3", "gpustack/bge-m3-GGUF", "bge-m3-Q4_K_M.gguf", 438_000_000, "568M",
+    CatalogEntry("bge-m3", "rbehzadan/bge-m3-gguf", "bge-m3-Q4_K_M.gguf", 438_000_000, "568M",
                  "記憶の検索用 (埋め込み)。日本語に強い多言語モデル。より正確、少し重い (Q4_K_M、1024 次元)",
                  "For recall (embeddings): strong multilingual model, good at Japanese; more accurate, heavier",
                  kind="embedding"),
