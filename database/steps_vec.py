@@ -5,13 +5,12 @@ Frozen like every step: a schema change is a new step at the end of database/ste
 
 # Step 14: dense vectors of SAIMemory messages, written by the background indexer
 # (saiverse/memory/_indexer.py) and read by recall (saiverse/memory/_dense.py). One row per message
-# and embedding model (MODEL: `local:<file stem>` or `openai:<model>`), the vector as DIM little-endian
-# float32 in VEC (a zero-length VEC with DIM 0: a message with nothing to embed, so it is not asked
-# again). Plain blobs scanned with numpy: sqlite-vec is an extension SQLite must be allowed to load
-# (saiverse/memory/_vectors.py says why). PostgreSQL's table is the same with a bytea VEC, and a
-# pgvector column beside it where the server has the extension (database/migrate_pg.py). A message's
-# vectors go when its row goes or its text or persona changes (the triggers here; PostgreSQL's are
-# in database/migrate_pg.py).
+# and embedding model (MODEL: `local:<file stem>`, `gemini-embedding-001@512`, ...), the vector as DIM
+# little-endian float32 in VEC (a zero-length VEC with DIM 0: a message with nothing to embed, so it is
+# not asked again). Plain blobs scanned with numpy on both stores (saiverse/memory/_vectors.py says why,
+# and why not sqlite-vec or pgvector); PostgreSQL's VEC is bytea (database/migrate_pg.py). A message's
+# vectors go when its row goes or its text or persona changes (the triggers here; PostgreSQL's are in
+# database/migrate_pg.py).
 SAIMEMORY_VEC_SQL = """
 CREATE TABLE saimemory_vec (
     MESSAGE_ID INTEGER NOT NULL,
