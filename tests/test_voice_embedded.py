@@ -45,6 +45,7 @@ def test_the_embedded_voice_speaks_japanese(voices: VoiceService) -> None:
     assert sox_stat(slow)["length (seconds)"] > figures["length (seconds)"] * 1.2, "slower is longer"
     model = voices.home / "models" / "voice" / "kokoro-v1.0.int8.onnx"
     assert model.is_file() and model.stat().st_size > 80_000_000, "assembled in the home from the PyPI parts"
+    assert model.stat().st_mode & 0o077 == 0 and model.parent.stat().st_mode & 0o077 == 0
     assert voices.list_voices(VoiceSettings()) == ["jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo"]
     with pytest.raises(VoiceError) as err:
         voices.synthesize(VoiceSettings(voice="alloy"), text)
