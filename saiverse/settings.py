@@ -100,6 +100,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("local_profile", "SAIVERSE_LOCAL_PROFILE", setting_values.local_profile),
     Option("local_stall_seconds", "SAIVERSE_LOCAL_STALL_SECONDS", setting_values.seconds),
     Option("local_keep_alive", "SAIVERSE_LOCAL_KEEP_ALIVE", setting_values.keep_alive),
+    Option("embedding_model", "SAIVERSE_EMBEDDING_MODEL", setting_values.embedding_model, saved=True),
     Option("hf_endpoint", "HF_ENDPOINT"),
     Option("ollama_url", "SAIVERSE_OLLAMA_URL"),
     Option("lmstudio_url", "SAIVERSE_LMSTUDIO_URL"),
@@ -112,7 +113,6 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", setting_values.positive),
     Option("backup_keep", "SAIVERSE_BACKUP_KEEP", setting_values.backup_keep),
     Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", setting_values.pulse_workers),
-
     Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
     Option("stt_engine", "SAIVERSE_STT_ENGINE", setting_values.stt_engine, saved=True),
     Option("stt_url", "SAIVERSE_STT_URL", setting_values.http_url, saved=True),
@@ -120,6 +120,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("stt_api_key", "SAIVERSE_STT_API_KEY", saved=True, secret=True),
     Option("voice_cache_mb", "SAIVERSE_VOICE_CACHE_MB", setting_values.integer, saved=True),
     Option("voice_stall_seconds", "SAIVERSE_VOICE_STALL_SECONDS", setting_values.seconds),
+    Option("voice_in_backups", "SAIVERSE_VOICE_IN_BACKUPS", setting_values.switch, saved=True),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -185,6 +186,10 @@ class Settings:
     local_keep_alive: float = 300.0
     """Seconds a local model's process stays loaded after its last request (as Ollama's keep_alive):
     then it ends and its memory is the system's again; the next request loads it anew. 0: never unload."""
+    embedding_model: str = ""
+    """The model whose vectors recall fuses with its lexical ranking (issue 33): `local` (the local model's
+    GGUF), `local:<name or path>` (a GGUF, e.g. a pulled embedding model); empty: recall is lexical only.
+    A background indexer embeds every message (saiverse/memory/_indexer.py)."""
     hf_endpoint: str | None = None
     """The Hugging Face hub `model pull` downloads from (HF_ENDPOINT, as huggingface_hub reads it; None:
     huggingface.co)."""
@@ -225,6 +230,8 @@ class Settings:
     (saiverse/voice/_cache.py). 0 keeps only the last line."""
     voice_stall_seconds: float = 60.0
     """Seconds the embedded voice's process may take for one line before it is called hung and restarted."""
+    voice_in_backups: bool = False
+    """Whether backups hold the spoken audio cache too (off: it can be made again)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 

@@ -36,7 +36,7 @@ def test_compatible_server_speaks_a_wav_once_and_lists_its_voices(tmp_path: Path
     sent = server.speech()
     assert len(sent) == 1, "the second time comes from the cache"
     body = sent[0].body
-    assert body["input"] == "こんにちは。 を見てね"  # no URL, no emoji reach the engine
+    assert body["input"] == "こんにちは。を見てね"  # no URL, no emoji reach the engine
     assert (body["model"], body["voice"], body["response_format"], body["speed"]) == ("tts-1", "jf_alpha", "wav", 1.25)
     figures = sox_stat(path)
     assert figures["length (seconds)"] == pytest.approx(len(body["input"]) / 8 / 1.25, abs=0.05)

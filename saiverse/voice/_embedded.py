@@ -65,6 +65,7 @@ class EmbeddedEngine:
                              f"the embedded engine has no voice {name!r} (choose one of: {', '.join(VOICES)})",
                              kind="unknown_voice")
         child = self._child()
+        child.stall_seconds = float(getattr(self._settings(), "voice_stall_seconds", 60.0))  # 設定 applies at once
         try:
             data = child.call("speak", text=text, voice=name, speed=voice.speed)
         except ModelBroken as exc:

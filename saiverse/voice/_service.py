@@ -118,6 +118,22 @@ class VoiceService:
         """`synthesize` in the persona's own voice."""
         return self.synthesize(self.voice_for(persona_id), text)
 
+    def warm(self, voice: VoiceSettings) -> threading.Thread | None:
+        """Start `voice`'s engine in the background (the embedded one's process and model take seconds to
+        load), so the first line spoken later does not wait for it: call it when the speaker is turned on."""
+        if voice.engine != "embedded":
+            return None
+
+        def start() -> None:
+            try:
+                self.engine("embedded").speak(voice, "はい。")
+            except VoiceError:
+                pass  # the line that needs it says why
+
+        worker = threading.Thread(target=start, name="voice-warm", daemon=True)
+        worker.start()
+        return worker
+
     def list_voices(self, voice: VoiceSettings) -> list[str]:
         """The voice names `voice.engine` offers ([] for `browser` and `off`: the page lists its own)."""
         if voice.engine not in SERVER_ENGINES:

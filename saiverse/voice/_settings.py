@@ -102,11 +102,11 @@ def checked(base: VoiceSettings, **changes: Any) -> VoiceSettings:
         raise VoiceError(f"速さ {out.speed!r} / 高さ {out.pitch!r} は数ではありません",
                          f"speed {out.speed!r} / pitch {out.pitch!r} is not a number") from None
     if not (math.isfinite(speed) and SPEED_RANGE[0] <= speed <= SPEED_RANGE[1]):
-        raise VoiceError(f"速さ {out.speed!r} は使えません ({SPEED_RANGE[0]} から {SPEED_RANGE[1]} まで)",
-                         f"speed {out.speed!r} cannot be used (from {SPEED_RANGE[0]} to {SPEED_RANGE[1]})")
+        raise VoiceError(f"速さ {out.speed} は使えません ({SPEED_RANGE[0]} から {SPEED_RANGE[1]} まで)",
+                         f"speed {out.speed} cannot be used (from {SPEED_RANGE[0]} to {SPEED_RANGE[1]})")
     if not (math.isfinite(pitch) and PITCH_RANGE[0] <= pitch <= PITCH_RANGE[1]):
-        raise VoiceError(f"高さ {out.pitch!r} は使えません ({PITCH_RANGE[0]:g} から {PITCH_RANGE[1]:g} 半音まで)",
-                         f"pitch {out.pitch!r} cannot be used ({PITCH_RANGE[0]:g} to {PITCH_RANGE[1]:g} semitones)")
+        raise VoiceError(f"高さ {out.pitch} は使えません ({PITCH_RANGE[0]:g} から {PITCH_RANGE[1]:g} 半音まで)",
+                         f"pitch {out.pitch} cannot be used ({PITCH_RANGE[0]:g} to {PITCH_RANGE[1]:g} semitones)")
     url = str(out.url or "").strip().rstrip("/")
     if url:
         parts = urlsplit(url)

