@@ -81,3 +81,10 @@ def test_every_label_module_is_merged() -> None:
     for part, module in OLD_STYLE_PARTS:
         for lang, table in (("JA", JA), ("EN", EN)):
             assert getattr(module, f"{part.upper()}_{lang}").items() <= table.items()
+
+
+def test_the_login_tab_and_the_login_agree_on_the_shortest_password() -> None:
+    from saiverse.care._login import MIN_PASSWORD_CHARS
+    from ui.tabs.login import MIN_PASSWORD_CHARS as SHOWN
+
+    assert SHOWN == MIN_PASSWORD_CHARS

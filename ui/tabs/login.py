@@ -18,6 +18,9 @@ from ui.guard import addresses_to_open, is_loopback
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 
+MIN_PASSWORD_CHARS = 8
+"""saiverse/care/_login.py's MIN_PASSWORD_CHARS (tests/test_labels.py holds them equal)."""
+
 
 def login_status_html(manager: CityPort, labels: Labels) -> str:
     """Whether a password is set, and where this server listens."""
@@ -47,6 +50,13 @@ def build_login_section(manager: CityPort, labels: Labels) -> TabRefresh:
     def on_set(password: str, repeated: str) -> list[Any]:
         if password != repeated:
             return [error_html(labels("lg_mismatch")), "", "", gr.skip()]
+        # The two refusals a person meets, in the page's language (saiverse/care/_login.py `check_password`
+        # words them for the command line).
+        if len(password or "") < MIN_PASSWORD_CHARS:
+            return [error_html(labels("lg_too_short", n=len(password or ""), min=MIN_PASSWORD_CHARS)), "", "",
+                    gr.skip()]
+        if password != password.strip():
+            return [error_html(labels("lg_spaces")), "", "", gr.skip()]
         try:
             set_login(manager.settings.home, password or "")
         except (UserError, OSError) as exc:
