@@ -88,3 +88,19 @@ def test_the_login_tab_and_the_login_agree_on_the_shortest_password() -> None:
     from ui.tabs.login import MIN_PASSWORD_CHARS as SHOWN
 
     assert SHOWN == MIN_PASSWORD_CHARS
+
+
+def test_the_model_layers_words_agree_between_languages() -> None:
+    """saiverse/llm/words.py: why a model answers, what a provider needs — the same keys and blanks in both."""
+    from saiverse.llm.words import WORDS, say_in
+
+    ja, en = WORDS["ja"], WORDS["en"]
+    assert set(ja) == set(en)
+
+    def fields(text: str) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(text) if f}
+
+    assert all(fields(ja[k]) == fields(en[k]) for k in ja)
+    assert not [k for k, text in en.items() if JAPANESE.search(text)]
+    assert say_in("en", "why_has_key", env="GEMINI_API_KEY") == "GEMINI_API_KEY is set"
+    assert say_in("fr", "why_as_set") == ja["why_as_set"]
