@@ -237,7 +237,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                         earlier = gr.Button(labels("load_earlier"), elem_id="chat-load-earlier", size="sm",
                                             visible=False)
                         chatbot = gr.Chatbot(
-                            [], elem_id="chat", show_label=False, height="calc(100vh - 330px)",
+                            [], elem_id="chat", show_label=False, label=labels("chat"), height="calc(100vh - 330px)",
                             min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
                             buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[], editable="user",
                         )
@@ -246,7 +246,8 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                         notice = gr.HTML(views.notice(), elem_id="model-notice", js_on_load=SETTINGS_LINK_JS)
                         build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
                         chat_input = gr.MultimodalTextbox(
-                            elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
+                            elem_id="chat-input", show_label=False, label=labels("input_label"),
+                            placeholder=labels("input_placeholder"),
                             # Any file: ui/attachments.py judges it and refuses in Japanese, keeping the message.
                             file_types=None, file_count="multiple", sources=["upload"],
                         )

@@ -80,13 +80,25 @@ def gradio_i18n(labels: Labels) -> Any:
     return gr.I18n(**{labels.lang: {key: labels(ours) for key, ours in GRADIO_KEYS.items()}})
 
 
+GRADIO_ATTRS = {"Multimedia input field": "gr_input_field", "Upload a file": "gr_upload_file", "Submit": "gr_submit",
+                "Stop": "gr_stop", "chatbot conversation": "gr_conversation", "Close": "gr_close",
+                "Click to upload or drop files": "gr_click_or_drop", "Clear": "gr_clear", "Copy": "gr_copy",
+                "Copied!": "gr_copied", "Remove": "gr_remove", "Download": "gr_download", "Share": "gr_share",
+                "Fullscreen": "gr_fullscreen", "Exit fullscreen mode": "gr_exit_fullscreen",
+                "Scroll down": "gr_scroll_down", "Loading...": "gr_loading", "Textbox": "gr_textbox"}
+"""The `aria-label`/`title` words Gradio writes into its components without a translation key → our label."""
+
+
 def gradio_words_js(labels: Labels) -> str:
-    """A page-load function: Gradio's untranslated toast words rewritten in the app's language."""
+    """A page-load function: Gradio's untranslated words rewritten in the app's language — a toast's
+    title and the lost-connection toast as they appear, and the screen-reader and tooltip words of its
+    components (checked once a second: cheap, and nothing watches the streaming chat for them)."""
     words = {"Info": labels("gr_info"), "Warning": labels("gr_warning"), "Error": labels("gr_error"),
              "Success": labels("gr_success"),
              "Connection to the server was lost. Attempting reconnection...": labels("gr_connection_lost")}
+    attrs = {english: labels(key) for english, key in GRADIO_ATTRS.items()}
     return """() => {
-  const words = WORDS;
+  const words = WORDS, attrs = ATTRS;
   const fix = (root) => {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -101,7 +113,17 @@ def gradio_words_js(labels: Labels) -> str:
     new MutationObserver(() => fix(area)).observe(area, {childList: true, subtree: true, characterData: true});
   };
   watch();
-}""".replace("WORDS", json.dumps(words, ensure_ascii=False))
+  const sweep = () => {
+    for (const el of document.querySelectorAll('[aria-label], [title]')) {
+      for (const name of ['aria-label', 'title']) {
+        const said = el.getAttribute(name);
+        if (said && attrs[said] !== undefined) el.setAttribute(name, attrs[said]);
+      }
+    }
+  };
+  sweep();
+  setInterval(sweep, 1000);
+}""".replace("WORDS", json.dumps(words, ensure_ascii=False)).replace("ATTRS", json.dumps(attrs, ensure_ascii=False))
 
 
 HTML_TAG = re.compile(rb"<html(\s[^>]*?)?\blang=\"[^\"]*\"")
