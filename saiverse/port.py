@@ -354,6 +354,7 @@ _EXPORTS: dict[str, str] = {
     "installed_models": "saiverse.llm.local",
     "local_broken": "saiverse.llm.registry",
     "is_user_error": "saiverse.errors",
+    "listen_refusal": "saiverse.listen",
     "listener_status": "saiverse.listen",
     "local_name": "saiverse.llm.local",
     "make_default": "saiverse.llm.local",

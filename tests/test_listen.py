@@ -11,7 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from saiverse.listen import MAX_AUDIO_BYTES, ListenError, audio_kind, listener_status, save_listener, transcribe
+from saiverse.listen import (
+    MAX_AUDIO_BYTES,
+    ListenError,
+    audio_kind,
+    listen_refusal,
+    listener_status,
+    save_listener,
+    transcribe,
+)
 from saiverse.settings import Settings, SettingsStore, load_settings
 from tests.fakes_listen import TranscriptionServer, sox_wav
 from tests.fakes_llm import FakeServer, gemini_error, gemini_text
@@ -79,6 +87,8 @@ def test_gemini_refusing_the_key_says_so(tmp_path: Path) -> None:
 def test_no_listener_is_a_clear_refusal(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     assert listener_status(settings) == (False, "聞き取り: なし (マイクは使えません)")
+    assert "SAIVERSE_STT_URL" in (listen_refusal(settings) or "")
+    assert "API キー" in (listen_refusal(settings_for(tmp_path, stt_engine="gemini")) or "")
     with pytest.raises(ListenError, match="SAIVERSE_STT_URL") as caught:
         transcribe(settings, sox_wav(tmp_path / "a.wav", speech=0.2, silence=0.1))
     assert caught.value.kind == "no_listener"

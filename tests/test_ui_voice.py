@@ -54,6 +54,16 @@ def test_a_reply_is_spoken_sentence_by_sentence_and_plays_to_its_end(world: dict
         page.wait_for_function("(n) => window.__ended > n", arg=ended, timeout=60_000)
         assert len(world["speech"].speech()) == before
 
+        # ■ 停止 stops the speech too: what plays is cut, the rest of the line is never said.
+        page.wait_for_function("() => !window.svVoice.busy && window.svVoice.queue.length === 0", timeout=60_000)
+        spoken = page.evaluate("() => window.svVoice.spoken.length")
+        play.click()
+        page.wait_for_function("(n) => window.svVoice.spoken.length > n", arg=spoken, timeout=60_000)
+        page.click("#chat-stop")
+        page.wait_for_function("() => !window.svVoice.busy && window.svVoice.queue.length === 0", timeout=60_000)
+        assert page.evaluate("() => window.svVoice.spoken.length") == spoken + 1
+        assert page.evaluate("() => document.querySelector('#sv-voice-player').paused")
+
 
 def test_a_question_from_the_microphone_lands_in_the_box_unsent(world: dict[str, Any]) -> None:
     with new_page(world["browser"], world["app"].url) as page:

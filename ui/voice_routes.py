@@ -152,12 +152,12 @@ async def audio(request: Request) -> Response:
 
 
 async def listen(request: Request) -> Response:
-    from saiverse.port import MAX_AUDIO_BYTES, ListenError, listener_status
+    from saiverse.port import MAX_AUDIO_BYTES, ListenError, listen_refusal
 
     desk = _desk(request)
-    if request.method == "GET":  # 🎤 asks first whether anyone listens (its line is the refusal shown)
-        ready, line = listener_status(desk.manager.settings) if desk is not None else (False, "no city")
-        return JSONResponse({"ready": ready, "line": line})
+    if request.method == "GET":  # 🎤 asks first whether anyone listens (the refusal says where to set one)
+        why = listen_refusal(desk.manager.settings) if desk is not None else "no city"
+        return JSONResponse({"ready": why is None, "line": why or ""})
     lang = str(getattr(desk.manager.settings, "lang", "ja")) if desk is not None else "ja"
     raw = await _body(request, MAX_AUDIO_BYTES)
     if desk is None:

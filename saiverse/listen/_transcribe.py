@@ -61,6 +61,15 @@ def listener_status(settings: Any) -> tuple[bool, str]:
     return True, STATUS["ready"][en].format(what=listener.describe())
 
 
+def listen_refusal(settings: Any) -> str | None:
+    """None when someone listens; else why not, as the chat's 🎤 says it (where to set one)."""
+    try:
+        listener = listener_for(settings)
+    except ListenError as exc:
+        return str(exc)
+    return str(ListenError("no_listener", str(getattr(settings, "lang", "ja") or "ja"))) if listener is None else None
+
+
 def save_listener(store: Any, values: Mapping[str, Any]) -> Any:
     """Save the 設定 tab's listener fields through `store` (a SettingsStore); returns the new Settings.
 
