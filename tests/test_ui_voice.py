@@ -147,7 +147,7 @@ def test_the_voice_routes_serve_only_what_they_handed_out(world: dict[str, Any])
         assert client.get("voice/listen").json()["ready"] is True
         # The browser's own voices: the page is handed the speakable words and the settings, no audio.
         sora = next(p for p in world["app"].manager.personas() if p.name == "ソラ")
-        world["app"].manager.voices.set_voice(sora.persona_id, engine="browser", speed=1.5, pitch=2)
+        world["app"].manager.voices.set_voice(sora.persona_id, engine="browser", voice="", speed=1.5, pitch=2)
         try:
             here = client.post("voice/say", json={"name": "ソラ", "text": "見て https://example.com 😀 きれい。"}).json()
         finally:
@@ -155,3 +155,19 @@ def test_the_voice_routes_serve_only_what_they_handed_out(world: dict[str, Any])
                                                   url=f"{world['speech'].url}/v1")
         assert here.pop("text").replace(" ", "") == "見てきれい。"  # no URL, no emoji (saiverse/voice speakable)
         assert here == {"engine": "browser", "voice": "", "speed": 1.5, "pitch": 2.0}
+
+
+def test_a_line_from_elsewhere_is_read_when_it_arrives(world: dict[str, Any]) -> None:
+    """Another window (here: the manager itself, as a second device would) talks in this building; the
+    refresh brings the reply into this window's chat, and the speaker reads it."""
+    manager = world["app"].manager
+    with new_page(world["browser"], world["app"].url) as page:
+        page.click("#sv-speaker")
+        building = page.locator("#chat-header [data-building-id]").first.get_attribute("data-building-id")
+        spoken = page.evaluate("() => window.svVoice.spoken.length")
+        events = list(manager.handle_user_input(building, "別の窓から、こんばんは", []))
+        reply = next(e["text"] for e in events if e.get("type") == "speak")
+        page.wait_for_function("(n) => window.svVoice.spoken.length > n && !window.svVoice.busy"
+                               " && window.svVoice.queue.length === 0", arg=spoken, timeout=60_000)
+        said = page.evaluate("(n) => window.svVoice.spoken.slice(n)", spoken)
+        assert "".join(said).replace(" ", "") in reply.replace(" ", "") and said

@@ -8,6 +8,8 @@ the routes of ui/voice_routes.py.
   while the rest is still being written. A fenced code block or an open `<user_only>` part is never cut
   (the server's `speakable` drops them whole). The persona's engine decides how: a WAV the server made
   (one `<audio id="sv-voice-player">` plays the queue) or the page's own `speechSynthesis` (`browser`).
+- Lines that arrive without this window's send (autonomy, a schedule, another window) are read when
+  the speaker is on and they are appended to the building the window goes on showing.
 - **▶** on every persona line of the chat: says that line (the text comes from the line's own
   `aria-label`, which Gradio fills with the message's markdown).
 - **■ 停止** stops speech too: the queue is emptied and what plays is cut.
@@ -153,6 +155,7 @@ _JS = r"""
     const live = document.querySelector('#chat-live');
     if (!live) { setTimeout(watchLive, 200); return; }
     const read = () => {
+      if (live.querySelector('.sv-live-row')) sv.stripAt = performance.now();
       const now = new Set();
       live.querySelectorAll('[data-say]').forEach((row) => {
         const key = row.dataset.say;
@@ -207,11 +210,33 @@ _JS = r"""
     if (t.closest('#sv-mic')) { ev.preventDefault(); micClick(); return; }
     if (t.closest('#sv-call')) { ev.preventDefault(); callClick(); }
   }, true);
+  // Lines that reach the chat without this window's send (autonomy, a schedule, another window) are read too,
+  // when they are appended to the building this window goes on showing; a redrawn list (another building,
+  // "load earlier", a deletion, a regenerated reply) is read by nobody.
+  let seen = null;
+  const readArrivals = () => {
+    const bubbles = [...document.querySelectorAll('#chat [data-testid="bot"]')];
+    const labels = bubbles.map((b) => b.getAttribute('aria-label') || '');
+    const head = document.querySelector('#chat-header [data-building-id]');
+    const now = {building: head ? head.dataset.buildingId : '', labels};
+    const before = seen;
+    seen = now;
+    if (!before || before.building !== now.building || !sv.on) return;
+    if (sv.track.size || performance.now() - (sv.stripAt || -1e9) < 4000) return;  // said from the strip
+    const last = before.labels[before.labels.length - 1];
+    const at = last === undefined ? -1 : labels.lastIndexOf(last);
+    if ((last !== undefined && at < 0) || labels.length <= before.labels.length) return;
+    for (const bubble of bubbles.slice(at + 1)) {
+      const line = lineOf(bubble);
+      if (line) pieces(line.text, 0, true).parts.forEach((part) => say('', line.name, part));
+    }
+  };
   const watchChat = () => {
     const chat = document.querySelector('#chat');
     if (!chat) { setTimeout(watchChat, 200); return; }
     addPlays();
-    new MutationObserver(addPlays).observe(chat, {childList: true, subtree: true});
+    readArrivals();
+    new MutationObserver(() => { addPlays(); readArrivals(); }).observe(chat, {childList: true, subtree: true});
   };
   watchChat();
   const setSpeaker = (on) => {
@@ -347,7 +372,7 @@ _JS = r"""
   const idle = () => {
     if (!sv.call || sv.phase === 'listening' || sv.phase === 'transcribing') return;
     const live = document.querySelector('#chat-live');
-    const writing = live && live.textContent.trim();
+    const writing = live && live.querySelector('.sv-live-row');
     if (writing) sv.liveSeen = true;
     const since = performance.now() - (sv.sentAt || 0);
     if (sv.phase === 'waiting' && !sv.liveSeen && since < 15000) { setTimeout(idle, 500); return; }
