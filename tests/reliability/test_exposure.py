@@ -99,6 +99,11 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
             assert client.get("/config").status_code == 401
             assert client.get(f"/gradio_api/file={picture}").status_code == 401
+            # The voice's routes too (ui/voice_routes.py): no speaking, listening or audio before the login.
+            assert client.post("/voice/say", json={"name": "ミナ", "text": "こんにちは"}).status_code == 401
+            assert client.post("/voice/listen", content=b"RIFF").status_code == 401
+            assert client.get("/voice/listen").status_code == 401
+            assert client.get("/voice/audio/anything").status_code == 401
             for user, password in [("mika", "wrong password"), ("mika", PASSWORD + " "), ("mika", "")]:
                 r = client.post("/login", data={"username": user, "password": password})
                 assert r.status_code >= 400 and not client.cookies, (user, r.status_code)
@@ -107,6 +112,7 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
             assert r.status_code == 200 and r.json() == {"success": True}
             assert client.get("/config").status_code == 200
             assert client.get(f"/gradio_api/file={picture}").status_code == 200
+            assert client.get("/voice/listen").json()["ready"] is False  # logged in: answered (nobody listens here)
             # The login does not open the door to a foreign Host.
             assert client.get("/config", headers={"Host": "evil.example"}).status_code == 403
         set_login(saiverse_home, "a new password 2", "mika")  # changed (the 設定 tab) while serving
