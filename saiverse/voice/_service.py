@@ -48,7 +48,7 @@ class VoiceService:
         self._lock = threading.Lock()
         self._keys: dict[str, list[Any]] = {}
         """Cache key → [its lock, how many wait on it]: a line in the making."""
-        self.cache = AudioCache(self.home, int(float(getattr(settings(), "voice_cache_mb", 200)) * MB))
+        self.cache = AudioCache(self.home, max(0, int(float(getattr(settings(), "voice_cache_mb", 200)) * MB)))
 
     # -- each persona's voice --------------------------------------------------------------------
 
@@ -109,7 +109,7 @@ class VoiceService:
         said = speakable(text)
         if not said:
             return None
-        self.cache.cap_bytes = int(float(getattr(self._settings(), "voice_cache_mb", 200)) * MB)
+        self.cache.cap_bytes = max(0, int(float(getattr(self._settings(), "voice_cache_mb", 200)) * MB))
         key = self.cache_key(voice, said)
         with self._making(key):  # two windows asking for the same line at once: it is made once
             hit = self.cache.get(key)
