@@ -10,7 +10,9 @@ when the same line was spoken before.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +51,26 @@ def _check_reachable(manager: Any, voice: Any) -> list[str]:
     return []
 
 
+@contextlib.contextmanager
+def _language(manager: Any) -> Iterator[None]:
+    """A VoiceError raised inside comes out in the settings' language (SAIVERSE_LANG may be in `.env`,
+    which the error alone cannot see)."""
+    from saiverse.errors import UserError
+    from saiverse.voice import VoiceError
+
+    try:
+        yield
+    except VoiceError as exc:
+        raise UserError(exc.text(getattr(manager.settings, "lang", "ja"))) from exc
+
+
 def voice_command(manager: Any, args: argparse.Namespace, print_json: Any) -> int:
     """`persona voice P [--engine E] [--url U] [--voice V] [--speed X]`: show or change her voice."""
+    with _language(manager):
+        return _voice(manager, args, print_json)
+
+
+def _voice(manager: Any, args: argparse.Namespace, print_json: Any) -> int:
     from dataclasses import replace
 
     from saiverse.voice import VoiceError, VoiceSettings
@@ -87,28 +107,34 @@ def voice_command(manager: Any, args: argparse.Namespace, print_json: Any) -> in
 
 def speak(args: argparse.Namespace) -> int:
     """say a text in a persona's voice into a WAV file: speak --persona P "text" --out F.wav"""
-    from saiverse.disk import atomic_write
     from saiverse.voice import VoiceError
 
     out = Path(args.out).expanduser()
     if out.is_dir():
         raise VoiceError(f"--out {out} はフォルダです。{out / 'line.wav'} のようにファイル名を",
                          f"--out {out} is a folder; give a file name such as {out / 'line.wav'}")
-    with world(args) as manager:
-        info = find_persona(manager, args.persona)
-        voice = manager.voices.voice_for(info.persona_id)
-        if voice.engine in ("browser", "off"):
-            raise VoiceError(f"{info.name} の声は {voice.engine} です: サーバーでは音声を作りません "
-                             "(persona voice で embedded などに変えてください)",
-                             f"{info.name}'s voice is {voice.engine}: the server makes no audio "
-                             "(set another engine with persona voice)")
-        made = manager.voices.synthesize(voice, args.text)
-        if made is None:
-            raise VoiceError("話す言葉がありません (コード・URL・絵文字だけです)",
-                             "nothing in the text is speech (only code, URLs or emoji)")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(out, made.read_bytes())
-        shutil.copymode(made, out)
+    with world(args) as manager, _language(manager):
+        return _speak(manager, args, out)
+
+
+def _speak(manager: Any, args: argparse.Namespace, out: Path) -> int:
+    from saiverse.disk import atomic_write
+    from saiverse.voice import VoiceError
+
+    info = find_persona(manager, args.persona)
+    voice = manager.voices.voice_for(info.persona_id)
+    if voice.engine in ("browser", "off"):
+        raise VoiceError(f"{info.name} の声は {voice.engine} です: サーバーでは音声を作りません "
+                         "(persona voice で embedded などに変えてください)",
+                         f"{info.name}'s voice is {voice.engine}: the server makes no audio "
+                         "(set another engine with persona voice)")
+    made = manager.voices.synthesize(voice, args.text)
+    if made is None:
+        raise VoiceError("話す言葉がありません (コード・URL・絵文字だけです)",
+                         "nothing in the text is speech (only code, URLs or emoji)")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, made.read_bytes())
+    shutil.copymode(made, out)
     if args.json:
         print_json({"persona_id": info.persona_id, "out": str(out), "bytes": out.stat().st_size,
                     "voice": voice.to_dict()})

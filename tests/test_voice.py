@@ -172,3 +172,12 @@ def test_backups_hold_the_audio_only_when_asked(manager, tmp_path: Path) -> None
     restore_backup(kept, target)
     back = target / rel
     assert back.read_bytes() == spoken.read_bytes() and stat.S_IMODE(back.stat().st_mode) == 0o600
+
+
+def test_the_cli_speaks_english_when_asked(run: Callable[..., tuple[int, str, str]], saiverse_home: Path) -> None:
+    saiverse_home.mkdir(parents=True, exist_ok=True)
+    (saiverse_home.parent / ".env").write_text("SAIVERSE_LANG=en\n", encoding="utf-8")  # .env, not the environment
+    code, _out, err = run("persona", "voice", "mina", "--speed", "9")
+    assert code == USER_ERROR_EXIT and "speed 9 cannot be used" in err, err
+    code, _out, err = run("persona", "voice", "nobody")
+    assert code == USER_ERROR_EXIT and "no persona 'nobody'" in err, err

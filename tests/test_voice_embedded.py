@@ -121,6 +121,10 @@ def test_the_app_outlives_its_voice(make_manager: Any) -> None:
     """Through the app's own service: the city goes on after the voice's process is killed."""
     manager = make_manager()
     info = manager.world.personas()[0]
+    warming = manager.voices.warm(VoiceSettings())  # the speaker turned on: the process starts meanwhile
+    assert warming is not None
+    warming.join(timeout=300)
+    assert manager.voices.engine("embedded").child.pid is not None
     err, _pid = _kill_mid_line(manager.voices, signal.SIGKILL)
     assert err.kind == "crashed"
     assert manager.world.persona(info.persona_id).name == info.name

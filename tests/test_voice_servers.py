@@ -110,3 +110,20 @@ def test_browser_and_off_make_nothing_here(tmp_path: Path) -> None:
         assert voices.synthesize(voice, "```python\nprint(1)\n``` 😀 https://x.y") is None
         assert voices.synthesize(replace(voice, speed=1.0), "") is None
     assert not server.requests
+
+
+def test_the_same_line_asked_twice_at_once_is_made_once(tmp_path: Path) -> None:
+    import threading
+
+    with SpeechServer() as server:
+        voices = _service(tmp_path)
+        voice = VoiceSettings(engine="openai-compatible", url=f"{server.url}/v1")
+        got: list[Path | None] = []
+        workers = [threading.Thread(target=lambda: got.append(voices.synthesize(voice, "同じ行です。")))
+                   for _ in range(4)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=30)
+    assert len(got) == 4 and len(set(got)) == 1 and got[0] is not None
+    assert len(server.speech()) == 1

@@ -41,6 +41,7 @@ class EmbeddedEngine:
         self.home = Path(home)
         self._settings = settings
         self._lock = threading.Lock()
+        self._speaking = threading.Lock()
         self.child: SupervisedChild | None = None
         """The supervised process (None until the first line); tests read its pid."""
 
@@ -65,9 +66,12 @@ class EmbeddedEngine:
                              f"the embedded engine has no voice {name!r} (choose one of: {', '.join(VOICES)})",
                              kind="unknown_voice")
         child = self._child()
-        child.stall_seconds = float(getattr(self._settings(), "voice_stall_seconds", 60.0))  # 設定 applies at once
         try:
-            data = child.call("speak", text=text, voice=name, speed=voice.speed)
+            # One line at a time: the process says them in order anyway, and the stall time must count one
+            # line's work, not the wait behind other windows' lines.
+            with self._speaking:
+                child.stall_seconds = float(getattr(self._settings(), "voice_stall_seconds", 60.0))  # 設定 at once
+                data = child.call("speak", text=text, voice=name, speed=voice.speed)
         except ModelBroken as exc:
             raise VoiceError(f"内蔵の声の処理が起動中に 2 回続けて異常終了しました ({exc.reason})。"
                              "次の行でもう一度試します",

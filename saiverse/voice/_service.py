@@ -8,8 +8,9 @@ was spoken in the same voice before, and otherwise asks the engine once and keep
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -45,7 +46,9 @@ class VoiceService:
         self.world_settings = world_settings
         self._engines: dict[str, VoiceEngine] = {}
         self._lock = threading.Lock()
-        self.cache = AudioCache(self.home, int(float(getattr(settings(), "voice_cache_mb", 200)) * MB))
+        self._keys: dict[str, list[Any]] = {}
+        """Cache key → [its lock, how many wait on it]: a line in the making."""
+        self.cache = AudioCache(self.home, max(0, int(float(getattr(settings(), "voice_cache_mb", 200)) * MB)))
 
     # -- each persona's voice --------------------------------------------------------------------
 
@@ -106,13 +109,29 @@ class VoiceService:
         said = speakable(text)
         if not said:
             return None
-        self.cache.cap_bytes = int(float(getattr(self._settings(), "voice_cache_mb", 200)) * MB)
+        self.cache.cap_bytes = max(0, int(float(getattr(self._settings(), "voice_cache_mb", 200)) * MB))
         key = self.cache_key(voice, said)
-        hit = self.cache.get(key)
-        if hit is not None:
-            return hit
-        data = self.engine(voice.engine).speak(voice, said)
-        return self.cache.put(key, data)
+        with self._making(key):  # two windows asking for the same line at once: it is made once
+            hit = self.cache.get(key)
+            if hit is not None:
+                return hit
+            data = self.engine(voice.engine).speak(voice, said)
+            return self.cache.put(key, data)
+
+    @contextlib.contextmanager
+    def _making(self, key: str) -> Iterator[None]:
+        """Hold `key`'s lock while its line is made (kept only while someone uses it)."""
+        with self._lock:
+            entry = self._keys.setdefault(key, [threading.Lock(), 0])
+            entry[1] += 1
+        try:
+            with entry[0]:
+                yield
+        finally:
+            with self._lock:
+                entry[1] -= 1
+                if not entry[1]:
+                    self._keys.pop(key, None)
 
     def speak(self, persona_id: str, text: str) -> Path | None:
         """`synthesize` in the persona's own voice."""
