@@ -7,7 +7,8 @@ them this mixes small talk drawn from the pools below (fixed seed), so a questio
 turn among ~150 and the pools' everyday words (work, group, doctor, 仕事, 病院...) compete with it.
 dev_en_rosa.py and dev_ja_kaito.py were written apart from those: their small talk comes from the `_B`
 pools (both speakers chatting, on the same everyday topics as their facts: shops, doctors, moving,
-cats, dates said as 先週 or "last week"), three times as much of it (~630 turns a conversation, as long as the held-out ones).
+cats, dates said as 先週 or "last week"), three times as much of it
+(~630 turns a conversation, as long as the held-out ones).
 The JSON files are committed; rebuild only when the sources change.
 """
 
@@ -105,11 +106,13 @@ SMALL_TALK_JA_B = [
     "いつか庭のある家に住みたいな。", "駅前のパン屋、新しいメニューが出てたよ。", "先週、近所の猫が玄関まで来てた。",
     "昨日は姉と長電話しちゃった。", "会社の引っ越しで、机の中を全部片付けた。", "川沿いを散歩したら気持ちよかった。",
     "最近また寝つきが悪いんだよね。", "今月は出費が多くて、家計がきびしい。", "自転車のタイヤがパンクした。",
-    "週末は実家に顔を出すつもり。", "新しいカフェができてたけど、まだ入ってない。", "先月の電気代が高くてびっくりした。",
+    "週末は実家に顔を出すつもり。", "新しいカフェができてたけど、まだ入ってない。",
+    "先月の電気代が高くてびっくりした。",
     "健康のために、エレベーターをやめて階段を使ってる。", "ニュースで京都の紅葉の特集をやってた。",
     "職場の先輩に、おいしいラーメン屋を教えてもらった。", "昨日は雨で、洗濯物が全然乾かなかった。",
     "車の免許の更新に行かないと。", "友達の結婚式の招待状が届いた。", "最近、音楽を聴きながら料理してる。",
-    "いつの間にかもう年末だね。", "部屋の模様替えをしたいけど、気力がない。", "電車で席をゆずったら、お礼にあめをもらった。",
+    "いつの間にかもう年末だね。", "部屋の模様替えをしたいけど、気力がない。",
+    "電車で席をゆずったら、お礼にあめをもらった。",
     "祭りの季節になると、夜がにぎやかだね。", "新しい靴を買ったら、靴ずれした。", "歯医者の予約をすっかり忘れてた。",
     "ゲームのセールで、つい三本も買っちゃった。", "来週は出張で東京に行く。", "大学の友達と久しぶりに飲んだ。",
     "甘いものを控えようと思って三日で挫折した。", "母から野菜が段ボールで届いた。",

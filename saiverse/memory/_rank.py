@@ -177,6 +177,19 @@ def newest_first(hits: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def distinct(items: Sequence[Any], content: Callable[[Any], str]) -> list[Any]:
+    """The first of every run of items saying the same words (whitespace aside): a line said ten times
+    ("Good night!") is one memory, and its copies would fill the budget."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        said = " ".join(normalise(content(item)).split())
+        if said not in seen:
+            seen.add(said)
+            out.append(item)
+    return out
+
+
 def completes(content: str) -> bool:
     """Whether a line needs the next one to mean something: a question, or a bare word or two."""
     flat = content.strip()

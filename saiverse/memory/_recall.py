@@ -30,7 +30,16 @@ from saiverse.memory._chronicle_summary import date_header
 from saiverse.memory._common import iso, parse_time, utc_now
 from saiverse.memory._lexical import Term, length, normalise, query_terms
 from saiverse.memory._memopedia import MemopediaStore
-from saiverse.memory._rank import DenseScorer, bm25, completes, date_window, fuse, message_candidates, newest_first
+from saiverse.memory._rank import (
+    DenseScorer,
+    bm25,
+    completes,
+    date_window,
+    distinct,
+    fuse,
+    message_candidates,
+    newest_first,
+)
 from saiverse.memory._store import SAIMemory
 from saiverse.memory._store import _record as record  # one row shape for search and recall
 
@@ -47,8 +56,13 @@ def _recency(kind: str, when: datetime | None, now: datetime) -> float:
     return 0.5 + 0.5 * 0.5 ** (age / HALF_LIFE_DAYS[kind])
 
 
+def _inside(window: tuple[datetime, datetime] | None, when: datetime | None, now: datetime) -> bool:
+    return window is not None and window[0] <= (when or now) < window[1]
+
+
 def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: int, exclude_pulse: str | None,
-              now: datetime) -> tuple[list[dict[str, Any]], dict[str, float]]:
+              now: datetime, window: tuple[datetime, datetime] | None = None,
+              ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     with memory.db.engine.connect() as conn:
         ids, weights = message_candidates(conn, persona_id, terms)
         rows = [r for r in memory._rows(conn, ids) if r[1] == persona_id]
@@ -68,6 +82,8 @@ def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: 
         if score > 0:
             scored.append((round(score * _recency("message", parse_time(row[6]), now), 6), str(row[6]), row, held))
     scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
+    # A line said again is one memory, but a copy inside the date the question names is kept beside it.
+    scored = distinct(scored, lambda s: s[2][3] + ("\0" if _inside(window, parse_time(s[2][6]), now) else ""))
     # Records are made for the kept hits only: at 1M messages a question has ~350 candidates.
     return [{"kind": "message", **record(row), "terms": held, "score": score}
             for score, _, row, held in scored[:limit * 2]], weights
@@ -83,7 +99,8 @@ def recall(
     if not terms or limit <= 0:
         return []
     now = now or utc_now()
-    hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now)
+    window = date_window(query, now)
+    hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now, window)
     probes = list(dict.fromkeys(t.probe for t in terms))
     for e in chronicle.search_any(persona_id, probes):
         body = normalise(e.content)
@@ -111,13 +128,13 @@ def recall(
     hits.sort(key=lambda h: (h["score"], h.get("created_at") or ""), reverse=True)
     hits = newest_first(hits[:limit * 3])  # part of the lexical order: a named date or a dense scorer may outrank it
     lists = [hits]
-    window = date_window(query, now)
     if window:
-        lists.append([h for h in hits if window[0] <= (parse_time(h.get("created_at")) or now) < window[1]])
+        lists.append([h for h in hits if _inside(window, parse_time(h.get("created_at")), now)])
     if dense is not None and hits:
         closeness = dense(query, [str(h.get("content", "")) for h in hits])
         lists.append([h for _, h in sorted(zip(closeness, hits, strict=True), key=lambda c: -c[0])])
-    ranked = fuse(lists, key=lambda h: (h["kind"], str(h["id"])))[:limit]
+    ranked = fuse(lists, key=lambda h: (h["kind"], str(h["id"])))
+    ranked = distinct(ranked, lambda h: f"{h['kind']}\0{h.get('content', '')}")[:limit]
     for h in ranked:
         if h["kind"] == "message" and completes(h["content"]):
             after = [m for m in memory.around(persona_id, h["id"], before=0, after=1) if m["id"] != h["id"]]
