@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -137,18 +138,20 @@ def expansions(text: str, stems: set[str]) -> list[Term]:
 
 @lru_cache(maxsize=1)
 def _related() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
-    """(English stem or phrase → related one-word stems, Japanese word → related words), from the groups."""
-    english: dict[str, list[str]] = {}
-    for group in GROUPS_EN:
-        for word in group:
-            key = word if " " in word else stem(word)
-            english.setdefault(key, []).extend(w for w in group if w != word and " " not in w)
-    japanese: dict[str, list[str]] = {}
-    for group in GROUPS_JA:
-        for word in group:
-            japanese.setdefault(word, []).extend(w for w in group if w != word)
-    return ({k: tuple(dict.fromkeys(v)) for k, v in english.items()},
-            {k: tuple(dict.fromkeys(v)) for k, v in japanese.items()})
+    """(English stem or phrase → related one-word stems, Japanese word → related words), from the groups:
+    a name brings every other word of its group, a kind only the names (saiverse/memory/_thesaurus.py)."""
+    def table(groups: tuple[str, ...], key: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for group in groups:
+            names, _, kinds = group.partition("|")
+            name_words, kind_words = names.split(), kinds.split()
+            for word in name_words:
+                out.setdefault(key(word), []).extend(w for w in name_words + kind_words if w != word)
+            for word in kind_words:
+                out.setdefault(key(word), []).extend(name_words)
+        return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
+    english = table(GROUPS_EN, lambda w: w.replace("_", " ") if "_" in w else stem(w))
+    return ({k: tuple(w for w in v if "_" not in w) for k, v in english.items()}, table(GROUPS_JA, lambda w: w))
 
 
 def latin_stems(text_lower: str) -> Counter[str]:

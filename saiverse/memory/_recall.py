@@ -28,12 +28,12 @@ from sqlalchemy import bindparam, text
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._chronicle_summary import date_header
 from saiverse.memory._common import iso, parse_time, utc_now
+from saiverse.memory._follow import follow
 from saiverse.memory._lexical import Term, length, normalise, query_terms
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._rank import (
     DenseScorer,
     bm25,
-    completes,
     date_window,
     distinct,
     fuse,
@@ -135,9 +135,5 @@ def recall(
         lists.append([h for _, h in sorted(zip(closeness, hits, strict=True), key=lambda c: -c[0])])
     ranked = fuse(lists, key=lambda h: (h["kind"], str(h["id"])))
     ranked = distinct(ranked, lambda h: f"{h['kind']}\0{h.get('content', '')}")[:limit]
-    for h in ranked:
-        if h["kind"] == "message" and completes(h["content"]):
-            after = [m for m in memory.around(persona_id, h["id"], before=0, after=1) if m["id"] != h["id"]]
-            if after:
-                h["next"] = after[0]["content"]
+    follow(memory, persona_id, ranked)
     return ranked

@@ -1,0 +1,90 @@
+"""Recall's lexical side on a real SQLite home: the everyday thesaurus (saiverse/memory/_thesaurus.py), a
+line said again being one memory, the turn that completes a hit (saiverse/memory/_follow.py) and how
+memory_recall packs its budget (tools/defs/memory_recall.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from saiverse.manager import SAIVerseManager
+from saiverse.memory import recall
+from saiverse.memory._lexical import MAX_EXPANSIONS, SYNONYM_WEIGHT, query_terms
+from saiverse.pulse import ManagerToolContext
+from tests.ltm_helpers import open_manager
+from tools import call_tool
+from tools.defs.memory_recall import snippet
+
+P = "mina"
+TALK_JA = ["今日は一日中雨だったね。", "仕事でずっと会議だった。", "駅前のパン屋に行った。", "週末は掃除をしたい。"]
+
+
+@pytest.fixture
+def manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
+    yield from open_manager(saiverse_home)
+
+
+def _say(m: SAIVerseManager, lines: Sequence[tuple[str, str]], start: datetime) -> list[int]:
+    return [m.memory.add(P, role, t, tags=["conversation"], created_at=start + timedelta(minutes=i))["id"]
+            for i, (role, t) in enumerate(lines)]
+
+
+def _contents(m: SAIVerseManager, query: str, limit: int = 5) -> list[str]:
+    return [h["content"] for h in recall(m.memory, m.chronicle, m.memopedia, P, query, limit=limit)]
+
+
+def test_the_thesaurus_adds_whole_words_at_half_weight() -> None:
+    terms = {t.key: t.weight for t in query_terms("咳で医者に何と言われた？")}
+    assert terms["医者"] == 1.0 and terms["内科"] == SYNONYM_WEIGHT and terms["クリニック"] == SYNONYM_WEIGHT
+    assert "母" not in {t.key for t in query_terms("家に帰った")}  # 家 is no family word, and no 1-kanji inside a run
+    assert "引っ越" in {t.key for t in query_terms("どこに住んでいる？")}  # 住 alone is a whole run
+    assert "vet" in {t.key for t in query_terms("Why did the cat go to the animal doctor?")}  # a phrase key
+    assert len([t for t in query_terms("楽器とペットと家族と仕事") if t.weight < 1]) <= MAX_EXPANSIONS
+
+
+def test_a_question_worded_apart_finds_its_evidence(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 1, 10, 20, 0)
+    _say(manager, [("user", t) for t in TALK_JA * 4], start)
+    _say(manager, [("user", "週末にギターを習い始めた。"), ("user", "中古の軽自動車で通ってる。")], start + timedelta(days=3))
+    _say(manager, [("user", "Pickle had two teeth pulled at the vet on Friday.")] +
+         [("user", "My cat knocked a glass off the table, on purpose.")] * 3, start + timedelta(days=4))
+    assert "ギター" in _contents(manager, "楽器は何を習っている？")[0]
+    assert "軽自動車" in _contents(manager, "乗り物は何？")[0]
+    assert any("vet" in c for c in _contents(manager, "Why did the cat go to the animal doctor?", 2))
+
+
+def test_a_line_said_again_is_one_memory(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 2, 1, 9, 0)
+    _say(manager, [("user", "歯医者の予約を忘れてた。")] * 6 + [("user", "駅前の内科で咳を診てもらった。")], start)
+    found = _contents(manager, "医者に何と言われた？", 10)
+    assert found.count("歯医者の予約を忘れてた。") == 1 and "駅前の内科で咳を診てもらった。" in found
+
+
+def test_a_statement_brings_the_turn_that_completes_it(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 3, 1, 21, 0)
+    _say(manager, [("user", "先週、母が階段で転んで手首を骨折した。"), ("assistant", "えっ、大丈夫？"),
+                   ("user", "手術は成功。一週間実家にいた。")], start)
+    _say(manager, [("user", "本屋のバイト、辞めることにした。"), ("user", "代わりに塾で国語を教えることになった。")],
+         start + timedelta(days=5))
+    _say(manager, [("user", "ギターの弦を替えた。")], start + timedelta(days=9))  # another day: no follow-up
+    hits = {h["content"]: h for h in recall(manager.memory, manager.chronicle, manager.memopedia, P, "手首の骨折")}
+    assert hits["先週、母が階段で転んで手首を骨折した。"]["next"] == "手術は成功。一週間実家にいた。"
+    hits = {h["content"]: h for h in recall(manager.memory, manager.chronicle, manager.memopedia, P, "バイト")}
+    assert hits["本屋のバイト、辞めることにした。"]["next"].startswith("代わりに塾で")
+    shown = call_tool("memory_recall", {"query": "バイト"}, ManagerToolContext(manager, P, "library"))
+    assert "→ 代わりに塾で国語を教えることになった。" in shown
+
+
+def test_the_budget_holds_more_distinct_memories(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 4, 1, 9, 0)
+    long_tail = "、".join(["とても長い話だった"] * 30)
+    _say(manager, [("user", f"灯台の話{i}。{long_tail}") for i in range(12)], start)
+    shown = call_tool("memory_recall", {"query": "灯台", "topk": 12, "max_chars": 2000},
+                      ManagerToolContext(manager, P, "library"))
+    assert len(shown) <= 2000 + 40 and shown.count("灯台の話") >= 10  # 240 characters each would fit 7
+    assert snippet("I went out. " + "Nothing much. " * 30 + "Then the LGBTQ group met.", ["lgbtq"], 120) \
+        .startswith("I went out.") and "LGBTQ group" in snippet(
+            "I went out. " + "Nothing much. " * 30 + "Then the LGBTQ group met.", ["lgbtq"], 120)
