@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import recall
 from saiverse.memory._lexical import MAX_EXPANSIONS, SYNONYM_WEIGHT, query_terms
+from saiverse.memory._timely import named_window, time_bias
 from saiverse.pulse import ManagerToolContext
 from tests.ltm_helpers import open_manager
 from tools import call_tool
@@ -88,3 +90,27 @@ def test_the_budget_holds_more_distinct_memories(manager: SAIVerseManager) -> No
     assert snippet("I went out. " + "Nothing much. " * 30 + "Then the LGBTQ group met.", ["lgbtq"], 120) \
         .startswith("I went out.") and "LGBTQ group" in snippet(
             "I went out. " + "Nothing much. " * 30 + "Then the LGBTQ group met.", ["lgbtq"], 120)
+
+
+def test_when_and_now_questions(manager: SAIVerseManager) -> None:
+    def hits() -> list[dict[str, Any]]:
+        return [{"content": "ジムでベンチプレスの話をした。", "score": 2.0, "created_at": "2025-05-01T20:00:00"},
+                {"content": "昨日、ジムでベンチプレスを上げた。", "score": 1.7, "created_at": "2025-05-02T20:00:00"},
+                {"content": "今はヨガに通ってる。", "score": 1.8, "created_at": "2025-09-01T20:00:00"}]
+    asked = hits()
+    time_bias("ベンチプレスを上げたのはいつ？", asked)  # the turn saying a time rises above the other
+    assert asked[1]["score"] > asked[0]["score"] and asked[2]["score"] == 1.8
+    asked = hits()
+    time_bias("今はどこに通ってる？", asked)  # the newest keeps its score, the older ones fade
+    assert asked[2]["score"] == 1.8 and asked[0]["score"] < 1.4 and asked[1]["score"] < 1.2
+    unchanged = hits()
+    time_bias("ベンチプレスの話", unchanged)
+    assert unchanged == hits()
+    start = datetime(2025, 5, 1, 20, 0)
+    _say(manager, [("user", "ジムに通ってる。筋トレが楽しい。")], start)
+    _say(manager, [("user", "ジムはやめて、今はヨガ教室に通ってる。")], start + timedelta(days=120))
+    assert "ヨガ" in _contents(manager, "今はジムに通ってる？", 1)[0]  # the newer value of a fact
+    window = named_window("2025年5月のジムの話", datetime(2026, 1, 1))
+    assert window == (datetime(2025, 5, 1), datetime(2025, 6, 1))
+    assert named_window("May I ask about the gym?", datetime(2026, 1, 1)) is None  # "May" as a verb
+    assert named_window("What happened in April?", datetime(2026, 1, 1)) == (datetime(2025, 4, 1), datetime(2025, 5, 1))

@@ -42,6 +42,7 @@ from saiverse.memory._rank import (
 )
 from saiverse.memory._store import SAIMemory
 from saiverse.memory._store import _record as record  # one row shape for search and recall
+from saiverse.memory._timely import named_window, time_bias
 
 HALF_LIFE_DAYS = {"message": 30.0, "chronicle": 90.0, "memopedia": 365.0}
 KIND_WEIGHT = {"message": 1.0, "chronicle": 1.1, "memopedia": 1.3}
@@ -99,7 +100,7 @@ def recall(
     if not terms or limit <= 0:
         return []
     now = now or utc_now()
-    window = date_window(query, now)
+    window = date_window(query, now) or named_window(query, now)
     hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now, window)
     probes = list(dict.fromkeys(t.probe for t in terms))
     for e in chronicle.search_any(persona_id, probes):
@@ -125,6 +126,7 @@ def recall(
                 "content": p.summary or p.content, "created_at": p.updated_at, "terms": held,
                 "score": round(score * boost * KIND_WEIGHT["memopedia"] * _recency("memopedia", when, now), 6),
             })
+    time_bias(query, hits)  # when-questions favour turns that say a time; now-questions the newer turns
     hits.sort(key=lambda h: (h["score"], h.get("created_at") or ""), reverse=True)
     hits = newest_first(hits[:limit * 3])  # part of the lexical order: a named date or a dense scorer may outrank it
     lists = [hits]
