@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import Connection, text
+
 from saiverse.memory._common import parse_time
 from saiverse.memory._rank import completes
-from saiverse.memory._store import SAIMemory
+from saiverse.memory._store import _COLUMNS, MemoryRecord, SAIMemory, _record
 
 FOLLOW_HITS = 6
 """How many of the best message hits look for the turn that completes them (one lookup each)."""
@@ -32,22 +34,32 @@ def _close(a: dict[str, Any], b: dict[str, Any]) -> bool:
 def follow(memory: SAIMemory, persona_id: str, hits: list[dict[str, Any]]) -> None:
     """Set `next` on the best message hits whose following turn completes them (see the module docstring)."""
     looked = 0
-    for h in hits:
-        asks = completes(str(h.get("content", "")))
-        if h.get("kind") != "message" or looked >= FOLLOW_HITS and not asks:
-            continue  # past the best few, only a question still brings its reply (as it always did)
-        looked += 1
-        after = [m for m in memory.around(persona_id, h["id"], before=0, after=2) if m["id"] > h["id"]]
-        after = [m for m in after if _close(h, m)]
-        if not after:
-            continue
-        first = after[0]
-        if asks:
-            h["next"] = first["content"]
-        elif first["role"] == h.get("role"):
-            h["next"] = _opening(first["content"])
-        elif completes(first["content"]) and len(after) > 1 and after[1]["role"] == h.get("role"):
-            h["next"] = _opening(after[1]["content"])
+    with memory.db.engine.connect() as conn:
+        for h in hits:
+            asks = completes(str(h.get("content", "")))
+            if h.get("kind") != "message" or looked >= FOLLOW_HITS and not asks:
+                continue  # past the best few, only a question still brings its reply (as it always did)
+            looked += 1
+            after = [m for m in _after(conn, persona_id, int(h["id"])) if _close(h, m)]
+            if not after:
+                continue
+            first = after[0]
+            if asks:
+                h["next"] = first["content"]
+            elif first["role"] == h.get("role"):
+                h["next"] = _opening(first["content"])
+            elif completes(first["content"]) and len(after) > 1 and after[1]["role"] == h.get("role"):
+                h["next"] = _opening(after[1]["content"])
+
+
+def _after(conn: Connection, persona_id: str, message_id: int) -> list[MemoryRecord]:
+    """The two messages after one, in its thread (one query: the message itself comes first, with its thread)."""
+    rows = list(conn.execute(text(
+        f"SELECT {_COLUMNS}, THREAD_ID FROM saimemory WHERE PERSONA_ID = :p AND ID >= :i ORDER BY ID LIMIT 8"),
+        {"p": persona_id, "i": message_id}))
+    if not rows or rows[0][0] != message_id:
+        return []
+    return [_record(r) for r in rows[1:] if r[7] == rows[0][7]][:2]
 
 
 def _opening(content: str) -> str:

@@ -48,6 +48,8 @@ HALF_LIFE_DAYS = {"message": 30.0, "chronicle": 90.0, "memopedia": 365.0}
 KIND_WEIGHT = {"message": 1.0, "chronicle": 1.1, "memopedia": 1.3}
 """Summaries and pages say more per word than a chat line; they win a tie."""
 TITLE_BOOST = 1.5
+RESCORED = 100
+"""Message candidates ranked by BM25 at least (six per hit asked for, when more): saiverse/memory/_rank.py."""
 AVG_LEN = 200.0
 """The length (in terms) an entry or page is normalised against: they are longer than chat lines."""
 
@@ -65,7 +67,7 @@ def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: 
               now: datetime, window: tuple[datetime, datetime] | None = None,
               ) -> tuple[list[dict[str, Any]], dict[str, float]]:
     with memory.db.engine.connect() as conn:
-        ids, weights = message_candidates(conn, persona_id, terms)
+        ids, weights = message_candidates(conn, persona_id, terms, max(RESCORED, 6 * limit))
         rows = [r for r in memory._rows(conn, ids) if r[1] == persona_id]
         if rows:  # upstream v0.3: a `discardable` line is never recalled into context (sea/lines.py)
             hidden = {r[0] for r in conn.execute(text(
@@ -84,7 +86,8 @@ def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: 
             scored.append((round(score * _recency("message", parse_time(row[6]), now), 6), str(row[6]), row, held))
     scored.sort(key=lambda s: (s[0], s[1]), reverse=True)
     # A line said again is one memory, but a copy inside the date the question names is kept beside it.
-    scored = distinct(scored, lambda s: s[2][3] + ("\0" if _inside(window, parse_time(s[2][6]), now) else ""))
+    scored = distinct(scored, lambda s: s[2][3] + ("\0" if _inside(window, parse_time(s[2][6]), now) else ""),
+                      stop=limit * 2)
     # Records are made for the kept hits only: at 1M messages a question has ~350 candidates.
     return [{"kind": "message", **record(row), "terms": held, "score": score}
             for score, _, row, held in scored[:limit * 2]], weights
