@@ -114,3 +114,14 @@ def test_when_and_now_questions(manager: SAIVerseManager) -> None:
     assert window == (datetime(2025, 5, 1), datetime(2025, 6, 1))
     assert named_window("May I ask about the gym?", datetime(2026, 1, 1)) is None  # "May" as a verb
     assert named_window("What happened in April?", datetime(2026, 1, 1)) == (datetime(2025, 4, 1), datetime(2025, 5, 1))
+
+
+def test_kept_lookups_see_new_and_deleted_messages(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 6, 1, 9, 0)
+    first = _say(manager, [("user", "灯台守の祖父の話。")], start)[0]
+    assert _contents(manager, "灯台守") == ["灯台守の祖父の話。"]
+    assert _contents(manager, "灯台守") == ["灯台守の祖父の話。"]  # kept: no newer message, no lookup
+    _say(manager, [("user", "灯台守の仕事は夜が長い。")], start + timedelta(days=1))  # newer than the kept lookup
+    assert set(_contents(manager, "灯台守")) == {"灯台守の祖父の話。", "灯台守の仕事は夜が長い。"}
+    assert manager.memory.delete(P, first)
+    assert _contents(manager, "灯台守") == ["灯台守の仕事は夜が長い。"]

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import re
 import time
+from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -45,16 +47,44 @@ RESTATED_AFTER_DAYS = 1.0
 """Two mentions this far apart are two states of a fact, not one talk repeating a word."""
 
 
-def term_ids(conn: Connection, persona_id: str, probe: str, cap: int) -> list[int]:
-    """Ids of the persona's messages whose text holds `probe` (per the gram index), newest first."""
+def term_ids(conn: Connection, persona_id: str, probe: str, cap: int, newest: int | None = None) -> list[int]:
+    """Ids of the persona's messages whose text holds `probe` (per the gram index), newest first.
+    `newest`: the persona's newest message id, when the caller read it (a kept lookup then costs nothing)."""
     if conn.dialect.name == "postgresql":
         return candidate_ids(conn, persona_id, [probe], 2**63 - 1, cap)
+    key = (conn.engine.url.render_as_string(hide_password=True), persona_id, probe, cap)
+    kept = _LOOKUPS.pop(key, None)
+    if kept is not None and time.monotonic() - kept[0] > COUNT_SECONDS:
+        kept = None  # read whole again now and then: an edited message may hold the term now
+    if kept is None:
+        found, at = _fts_ids(conn, persona_id, probe, cap, 0), time.monotonic()
+    elif newest is not None and newest == kept[1]:
+        found, at = kept[2].tolist(), kept[0]
+    else:  # only what was added since: a rowid range over the index is a short walk
+        found, at = (_fts_ids(conn, persona_id, probe, cap, kept[1]) + kept[2].tolist())[:cap], kept[0]
+    _LOOKUPS[key] = (at, newest if newest is not None else max(found, default=0), array("q", found))
+    if len(_LOOKUPS) > LOOKUPS_KEPT:
+        _LOOKUPS.popitem(last=False)
+    return found
+
+
+_LOOKUPS: OrderedDict[tuple[str, str, str, int], tuple[float, int, array[int]]] = OrderedDict()
+"""(database, persona, probe, cap) → (when read whole, the newest id then, the ids newest first)."""
+LOOKUPS_KEPT = 2048
+"""Term lookups kept (least recently used out; ≤ 2048 × `DF_CAP` ids, 8 MB): everyday words recur from one
+question to the next (仕事 and its thesaurus words). A kept lookup is brought up to date by reading
+only the ids above the newest it knew, and not read at all while the persona has no newer message;
+every `COUNT_SECONDS` it is read whole again. A deleted message's id may stay in it meanwhile:
+ranking reads the messages themselves, so it is never recalled."""
+
+
+def _fts_ids(conn: Connection, persona_id: str, probe: str, cap: int, above: int) -> list[int]:
     from saiverse.memory._store import match_expression  # _store imports this module's callers
     # The driver's cursor, not SQLAlchemy's rows: up to `DF_CAP` ids a term, several terms a question.
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
-        cursor.execute("SELECT rowid FROM saimemory_fts WHERE saimemory_fts MATCH ? ORDER BY rowid DESC LIMIT ?",
-                       (match_expression(persona_id, [probe]), cap))
+        cursor.execute("SELECT rowid FROM saimemory_fts WHERE saimemory_fts MATCH ? AND rowid > ? "
+                       "ORDER BY rowid DESC LIMIT ?", (match_expression(persona_id, [probe]), above, cap))
         return [r[0] for r in cursor.fetchall()]
     finally:
         cursor.close()
@@ -91,11 +121,13 @@ def message_candidates(conn: Connection, persona_id: str, terms: Sequence[Term],
     At most `rescored` candidates are returned, the likeliest by the IDF of the terms they hold."""
     n_docs = message_count(conn, persona_id)
     db = conn.engine.url.render_as_string(hide_password=True)
+    newest = None if conn.dialect.name == "postgresql" else conn.execute(
+        text("SELECT max(ID) FROM saimemory WHERE PERSONA_ID = :p"), {"p": persona_id}).scalar()
     found: dict[str, list[int] | None] = {}
     for term in terms:
         if term.probe not in found:
             found[term.probe] = None if _known_common(db, persona_id, term.probe) else \
-                term_ids(conn, persona_id, term.probe, DF_CAP)
+                term_ids(conn, persona_id, term.probe, DF_CAP, newest)
             if found[term.probe] is not None and len(found[term.probe] or ()) >= DF_CAP:
                 _COMMON[(db, persona_id, term.probe)] = time.monotonic()
     def df(probe: str) -> int:
@@ -107,7 +139,7 @@ def message_candidates(conn: Connection, persona_id: str, terms: Sequence[Term],
     for probe, listed in found.items():
         if df(probe) >= DF_CAP and rare:
             continue
-        ids.update((listed if listed is not None else term_ids(conn, persona_id, probe, PER_TERM))[:PER_TERM])
+        ids.update((listed if listed is not None else term_ids(conn, persona_id, probe, PER_TERM, newest))[:PER_TERM])
     if len(ids) <= rescored:
         return ids, weights
     # Only the likeliest are read and ranked: by the IDF of the terms whose lookups hold them (BM25
