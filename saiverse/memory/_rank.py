@@ -78,6 +78,12 @@ every `COUNT_SECONDS` it is read whole again. A deleted message's id may stay in
 ranking reads the messages themselves, so it is never recalled."""
 
 
+def forget_lookups() -> None:
+    """Drop the kept term lookups and common terms (a benchmark times recall as on a fresh start)."""
+    _LOOKUPS.clear()
+    _COMMON.clear()
+
+
 def _fts_ids(conn: Connection, persona_id: str, probe: str, cap: int, above: int) -> list[int]:
     from saiverse.memory._store import match_expression  # _store imports this module's callers
     # The driver's cursor, not SQLAlchemy's rows: up to `DF_CAP` ids a term, several terms a question.
