@@ -8,7 +8,8 @@ turn among ~150 and the pools' everyday words (work, group, doctor, 仕事, 病�
 dev_en_rosa.py and dev_ja_kaito.py were written apart from those: their small talk comes from the `_B`
 pools (both speakers chatting, on the same everyday topics as their facts: shops, doctors, moving,
 cats, dates said as 先週 or "last week"), three times as much of it
-(~630 turns a conversation, as long as the held-out ones).
+(~630 turns a conversation, as long as the held-out ones). dev_en_omar.py and dev_ja_mao.py were
+written after the recall changes of issue 33 and not tuned on (the nearest thing here to held-out).
 The JSON files are committed; rebuild only when the sources change.
 """
 
@@ -19,7 +20,16 @@ import random
 from pathlib import Path
 from types import ModuleType
 
-from benchmarks.data import dev_en_dana, dev_en_leo, dev_en_rosa, dev_ja_haru, dev_ja_kaito, dev_ja_yuki
+from benchmarks.data import (
+    dev_en_dana,
+    dev_en_leo,
+    dev_en_omar,
+    dev_en_rosa,
+    dev_ja_haru,
+    dev_ja_kaito,
+    dev_ja_mao,
+    dev_ja_yuki,
+)
 
 HERE = Path(__file__).resolve().parent
 SMALL_TALK_PER_SESSION = 24
@@ -149,7 +159,9 @@ def main() -> None:
             (dev_ja_yuki, SMALL_TALK_JA, ASSISTANT_JA, 3, SMALL_TALK_PER_SESSION),
             (dev_ja_haru, SMALL_TALK_JA, ASSISTANT_JA, 4, SMALL_TALK_PER_SESSION),
             (dev_en_rosa, SMALL_TALK_EN_B, FRIEND_EN_B, 5, 3 * SMALL_TALK_PER_SESSION + 2),
-            (dev_ja_kaito, SMALL_TALK_JA_B, FRIEND_JA_B, 6, 3 * SMALL_TALK_PER_SESSION + 2)):
+            (dev_ja_kaito, SMALL_TALK_JA_B, FRIEND_JA_B, 6, 3 * SMALL_TALK_PER_SESSION + 2),
+            (dev_en_omar, SMALL_TALK_EN_B, FRIEND_EN_B, 7, 3 * SMALL_TALK_PER_SESSION + 2),
+            (dev_ja_mao, SMALL_TALK_JA_B, FRIEND_JA_B, 8, 3 * SMALL_TALK_PER_SESSION + 2)):
         out = HERE / f"{module.__name__.rsplit('.', 1)[-1]}.json"
         out.write_text(json.dumps(build(module, pool, replies, seed, talk), ensure_ascii=False, indent=1) + "\n",
                        encoding="utf-8")
