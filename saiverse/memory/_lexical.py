@@ -73,7 +73,10 @@ def normalise(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word.replace("'", "")))
+    """Snowball's English stem without a final e: Snowball keeps it in drive, make, buse (buses) but
+    not in driving, making, bus, so those would never meet; every stem here is cut the same way."""
+    stemmed = str(_STEMMER.stemWord(word.replace("'", "")))
+    return stemmed[:-1] if stemmed.endswith("e") and len(stemmed) > 3 else stemmed
 
 
 def _probe(word: str, stemmed: str) -> str:
