@@ -104,6 +104,7 @@ _JS = r"""
         if (job.error) { once('err:' + job.error, L.voice_failed.replace('{error}', job.error)); continue; }
         status(L.voice_speaking);
         sv.spoken.push(job.said);
+        if (sv.spoken.length > 1000) sv.spoken.splice(0, 500);  // what was said, for a look (tests read it)
         if (job.url) await playUrl(job.url);
         else if (job.engine === 'browser') await speakHere(job);
       }
