@@ -83,11 +83,18 @@ def test_every_label_module_is_merged() -> None:
             assert getattr(module, f"{part.upper()}_{lang}").items() <= table.items()
 
 
-def test_the_login_tab_and_the_login_agree_on_the_shortest_password() -> None:
+def test_the_login_tab_and_the_login_agree_on_the_shortest_password_and_the_home() -> None:
     from saiverse.care._login import MIN_PASSWORD_CHARS
+    from saiverse.settings import DEFAULT_HOME, Settings
+    from ui.guard import DEFAULT_HOME as NAMED_HOME
+    from ui.guard import password_command
     from ui.tabs.login import MIN_PASSWORD_CHARS as SHOWN
 
-    assert SHOWN == MIN_PASSWORD_CHARS
+    assert SHOWN == MIN_PASSWORD_CHARS and NAMED_HOME == DEFAULT_HOME
+    assert password_command(Settings(home=DEFAULT_HOME.expanduser(), database_url="sqlite://")) == \
+        "python main.py password set"
+    assert password_command(Settings(home=Path("/srv/my city"), database_url="sqlite://")) == \
+        "python main.py --home '/srv/my city' password set"
 
 
 def test_the_model_layers_words_agree_between_languages() -> None:
@@ -104,3 +111,11 @@ def test_the_model_layers_words_agree_between_languages() -> None:
     assert not [k for k, text in en.items() if JAPANESE.search(text)]
     assert say_in("en", "why_has_key", env="GEMINI_API_KEY") == "GEMINI_API_KEY is set"
     assert say_in("fr", "why_as_set") == ja["why_as_set"]
+
+
+def test_memopedias_roots_are_worded_as_upstream_seeds_them() -> None:
+    """ui/tabs/memopedia.py shows a root by its label when it still says upstream's words: the same words."""
+    from saiverse.memory._memopedia_page import CATEGORIES
+
+    for cat, (_root, title, summary) in CATEGORIES.items():
+        assert (JA[f"mp_cat_{cat}"], JA[f"mp_cat_{cat}_about"]) == (title, summary)

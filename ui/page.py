@@ -85,7 +85,8 @@ GRADIO_ATTRS = {"Multimedia input field": "gr_input_field", "Upload a file": "gr
                 "Click to upload or drop files": "gr_click_or_drop", "Clear": "gr_clear", "Copy": "gr_copy",
                 "Copied!": "gr_copied", "Remove": "gr_remove", "Download": "gr_download", "Share": "gr_share",
                 "Fullscreen": "gr_fullscreen", "Exit fullscreen mode": "gr_exit_fullscreen",
-                "Scroll down": "gr_scroll_down", "Loading...": "gr_loading", "Textbox": "gr_textbox"}
+                "Scroll down": "gr_scroll_down", "Loading...": "gr_loading", "Textbox": "gr_textbox",
+                "More tabs": "gr_more_tabs"}
 """The `aria-label`/`title` words Gradio writes into its components without a translation key → our label."""
 
 
