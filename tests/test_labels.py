@@ -119,3 +119,28 @@ def test_memopedias_roots_are_worded_as_upstream_seeds_them() -> None:
 
     for cat, (_root, title, summary) in CATEGORIES.items():
         assert (JA[f"mp_cat_{cat}"], JA[f"mp_cat_{cat}_about"]) == (title, summary)
+
+
+def test_a_hub_out_of_reach_is_said_in_the_pages_language(tmp_path: Path) -> None:
+    """The 設定 tab's 「モデルを入手」 line when the hub cannot be reached: one line in the page's language
+    (issue 35 saw "cannot reach the hub (huggingface.co): [Errno -2] …" in the Japanese page)."""
+    import socket
+
+    from saiverse.llm.local._pull import PullRefused, pull
+    from saiverse.llm.local._pull_jobs import PullJob, describe
+    from saiverse.settings import Settings
+    from ui.tabs.models import progress_html
+
+    with socket.socket() as s:  # a port nobody listens on: the connection is refused at once
+        s.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{s.getsockname()[1]}"
+    settings = Settings(home=tmp_path, database_url="sqlite://", hf_endpoint=endpoint)
+    job = PullJob("owner/repo/model.gguf")
+    try:
+        pull(settings, job.name)
+    except PullRefused as exc:
+        job.error, job.error_key, job.error_fields = str(exc), exc.key, exc.fields
+    assert job.error_key == "hub_unreachable" and "cannot reach the hub" in (job.error or "")  # the CLI's line
+    ja, en = progress_html(describe(job), Labels("ja")), progress_html(describe(job), Labels("en"))
+    assert f"配布元 ({endpoint}) に接続できません" in ja and "Errno" not in ja and "cannot" not in ja
+    assert f"cannot reach the hub ({endpoint})" in en and not JAPANESE.search(en)
