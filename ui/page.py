@@ -164,7 +164,7 @@ class PageDress:
             await _send(send, 200, self.files[path], "image/png", "public, max-age=86400")
         elif path.startswith(ICON_PREFIX):
             await _send(send, 404, b"Not found\n", "text/plain; charset=utf-8")
-        elif path == "/":
+        elif path == "/" and scope.get("method") == "GET":
             await self.app(scope, receive, _dressed(send, self.labels))
         else:
             await self.app(scope, receive, send)
