@@ -11,9 +11,10 @@ used: the index is contentless with `detail=none` and `columnsize=0` (database/s
 it knows neither term frequencies nor lengths, and PostgreSQL has no BM25; counting in Python over
 the few hundred candidates gives both databases one ranking.
 
-`fuse` merges ranked lists by reciprocal rank (Cormack et al.'s k = 60): the lexical list, the hits
-inside a date the question names (「先月」, "last week"), and — when a caller passes one — a
-`DenseScorer`, the seam where embeddings from the local inference process will plug in.
+`fuse` merges ranked lists by reciprocal rank (Cormack et al.'s k = 60), each at its weight: the lexical
+list, the hits inside a date the question names (「先月」, "last week"), and — when a caller passes one —
+the dense list: a `DenseScorer` over the hits' texts, or the stored message vectors of an embedding
+model (saiverse/memory/_dense.py, at the model's weight).
 """
 
 from __future__ import annotations
@@ -105,15 +106,18 @@ def message_count(conn: Connection, persona_id: str) -> int:
     return n
 
 
-def fuse(lists: Iterable[Sequence[Any]], key: Callable[[Any], Any]) -> list[Any]:
-    """Reciprocal-rank fusion: items ranked by the sum of 1/(k + rank) over the lists they are in."""
+def fuse(lists: Iterable[Sequence[Any]], key: Callable[[Any], Any],
+         weights: Sequence[float] | None = None) -> list[Any]:
+    """Reciprocal-rank fusion: items ranked by the sum of weight/(k + rank) over the lists they are in
+    (every list's weight 1 unless `weights` says otherwise)."""
     scores: dict[Any, float] = {}
     items: dict[Any, Any] = {}
     first: dict[Any, int] = {}
-    for ranked in lists:
+    for n, ranked in enumerate(lists):
+        weight = weights[n] if weights is not None and n < len(weights) else 1.0
         for rank, item in enumerate(ranked, start=1):
             k = key(item)
-            scores[k] = scores.get(k, 0.0) + 1.0 / (RRF_K + rank)
+            scores[k] = scores.get(k, 0.0) + weight / (RRF_K + rank)
             items.setdefault(k, item)
             first.setdefault(k, len(first))
     return [items[k] for k in sorted(scores, key=lambda k: (-scores[k], first[k]))]

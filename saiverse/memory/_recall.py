@@ -9,8 +9,10 @@ kind (a chat line fades in a month, a summary in a season, a wiki page the perso
 times a small weight for the curated kinds. Messages are found through the gram index; entries and
 pages by one scan of the persona's rows for any term (`search_any`). The lists are merged on that
 score, then fused by reciprocal rank with the hits inside a date the query names and, when a caller
-gives one, a dense scorer. Hits on the same terms are put newest first, the older marked `older`; a message that is a
-question or a word or two brings the turn after it (`next`). Every hit says its `kind`.
+gives one, a dense list (the stored vectors of SAIVERSE_EMBEDDING_MODEL: saiverse/memory/_dense.py, which
+also proposes messages no term matched). Hits on the same terms are put newest first, the older marked
+`older`; a message that is a question or a word or two brings the turn after it (`next`). Every hit says
+its `kind`.
 
 An entry's leading dates (`2026年1月3日〜1月4日、`) say when, not what: they are matched like any text
 but do not count in its length, so a summary of a talk that ran past midnight (two dates, seven
@@ -19,9 +21,9 @@ characters more) ranks as the same summary within one day would (tests/test_chro
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import bindparam, text
 
@@ -33,6 +35,9 @@ from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._rank import DenseScorer, bm25, completes, date_window, fuse, message_candidates, newest_first
 from saiverse.memory._store import SAIMemory
 from saiverse.memory._store import _record as record  # one row shape for search and recall
+
+if TYPE_CHECKING:  # numpy is imported only where vectors are used
+    from saiverse.memory._dense import DenseQuery, DenseRecall
 
 HALF_LIFE_DAYS = {"message": 30.0, "chronicle": 90.0, "memopedia": 365.0}
 KIND_WEIGHT = {"message": 1.0, "chronicle": 1.1, "memopedia": 1.3}
@@ -47,16 +52,22 @@ def _recency(kind: str, when: datetime | None, now: datetime) -> float:
     return 0.5 + 0.5 * 0.5 ** (age / HALF_LIFE_DAYS[kind])
 
 
+def _recallable(memory: SAIMemory, conn: Any, persona_id: str, ids: Iterable[int]) -> list[Any]:
+    """The persona's message rows of these ids that may be recalled."""
+    rows = [r for r in memory._rows(conn, ids) if r[1] == persona_id]
+    if rows:  # upstream v0.3: a `discardable` line is never recalled into context (sea/lines.py)
+        hidden = {r[0] for r in conn.execute(text(
+            "SELECT ID FROM saimemory WHERE ID IN :ids AND SCOPE = 'discardable'").bindparams(
+            bindparam("ids", expanding=True)), {"ids": [r[0] for r in rows]})}
+        rows = [r for r in rows if r[0] not in hidden]
+    return rows
+
+
 def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: int, exclude_pulse: str | None,
               now: datetime) -> tuple[list[dict[str, Any]], dict[str, float]]:
     with memory.db.engine.connect() as conn:
         ids, weights = message_candidates(conn, persona_id, terms)
-        rows = [r for r in memory._rows(conn, ids) if r[1] == persona_id]
-        if rows:  # upstream v0.3: a `discardable` line is never recalled into context (sea/lines.py)
-            hidden = {r[0] for r in conn.execute(text(
-                "SELECT ID FROM saimemory WHERE ID IN :ids AND SCOPE = 'discardable'").bindparams(
-                bindparam("ids", expanding=True)), {"ids": [r[0] for r in rows]})}
-            rows = [r for r in rows if r[0] not in hidden]
+        rows = _recallable(memory, conn, persona_id, ids)
     lowered = [normalise(r[3]) for r in rows]
     lengths = [length(t) for t in lowered]
     avg = sum(lengths) / len(lengths) if lengths else 1.0
@@ -73,16 +84,48 @@ def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: 
             for score, _, row, held in scored[:limit * 2]], weights
 
 
+def _stored(dense: object) -> bool:
+    """Whether `dense` is a DenseRecall (stored vectors) rather than a plain scorer of texts."""
+    return hasattr(dense, "prepare")
+
+
+def _dense_list(memory: SAIMemory, asked: DenseQuery | None, persona_id: str, hits: list[dict[str, Any]],
+                limit: int, exclude_pulse: str | None) -> list[dict[str, Any]]:
+    """The lexical hits with a stored vector and the dense-only candidates, closest first."""
+    if asked is None:
+        return []
+    known = {h["id"] for h in hits if h["kind"] == "message"}
+    extra_ids = [i for i, _ in asked.near if i not in known][:limit]
+    extra: list[dict[str, Any]] = []
+    if extra_ids:
+        with memory.db.engine.connect() as conn:
+            rows = _recallable(memory, conn, persona_id, extra_ids)
+        extra = [{"kind": "message", **record(r), "terms": (), "score": 0.0} for r in rows
+                 if not (exclude_pulse and r[5] == exclude_pulse)]
+    pool = hits + extra
+    closeness = asked.similarities(pool)
+    scored = [(c, h) for c, h in zip(closeness, pool, strict=True) if c is not None]
+    scored.sort(key=lambda c: -c[0])
+    for c, h in scored:
+        h.setdefault("dense", round(c, 4))
+    return [h for _, h in scored]
+
+
 def recall(
     memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str, query: str, *,
     limit: int = 20, exclude_pulse: str | None = None, now: datetime | None = None,
-    dense: DenseScorer | None = None,
+    dense: DenseScorer | DenseRecall | None = None, dense_wait: float | None = None,
 ) -> list[dict[str, Any]]:
-    """The best `limit` hits of every kind for `query` (any of its terms may match), best first."""
+    """The best `limit` hits of every kind for `query` (any of its terms may match), best first.
+
+    `dense`: a `DenseScorer` over the lexical hits' texts, or a `DenseRecall` (stored message vectors:
+    it also proposes messages no term matched; its query vector is waited for `dense_wait` seconds at
+    most, default its own `wait`)."""
     terms = query_terms(query or "")
-    if not terms or limit <= 0:
+    if limit <= 0 or not (terms or _stored(dense) and (query or "").strip()):
         return []
     now = now or utc_now()
+    dense_side = dense.start(persona_id, query, dense_wait) if _stored(dense) else None  # type: ignore[union-attr]
     hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now)
     probes = list(dict.fromkeys(t.probe for t in terms))
     for e in chronicle.search_any(persona_id, probes):
@@ -114,10 +157,17 @@ def recall(
     window = date_window(query, now)
     if window:
         lists.append([h for h in hits if window[0] <= (parse_time(h.get("created_at")) or now) < window[1]])
-    if dense is not None and hits:
+    weights = [1.0] * len(lists)
+    if _stored(dense):
+        dense_list = _dense_list(memory, dense_side.result(), persona_id, hits, limit, exclude_pulse)  # type: ignore[union-attr]
+        if dense_list:
+            lists.append(dense_list)
+            weights.append(dense.weight)
+    elif dense is not None and hits:
         closeness = dense(query, [str(h.get("content", "")) for h in hits])
-        lists.append([h for _, h in sorted(zip(closeness, hits, strict=True), key=lambda c: -c[0])])
-    ranked = fuse(lists, key=lambda h: (h["kind"], str(h["id"])))[:limit]
+        lists.append([h for _, h in sorted(zip(closeness, hits, strict=True), key=lambda c: -c[0])])  # type: ignore[arg-type]
+        weights.append(1.0)
+    ranked = fuse(lists, key=lambda h: (h["kind"], str(h["id"])), weights=weights)[:limit]
     for h in ranked:
         if h["kind"] == "message" and completes(h["content"]):
             after = [m for m in memory.around(persona_id, h["id"], before=0, after=1) if m["id"] != h["id"]]

@@ -329,8 +329,13 @@ def _finish(pulled: PulledModel, settings: Settings, set_default: bool, store: S
 
 
 def make_default(settings: Settings, name: str, store: SettingsStore | None = None) -> Settings:
-    """Save `default_model = local:NAME` in settings.json (the persona-less default), returning the new Settings."""
-    return (store or SettingsStore(settings)).save({"default_model": f"local:{name}"})
+    """Save `default_model = local:NAME` in settings.json (the persona-less default), returning the new
+    Settings; for an embedding model (it cannot talk) `embedding_model = local:NAME`, recall's vectors."""
+    from saiverse.llm.local._gguf_meta import model_kind
+
+    path = settings.home / MODELS_DIR / f"{name}.gguf"
+    field = "embedding_model" if path.is_file() and model_kind(path) == "embedding" else "default_model"
+    return (store or SettingsStore(settings)).save({field: f"local:{name}"})
 
 
 def _gb(size: int) -> str:
