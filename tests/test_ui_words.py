@@ -335,7 +335,8 @@ def test_the_login_asks_the_password_only_and_keeps_a_refused_one(lang: str, bro
     home = tmp_path / "my city"
     labels = Labels(lang)
     with _served_with_login(home, lang) as url:
-        for viewport, scheme, name in ((PHONE, "light", "phone_light"), (DESKTOP, "dark", "desktop_dark")):
+        for viewport, scheme, name in ((PHONE, "light", "phone_light"), (PHONE, "dark", "phone_dark"),
+                                       (DESKTOP, "light", "desktop_light"), (DESKTOP, "dark", "desktop_dark")):
             with _context(chrome, browser_locale, viewport, scheme) as context:
                 page = context.new_page()
                 page.goto(url)
