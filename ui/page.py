@@ -14,8 +14,10 @@
   English browser shows 「コピー」 as "Copy message" in a Japanese app. The page is told the app's
   language before Gradio's script reads it (`navigator.language`); words Gradio's Japanese table lacks
   are given through `gr.I18n` (`gradio_i18n`); and the few Gradio writes without a table — a toast's
-  title ("Info", "Error") and the lost-connection toast — are rewritten in the toast area as they appear
-  (`GRADIO_WORDS_JS`). Each degrades to Gradio's English when a later Gradio moves it.
+  title ("Info", "Error"), the lost-connection toast, its components' screen-reader labels and tooltips
+  (`GRADIO_ATTRS`) — are rewritten as they appear (`gradio_words_js`). None of this reaches into Gradio's
+  Python (ui/_gradio_compat.py holds that); each degrades to Gradio's English when a later Gradio's page
+  says other words.
 """
 
 from __future__ import annotations
