@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from saiverse.memory._memopedia_manage import health as health
     from saiverse.memory._pins import Pin as Pin
     from saiverse.memory._pins import PinStore as PinStore
+    from saiverse.memory._rank import forget_lookups as forget_lookups
     from saiverse.memory._recall import recall as recall
     from saiverse.memory._reflex import Recalled as Recalled
     from saiverse.memory._reflex import reflex_section as reflex_section
@@ -121,6 +122,7 @@ _EXPORTS: dict[str, str] = {
     "delete_page": "_memopedia_manage",
     "enabled_personas": "_chronicle_build",
     "export_memory": "_export",
+    "forget_lookups": "_rank",
     "health": "_memopedia_manage",
     "judgments": "_tracks",
     "map_positions": "_tracks",

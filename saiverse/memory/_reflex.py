@@ -15,6 +15,7 @@ default; the world setting `reflex_recall:<persona id>` = "0" turns it off for o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -109,12 +110,20 @@ def lore(memopedia: MemopediaStore, persona_id: str, message: str) -> list[str]:
     return [r.line for r in lore_found(memopedia, persona_id, message)]
 
 
+def _says(said: str, keyword: str) -> bool:
+    """Whether a (normalised) message holds a keyword: a latin one as whole words ("cat" is not in
+    "category"), any other as written (日本語 has no spaces between words)."""
+    if keyword.isascii():
+        return re.search(r"(?<![a-z0-9])" + re.escape(keyword) + r"(?![a-z0-9])", said) is not None
+    return keyword in said
+
+
 def lore_found(memopedia: MemopediaStore, persona_id: str, message: str) -> list[Recalled]:
     """`lore`, each line with the page and the keyword that brought it."""
     said = normalise(message)
     found: list[Recalled] = []
     for page in memopedia.pages(persona_id):
-        key = next((k for k in page.keywords if len(k.strip()) >= 2 and normalise(k.strip()) in said), None)
+        key = next((k for k in page.keywords if len(k.strip()) >= 2 and _says(said, normalise(k.strip()))), None)
         if key is None:
             continue
         body = " ".join((page.summary or page.content).split())
