@@ -3,10 +3,11 @@ and call mode. Speech and recording happen in the browser; the server makes audi
 the routes of ui/voice_routes.py.
 
 - **Speaker** (🔈/🔊 in the chat head, per window, kept in the tab's sessionStorage): while on, each
-  persona bubble of the live strip (ui/live.py, `data-say`) is cut into sentences as it grows; every
-  finished sentence is sent to `/voice/say` at once and played in order, so the first sentence plays
-  while the rest is still being written. A fenced code block or an open `<user_only>` part is never cut
-  (the server's `speakable` drops them whole). The persona's engine decides how: a WAV the server made
+  persona bubble of the live strip (ui/live.py, `data-say`) is cut into sentences as it grows; each
+  finished sentence is asked of `/voice/say` as soon as it ends (one request at a time, in order, ahead
+  of playback) and played in order, so the first sentence plays while the rest is still being written.
+  A fenced code block or an open `<user_only>` part is never cut (the server's `speakable` drops them
+  whole). The persona's engine decides how: a WAV the server made
   (one `<audio id="sv-voice-player">` plays the queue) or the page's own `speechSynthesis` (`browser`).
 - Lines that arrive without this window's send (autonomy, a schedule, another window) are read when
   the speaker is on and they are appended to the building the window goes on showing.
