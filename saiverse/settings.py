@@ -288,13 +288,7 @@ def read_saved_settings(home: Path) -> dict[str, str]:
 
     Only known keys with non-empty string values are returned; a damaged file must not stop the app.
     """
-    try:
-        raw = json.loads((home / SAVED_SETTINGS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(raw, dict):
-        return {}
-    return {k: v for k, v in raw.items() if k in SAVED_KEYS and isinstance(v, str) and v.strip()}
+    return {k: v for k, v in _raw_saved(home).items() if k in SAVED_KEYS and isinstance(v, str) and v.strip()}
 
 
 def _raw_saved(home: Path) -> dict[str, Any]:
