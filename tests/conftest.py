@@ -25,11 +25,7 @@ from tests.pg import pg_cluster, pg_url  # noqa: F401 - the PostgreSQL fixtures,
 if TYPE_CHECKING:
     from saiverse.manager import SAIVerseManager
 
-ENV_KEYS = [
-    HOME_ENV, *(option.env for option in OPTIONS),
-    # Read by the pulse workers' modules themselves (saiverse/pulse/_remote.py, _queue.py), not through OPTIONS.
-    "SAIVERSE_PULSE_WORKERS_REMOTE", "SAIVERSE_WORKER_HEARTBEAT", "SAIVERSE_WORKER_TICK",
-]
+ENV_KEYS = [HOME_ENV, *(option.env for option in OPTIONS)]
 """Every variable the app reads: derived from saiverse/settings.py's `OPTIONS`, so a new setting is cleared too."""
 
 

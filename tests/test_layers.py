@@ -300,6 +300,52 @@ def test_no_mixins_in_the_domain() -> None:
     assert not bad, "mixins in saiverse/ (hand a service its parts instead):\n" + "\n".join(bad)
 
 
+SETTINGS_MODULE = "saiverse/settings.py"
+ENVIRON_ALLOWED = {
+    "saiverse/llm/local/_child.py": "hands its own environment on to the model's child process (plus one flag)",
+    "ui/app.py": "sets GRADIO_ANALYTICS_ENABLED for Gradio before Gradio is imported: a write, read by Gradio",
+}
+"""Modules besides saiverse/settings.py that touch `os.environ`, each with the reason it is not a setting."""
+ENVIRON_SCANNED = ("cli", "ui", "saiverse", "sea", "tools", "chat", "database", "main.py", "portable.py")
+
+
+def _environ_uses(path: Path) -> list[str]:
+    """Where `path` reads or writes the process environment: `os.environ`, `os.getenv`, `os.putenv`, or
+    `environ`/`getenv` imported from os."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "os"
+                and node.attr in ("environ", "environb", "getenv", "putenv", "unsetenv")):
+            found.append(f"{node.lineno}: os.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "os":
+            found += [f"{node.lineno}: from os import {a.name}" for a in node.names
+                      if a.name in ("environ", "environb", "getenv", "putenv", "unsetenv")]
+    return found
+
+
+def test_settings_are_read_in_one_place() -> None:
+    """Only saiverse/settings.py reads the environment (each variable an `Option`, with its precedence and
+    message): a module reading `os.environ` itself skips `.env`, settings.json and `python main.py config`."""
+    bad = []
+    for name in ENVIRON_SCANNED:
+        path = ROOT / name
+        for file in [path] if path.is_file() else sorted(path.rglob("*.py")):
+            rel = file.relative_to(ROOT).as_posix()
+            if rel != SETTINGS_MODULE and rel not in ENVIRON_ALLOWED:
+                bad += [f"{rel}:{use}" for use in _environ_uses(file)]
+    assert not bad, "the environment read outside saiverse/settings.py (add an Option there):\n" + "\n".join(bad)
+    stale = [rel for rel in ENVIRON_ALLOWED if not _environ_uses(ROOT / rel)]
+    assert not stale, f"allowed to touch os.environ but no longer does (drop it from ENVIRON_ALLOWED): {stale}"
+
+
+def test_the_settings_rule_sees_every_form(tmp_path: Path) -> None:
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\nfrom os import getenv\na = os.environ.get('X')\nb = os.getenv('Y')\n"
+                      "os.environ['Z'] = '1'\n", encoding="utf-8")
+    assert sorted(use.split(": ", 1)[1] for use in _environ_uses(sample)) == sorted([
+        "from os import getenv", "os.environ", "os.getenv", "os.environ"])
+
+
 PORTABLE = "portable.py"
 """The one module that may know the operating system (docs/ARCHITECTURE.md, "Layers")."""
 SYSTEM_SCANNED = ("cli", "ui", "saiverse", "sea", "tools", "chat", "database", "benchmarks", "scripts", "main.py")
