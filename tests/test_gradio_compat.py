@@ -30,10 +30,10 @@ def other_gradio(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_another_gradio_turns_each_feature_off_and_says_so(other_gradio: None,
                                                            caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger=compat.__name__):
-        assert compat.check_version() == ["lean_start", "quiet_queue", "lazy_tabs"]
-        assert compat.check_version() == ["lean_start", "quiet_queue", "lazy_tabs"]
+        assert compat.check_version() == ["lean_start", "quiet_queue", "lazy_tabs", "known_calls"]
+        assert compat.check_version() == ["lean_start", "quiet_queue", "lazy_tabs", "known_calls"]
     lines = [r.getMessage() for r in caplog.records]
-    assert len(lines) == 3  # once per feature and process
+    assert len(lines) == 4  # once per feature and process
     assert all("Gradio 7.0.0 is installed, SAIVerse is written for 6.31.0" in line for line in lines)
     assert any("quiet_queue is off" in line and "sent again" in line for line in lines)
 
@@ -63,3 +63,35 @@ def test_another_gradio_gets_its_side_tabs_built_at_start(other_gradio: None) ->
         with gr.Tabs():
             side_tabs([("tab_chat", "t", builder)], None, Labels("ja"))
     assert built == ["now"]  # not a render block waiting for the tab's first opening
+
+
+def test_the_network_guards_reads_of_gradio(other_gradio: None, caplog: pytest.LogCaptureFixture) -> None:
+    """Under another Gradio the unknown-call check is off (Gradio answers), the login reads fail closed,
+    and a login page whose API description is not found as expected is said to show it."""
+    assert compat.known_functions(object(), None) is None
+    assert compat.login_tokens(object()) == (None, None)
+    with caplog.at_level(logging.WARNING, logger=compat.__name__):
+        page = b"<script>window.gradio_api_info={\"a\": 1}</script>"
+        assert compat.hide_api_info(page) == page
+        assert compat.hide_api_info(b"<script>window.gradio_api_info = {\"b\": 2};</script>") == (
+            b"<script>window.gradio_api_info = null;</script>")
+    assert [r.getMessage() for r in caplog.records if "API description" in r.getMessage()] == [
+        "Gradio 7.0.0 embeds its API description in a form SAIVerse does not know: the login page shows it "
+        "(building ids, playbook names)"]
+
+
+def test_only_the_compat_module_reaches_into_gradio() -> None:
+    """`import gradio as gr` is Gradio's public face; its submodules (`gradio.context`, `gradio.queueing` …)
+    are internals, reached from ui/_gradio_compat.py only, where the pinned version guards them."""
+    import ast
+
+    bad = []
+    for top in ("ui", "cli", "saiverse"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            if path == ROOT / "ui" / "_gradio_compat.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+                    [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+                bad += [f"{path.relative_to(ROOT)}:{node.lineno} imports {n}" for n in names if n.startswith("gradio.")]
+    assert not bad, "Gradio's internals outside ui/_gradio_compat.py:\n" + "\n".join(bad)

@@ -20,12 +20,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import urlsplit
 
 from saiverse.port import LOGIN_CLIENT
+from ui._gradio_compat import hide_api_info, known_functions, login_cookie_names, login_tokens
 
 log = logging.getLogger(__name__)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -36,7 +36,6 @@ PUBLIC_PREFIXES = ("/assets/", "/static/")
 CALL_PATHS = ("/gradio_api/queue/join", "/gradio_api/run/predict")
 """Where a body names the function it calls by `fn_index`."""
 MAX_CALL_BODY = 8 * 1024 * 1024
-API_INFO = re.compile(rb"<script>window\.gradio_api_info = .*?;</script>", re.S)
 
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
@@ -59,8 +58,7 @@ def same_origin(scope: dict[str, Any]) -> bool:
 
 def logged_in(scope: dict[str, Any]) -> bool:
     """Whether the request carries a session cookie Gradio's login gave out (its `app.tokens`)."""
-    app = scope.get("app")
-    tokens, cookie_id = getattr(app, "tokens", None), getattr(app, "cookie_id", None)
+    tokens, cookie_id = login_tokens(scope.get("app"))
     if tokens is None or cookie_id is None:
         return False
     jar: SimpleCookie = SimpleCookie()
@@ -68,7 +66,7 @@ def logged_in(scope: dict[str, Any]) -> bool:
         jar.load(_headers(scope).get(b"cookie", b"").decode("latin-1"))
     except Exception:  # noqa: BLE001 - a malformed cookie header is no session
         return False
-    for name in (f"access-token-{cookie_id}", f"access-token-unsecure-{cookie_id}"):
+    for name in login_cookie_names(cookie_id):
         if name in jar and jar[name].value in tokens:
             return True
     return False
@@ -146,7 +144,7 @@ class SiteGuard:
         body = b"".join(chunks)
         data = _json(body)
         fn_index = data.get("fn_index") if isinstance(data, dict) else None
-        fns = _functions(scope.get("app"), data.get("session_hash") if isinstance(data, dict) else None)
+        fns = known_functions(scope.get("app"), data.get("session_hash") if isinstance(data, dict) else None)
         unknown = not isinstance(fn_index, int) or isinstance(fn_index, bool) or fn_index not in (fns or {})
         if fn_index is not None and fns is not None and unknown:
             log.warning("refused a call of fn_index %r, which this app does not have (%s)", fn_index, scope.get("path"))
@@ -171,19 +169,6 @@ def _json(body: bytes) -> Any:
         return None  # not JSON: Gradio answers that itself
 
 
-def _functions(app: Any, session_hash: Any) -> dict[Any, Any] | None:
-    """The functions a call may name, found as Gradio finds them (gradio/route_utils.py `get_fn`): the
-    session's own (a `gr.render` block adds some per window) when the call names a session, else the
-    app's; None when they cannot be looked up (Gradio then answers itself)."""
-    try:
-        blocks = app.get_blocks()
-        if session_hash:
-            return dict(blocks.state_holder[str(session_hash)].blocks_config.fns)
-        return dict(blocks.fns)
-    except Exception:  # noqa: BLE001 - another Gradio's internals: leave the call to Gradio
-        return None
-
-
 def _without_api_info(send: Any) -> Any:
     """A `send` that serves the login page with `window.gradio_api_info = null` (the body buffered)."""
     start: dict[str, Any] = {}
@@ -199,7 +184,7 @@ def _without_api_info(send: Any) -> Any:
         parts.append(message.get("body", b""))
         if message.get("more_body", False):
             return
-        body = API_INFO.sub(b"<script>window.gradio_api_info = null;</script>", b"".join(parts))
+        body = hide_api_info(b"".join(parts))
         headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
         await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
