@@ -37,9 +37,10 @@ import contextlib
 import logging
 import os
 import socket
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from portable import run_async
 from saiverse.errors import UsageError
@@ -57,6 +58,13 @@ from saiverse.pulse._remote import (
 )
 from saiverse.pulse._usergate import UserGate, announce
 from sea.events import event
+
+if TYPE_CHECKING:
+    from database import Database
+    from saiverse.memory import SAIMemory
+    from saiverse.pulse._playbooks import PlaybookCatalog
+    from saiverse.settings import Settings
+    from saiverse.world import World
 
 RECOVER_CRON = "* * * * * */5"
 """Every 5 s (procrastinate's cron: the 6th column is seconds, the first stays minutes)."""
@@ -85,12 +93,31 @@ class PulseFailed(RuntimeError):
     """A pulse that ended with an error on this worker (its events said so): the job fails with it."""
 
 
+class WorkerCity(Protocol):
+    """What a worker uses of the city it opened (`SAIVerseManager`; the manager sits above this package, so
+    the worker names only what it reaches)."""
+
+    db: Database
+    memory: SAIMemory
+    world: World
+    playbooks: PlaybookCatalog
+    pulses: Any
+    """The in-process `PulseController` (its `runner`, `hold_autonomous`, `submit`)."""
+    autonomous: bool
+
+    def fire_due_schedules(self, now: Any = None, *, pulses: Any = None) -> list[Any]: ...
+
+    def autonomous_tick(self, now: Any = None, *, pulses: Any = None) -> list[Any]: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass
 class _Worker:
     """What a worker process holds: its city and a queue to defer the pulses its tick starts."""
 
     url: str
-    manager: Any
+    manager: WorkerCity
     enqueuer: QueuedPulses
     publishers: Any = None
     """Kept connections the users' pulses publish their events on (saiverse/pulse/_remote.py)."""
@@ -242,7 +269,8 @@ async def _serve(url: str, name: str, concurrency: int, beat: float, tick: float
                 await lane
 
 
-def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) -> int:
+def worker_command(settings: Settings, args: Any, print_json: Callable[[Any], None],
+                   open_city: Callable[[Settings], WorkerCity]) -> int:
     """`python main.py worker`: run pulses from the queue until stopped (SIGINT/SIGTERM end it cleanly).
 
     `open_city(settings)` opens the city's manager (main.py hands it in: the manager sits above this module)."""
