@@ -30,10 +30,9 @@ Gradio makes it, slower but whole — and the start logs one line per feature sa
   line instead of Gradio's 500 with a traceback; the functions are looked up as Gradio's `get_fn` does
   (`Blocks.fns`, a session's `state_holder[...].blocks_config.fns`). Off: such a call reaches Gradio.
 
-Two more reads of Gradio's internals belong to the guard of an app open to the network (ui/web_guard.py)
-and cannot be switched off, so each fails closed under any Gradio: `login_tokens` (Gradio's login
-cookie, `App.tokens` / `App.cookie_id`: not found → not logged in) and `hide_api_info` (the login page's
-`window.gradio_api_info` script; a page that names it in another form is logged, once, as not hidden).
+One more read of Gradio's internals belongs to the guard of an app open to the network (ui/web_guard.py)
+and cannot be switched off, so it fails closed under any Gradio: `login_tokens` (Gradio's login cookie,
+`App.tokens` / `App.cookie_id`: not found → not logged in).
 
 This module imports nothing of Gradio at its top: `lean_start` must run before Gradio's first import
 (and benchmarks/startup.py loads this file alone for its `--bare-lean` app).
@@ -44,7 +43,6 @@ from __future__ import annotations
 import importlib.abc
 import importlib.machinery
 import logging
-import re
 import sys
 from collections.abc import Sequence
 from functools import lru_cache
@@ -229,17 +227,3 @@ def login_tokens(app: Any) -> tuple[Any, Any]:
 def login_cookie_names(cookie_id: str) -> tuple[str, str]:
     """The cookies Gradio's login sets (its secure and plain-HTTP forms)."""
     return f"access-token-{cookie_id}", f"access-token-unsecure-{cookie_id}"
-
-
-API_INFO = re.compile(rb"<script>window\.gradio_api_info = .*?;</script>", re.S)
-"""Where Gradio's page embeds its whole API description (building ids, playbook names)."""
-
-
-def hide_api_info(page: bytes) -> bytes:
-    """The page without Gradio's API description (a warning, once, when it names it in a form not known)."""
-    hidden, found = API_INFO.subn(b"<script>window.gradio_api_info = null;</script>", page)
-    if not found and b"gradio_api_info" in page and "api_info" not in _told:
-        _told.add("api_info")
-        log.warning("Gradio %s embeds its API description in a form SAIVerse does not know: the login page "
-                    "shows it (building ids, playbook names)", installed())
-    return hidden

@@ -8,7 +8,9 @@ Parts (private modules; import from here):
 - `_common`: What the long-term memory modules share: time values as stored, and their error type.
 - `_context`: The context builder: every model call's prompt, assembled in one place within a …
 - `_context_source`: What a persona's stored memory offers its prompts, read cheaply enough for every pulse.
+- `_dense`: Dense recall: the stored message vectors as a ranked list for recall.
 - `_export`: Exporting a persona's whole memory as JSON lines: messages, then Chronicle, then …
+- `_indexer`: The background indexer: every SAIMemory message embedded once, off the reply path.
 - `_lexical`: What recall searches for: a text's terms — stemmed latin words without stop words, …
 - `_memopedia`: Memopedia: a persona's own wiki of people, terms and plans, in upstream SAIVerse's …
 - `_memopedia_manage`: Memopedia housekeeping for upstream v0.3's `memopedia_manage` / `memopedia_health` …
@@ -19,6 +21,7 @@ Parts (private modules; import from here):
 - `_recall_pg`: SAIMemory recall candidates on PostgreSQL: pg_trgm where SQLite uses its FTS5 gram …
 - `_reflex`: Reflex recall: before a persona answers the user, what her memory holds on the user's …
 - `_store`: SAIMemory: each persona's long-term message store — writing, recent context, recall, …
+- `_vectors`: SAIMemory's message vectors in the store itself (`saimemory_vec`, migration step 14).
 - `_track_book`: A persona's tracks and notes, written by its `track_*` and `note_*` tools (upstream …
 - `_tracks`: A persona's tracks and notes (upstream v0.3), as the CLI and the メモリ tab show them.
 """
@@ -49,10 +52,13 @@ from saiverse.memory._context import (
     token_counter,
 )
 from saiverse.memory._context_source import ContextSource
+from saiverse.memory._dense import DenseRecall
 from saiverse.memory._export import export_memory
+from saiverse.memory._indexer import MemoryIndex, open_memory_index
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._memopedia_manage import delete_page, health
 from saiverse.memory._pins import Pin, PinStore
+from saiverse.memory._rank import forget_lookups
 from saiverse.memory._recall import recall
 from saiverse.memory._reflex import Recalled, reflex_section, reflex_setting_key
 from saiverse.memory._store import ROLES, MemoryRecord, SAIMemory
@@ -67,6 +73,7 @@ __all__ = [
     "ChronicleWorker",
     "ContextSource",
     "DEFAULT_CONTEXT_TOKENS",
+    "DenseRecall",
     "Entry",
     "Fitted",
     "Line",
@@ -74,6 +81,7 @@ __all__ = [
     "MESSAGE_OVERHEAD",
     "MIN_CONTEXT_TOKENS",
     "MemopediaStore",
+    "MemoryIndex",
     "MemoryRecord",
     "PIN_HEADER",
     "PIN_SHARE",
@@ -92,12 +100,14 @@ __all__ = [
     "enabled_personas",
     "export_memory",
     "fit",
+    "forget_lookups",
     "health",
     "judgments",
     "map_positions",
     "memory_notes",
     "messages_around",
     "notes",
+    "open_memory_index",
     "parse_day",
     "pinned_text",
     "recall",

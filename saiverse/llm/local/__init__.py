@@ -19,9 +19,10 @@ Parts (private modules; import from here):
 
 from __future__ import annotations
 
-from saiverse.llm.local._catalog import CATALOG, local_name, resolve
+from saiverse.llm.local._catalog import CATALOG, entry, local_name, resolve
 from saiverse.llm.local._embedder import LocalEmbedder
 from saiverse.llm.local._files import LocalModelMissing, ensure_file, model_path, packaged_available, runtime_available
+from saiverse.llm.local._gguf_meta import model_kind
 from saiverse.llm.local._health import Health, HealthBook, broken_words
 from saiverse.llm.local._installed import InstalledModel, models_on_disk
 from saiverse.llm.local._model import LocalModel
@@ -33,6 +34,7 @@ __all__ = [
     "CATALOG",
     "Health",
     "HealthBook",
+    "InstalledModel",
     "LocalEmbedder",
     "LocalModel",
     "LocalModelMissing",
@@ -43,11 +45,12 @@ __all__ = [
     "chat_messages",
     "describe",
     "ensure_file",
-    "InstalledModel",
-    "models_on_disk",
+    "entry",
     "local_name",
     "make_default",
+    "model_kind",
     "model_path",
+    "models_on_disk",
     "packaged_available",
     "pull",
     "resolve",
