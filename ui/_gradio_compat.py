@@ -1,6 +1,6 @@
 """Every reliance on Gradio's internals, in one place, for the Gradio that requirements.txt pins.
 
-SAIVerse uses four things Gradio does not document. Each is a feature of its own, written for the
+SAIVerse uses five things Gradio does not document. Each is a feature of its own, written for the
 pinned version (`GRADIO_PIN`); with any other Gradio installed each is off — the app is then as plain
 Gradio makes it, slower but whole — and the start logs one line per feature saying so (`check_version`):
 
@@ -29,6 +29,10 @@ Gradio makes it, slower but whole — and the start logs one line per feature sa
 - `known_calls` (ui/web_guard.py): a call naming an `fn_index` the app does not have gets 422 and one log
   line instead of Gradio's 500 with a traceback; the functions are looked up as Gradio's `get_fn` does
   (`Blocks.fns`, a session's `state_holder[...].blocks_config.fns`). Off: such a call reaches Gradio.
+
+- `page_words` (ui/page.py): the served page's `<html lang>` and head written into Gradio's template, and
+  Gradio's untranslated words (toast titles, the lost-connection toast, aria-labels) rewritten in its
+  markup (`.toast-wrap`). Off: Gradio's page as it serves it, its words by the browser's language.
 
 One more read of Gradio's internals belongs to the guard of an app open to the network (ui/web_guard.py)
 and cannot be switched off, so it fails closed under any Gradio: `login_tokens` (Gradio's login cookie,
@@ -59,6 +63,7 @@ FEATURES: dict[str, str] = {
     "quiet_queue": "queue-place and start messages of hidden-progress events are sent again (a slower first token)",
     "lazy_tabs": "the side tabs are built at start (a slower start)",
     "known_calls": "a call of a function the app does not have reaches Gradio (a 500 with a traceback)",
+    "page_words": "the page keeps Gradio's <html lang> and head, and Gradio's own words follow the browser",
 }
 """Feature → what the app does without it."""
 _told: set[str] = set()
