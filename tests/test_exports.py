@@ -46,12 +46,3 @@ def test_help_imports_none_of_the_domain() -> None:
     heavy = [m for m in loaded if m.split(".")[:2] != ["saiverse", "errors"] and m.count(".") >= 1
              and m.split(".")[1] in ("world", "memory", "pulse", "care", "llm", "importer", "manager")]
     assert not heavy, f"`python main.py --help` imports the domain: {heavy}"
-
-
-def test_the_password_help_names_the_default_user() -> None:
-    """cli/_login.py names the default user without importing saiverse.care at parse time: the two agree."""
-    from saiverse.care import DEFAULT_USER
-
-    done = subprocess.run([sys.executable, "main.py", "password", "--help"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, check=True)
-    assert f"(default {DEFAULT_USER})" in done.stdout
