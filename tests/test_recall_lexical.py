@@ -4,9 +4,8 @@ memory_recall packs its budget (tools/defs/memory_recall.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ from saiverse.memory import recall
 from saiverse.memory._lexical import MAX_EXPANSIONS, SYNONYM_WEIGHT, query_terms
 from saiverse.memory._timely import named_window, time_bias
 from saiverse.pulse import ManagerToolContext
-from tests.support.ltm_helpers import open_manager
 from tools import call_tool
 from tools.defs.memory_recall import snippet
 
@@ -24,9 +22,7 @@ P = "mina"
 TALK_JA = ["今日は一日中雨だったね。", "仕事でずっと会議だった。", "駅前のパン屋に行った。", "週末は掃除をしたい。"]
 
 
-@pytest.fixture
-def manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
-    yield from open_manager(saiverse_home)
+pytestmark = pytest.mark.chronicle_by_hand
 
 
 def _say(m: SAIVerseManager, lines: Sequence[tuple[str, str]], start: datetime) -> list[int]:
