@@ -103,6 +103,9 @@ def test_when_and_now_questions(manager: SAIVerseManager) -> None:
     asked = hits()
     time_bias("今はどこに通ってる？", asked)  # the newest keeps its score, the older ones fade
     assert asked[2]["score"] == 1.8 and asked[0]["score"] < 1.4 and asked[1]["score"] < 1.2
+    asked = hits()
+    time_bias("以前はどこに通ってた？", asked)  # about before: the oldest keeps its score, the newer fade
+    assert asked[0]["score"] == 2.0 and asked[2]["score"] < 1.3
     unchanged = hits()
     time_bias("ベンチプレスの話", unchanged)
     assert unchanged == hits()
