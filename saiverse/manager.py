@@ -89,7 +89,8 @@ from sea.ports import PersonaContext
 class SAIVerseManager:
     """One SAIVerse world, opened from a data home: the stores, the services over them, and `CityPort`."""
 
-    def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
+    def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None,
+                 index: bool = True) -> None:
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
         home = open_home(self.settings_store)  # saiverse/opening.py: checks, the database, its migration
@@ -119,7 +120,8 @@ class SAIVerseManager:
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
         self.chronicle = ChronicleStore(self.db)
-        self.memory_index = open_memory_index(settings, self.db)  # None unless SAIVERSE_EMBEDDING_MODEL is set
+        # None unless SAIVERSE_EMBEDDING_MODEL is set; `index=False` (a pulse worker) reads vectors, embeds none
+        self.memory_index = open_memory_index(settings, self.db, start=index)
         dense = self.memory_index.dense if self.memory_index else None  # recall's stored vectors, everywhere
         self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens,
                                      dense=dense)
@@ -236,7 +238,7 @@ class SAIVerseManager:
         if notice:
             return notice
         if model.provider in ("offline", "local"):
-            from saiverse.llm.registry import describe_default
+            from saiverse.llm import describe_default
 
             return describe_default(self.settings)[1] + ("." if self.settings.lang == "en" else "。")
         return None

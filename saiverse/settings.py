@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -113,6 +112,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", setting_values.positive),
     Option("backup_keep", "SAIVERSE_BACKUP_KEEP", setting_values.backup_keep),
     Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", setting_values.pulse_workers),
+    Option("pulse_workers_remote", "SAIVERSE_PULSE_WORKERS_REMOTE", setting_values.switch),
+    Option("worker_heartbeat", "SAIVERSE_WORKER_HEARTBEAT", setting_values.worker_heartbeat),
+    Option("worker_tick", "SAIVERSE_WORKER_TICK", setting_values.worker_tick),
     Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
     Option("stt_engine", "SAIVERSE_STT_ENGINE", setting_values.stt_engine, saved=True),
     Option("stt_url", "SAIVERSE_STT_URL", setting_values.http_url, saved=True),
@@ -215,16 +217,21 @@ class Settings:
     """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     pulse_workers: int = 8
     """Threads that run pulses in this process (saiverse/pulse/_pool.py); the database pool is sized to them."""
+    pulse_workers_remote: bool = False
+    """Hand every pulse to the pulse workers' queue instead of running it here (PostgreSQL only,
+    saiverse/pulse/_remote.py); a worker itself always runs what it takes."""
+    worker_heartbeat: float = 10.0
+    """Seconds between a pulse worker's heartbeats; a worker silent for 3 of them is taken for dead."""
+    worker_tick: float = 15.0
+    """Seconds between a pulse worker's city ticks (the in-process ticker's interval, saiverse/ticker.py)."""
     mcp_timeout: float = 20.0
     """Seconds one exchange with an MCP server (start, handshake, the call) may take (saiverse/mcp_tools.py)."""
     stt_engine: str = ""
-    """Who listens (saiverse/listen): `openai-compatible`, `openai`, `gemini`, `off`; '': stt_url's server, if any."""
+    """Who listens (saiverse/listen): `openai-compatible`, `openai`, `gemini`, `off` ('': stt_url's server, if any);
+    stt_url: that server's base URL (`…/v1`), stt_model: the model ('': the engine's), stt_api_key: its key."""
     stt_url: str | None = None
-    """Base URL (`…/v1`) of an OpenAI-compatible `/audio/transcriptions` server (a Whisper server)."""
     stt_model: str = ""
-    """The transcription model asked for; '': the engine's own default (saiverse/listen)."""
     stt_api_key: str | None = field(default=None, repr=False)
-    """Key for the stt_url server, if it wants one."""
     voice_cache_mb: int = 200
     """Largest size of the spoken audio kept in `<home>/audio/` (MB); the oldest used files go first
     (saiverse/voice/_cache.py). 0 keeps only the last line."""
@@ -276,11 +283,17 @@ class Settings:
         return replace(self, **values, sources={**self.sources, **dict.fromkeys(values, source)})
 
 
+def raise_errors(environ: Mapping[str, str] | None = None) -> bool:
+    """$SAIVERSE_RAISE_ERRORS (RAISE_ERRORS_ENV): a bug's traceback is shown instead of one line. Read apart
+    from `load_settings` because it must work when loading the settings is what failed."""
+    from saiverse.errors import RAISE_ERRORS_ENV
+
+    return bool((os.environ if environ is None else environ).get(RAISE_ERRORS_ENV, "").strip())
+
+
 def mask_key(key: str | None) -> str:
     """`****abcd` (the last four characters) for a key, '' for none: keys are never shown whole."""
-    if not key:
-        return ""
-    return "****" + key[-4:] if len(key) > 8 else "****"
+    return "" if not key else "****" + key[-4:] if len(key) > 8 else "****"
 
 
 def read_saved_settings(home: Path) -> dict[str, str]:
@@ -361,19 +374,12 @@ def _parse(option: Option, raw: str, source: Source) -> Any:
 
 
 def _write_private_json(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically with mode 600 from the start (a key is never world-readable, even briefly)."""
-    from saiverse.disk import private_folder
+    """Write atomically with mode 600 from the start (atomic_write's temp file is mkstemp's: a key is never
+    world-readable, even briefly)."""
+    from saiverse.disk import atomic_write, private_folder
 
     private_folder(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)  # mkstemp creates mode 600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2))
 
 
 class SettingsStore:

@@ -29,7 +29,7 @@ if [ "${SAIVERSE_TEST_POSTGRES:-1}" != "0" ] && ! ls /usr/lib/postgresql/*/bin/i
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
 fi
 
-# sox makes and measures the recordings of the voice tests (tests/fakes_listen.py, the embedded voice's WAV).
+# sox makes and measures the recordings of the voice tests (tests/support/fakes_listen.py, the embedded voice's WAV).
 if ! command -v sox >/dev/null 2>&1; then
   echo "== installing sox (apt-get), for the voice tests"
   $SUDO apt-get update -qq

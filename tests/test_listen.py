@@ -21,8 +21,8 @@ from saiverse.listen import (
     transcribe,
 )
 from saiverse.settings import Settings, SettingsStore, load_settings
-from tests.fakes_listen import TranscriptionServer, sox_wav
-from tests.fakes_llm import FakeServer, gemini_error, gemini_text
+from tests.support.fakes_listen import TranscriptionServer, sox_wav
+from tests.support.fakes_llm import FakeServer, gemini_error, gemini_text
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,7 +100,7 @@ def test_no_listener_is_a_clear_refusal(tmp_path: Path) -> None:
 
 
 def test_a_server_that_is_down_is_named(tmp_path: Path) -> None:
-    from tests.browser import free_port
+    from tests.support.browser import free_port
 
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(ListenError, match=f"聞き取りサーバー {url} に接続できません") as caught:

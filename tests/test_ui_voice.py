@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.browser import MEDIA_ARGS, act, chromium, new_page, open_tab, pick, served, settle
-from tests.fakes_listen import TranscriptionServer, sox_wav
-from tests.fakes_speech import SpeechServer
+from tests.support.browser import MEDIA_ARGS, act, chromium, new_page, open_tab, pick, served, settle
+from tests.support.fakes_listen import TranscriptionServer, sox_wav
+from tests.support.fakes_speech import SpeechServer
 
 QUESTION = "明日の天気はどうですか"
 

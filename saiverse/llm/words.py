@@ -45,6 +45,14 @@ WORDS: dict[str, dict[str, str]] = {
         "pv_compatible_needed": "SAIVERSE_OPENAI_BASE_URL を設定すると openai:<モデル名> で使えます",
         "pv_no_models": "モデルがありません",
         "pv_offline": "決定的な応答 (テスト用・最後の手段)、常に使えます",
+        "embed_needs": "{name} には {what} が必要です",
+        "embed_no_server": "{name} のサーバーがこのコンピューターに見つかりません",
+        "embed_unknown": "{name} は埋め込みモデルの名前として読めません",
+        "embed_not_set": ("埋め込みモデルが設定されていません: SAIVERSE_EMBEDDING_MODEL に local:<名前> "
+                          "(例: `python main.py model pull multilingual-e5-small` で入れたもの)、"
+                          "gemini-embedding-001 か text-embedding-3-small を設定してください"),
+        "embed_cannot_use": "SAIVERSE_EMBEDDING_MODEL={name} は使えません: {why}",
+        "embed_cannot_use_log": "SAIVERSE_EMBEDDING_MODEL={name} は使えません (理由はログにあります)",
     },
     "en": {
         "short_local": "local model",
@@ -79,6 +87,14 @@ WORDS: dict[str, dict[str, str]] = {
         "pv_compatible_needed": "usable as openai:<model> once SAIVERSE_OPENAI_BASE_URL is set",
         "pv_no_models": "no models",
         "pv_offline": "deterministic replies (for tests, the last resort), always available",
+        "embed_needs": "{name} needs {what}",
+        "embed_no_server": "no server for {name} was found on this computer",
+        "embed_unknown": "{name} is not a name of an embedding model",
+        "embed_not_set": ("no embedding model is set: set SAIVERSE_EMBEDDING_MODEL to local:<name> (e.g. one "
+                          "pulled with `python main.py model pull multilingual-e5-small`), gemini-embedding-001 "
+                          "or text-embedding-3-small"),
+        "embed_cannot_use": "SAIVERSE_EMBEDDING_MODEL={name} cannot be used: {why}",
+        "embed_cannot_use_log": "SAIVERSE_EMBEDDING_MODEL={name} cannot be used (the log says why)",
     },
 }
 

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from saiverse.voice._text import SentenceSplitter as SentenceSplitter
     from saiverse.voice._text import sentences as sentences
     from saiverse.voice._text import speakable as speakable
+    from saiverse.voice._voice_runner import calm_onnxruntime as calm_onnxruntime
 
 _EXPORTS: dict[str, str] = {
     "AudioCache": "_cache",
@@ -53,6 +54,7 @@ _EXPORTS: dict[str, str] = {
     "VoiceError": "_settings",
     "VoiceService": "_service",
     "VoiceSettings": "_settings",
+    "calm_onnxruntime": "_voice_runner",
     "sentences": "_text",
     "set_voice": "_settings",
     "speakable": "_text",

