@@ -26,7 +26,7 @@ from saiverse.voice import (
     speakable,
     voice_for,
 )
-from tests.fakes_speech import SpeechServer
+from tests.support.fakes_speech import SpeechServer
 
 
 def test_speakable_leaves_out_what_is_not_speech() -> None:

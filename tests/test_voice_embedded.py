@@ -15,7 +15,7 @@ import pytest
 
 from saiverse.settings import Settings
 from saiverse.voice import VoiceError, VoiceService, VoiceSettings
-from tests.fakes_speech import sox_stat
+from tests.support.fakes_speech import sox_stat
 
 LONG = "むかしむかし、ある山のふもとの小さな村に、おじいさんとおばあさんが住んでいました。" * 6
 

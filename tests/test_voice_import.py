@@ -16,7 +16,7 @@ from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from saiverse.voice import VoiceSettings
-from tests.upstream_v03 import small_v03_home
+from tests.support.upstream_v03 import small_v03_home
 
 ADDON = "saiverse-voice-tts"
 

@@ -1,5 +1,5 @@
 """Voices from servers, through the real client libraries against loopback fakes of the real wire formats
-(tests/fakes_speech.py): an OpenAI-compatible `/v1/audio/speech` server with its voice list, OpenAI's TTS with
+(tests/support/fakes_speech.py): an OpenAI-compatible `/v1/audio/speech` server with its voice list, OpenAI's TTS with
 設定's key, Gemini's TTS; the audio cache in front of them (a line is asked for once)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from saiverse.settings import Settings
 from saiverse.voice import VoiceError, VoiceService, VoiceSettings
-from tests.fakes_speech import SpeechServer, gemini_voice, sox_stat
+from tests.support.fakes_speech import SpeechServer, gemini_voice, sox_stat
 
 
 def _settings(home: Path, **kw: object) -> Settings:

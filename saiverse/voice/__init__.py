@@ -23,46 +23,36 @@ Parts (private modules; import from here):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from saiverse.voice._cache import AudioCache
+from saiverse.voice._service import VoiceService
+from saiverse.voice._settings import (
+    ENGINES,
+    SERVER_ENGINES,
+    VOICE_ENGINES,
+    Engine,
+    VoiceError,
+    VoiceSettings,
+    set_voice,
+    voice_for,
+    voice_setting_key,
+)
+from saiverse.voice._text import SentenceSplitter, sentences, speakable
+from saiverse.voice._voice_runner import calm_onnxruntime
 
-from saiverse._lazy import lazy_getattr
-
-if TYPE_CHECKING:
-    from saiverse.voice._cache import AudioCache as AudioCache
-    from saiverse.voice._service import VoiceService as VoiceService
-    from saiverse.voice._settings import ENGINES as ENGINES
-    from saiverse.voice._settings import SERVER_ENGINES as SERVER_ENGINES
-    from saiverse.voice._settings import VOICE_ENGINES as VOICE_ENGINES
-    from saiverse.voice._settings import Engine as Engine
-    from saiverse.voice._settings import VoiceError as VoiceError
-    from saiverse.voice._settings import VoiceSettings as VoiceSettings
-    from saiverse.voice._settings import set_voice as set_voice
-    from saiverse.voice._settings import voice_for as voice_for
-    from saiverse.voice._settings import voice_setting_key as voice_setting_key
-    from saiverse.voice._text import SentenceSplitter as SentenceSplitter
-    from saiverse.voice._text import sentences as sentences
-    from saiverse.voice._text import speakable as speakable
-    from saiverse.voice._voice_runner import calm_onnxruntime as calm_onnxruntime
-
-_EXPORTS: dict[str, str] = {
-    "AudioCache": "_cache",
-    "ENGINES": "_settings",
-    "Engine": "_settings",
-    "SERVER_ENGINES": "_settings",
-    "SentenceSplitter": "_text",
-    "VOICE_ENGINES": "_settings",
-    "VoiceError": "_settings",
-    "VoiceService": "_service",
-    "VoiceSettings": "_settings",
-    "calm_onnxruntime": "_voice_runner",
-    "sentences": "_text",
-    "set_voice": "_settings",
-    "speakable": "_text",
-    "voice_for": "_settings",
-    "voice_setting_key": "_settings",
-}
-"""Public name → the private module that defines it (imported on first use)."""
-
-__all__ = sorted(_EXPORTS)
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
+__all__ = [
+    "ENGINES",
+    "SERVER_ENGINES",
+    "VOICE_ENGINES",
+    "AudioCache",
+    "Engine",
+    "SentenceSplitter",
+    "VoiceError",
+    "VoiceService",
+    "VoiceSettings",
+    "calm_onnxruntime",
+    "sentences",
+    "set_voice",
+    "speakable",
+    "voice_for",
+    "voice_setting_key",
+]

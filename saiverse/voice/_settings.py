@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal, get_args
 from urllib.parse import urlsplit
@@ -45,7 +44,8 @@ class VoiceError(UserError):
     `kind`: `bad_setting` (an unknown engine, a bad speed or URL), `unknown_voice`, `no_key`,
     `unreachable` (the server did not answer), `refused` (it answered with an error), `crashed` (the
     embedded engine's process died or hung; the next request starts it anew), `missing` (the
-    embedded engine is not installed)."""
+    embedded engine is not installed). `str()` is the Japanese message; `text(settings.lang)` picks the
+    settings' language (the CLI and the UI use it)."""
 
     def __init__(self, ja: str, en: str = "", kind: str = "bad_setting") -> None:
         super().__init__(ja)
@@ -55,8 +55,6 @@ class VoiceError(UserError):
         """The message in `lang` ("en" or Japanese)."""
         return self.en if lang == "en" else self.ja
 
-    def __str__(self) -> str:
-        return self.text(os.environ.get("SAIVERSE_LANG", "ja"))
 
 
 @dataclass(frozen=True)
