@@ -5,6 +5,8 @@ providers in `saiverse/llm/` implement it.
 """
 
 from chat.base import (
+    CUT_LENGTH,
+    CUT_STOPPED,
     ChatModel,
     ChatRequest,
     ChatResult,
@@ -21,6 +23,7 @@ from chat.base import (
 )
 
 __all__ = [
-    "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "InvalidAnswer", "LLMError", "Message", "Role",
+    "CUT_LENGTH", "CUT_STOPPED", "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "InvalidAnswer",
+    "LLMError", "Message", "Role",
     "TokenCounter", "ToolCall", "ToolSpec", "Usage", "default_max_tokens",
 ]

@@ -135,7 +135,9 @@ class ChatModel(Protocol):
         ...
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
-        """Answer as text chunks, in order; their concatenation is the full reply."""
+        """Answer as text chunks, in order; their concatenation is the full reply. A stream the answer
+        length cut short (the provider's `length` / `max_tokens` / `MAX_TOKENS`) returns `CUT_LENGTH` as
+        its generator's return value (`StopIteration.value`); a finished one returns None."""
         ...
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
@@ -146,6 +148,11 @@ class ChatModel(Protocol):
     # callers check with `isinstance(model, TokenCounter)` and estimate otherwise. A model with a
     # fixed context window implements `ContextWindow.prompt_budget`.
 
+
+CUT_LENGTH = "length"
+"""What a stream returns when the answer length cut the reply short (it can be continued)."""
+CUT_STOPPED = "stopped"
+"""A reply the user stopped half-way (the pulse was cancelled while it streamed)."""
 
 STRUCTURED_TOKENS = 768
 """Default answer length of a structured answer or a tool choice (routing, fields, plans)."""

@@ -157,7 +157,7 @@ class SAIVerseManager:
             db=self.db, world=self.world, memory=self.memory, pulses=self.pulses,
             meta_playbook=self.conversation.meta_playbook, say=self.conversation.handle_user_input,
             check_message=self.conversation.check_message, check_image=self.uploads.check_image,
-            settings=self.settings_store)
+            settings=self.settings_store, playbook=self.playbooks.get)
         self.mcp = McpTools(settings.home, lambda: self.settings.mcp_timeout)
         """Each persona's MCP servers and their tools (saiverse/mcp_tools.py)."""
         self.tool_services = ToolServices(
@@ -356,6 +356,9 @@ class SAIVerseManager:
 
     def regenerate(self, building_id: str) -> Iterator[Event]:
         return self.chat_redo.regenerate(building_id)
+
+    def continue_reply(self, building_id: str) -> Iterator[Event]:
+        return self.chat_redo.continue_reply(building_id)
 
     def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
         return self.chat_redo.edit_last_message(building_id, text)

@@ -163,6 +163,16 @@ class CityPort(Protocol):
             user, or when the new pulse wrote none (the earlier answer then stays)."""
         ...
 
+    def continue_reply(self, building_id: str) -> Iterator[Event]:
+        """Write on a persona's reply that stopped before its end (the building's last line, its `cut`
+        set: the answer length, or the user's stop), into that same line.
+
+        Returns:
+            The pulse's events, then `continued` (`history_id`, the whole `text`, `cut` if it stopped
+            again); an `error` event (never an exception) when the last line is not a cut reply or
+            nothing was written (the line then stays as it was)."""
+        ...
+
     def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
         """Replace the user's last line with `text` and have it answered again; the replies that
         followed it are deleted (history and memory), not kept.

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat import ChatRequest, Message, ToolSpec
+from chat import CUT_LENGTH, CUT_STOPPED, ChatRequest, Message, ToolSpec
 from sea.compat import add_playbook_enum, model_type, sees_context
 from sea.decisions import generate_deciding
 from sea.events import event
-from sea.nodes import MISSING, Emit, RunContext, metadata_of, path_value, speak
+from sea.nodes import MISSING, Emit, PulseCancelled, RunContext, metadata_of, path_value, speak
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.router import prepare_schema, with_targets
 from sea.templates import as_text, render
@@ -64,15 +64,32 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
     if node.speak and schema is None and not request.tools:
         parts: list[str] = []
         chunk_event = event("speak_chunk", **ctx.base(node))  # its fields made once, each chunk's delta added
-        for chunk in model.stream(request):
-            ctx.check_cancel()
-            parts.append(chunk)
-            emit({**chunk_event, "delta": chunk})  # type: ignore[typeddict-item]
+        stream = model.stream(request)
+        try:
+            while True:
+                try:
+                    chunk = next(stream)
+                except StopIteration as end:  # a generator's return value: why the stream ended
+                    cut = end.value if end.value == CUT_LENGTH else None
+                    break
+                ctx.check_cancel()
+                parts.append(chunk)
+                emit({**chunk_event, "delta": chunk})  # type: ignore[typeddict-item]
+        except PulseCancelled:
+            if ctx.cancel.keep_said and "".join(parts).strip():  # said before the stop: kept, to continue
+                ctx.answered.append(model.name)
+                speak(ctx, node, "".join(parts), emit, tags=memo_tags, metadata=metadata_of(node, vars_),
+                      cut=CUT_STOPPED, **line)
+            raise
+        finally:
+            done = getattr(stream, "close", None)
+            if callable(done):
+                done()  # a local model's child stops at its next token (saiverse/llm/local/_model.py)
         text = "".join(parts)
         ctx.answered.append(model.name)
         ctx.usage["input_tokens"] += fitted_tokens  # a stream reports no usage: the fitted count
         # A speaking node is remembered once, as conversation; `memorize` adds its tags to that message.
-        speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), **line)
+        speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), cut=cut, **line)
         call = None
     else:
         result = generate_deciding(ctx, node, model, request, emit)  # the rules decide what it could not

@@ -157,14 +157,16 @@ def answering_model(ctx: RunContext) -> str:
 
 
 def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str] | None = None,
-          metadata: dict[str, Any] | None = None, line_role: str | None = None, scope: str | None = None) -> None:
+          metadata: dict[str, Any] | None = None, line_role: str | None = None, scope: str | None = None,
+          cut: str | None = None) -> None:
+    """Say `text` in the building and remember it; `cut`: it stopped before its end (can be continued)."""
     persona = ctx.persona
     ctx.remember("assistant", text, list(dict.fromkeys(["conversation", *(tags or [])])), line_role=line_role,
                  scope=scope)
-    hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
+    hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id, cut=cut)
     ctx.outputs.append(text)
     emit(event("speak", text=text, avatar=persona.get("avatar"), history_id=hid, metadata=metadata,
-               model=answering_model(ctx), **ctx.base(node)))
+               model=answering_model(ctx), cut=cut, **ctx.base(node)))
 
 
 def path_value(vars_: Any, path: str) -> Any:

@@ -427,7 +427,7 @@ EN.update({
 # <PART>_JA and <PART>_EN): backups and deleting (care), the login for other devices, upstream v0.3
 # tracks and notes, getting a model, the phone layout (fit), the model line / 自律 / attachments
 # (hands), the city map, the chat's per-line actions, and what a persona sees (sight: pins too).
-for _part in ("care", "login", "tracks", "models", "fit", "hands", "map", "chat", "sight"):
+for _part in ("care", "login", "tracks", "models", "fit", "hands", "map", "chat", "sight", "daily"):
     _labels = import_module(f"ui.i18n_{_part}")
     JA.update(getattr(_labels, f"{_part.upper()}_JA"))
     EN.update(getattr(_labels, f"{_part.upper()}_EN"))

@@ -97,8 +97,8 @@ class PulseHandle:
     def pulse_id(self) -> str:
         return self.record.pulse_id
 
-    def cancel(self) -> None:
-        self.token.cancel()
+    def cancel(self, *, keep_said: bool = True) -> None:
+        self.token.cancel(keep_said=keep_said)
 
     def _put(self, ev: Event | None) -> None:
         with self._lock:
@@ -296,7 +296,7 @@ class PulseController(PulseKinds):
             handles = [h for h in (*self._running.values(), *self._queued.values())
                        if h.record.persona_id == persona_id]
         for h in handles:
-            h.cancel()
+            h.cancel(keep_said=False)
         deadline = time.monotonic() + timeout
         return all(h.done.wait(max(0.0, deadline - time.monotonic())) for h in handles)
 

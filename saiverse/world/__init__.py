@@ -90,6 +90,9 @@ if TYPE_CHECKING:
     from saiverse.world._swipes import NoReplyError as NoReplyError
     from saiverse.world._swipes import Swipes as Swipes
     from saiverse.world._swipes import choose_swipe as choose_swipe
+    from saiverse.world._swipes import cut_of as cut_of
+    from saiverse.world._swipes import cut_reply as cut_reply
+    from saiverse.world._swipes import extend_reply as extend_reply
     from saiverse.world._swipes import fold_reply as fold_reply
     from saiverse.world._swipes import forget_reply as forget_reply
     from saiverse.world._swipes import keep_reply as keep_reply
@@ -141,6 +144,9 @@ _EXPORTS: dict[str, str] = {
     "check_image": "_media",
     "check_pdf": "_pdf",
     "choose_swipe": "_swipes",
+    "cut_of": "_swipes",
+    "cut_reply": "_swipes",
+    "extend_reply": "_swipes",
     "clear_avatar": "_avatars",
     "clip_summary": "_items",
     "commit_staged": "_media",
