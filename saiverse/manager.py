@@ -113,7 +113,7 @@ class SAIVerseManager:
         self.admin = AdminService(self.db, self.world, self.settings_store, hooks=DeleteHooks(
             backup=backup_hook(settings, lambda label: self.backups.create("delete", label).path),
             stop_persona=self._stop_persona,
-            live_runs=lambda: self.production.live_runs()))
+            live_runs=lambda: self.production.live_runs()), items=self.items)
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
         self.chronicle = ChronicleStore(self.db)

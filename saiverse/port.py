@@ -339,6 +339,7 @@ _EXPORTS: dict[str, str] = {
     "LOGIN_CLIENT": "saiverse.care",
     "PullJobs": "saiverse.llm.local",
     "SAIVerseManager": "saiverse.manager",
+    "SUMMARY_LIMIT": "saiverse.world",
     "ServerLock": "saiverse.care",
     "Settings": "saiverse.settings",
     "SettingsError": "saiverse.settings",
@@ -366,6 +367,7 @@ _EXPORTS: dict[str, str] = {
     "save_servers": "saiverse.mcp_tools",
     "set_login": "saiverse.care",
     "settle": "saiverse.heap",
+    "short_id": "saiverse.world",
     "shown_json": "saiverse.mcp_tools",
     "unmask": "saiverse.mcp_tools",
 }

@@ -21,6 +21,7 @@ from saiverse.world import (
     PatchError,
     apply_patch,
     is_pdf_path,
+    parse_short_id,
     pdf_pages,
     rename_item,
 )
@@ -40,6 +41,13 @@ class ItemTools:
         return self.services.world.persona(self.call.persona_id).lightweight_model
 
     def _reachable(self, item_id: str) -> ItemInfo:
+        number = parse_short_id(item_id)
+        if number is not None:  # `item:N`: the room's item N, else the one carried as N
+            for kind, owner in (("building", self.call.building_id), ("persona", self.call.persona_id)):
+                found = [i for i in self.services.items.list_owned(kind, owner) if i.slot_number == number]
+                if found:
+                    return found[0]
+            raise ToolError(f"{item_id.strip()} はここにも手元にもありません。item_list で番号を確かめてください。")
         try:
             info = self.services.items.get(item_id)
         except ItemNotFoundError as exc:

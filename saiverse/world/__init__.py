@@ -8,6 +8,7 @@ Parts (private modules; import from here):
 - `_chat_edit`: Deleting a chat line: from the building history and, where it was remembered, from …
 - `_chat_search`: Search in one building's chat: the lines whose text contains every word asked for, …
 - `_doc_versions`: A document save that committed but was not renamed into place is finished by whoever …
+- `_item_delete`: Deleting an item from the room's modal (the caller takes the automatic backup first, …
 - `_item_names`: Renaming an item (upstream v0.3's `item_change_name`): the name checked like a new …
 - `_item_slots`: Item slots (upstream v0.3): an item's numbered place in its container, unique per …
 - `_items`: Items: objects, pictures and documents, their locations, and their files on disk.
@@ -43,9 +44,13 @@ if TYPE_CHECKING:
     from saiverse.world._chat_edit import plan_line_deletion as plan_line_deletion
     from saiverse.world._chat_search import search_history as search_history
     from saiverse.world._doc_versions import committed_copy as committed_copy
+    from saiverse.world._item_delete import delete_item as delete_item
     from saiverse.world._item_names import rename_item as rename_item
     from saiverse.world._item_slots import move_numbered as move_numbered
+    from saiverse.world._item_slots import parse_short_id as parse_short_id
+    from saiverse.world._item_slots import short_id as short_id
     from saiverse.world._items import ITEM_TYPES as ITEM_TYPES
+    from saiverse.world._items import SUMMARY_LIMIT as SUMMARY_LIMIT
     from saiverse.world._items import ItemInfo as ItemInfo
     from saiverse.world._items import ItemNotFoundError as ItemNotFoundError
     from saiverse.world._items import ItemStore as ItemStore
@@ -113,6 +118,7 @@ _EXPORTS: dict[str, str] = {
     "DAYS": "_schedules",
     "HistoryEntry": "_world",
     "ITEM_TYPES": "_items",
+    "SUMMARY_LIMIT": "_items",
     "InvalidImageError": "_media",
     "InvalidPdfError": "_pdf",
     "ItemInfo": "_items",
@@ -171,6 +177,9 @@ _EXPORTS: dict[str, str] = {
     "remove_quietly": "_media",
     "reply_swipes": "_swipes",
     "rename_item": "_item_names",
+    "delete_item": "_item_delete",
+    "parse_short_id": "_item_slots",
+    "short_id": "_item_slots",
     "resolve_in_home": "_media",
     "search_history": "_chat_search",
     "shown_state": "_activity",

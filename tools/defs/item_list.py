@@ -1,4 +1,5 @@
-"""item_list: the items the persona can reach, with ids (so it can name one to view or use)."""
+"""item_list: the items the persona can reach, with ids and short ids (`item:N`, its number in the room or
+in her hands, which every item tool also takes), so it can name one to view or use."""
 
 from __future__ import annotations
 
@@ -18,5 +19,6 @@ def item_list(ctx: ToolContext) -> str:
     for i in items:
         where = " (手に持っている)" if i["owner_kind"] == "persona" else ""
         desc = " ".join(str(i["description"]).split())[:80]
-        lines.append(f"- {i['item_id']} 「{i['name']}」 {_KIND.get(i['type'], i['type'])}{where}: {desc}")
+        short = f"item:{i['slot_number']} / " if i.get("slot_number") else ""
+        lines.append(f"- {short}{i['item_id']} 「{i['name']}」 {_KIND.get(i['type'], i['type'])}{where}: {desc}")
     return "\n".join(lines)
