@@ -14,16 +14,19 @@ from chat.base import (
     InvalidAnswer,
     LLMError,
     Message,
+    ModelNotice,
     Role,
     TokenCounter,
     ToolCall,
     ToolSpec,
     Usage,
     default_max_tokens,
+    estimate_tokens,
 )
 
 __all__ = [
     "CUT_LENGTH", "CUT_STOPPED", "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "InvalidAnswer",
-    "LLMError", "Message", "Role",
+    "LLMError", "Message", "ModelNotice", "Role",
     "TokenCounter", "ToolCall", "ToolSpec", "Usage", "default_max_tokens",
+    "estimate_tokens",
 ]

@@ -90,6 +90,25 @@ class ChatResult:
     """The model that actually answered (after any fallback)."""
 
 
+class ModelNotice(str):
+    """A notice a model resolver returns beside the model, with its own event kind: `model_fallback` (a
+    configured model is unavailable) or `budget` (a persona's daily budget is used up)."""
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str = "model_fallback") -> ModelNotice:
+        made = super().__new__(cls, text)
+        made.kind = kind
+        return made
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of `text` when the model cannot count them (a stream reports none): a non-ASCII character
+    (Japanese) is about one token, four ASCII characters about one."""
+    wide = sum(1 for ch in text if ord(ch) > 127)
+    return wide + (len(text) - wide + 3) // 4
+
+
 class LLMError(Exception):
     """A model call that failed after retries; `kind` says how, for the error event."""
 

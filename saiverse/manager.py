@@ -30,8 +30,9 @@ from saiverse.chat_redo import ChatRedo
 from saiverse.city_view import CityView
 from saiverse.clock import CityClock
 from saiverse.conversation import Conversation
+from saiverse.costs import Costs
 from saiverse.llm.answering import Answering
-from saiverse.llm.registry import model_for
+from saiverse.llm.registry import model_for, resolve_model
 from saiverse.mcp_tools import McpTools
 from saiverse.memory import (
     ChronicleBuilder,
@@ -107,9 +108,12 @@ class SAIVerseManager:
         )
         self.playbooks = PlaybookCatalog(self.db)
         self.schedules = ScheduleStore(self.db)
-        self.models: ModelResolver = models or self._configured_model
-        """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
-        a scripted model here."""
+        self.costs = Costs(self.db, settings.home)
+        """Tokens per persona and day, the home's price table, daily budgets (saiverse/costs.py)."""
+        self.models: ModelResolver = self.costs.guarded(models or self._configured_model,
+                                                        lambda _p, _kind: resolve_model("local", self.settings))
+        """(persona, kind) → (model, fallback notice): every model call goes through it (a persona over her
+        daily budget gets the local model); tests hand in a scripted model here."""
         self.admin = AdminService(self.db, self.world, self.settings_store, hooks=DeleteHooks(
             backup=backup_hook(settings, lambda label: self.backups.create("delete", label).path),
             stop_persona=self._stop_persona,
@@ -131,6 +135,7 @@ class SAIVerseManager:
             router_playbooks=self.playbooks.router_callable, context=self.context,
             target_names=lambda kind, b: [i.name for i in self.items.list_owned("building", b)] if kind == "item"
             else [x.name for x in self.world.buildings()],  # what a request acting on an item / building names
+            record_usage=self.costs.record,
         ), workers=settings.pulse_workers)
         self.sight = Sight(self.pulses.services)
         """What a persona would be given for a message, and chat-line pins (saiverse/pulse/_sight.py)."""

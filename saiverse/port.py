@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from saiverse.care import AdminService, BackupStore
+    from saiverse.costs import Costs
     from saiverse.llm.answering import Answering
     from saiverse.llm.local import PullJobs
     from saiverse.mcp_tools import McpTools
@@ -76,6 +77,8 @@ class CityPort(Protocol):
     """The 自律 switch of the whole city (stored in the world)."""
     sight: Sight
     """What a persona would be given for a message (the メモリ tab's 見えているもの), and chat-line pins."""
+    costs: Costs
+    """Tokens per persona and day, the home's price table, daily budgets (the 設定 tab's 💰 利用量)."""
 
     def buildings(self) -> list[BuildingInfo]:
         """Every building of the city, in the order the building list shows them."""
@@ -351,6 +354,7 @@ _EXPORTS: dict[str, str] = {
     "describe_default": "saiverse.llm.registry",
     "export_memory": "saiverse.memory",
     "found_servers": "saiverse.llm.servers",
+    "parse_prices": "saiverse.costs",
     "human_size": "saiverse.disk",
     "installed_models": "saiverse.llm.local",
     "local_broken": "saiverse.llm.registry",

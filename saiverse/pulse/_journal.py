@@ -61,6 +61,8 @@ class PulseServices:
     """What a persona's memory offers a prompt (saiverse/memory/_context.py fits it to the budget)."""
     target_names: Callable[[str, str], list[str]] = lambda kind, building_id: []
     """(kind, building id) → what a request may name for a playbook acting on `kind` (sea/ports.py)."""
+    record_usage: Callable[[str, list[tuple[str, int, int]]], None] = lambda persona_id, spent: None
+    """(persona id, (model, input, output) per call) → added to her day's usage (saiverse/costs.py)."""
 
 
 def persona_context(p: PersonaInfo) -> PersonaContext:
