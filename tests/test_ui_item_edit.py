@@ -74,3 +74,20 @@ def test_rename_describe_and_delete_an_item(running: RunningApp, browser: Any) -
     assert not path.exists()
     backups = [b for b in manager.backups.list() if b.kind == "delete"]
     assert len(backups) == 1 and backups[0].path.is_file()  # the item and its file are in it
+
+
+def test_a_bag_shows_what_it_holds(running: RunningApp, browser: Any) -> None:
+    manager = running.manager
+    bag = manager.items.create_object("旅の袋", "革の袋", owner_kind="building", owner_id="library", kind="bag")
+    coin = manager.items.create_object("銀貨", "古い銀貨", owner_kind="building", owner_id="library")
+    manager.items.move(coin.item_id, "bag", bag.item_id)
+    with new_page(browser, running.url) as page:
+        row = page.locator("#item-list [data-item-id]", has_text="旅の袋")
+        row.wait_for()
+        assert "👜" in row.inner_text() and "袋" in row.inner_text()
+        assert page.locator("#item-list [data-item-id]", has_text="銀貨").count() == 0  # it is in the bag
+        _open(page, "旅の袋")
+        held = page.locator("#item-modal-not-viewable")
+        held.get_by_text("この袋に入っているもの (1 個)").wait_for()
+        assert "銀貨" in held.inner_text() and "item:1" in held.inner_text()
+        shot(page, "35_bag_modal")

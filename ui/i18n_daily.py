@@ -20,6 +20,9 @@ DAILY_JA: dict[str, str] = {
                            "ファイルはバックアップに残ります。",
     "item_delete_bag": " 中に入っている {n} 個は、袋のあった場所に出します。",
     "item_deleted": "「{name}」を削除しました。バックアップ {backup} に残っています。",
+    "type_bag": "袋",
+    "bag_empty": "この袋は空です。",
+    "bag_holds": "この袋に入っているもの ({n} 個)",
     "us_title": "💰 利用量とコスト",
     "us_note": "ペルソナごと・日ごとのトークン数と、クラウドモデルの料金 (下の料金表から計算、米ドル)。料金表は {path} "
                "に保存されます。予算を決めたペルソナは、その日の料金が予算に届くとローカルモデルで答えます。",
@@ -67,6 +70,9 @@ DAILY_EN: dict[str, str] = {
                            "file are kept in the backup.",
     "item_delete_bag": " The {n} items inside are put where the bag was.",
     "item_deleted": "Deleted “{name}”. It is kept in the backup {backup}.",
+    "type_bag": "bag",
+    "bag_empty": "This bag is empty.",
+    "bag_holds": "In this bag ({n})",
     "us_title": "💰 Usage and cost",
     "us_note": "Tokens per persona and day, and what the cloud models cost (from the price table below, in US "
                "dollars). The table is saved to {path}. A persona with a budget answers with the local model once "

@@ -81,7 +81,7 @@ def build_modal(labels: Labels) -> ItemModal:
 
 def title_html(item: Any, labels: Labels) -> str:
     """The modal's title: icon, name, kind and the short id (`item:N`)."""
-    kind = labels(f"type_{item.type}") if item.type in ("object", "picture", "document") else item.type
+    kind = labels(f"type_{item.type}") if item.type in ("object", "picture", "document", "bag") else item.type
     short = short_id(item.slot_number)
     return (
         f'<div class="sv-modal-title"><span class="sv-modal-icon">{item_icon(item.type)}</span>'
@@ -120,10 +120,21 @@ def open_item(manager: CityPort, labels: Labels, item_id: str) -> list[Any]:
         gr.Textbox(value=view.get("text", "") if is_document else "", visible=is_document),
         gr.Button(visible=is_document),
         "",
-        gr.HTML(visible=not view.get("viewable", False)),
+        gr.HTML(value=bag_html(manager, labels, item.item_id), visible=True) if item.type == "bag"
+        else gr.HTML(value=labels("not_viewable"), visible=not view.get("viewable", False)),
         item.state.get("version", 1) if is_document else None,
         *edit_fields(item),
     ]
+
+
+def bag_html(manager: CityPort, labels: Labels, bag_id: str) -> str:
+    """What a bag holds, each with its short id in the bag (or that it is empty)."""
+    held = manager.items.list_owned("bag", bag_id)
+    if not held:
+        return f'<p class="sv-muted">{escape(labels("bag_empty"))}</p>'
+    rows = "".join(f"<li>{item_icon(i.type)} {escape(i.name)} <code>{escape(short_id(i.slot_number))}</code></li>"
+                   for i in held)
+    return f'<div class="sv-bag"><b>{escape(labels("bag_holds", n=len(held)))}</b><ul>{rows}</ul></div>'
 
 
 def closed() -> list[Any]:

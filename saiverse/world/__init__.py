@@ -8,6 +8,7 @@ Parts (private modules; import from here):
 - `_chat_edit`: Deleting a chat line: from the building history and, where it was remembered, from …
 - `_chat_search`: Search in one building's chat: the lines whose text contains every word asked for, …
 - `_doc_versions`: A document save that committed but was not renamed into place is finished by whoever …
+- `_item_bags`: Bags (upstream v0.3's containers): an item of type `bag` holds items — their location is …
 - `_item_delete`: Deleting an item from the room's modal (the caller takes the automatic backup first, …
 - `_item_names`: Renaming an item (upstream v0.3's `item_change_name`): the name checked like a new …
 - `_item_slots`: Item slots (upstream v0.3): an item's numbered place in its container, unique per …
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
     from saiverse.world._chat_edit import plan_line_deletion as plan_line_deletion
     from saiverse.world._chat_search import search_history as search_history
     from saiverse.world._doc_versions import committed_copy as committed_copy
+    from saiverse.world._item_bags import BagError as BagError
+    from saiverse.world._item_bags import container_of as container_of
+    from saiverse.world._item_bags import is_bag as is_bag
     from saiverse.world._item_delete import delete_item as delete_item
     from saiverse.world._item_names import rename_item as rename_item
     from saiverse.world._item_slots import move_numbered as move_numbered
@@ -178,6 +182,9 @@ _EXPORTS: dict[str, str] = {
     "reply_swipes": "_swipes",
     "rename_item": "_item_names",
     "delete_item": "_item_delete",
+    "BagError": "_item_bags",
+    "container_of": "_item_bags",
+    "is_bag": "_item_bags",
     "parse_short_id": "_item_slots",
     "short_id": "_item_slots",
     "resolve_in_home": "_media",

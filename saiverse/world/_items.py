@@ -32,6 +32,7 @@ from saiverse.errors import UserError
 from saiverse.inputs import InputError
 from saiverse.locks import item_lock
 from saiverse.world._doc_versions import finish_committed_save
+from saiverse.world._item_bags import check_into_bag
 from saiverse.world._item_slots import free_slot, number_unnumbered
 from saiverse.world._media import (
     CheckedImage,
@@ -47,7 +48,7 @@ from saiverse.world._media import (
 from saiverse.world._pdf import MIME as PDF_MIME
 from saiverse.world._pdf import is_pdf_path, pdf_text
 
-ITEM_TYPES = ("object", "picture", "document")
+ITEM_TYPES = ("object", "picture", "document", "bag")
 SUMMARY_LIMIT = 300
 MAX_DOCUMENT_CHARS = 200_000
 """Longest document text, for every writer (tools, the item modal, patches)."""
@@ -245,10 +246,11 @@ class ItemStore:
 
     def create_object(
         self, name: str, description: str, *, owner_kind: str, owner_id: str,
-        state: dict[str, Any] | None = None, item_id: str | None = None,
+        state: dict[str, Any] | None = None, item_id: str | None = None, kind: str = "object",
     ) -> ItemInfo:
+        """An item without a file: an object, or (`kind="bag"`) a bag that holds items."""
         return self._insert(
-            name=name, type_="object", description=description, file_path=None,
+            name=name, type_=kind, description=description, file_path=None,
             state=state or {}, owner_kind=owner_kind, owner_id=owner_id, item_id=item_id,
         )
 
@@ -397,14 +399,16 @@ class ItemStore:
         return result
 
     def move(self, item_id: str, owner_kind: str, owner_id: str, *, take_slot: bool = False) -> ItemInfo:
-        """Put an item in a building or in a persona's hands, in the smallest free slot there (every item is
-        numbered now; `take_slot` is kept for callers that asked for it)."""
-        if owner_kind not in ("building", "persona"):
-            raise ValueError(f"owner_kind must be building or persona, got {owner_kind!r}")
+        """Put an item in a building, in a persona's hands or into a bag (saiverse/world/_item_bags.py), in the
+        smallest free slot there (every item is numbered now; `take_slot` is kept for callers that asked)."""
+        if owner_kind not in ("building", "persona", "bag"):
+            raise ValueError(f"owner_kind must be building, persona or bag, got {owner_kind!r}")
         with self.db.session() as s:
             item = s.get(Item, item_id)
             if item is None:
                 raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+            if owner_kind == "bag":
+                check_into_bag(s, item_id, owner_id)  # a bag, and not the item itself or a bag inside it
             loc = s.get(ItemLocation, item_id)
             if loc is None:
                 loc = ItemLocation(item_id=item_id, owner_kind=owner_kind, owner_id=owner_id)
