@@ -135,7 +135,7 @@ class SAIVerseManager:
             router_playbooks=self.playbooks.router_callable, context=self.context,
             target_names=lambda kind, b: [i.name for i in self.items.list_owned("building", b)] if kind == "item"
             else [x.name for x in self.world.buildings()],  # what a request acting on an item / building names
-            record_usage=self.costs.record,
+            record_usage=self.costs.record, persona_playbooks=lambda pid: self.mcp.playbooks(pid),
         ), workers=settings.pulse_workers)
         self.sight = Sight(self.pulses.services)
         """What a persona would be given for a message, and chat-line pins (saiverse/pulse/_sight.py)."""
@@ -171,7 +171,7 @@ class SAIVerseManager:
             create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
             router_listing=self.playbooks.router_listing, router_listing_json=self.playbooks.router_listing_json,
             pulse_kind=self._pulse_kind, recall=self.memory_view.recall, memopedia=self.memopedia,
-            chronicle=self.chronicle,
+            chronicle=self.chronicle, persona_playbooks=self.mcp.playbooks,
         )
         """What tool calls reach (saiverse/pulse/_toolctx.py); built once."""
         self.tools = ToolCalls(services=self.tool_services, mcp=self.mcp, world=self.world,

@@ -360,7 +360,7 @@ class PulseController(PulseKinds):
             emit(event("pulse_end", status="cancelled", model=self._model_name(rec, persona_context(persona)),
                        **base))
             return
-        journal = PulseJournal(rec.pulse_id, self.services)
+        journal = PulseJournal(rec.pulse_id, self.services, persona_id=persona.persona_id)
         ctx = persona_context(persona)
         why = ""
         try:

@@ -61,6 +61,8 @@ class PulseServices:
     """What a persona's memory offers a prompt (saiverse/memory/_context.py fits it to the budget)."""
     target_names: Callable[[str, str], list[str]] = lambda kind, building_id: []
     """(kind, building id) → what a request may name for a playbook acting on `kind` (sea/ports.py)."""
+    persona_playbooks: Callable[[str], list[Playbook]] = lambda persona_id: []
+    """persona id → the playbooks only she may be routed to (one per MCP tool of hers, saiverse/mcp_playbooks.py)."""
     record_usage: Callable[[str, list[tuple[str, int, int]]], None] = lambda persona_id, spent: None
     """(persona id, (model, input, output) per call) → added to her day's usage (saiverse/costs.py)."""
 
@@ -101,6 +103,8 @@ class PulseJournal:
     """(building, persona, text, cut) of each line the pulse said (`cut`: it stopped before its end)."""
     keep_cut: bool = False
     """A reply the user stopped half-way was said: a cancelled pulse keeps it, to be continued."""
+    persona_id: str = ""
+    """Whose pulse this is: her own playbooks (her MCP tools) join the router's choices."""
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
     _snapshots: dict[str, tuple[Snapshot, list[MemoryLine]]] = field(default_factory=dict)
     effects: list[tuple[int, str, str | None]] = field(default_factory=list)
@@ -271,10 +275,14 @@ class PulseJournal:
         return self.services.tool_specs(names, persona["persona_id"], emit)
 
     def playbook(self, name: str) -> Playbook | None:
-        return self.services.playbook(name)
+        found = self.services.playbook(name)
+        if found is None and self.persona_id and "__" in name:
+            found = next((pb for pb in self.services.persona_playbooks(self.persona_id) if pb.name == name), None)
+        return found
 
     def router_playbooks(self) -> list[Playbook]:
-        return self.services.router_playbooks()
+        own = self.services.persona_playbooks(self.persona_id) if self.persona_id else []
+        return self.services.router_playbooks() + own if own else self.services.router_playbooks()
 
     def target_names(self, kind: str, building_id: str) -> list[str]:
         return self.services.target_names(kind, building_id)
