@@ -218,3 +218,16 @@ def peak_rss_mib(*, children: bool = False) -> float | None:
 
     peak = resource.getrusage(resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF).ru_maxrss
     return peak / 1_048_576 if sys.platform == "darwin" else peak / 1024  # bytes on macOS, KiB on Linux
+
+
+def lower_priority(pid: int) -> bool:
+    """Let a background process (the embedding indexer's) give way to the app's own work: nice 10, or
+    below-normal priority on Windows. False when the system refuses."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        proc.nice(psutil.BELOW_NORMAL_PRIORITY_CLASS if sys.platform == "win32" else 10)  # type: ignore[attr-defined]
+    except (psutil.Error, OSError, ValueError):
+        return False
+    return True

@@ -1,6 +1,7 @@
 """Recall quality: how often `memory_recall` brings a question's evidence within 2,000 characters.
 
     python benchmarks/recall_quality.py [conversation.json ...] [--budget 2000] [--json] [--misses]
+                                        [--embedding local [--weights 0.5,1]]
 
 Conversations are in LoCoMo's JSON shape (`speaker_a` is the user, `session_N_date_time` like
 "1:56 pm on 8 May, 2023", `session_N` lists of {speaker, dia_id, text}, `qa` of {question, answer,
@@ -28,6 +29,7 @@ import re
 import sqlite3
 import sys
 import tempfile
+import time
 from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -95,25 +97,56 @@ def baseline(turns: list[dict[str, Any]], japanese: bool) -> Any:
     return ask
 
 
-def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Load one conversation into a fresh home, ask every question both ways; one row per question."""
+def random_vectors(texts: list[str]) -> list[list[float]]:
+    """A unit vector per text that depends only on the text's hash: the control for `--embedding`."""
+    import hashlib
+    import random
+
+    out = []
+    for t in texts:
+        rng = random.Random(hashlib.sha256(t.encode()).digest())
+        v = [rng.gauss(0, 1) for _ in range(64)]
+        norm = sum(x * x for x in v) ** 0.5
+        out.append([x / norm for x in v])
+    return out
+
+
+def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any] | None = None,
+                     embedding: str = "", weights: tuple[float, ...] = ()) -> list[dict[str, Any]]:
+    """Load one conversation into a fresh home, ask every question both ways; one row per question.
+    With `embedding`, every turn is embedded first (`memory-index --wait`'s work) and each question is
+    asked again with the dense list fused at each of `weights`: `dense<w>_any` / `dense<w>_all`."""
     data = json.loads(path.read_text(encoding="utf-8"))
     turns = turns_of(data["conversation"])
     japanese = any(_CJK.search(t["text"]) for t in turns)
     with tempfile.TemporaryDirectory() as home:
         os.environ["SAIVERSE_HOME"] = home
+        if embedding and embedding != "random":
+            os.environ["SAIVERSE_EMBEDDING_MODEL"] = embedding
         from saiverse.manager import SAIVerseManager
         from saiverse.pulse import ManagerToolContext
         from saiverse.settings import load_settings
         from tools import call_tool
 
         m = SAIVerseManager(load_settings(Path(home)))
+        index = m.memory_index
+        if embedding == "random":  # the control: vectors that mean nothing, the same fusion
+            from saiverse.memory import MemoryIndex
+
+            index = MemoryIndex(m.db, "control:random", random_vectors)
         m.chronicle_worker.stop()  # messages only: the Chronicle would need a model
         try:
             for t in turns:
                 m.memory.add(PERSONA, "user" if t["user"] else "assistant", t["text"], tags=["conversation"],
                              created_at=t["at"])
             ctx = ManagerToolContext(m, PERSONA, BUILDING)
+            if index is not None:
+                started = time.monotonic()
+                index.drain(PERSONA)
+                index.dense.wait = 600.0  # the benchmark measures what dense adds, not a slow model's timeout
+                print(f"{path.name}: {len(turns)} turns embedded in {time.monotonic() - started:.0f} s",
+                      file=sys.stderr)
+            m.memory_index = None  # lexical first
             bm25 = baseline(turns, japanese)
             text_of = {t["dia_id"]: needle(t["text"]) for t in turns}
             rows = []
@@ -129,11 +162,20 @@ def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any]
                        "any": any(text_of[e] in ours for e in ev), "all": all(text_of[e] in ours for e in ev),
                        "bm25_any": any(text_of[e] in base for e in ev),
                        "bm25_all": all(text_of[e] in base for e in ev)}
+                if index is not None:
+                    m.memory_index = index
+                    for w in weights:
+                        index.dense.weight = w
+                        fused = str(call_tool("memory_recall", asked, ctx))[:budget]
+                        row[f"dense{w:g}_any"] = any(text_of[e] in fused for e in ev)
+                        row[f"dense{w:g}_all"] = all(text_of[e] in fused for e in ev)
+                    m.memory_index = None
                 rows.append(row)
                 if misses and not row["all"]:
                     print(f"MISS {path.name}: {q}\n  want: {[text_of[e] for e in ev]}\n  got:\n{ours}\n",
                           file=sys.stderr)
         finally:
+            m.memory_index = index
             m.close()
     return rows
 
@@ -145,8 +187,8 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         groups[(r["lang"], "ALL")].append(r)
     out = {}
     for (lang, cat), rs in sorted(groups.items()):
-        out[f"{lang}/{cat}"] = {k: round(sum(r[k] for r in rs) / len(rs), 2)
-                                for k in ("any", "all", "bm25_any", "bm25_all")} | {"n": len(rs)}
+        keys = [k for k in rs[0] if k not in ("lang", "category")]
+        out[f"{lang}/{cat}"] = {k: round(sum(r[k] for r in rs) / len(rs), 2) for k in keys} | {"n": len(rs)}
     return out
 
 
@@ -158,16 +200,25 @@ def main() -> None:
     ap.add_argument("--misses", action="store_true", help="print each question not fully found, to stderr")
     ap.add_argument("--tool-defaults", action="store_true",
                     help="call memory_recall with its default topk and max_chars (4, 1,200), not 20 and the budget")
+    ap.add_argument("--embedding", default="", metavar="MODEL",
+                    help="also fuse dense recall: SAIVERSE_EMBEDDING_MODEL for the run (local, local:NAME), or "
+                         "`random` (the control: vectors from each text's hash, meaning nothing)")
+    ap.add_argument("--weights", default="0.5,1", help="dense list weights to try with --embedding (comma-separated)")
     args = ap.parse_args()
     paths = args.conversations or sorted((ROOT / "benchmarks" / "data").glob("dev_*.json"))
     asked = {} if args.tool_defaults else None
-    rows = [r for p in paths for r in run_conversation(p, args.budget, args.misses, asked)]
+    weights = tuple(float(w) for w in args.weights.split(",")) if args.embedding else ()
+    rows = [r for p in paths for r in run_conversation(p, args.budget, args.misses, asked, args.embedding, weights)]
     figures = summary(rows)
     if not args.json:
-        print(f"{'lang/category':<16}{'n':>4}{'any':>7}{'all':>7}{'bm25 any':>10}{'bm25 all':>10}")
+        extra = [f"dense{w:g}" for w in weights]
+        print(f"{'lang/category':<16}{'n':>4}{'any':>7}{'all':>7}{'bm25 any':>10}{'bm25 all':>10}"
+              + "".join(f"{e + ' any/all':>18}" for e in extra))
         for key, f in figures.items():
-            print(f"{key:<16}{f['n']:>4}{f['any']:>7.2f}{f['all']:>7.2f}{f['bm25_any']:>10.2f}{f['bm25_all']:>10.2f}")
-    print(json.dumps({"budget": args.budget, "questions": len(rows), "figures": figures}))
+            print(f"{key:<16}{f['n']:>4}{f['any']:>7.2f}{f['all']:>7.2f}{f['bm25_any']:>10.2f}{f['bm25_all']:>10.2f}"
+                  + "".join(f"{f[e + '_any']:>12.2f}/{f[e + '_all']:.2f}" for e in extra))
+    print(json.dumps({"budget": args.budget, "questions": len(rows), "embedding": args.embedding,
+                      "figures": figures}))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +95,52 @@ def _context_text(view: Any) -> str:
     return "\n".join(out)
 
 
+def memory_index(args: argparse.Namespace) -> int:
+    """index messages for recall with the embedding model (SAIVERSE_EMBEDDING_MODEL); --wait until all are done"""
+    from saiverse.errors import FAILED_EXIT, UsageError
+
+    with world(args) as manager:
+        index = manager.memory_index
+        if index is None:
+            raise UsageError(_no_index(manager.settings))
+        if args.persona:
+            manager.world.persona(args.persona)
+
+        def show(counts: dict[str, tuple[int, int]]) -> None:
+            if args.json:
+                print_json({"model": index.key, "personas": {p: {"messages": n, "indexed": d}
+                                                             for p, (n, d) in counts.items()}})
+                return
+            total, done = sum(n for n, _ in counts.values()), sum(d for _, d in counts.values())
+            print(f"{index.key}: {done:,} / {total:,} messages indexed"
+                  + "".join(f"\n  {p}: {d:,} / {n:,}" for p, (n, d) in sorted(counts.items())), flush=True)
+
+        if not args.wait:
+            show(index.status(args.persona))
+            return 0
+        try:
+            index.drain(args.persona, show)
+        except Exception as exc:  # noqa: BLE001 - the embedding model's failure, said in one line
+            print(f"indexing stopped: {exc}", file=sys.stderr)
+            return FAILED_EXIT
+    return 0
+
+
+def _no_index(settings: Any) -> str:
+    """Why there is no index: no embedding model set, or the one set cannot be used (a key or URL missing)."""
+    name = settings.embedding_model
+    if not name:
+        return ("no embedding model is set: set SAIVERSE_EMBEDDING_MODEL=local:NAME (e.g. a model pulled with "
+                "`python main.py model pull multilingual-e5-small`), gemini-embedding-001 or text-embedding-3-small")
+    from saiverse.llm.embeddings import cloud_embedder
+
+    try:
+        cloud_embedder(settings, name).close()
+    except ValueError as exc:
+        return f"SAIVERSE_EMBEDDING_MODEL={name} cannot be used: {exc}"
+    return f"SAIVERSE_EMBEDDING_MODEL={name} cannot be used (the log says why)"
+
+
 def chronicle(args: argparse.Namespace) -> int:
     """a persona's Chronicle entries, newest first (--build writes what is due)"""
     with world(args) as manager:
@@ -180,6 +227,11 @@ def register(sub: Any) -> None:
     p.add_argument("--building", help="where she is asked (default: where she is)")
     p.add_argument("text", metavar="TEXT", help="the user's message")
     add_json(p, "print one JSON object")
+
+    p = command(sub, memory_index)
+    p.add_argument("--persona", help="only this persona (default: every persona)")
+    p.add_argument("--wait", action="store_true", help="index now and return when every message is indexed")
+    add_json(p, "print JSON lines")
 
     p = command(sub, chronicle)
     p.add_argument("--persona", required=True)

@@ -113,12 +113,12 @@ def model_command(settings: Settings, args: argparse.Namespace, print_json: Prin
         from saiverse.llm.local import CATALOG
 
         rows = [{"name": e.name, "repo": e.repo, "file": e.filename, "size": e.approx_bytes, "params": e.params,
-                 "good_at": e.good_at_ja if settings.lang == "ja" else e.good_at_en} for e in CATALOG]
+                 "kind": e.kind, "good_at": e.good_at_ja if settings.lang == "ja" else e.good_at_en} for e in CATALOG]
         if args.json:
             print_json(rows)
         else:
             for r in rows:
-                print(f"{r['name']:<28} {human_size(r['size']):>9}  {r['params']:<5} {r['good_at']}")
+                print(f"{r['name']:<28} {human_size(r['size']):>9}  {r['params']:<5} {r['kind']:<9} {r['good_at']}")
         return 0
     if action == "retry":
         from saiverse.llm.local import HealthBook, LocalModelMissing, model_path
@@ -158,11 +158,13 @@ def model_command(settings: Settings, args: argparse.Namespace, print_json: Prin
         size = human_size(m["size"]) if m["assembled"] else "(first use)"
         ctx = f"ctx {m['runs_context'] or m['context'] or ''}"
         ctx = f"{ctx} (trained {m['context']})" if m["context"] and m["runs_context"] != m["context"] else ctx
-        mark = "*" if m["default"] else " "
+        mark = "*" if m["default"] else ("e" if m["embedding"] else " ")
         users = ", ".join(m["used_by"]) or "-"
-        print(f"{mark} {m['name']:<36} {size:>11}  {m['source']:<8} {m['profile']:<13} {ctx:<26} {m['runs']:<8} "
+        profile = "embedding" if m["kind"] == "embedding" else m["profile"]
+        print(f"{mark} {m['name']:<36} {size:>11}  {m['source']:<8} {profile:<13} {ctx:<26} {m['runs']:<8} "
               f"{users}")
         if m["runs"] == "broken":
             print(f"    broken: {m['runs_detail']} (python main.py model retry {m['name']})")
-    print("(* answers personas without their own model; use a model as local:NAME)")
+    print("(* answers personas without their own model; e: recall's embedding model, SAIVERSE_EMBEDDING_MODEL;"
+          " use a model as local:NAME)")
     return 0

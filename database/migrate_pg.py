@@ -60,6 +60,26 @@ CREATE FUNCTION saimemory_grams(persona text, content text) RETURNS text[]
                                           'g'), chr(65535)), '') $$;
 CREATE INDEX ix_saimemory_grams ON saimemory USING gin (saimemory_grams(PERSONA_ID, CONTENT));
 """,
+    # Step 14: message vectors (database/steps_vec.py), VEC as bytea (float32, as on SQLite); the triggers that
+    # drop a message's vectors with its row or when its text or persona changes call one PL/pgSQL function.
+    # No pgvector column: its search measured slower than the numpy scan recall uses on both stores
+    # (benchmarks/RESULTS-recall.md, "pgvector"), and a server without the extension needs the blobs anyway.
+    14: """
+CREATE TABLE saimemory_vec (
+    MESSAGE_ID BIGINT NOT NULL,
+    PERSONA_ID TEXT NOT NULL,
+    MODEL TEXT NOT NULL,
+    DIM INTEGER NOT NULL,
+    VEC BYTEA NOT NULL,
+    PRIMARY KEY (MODEL, MESSAGE_ID)
+);
+CREATE INDEX ix_saimemory_vec_persona ON saimemory_vec (MODEL, PERSONA_ID, MESSAGE_ID);
+CREATE FUNCTION saimemory_vec_forget() RETURNS trigger LANGUAGE plpgsql
+    AS $$ BEGIN DELETE FROM saimemory_vec WHERE MESSAGE_ID = OLD.ID; RETURN NULL; END $$;
+CREATE TRIGGER saimemory_vec_ad AFTER DELETE ON saimemory FOR EACH ROW EXECUTE FUNCTION saimemory_vec_forget();
+CREATE TRIGGER saimemory_vec_au AFTER UPDATE OF CONTENT, PERSONA_ID ON saimemory FOR EACH ROW
+    EXECUTE FUNCTION saimemory_vec_forget();
+""",
 }
 """PostgreSQL SQL for steps whose SQLite SQL is SQLite-only through and through."""
 
@@ -97,8 +117,20 @@ def pg_sql(step: Step) -> str:
 
 
 def statements(sql: str) -> list[str]:
-    """The statements of a translated step (no step has a `;` inside a literal or a body on PostgreSQL)."""
-    return [s.strip() for s in sql.split(";") if s.strip()]
+    """The statements of a translated step, split on `;` outside `$$ … $$` bodies (no step has a `;`
+    inside a literal)."""
+    out, buf = [], ""
+    for n, part in enumerate(sql.split("$$")):
+        if n % 2:  # inside a dollar-quoted body
+            buf += "$$" + part + "$$"
+            continue
+        pieces = part.split(";")
+        buf += pieces[0]
+        for piece in pieces[1:]:
+            out.append(buf)
+            buf = piece
+    out.append(buf)
+    return [s.strip() for s in out if s.strip()]
 
 
 @dataclass

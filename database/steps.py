@@ -12,6 +12,7 @@ from database.steps_city import AUTONOMOUS_TURN_SQL, PULSE_OPEN_SQL, SAIMEMORY_S
 from database.steps_pins import MEMORY_PIN_SQL
 from database.steps_usage import USAGE_SQL
 from database.steps_v03 import UPSTREAM_V03_SQL
+from database.steps_vec import SAIMEMORY_VEC_SQL
 
 
 @dataclass(frozen=True)
@@ -418,7 +419,7 @@ STEPS: list[Step] = [
     Step(11, "autonomous_turn", AUTONOMOUS_TURN_SQL),
     Step(12, "pulse_open", PULSE_OPEN_SQL),
     Step(13, "memory_pin", MEMORY_PIN_SQL),
-    # Steps 14 and 15 belong to other branches of this session (merged before this one lands).
-    Step(16, "usage_day_and_budget", USAGE_SQL),
+    Step(14, "saimemory_vec", SAIMEMORY_VEC_SQL),
+    Step(15, "usage_day_and_budget", USAGE_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version

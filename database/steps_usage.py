@@ -1,9 +1,9 @@
-"""The SQL of step 16 (database/steps.py): what each persona's model calls cost, day by day.
+"""The SQL of step 15 (database/steps.py): what each persona's model calls cost, day by day.
 
 Frozen like every step: a schema change is a new step at the end of database/steps.py.
 """
 
-# Step 16: tokens a persona's pulses spent, per local day and per model (saiverse/costs.py adds a pulse's
+# Step 15: tokens a persona's pulses spent, per local day and per model (saiverse/costs.py adds a pulse's
 # calls in one upsert when it ends), and each persona's daily budget in US dollars: once the day's
 # priced calls reach it, her cloud models give way to the local model (`Costs.over_budget`). A
 # persona's rows go with her (saiverse/care/_delete.py).

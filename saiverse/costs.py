@@ -1,7 +1,7 @@
 """Cost in sight: the tokens each persona's pulses spend, per day and model; what the cloud models cost;
 and a daily budget per persona, after which she answers with the local model.
 
-- **Usage** (`usage_day`, database step 16): a pulse's model calls — (model, input, output tokens), each
+- **Usage** (`usage_day`, database step 15): a pulse's model calls — (model, input, output tokens), each
   counted by the model or, for a stream, estimated (sea/llm_node.py) — are added to the persona's local
   day in one upsert when the pulse ends (saiverse/pulse/_controller.py `_record_spent`).
 - **Prices** live in the home, `<home>/prices.json` (0600, written atomically), a table the person edits

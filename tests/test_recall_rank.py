@@ -82,7 +82,8 @@ def test_japanese_grams_synonyms_and_the_reply_a_question_brings(manager: SAIVer
 def test_a_named_month_and_a_dense_scorer_are_fused(manager: SAIVerseManager) -> None:
     now = datetime(2025, 5, 20, 12, 0)
     ids = _say(manager, ["ピアノの練習をした。"], datetime(2025, 4, 10, 9, 0))  # last month
-    ids += _say(manager, ["ピアノの練習をした。"] * 3, datetime(2025, 5, 19, 9, 0))
+    ids += _say(manager, ["ピアノの練習をした。", "ピアノの練習を一時間した。", "ピアノの練習、楽しかった。"],
+                datetime(2025, 5, 19, 9, 0))
     assert date_window("先月のピアノ", now) == (datetime(2025, 4, 1), datetime(2025, 5, 1))
     hits = recall(manager.memory, manager.chronicle, manager.memopedia, P, "先月のピアノ", now=now)
     assert hits[0]["id"] == ids[0]  # the line of April leads, although the May ones are newer

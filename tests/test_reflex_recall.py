@@ -15,7 +15,7 @@ import pytest
 
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import REFLEX_SHARE, reflex_setting_key
-from saiverse.memory._reflex import HEADER
+from saiverse.memory._reflex import HEADER, lore
 from tests.conftest import ScriptedModel
 
 P = "mina"
@@ -61,6 +61,9 @@ def test_a_memopedia_keyword_in_the_message_brings_its_page(make_manager: Callab
     memory = system[system.index(HEADER):]
     assert "(Memopedia「こむぎ」、「こむぎ」で) ユーザーの飼い猫。茶トラで、かつおぶしが好き。" in memory
     assert "合言葉" not in memory  # a page whose keywords are not in the message stays out
+    m.memopedia.create(P, "Cat café", summary="Where the user met Mika.", keywords=["cat"], category="terms")
+    assert lore(m.memopedia, P, "Which category was it?") == []  # a latin keyword is a whole word
+    assert lore(m.memopedia, P, "The CAT café again!") == ["- (Memopedia「Cat café」、「cat」で) Where the user met Mika."]
 
 
 def test_nothing_worth_it_adds_nothing_and_reflex_off_is_kept(make_manager: Callable[..., SAIVerseManager],

@@ -30,7 +30,6 @@ def test_the_password_is_set_twice_typed_and_removed_in_the_settings_tab(running
     open_tab(page, "設定")
     state = page.locator("#login-state")
     state.get_by_text("未設定").wait_for()
-    _fill(page, "login-user", "mika")
     _fill(page, "login-password", PASSWORD)
     _fill(page, "login-again", PASSWORD + "x")
     act(page, page.locator("#login-set"))
@@ -39,20 +38,20 @@ def test_the_password_is_set_twice_typed_and_removed_in_the_settings_tab(running
     _fill(page, "login-password", "short")
     _fill(page, "login-again", "short")
     act(page, page.locator("#login-set"))
-    page.locator("#login-status .sv-error", has_text="too short").wait_for()
+    page.locator("#login-status .sv-error", has_text="短すぎます").wait_for()
     _fill(page, "login-password", PASSWORD)
     _fill(page, "login-again", PASSWORD)
     act(page, page.locator("#login-set"))
-    page.locator("#login-status .sv-ok", has_text="mika").wait_for()
+    page.locator("#login-status .sv-ok", has_text="設定しました").wait_for()
     state.get_by_text("設定済み").wait_for()
     # The boxes are emptied: the page keeps no password.
     assert page.locator("#login-password input").input_value() == ""
     shot(page, "l01_login_set")
     stored = (running.home / "login.json").read_text(encoding="utf-8")
-    assert PASSWORD not in stored and json.loads(stored)["user"] == "mika"
+    assert PASSWORD not in stored and json.loads(stored)["user"] == "saiverse"
     gate = Gate(lambda: read_login(running.home))
-    assert gate("mika", PASSWORD) and not gate("mika", "wrong")
+    assert gate("saiverse", PASSWORD) and not gate("saiverse", "wrong")
     act(page, page.locator("#login-clear"))
     page.locator("#login-status .sv-ok", has_text="削除").wait_for()
     state.get_by_text("未設定").wait_for()
-    assert not (running.home / "login.json").exists() and not gate("mika", PASSWORD)
+    assert not (running.home / "login.json").exists() and not gate("saiverse", PASSWORD)

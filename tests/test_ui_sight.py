@@ -114,6 +114,21 @@ def test_phone_width_view_and_unpin(running: RunningApp, browser: Any) -> None:
     assert len(_pinned(running)) == before - 1
 
 
+def test_the_reflex_switch(running: RunningApp, browser: Any) -> None:
+    with new_page(browser, running.url) as page:
+        view = _show(page, "合言葉は？")
+        switch = page.locator("#sight-reflex input[type='checkbox']")
+        assert switch.is_checked()  # on by default
+        act(page, switch)
+        wait_toast(page, "反射想起をオフにしました")
+        assert not running.manager.sight.reflex_on(P)
+        act(page, page.locator("#sight-show"))
+        view.filter(has_text="この人の反射想起はオフです").wait_for()
+        act(page, switch)
+        wait_toast(page, "反射想起をオンにしました")
+    assert running.manager.sight.reflex_on(P)
+
+
 def test_english_labels(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> None:
     with served(tmp_path_factory.mktemp("sight-en") / "home", lang="en") as app, new_page(browser, app.url) as page:
         open_tab(page, "Memory")

@@ -38,7 +38,7 @@ def test_tracks_panel_shows_state_tracks_and_notes(running: RunningApp) -> None:
         panel = page.locator("#tracks-panel")
         panel.get_by_text("本棚の整理").wait_for()
         text = panel.inner_text()
-        assert "活動状態: 待機 (Idle)" in text
+        assert "活動状態: 待機" in text
         assert text.index("ユーザーとの会話") < text.index("本棚の整理")  # the running track first
         assert "running" in text and "unstarted" in text and "ユーザーとの関係" in text and "0 / 0" in text
         assert "メモはありません" in text and "メタ判断の記録はありません" in text

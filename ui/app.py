@@ -86,10 +86,6 @@ def app_theme() -> gr.themes.Base:
                           font_mono=["Noto Sans Mono CJK JP", "ui-monospace", "monospace"])
 
 
-LOGIN_MESSAGE = "SAIVerse — パスワードを入力してください (Enter the password set with `python main.py password set`)"
-"""Shown on Gradio's login page."""
-
-
 def launch_kwargs(settings: Any, *, port: int | None = None, login_required: bool = False) -> dict[str, Any]:
     """Keyword arguments for `Blocks.launch`: loopback by default, no sharing, errors shown, every
     request's Host checked (ui/guard.py) and, when `login_required`, Gradio's login page over the
@@ -97,20 +93,25 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
     from starlette.middleware import Middleware
 
     from saiverse.port import Gate, read_login
-    from ui.guard import HostGuard, allowed_names
+    from ui.guard import HostGuard, allowed_names, password_command
+    from ui.login_page import login_page
+    from ui.page import STATIC_DIR, PageDress, gradio_i18n, gradio_words_js
     from ui.web_guard import SiteGuard
 
     names, any_address = allowed_names(settings.host, getattr(settings, "allowed_hosts", ()))
     home = Path(settings.home)
     # The gate reads the stored login at each attempt: a password changed in the 設定 tab counts at once.
     gate = Gate(lambda: read_login(home)) if login_required else None
-    guard = {"auth": gate, "auth_message": LOGIN_MESSAGE} if gate is not None else {}
+    labels = Labels(getattr(settings, "lang", "ja"))
+    door = login_page(labels, password_command(settings)) if gate is not None else b""
     return {
-        **guard,
+        **({"auth": gate} if gate is not None else {}),
         # Middlewares given to the FastAPI app Gradio creates, the first outermost: they run before
-        # every route — the Host check, then other sites, the login's door and unknown calls.
+        # every route — the Host check, then other sites, the login's door and unknown calls, then the
+        # page as SAIVerse's own (manifest, icons, head; ui/page.py).
         "app_kwargs": {"middleware": [Middleware(HostGuard, names=names, any_address=any_address),
-                                      Middleware(SiteGuard, gate=gate)]},
+                                      Middleware(SiteGuard, gate=gate, login_page=door),
+                                      Middleware(PageDress, lang=labels.lang)]},
         "ssr_mode": False,  # Python answers every request itself (no Node front server beside the check)
         "pwa": True,  # installable on a phone's home screen (README, "From a phone")
         "server_name": settings.host,
@@ -120,9 +121,10 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         "quiet": True,
         "footer_links": [],
         "css": app_css(),
-        "js": with_guard(with_js(GLOBAL_JS, FIT_JS), settings.max_upload_bytes,
-                         Labels(getattr(settings, "lang", "ja"))),
+        "js": with_guard(with_js(GLOBAL_JS, FIT_JS, gradio_words_js(labels)), settings.max_upload_bytes, labels),
         "head": PHONE_HEAD,
+        "i18n": gradio_i18n(labels),  # Gradio's own words in the app's language (ui/page.py)
+        "favicon_path": str(STATIC_DIR / "icon-192.png"),
         "theme": app_theme(),
         # Pictures live under the data home, which may sit outside cwd and the temp dir. Backups are
         # not listed: the 設定 tab hands the one just made to its own session (ui/tabs/backups.py).
@@ -235,7 +237,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                         earlier = gr.Button(labels("load_earlier"), elem_id="chat-load-earlier", size="sm",
                                             visible=False)
                         chatbot = gr.Chatbot(
-                            [], elem_id="chat", show_label=False, height="calc(100vh - 330px)",
+                            [], elem_id="chat", show_label=False, label=labels("chat"), height="calc(100vh - 330px)",
                             min_height=320, placeholder=labels("chat_placeholder"), feedback_options=None,
                             buttons=["copy"], group_consecutive_messages=False, latex_delimiters=[], editable="user",
                         )
@@ -244,7 +246,8 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                         notice = gr.HTML(views.notice(), elem_id="model-notice", js_on_load=SETTINGS_LINK_JS)
                         build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
                         chat_input = gr.MultimodalTextbox(
-                            elem_id="chat-input", show_label=False, placeholder=labels("input_placeholder"),
+                            elem_id="chat-input", show_label=False, label=labels("input_label"),
+                            placeholder=labels("input_placeholder"),
                             # Any file: ui/attachments.py judges it and refuses in Japanese, keeping the message.
                             file_types=None, file_count="multiple", sources=["upload"],
                         )

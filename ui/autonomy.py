@@ -27,7 +27,7 @@ def autonomy_message(manager: CityPort, labels: Labels) -> str:
         return labels("autonomy_off")
     if not status["personas"]:
         return labels("autonomy_on_nobody")
-    return labels("autonomy_on", names="、".join(status["personas"]), minutes=status["minutes"])
+    return labels("autonomy_on", names=labels("list_sep").join(status["personas"]), minutes=status["minutes"])
 
 
 def wire_autonomy(manager: CityPort, labels: Labels, switch: gr.Checkbox, demo: gr.Blocks, chat_tab: gr.Tab) -> None:

@@ -83,7 +83,7 @@ def confirmation_html(labels: Labels, entry: Any, remembered_by: list[str]) -> s
     """The bar's text: the line quoted with its time, and where deleting removes it from."""
     content = inert(entry.content)
     quoted = content if len(content) <= QUOTE_CHARS else content[:QUOTE_CHARS] + "…"
-    where = (labels("line_from_both", names="、".join(remembered_by)) if remembered_by
+    where = (labels("line_from_both", names=labels("list_sep").join(remembered_by)) if remembered_by
              else labels("line_from_history"))
     chosen = labels("line_chosen", time=clock(entry.created_at), text=quoted)
     return f'<div class="sv-line-chosen">{escape(chosen)}</div><div class="sv-line-where">{escape(where)}</div>'
@@ -92,7 +92,7 @@ def confirmation_html(labels: Labels, entry: Any, remembered_by: list[str]) -> s
 def deleted_message(labels: Labels, remembered_by: list[str]) -> str:
     """The toast after a delete, saying where the line was removed from."""
     if remembered_by:
-        return labels("line_deleted_both", names="、".join(remembered_by))
+        return labels("line_deleted_both", names=labels("list_sep").join(remembered_by))
     return labels("line_deleted_history")
 
 
@@ -151,8 +151,8 @@ class LineActions:
 def build_line_actions(labels: Labels) -> LineActions:
     """The search box (folded) and the bar (call where they sit, right under the Chatbot)."""
     with gr.Accordion(labels("chat_search"), open=False, elem_id="sv-chat-search"):
-        search = gr.Textbox(show_label=False, placeholder=labels("chat_search_placeholder"), container=False,
-                            elem_id="sv-chat-search-box", max_length=200)
+        search = gr.Textbox(show_label=False, label=labels("chat_search"), container=False,
+                            placeholder=labels("chat_search_placeholder"), elem_id="sv-chat-search-box", max_length=200)
         found = gr.HTML("", elem_id="sv-chat-found")
     with gr.Row(visible=False, elem_id="sv-line-actions") as bar:
         text = gr.HTML("", elem_id="sv-line-text")
@@ -252,10 +252,11 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
             try:
                 if manager.sight.line_pins(bid, hid):
                     done = manager.sight.unpin_line(bid, hid)
-                    gr.Info(labels("line_unpinned", names="、".join(done.who)))
+                    gr.Info(labels("line_unpinned", names=labels("list_sep").join(done.who)))
                 else:
                     done = manager.sight.pin_line(bid, hid)
-                    said = labels("line_pinned" if done.fits else "line_pinned_over", names="、".join(done.who))
+                    names = labels("list_sep").join(done.who)
+                    said = labels("line_pinned" if done.fits else "line_pinned_over", names=names)
                     (gr.Info if done.fits else gr.Warning)(said)
             except LookupError:
                 gr.Warning(labels("line_not_found"))

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import ipaddress
+import shlex
 import socket
 from collections.abc import Iterable
 from typing import Any
@@ -138,9 +139,18 @@ def addresses_to_open(host: str, port: int) -> list[str]:
     return [f"http://{f'[{h}]' if ':' in h else h}:{port}/" for h in hosts]
 
 
-def require_login_for(host: str, login: Any) -> None:
-    """Refuse to bind a non-loopback `host` without a stored login (saiverse/care/_login.py)."""
+def password_command(settings: Any) -> str:
+    """`python main.py [--home DIR] password set` for the home of `settings`: `--home` named unless the
+    home is the default one (saiverse/settings.py `load_settings` records where the home came from)."""
+    source = settings.source("home") if hasattr(settings, "source") else None
+    named = "" if source is not None and source.kind == "default" else f" --home {shlex.quote(str(settings.home))}"
+    return f"python main.py{named} password set"
+
+
+def require_login_for(host: str, login: Any, command: str = "python main.py password set") -> None:
+    """Refuse to bind a non-loopback `host` without a stored login (saiverse/care/_login.py); `command`
+    is the one that sets it for this home (`password_command`)."""
     if login is None and not is_loopback(host):
         raise LoginRequiredError(
             f"--host {host} would let other devices open SAIVerse, which needs a login: set a password first "
-            "with `python main.py password set` (or leave --host at 127.0.0.1)")
+            f"with `{command}` (or leave --host at 127.0.0.1)")

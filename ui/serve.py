@@ -33,10 +33,11 @@ def announce_servers(manager: CityPort) -> None:
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
     from saiverse.port import SAIVerseManager, ServerLock, read_login, settle
-    from ui.guard import addresses_to_open, is_loopback, require_login_for
+    from ui.guard import addresses_to_open, is_loopback, password_command, require_login_for
 
     login = read_login(settings.home)
-    require_login_for(settings.host, login)  # a UserError: main.py prints its one line, exit 2
+    # A UserError: main.py prints its one line, exit 2.
+    require_login_for(settings.host, login, password_command(settings))
     # Before the world is opened: a second server on this home must not repair, back up or tick.
     server_lock = ServerLock(settings.home, host=settings.host, port=settings.port,
                              database_url=settings.database_url)
@@ -57,7 +58,7 @@ def launch(settings: Any) -> int:
         print(f"SAIVerse: http://{shown}:{settings.port}/  (Ctrl+C to stop)", flush=True)
         if wide and login is not None:
             urls = "  ".join(addresses_to_open(settings.host, settings.port))
-            print(f"From your phone or another device on this network open: {urls}  (log in as {login.user!r})",
+            print(f"From your phone or another device on this network open: {urls}  (log in with the password)",
                   flush=True)
         print(manager.startup_notice(), flush=True)
         settle()  # start-up's objects out of the collector's full passes (saiverse/heap.py)

@@ -7,8 +7,9 @@
   not a browser's cross-site request (a browser always sends `Origin` on a cross-origin POST): let by.
 - **Before the login** (an app open to the network): nothing but the login page and what it loads
   (`PUBLIC_PATHS`, `PUBLIC_PREFIXES`) and the login itself answers; everything else (`/openapi.json`,
-  `/gradio_api/heartbeat/…`, `/config`, files) gets 401. The login page is served without
-  `window.gradio_api_info` (Gradio embeds the whole API there: building ids, playbook names).
+  `/gradio_api/heartbeat/…`, `/config`, files) gets 401. The page at `/` is then SAIVerse's own login
+  page (ui/login_page.py: one password field), not Gradio's, so it carries none of Gradio's config or
+  API (Gradio embeds the whole API in its page: building ids, playbook names).
 - **The login attempt** carries its client address to the gate (saiverse/care/_login.py `LOGIN_CLIENT`:
   the lockout is per address) and waits `Gate.slowdown()` when guesses come from everywhere at once.
 - **A call of a function that does not exist** (`fn_index` not in the app) gets 422 and one log line,
@@ -20,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,11 +32,10 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 PUBLIC_PATHS = frozenset({"/", "/login", "/login/", "/theme.css", "/favicon.ico", "/manifest.json",
                           "/gradio_api/startup-events"})
 """The login page and what it loads; and the start-up check Gradio's own launch makes of itself."""
-PUBLIC_PREFIXES = ("/assets/", "/static/")
+PUBLIC_PREFIXES = ("/assets/", "/static/", "/saiverse/")
 CALL_PATHS = ("/gradio_api/queue/join", "/gradio_api/run/predict")
 """Where a body names the function it calls by `fn_index`."""
 MAX_CALL_BODY = 8 * 1024 * 1024
-API_INFO = re.compile(rb"<script>window\.gradio_api_info = .*?;</script>", re.S)
 
 
 def _headers(scope: dict[str, Any]) -> dict[bytes, bytes]:
@@ -74,20 +73,22 @@ def logged_in(scope: dict[str, Any]) -> bool:
     return False
 
 
-async def _answer(send: Any, status: int, text: str) -> None:
-    body = text.encode()
+async def _answer(send: Any, status: int, text: str | bytes, kind: str = "text/plain; charset=utf-8") -> None:
+    body = text.encode() if isinstance(text, str) else text
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"text/plain; charset=utf-8"),
+                "headers": [(b"content-type", kind.encode()), (b"cache-control", b"no-store"),
                             (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
 
 
 class SiteGuard:
-    """ASGI middleware for the rules in the module docstring; `gate` is the login's (None: no login)."""
+    """ASGI middleware for the rules in the module docstring; `gate` is the login's (None: no login) and
+    `login_page` the page `/` answers before it (ui/login_page.py)."""
 
-    def __init__(self, app: Any, gate: Any = None) -> None:
+    def __init__(self, app: Any, gate: Any = None, login_page: bytes = b"") -> None:
         self.app = app
         self.gate = gate
+        self.login_page = login_page
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -111,8 +112,8 @@ class SiteGuard:
             if path.rstrip("/") == "/login" and method == "POST":
                 await self._login(scope, receive, send)
                 return
-            if path == "/" and method == "GET":
-                await self.app(scope, receive, _without_api_info(send))
+            if path == "/" and method in ("GET", "HEAD"):
+                await _answer(send, 200, self.login_page, "text/html; charset=utf-8")
                 return
         if method == "POST" and path.rstrip("/") in CALL_PATHS:
             await self._call(scope, receive, send)
@@ -182,26 +183,3 @@ def _functions(app: Any, session_hash: Any) -> dict[Any, Any] | None:
         return dict(blocks.fns)
     except Exception:  # noqa: BLE001 - another Gradio's internals: leave the call to Gradio
         return None
-
-
-def _without_api_info(send: Any) -> Any:
-    """A `send` that serves the login page with `window.gradio_api_info = null` (the body buffered)."""
-    start: dict[str, Any] = {}
-    parts: list[bytes] = []
-
-    async def wrapped(message: dict[str, Any]) -> None:
-        if message["type"] == "http.response.start":
-            start.update(message)
-            return
-        if message["type"] != "http.response.body":
-            await send(message)
-            return
-        parts.append(message.get("body", b""))
-        if message.get("more_body", False):
-            return
-        body = API_INFO.sub(b"<script>window.gradio_api_info = null;</script>", b"".join(parts))
-        headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
-        await send({**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
-
-    return wrapped

@@ -6,7 +6,8 @@ not give it away quickly. The file is not part of a backup (saiverse/care/_backu
 database, the media folders and settings.json only): a restored world asks for a new password.
 
 `--host` other than loopback is refused until a password is set (ui/guard.py); the app then asks
-for it through Gradio's login page. Wrong passwords are counted per client address (`LOGIN_CLIENT`,
+for it on its login page (ui/login_page.py), which has one field: the password (`Gate` checks nothing
+else). Wrong passwords are counted per client address (`LOGIN_CLIENT`,
 set for each attempt by ui/web_guard.py): after `MAX_FAILURES` within `LOCKOUT_SECONDS` every attempt
 from that address is refused for that long, so the password cannot be guessed at speed — and a
 stranger's guesses never lock the owner out (issue 34: 200 wrong passwords from anywhere did). Beyond
@@ -167,8 +168,9 @@ class Gate:
             if len(self._failures.get(client, ())) >= MAX_FAILURES:
                 return False
         login = self._source()
-        ok = login is not None and isinstance(user, str) and isinstance(password, str) and \
-            login.matches(user, password)
+        # The password alone: a one-person app has no user to pick, and its login page asks nothing else
+        # (ui/login_page.py). The stored user name stays in login.json for older files and scripts.
+        ok = login is not None and isinstance(password, str) and login.matches(login.user, password)
         if not ok:
             with self._lock:
                 self._failures.setdefault(client, []).append(now)

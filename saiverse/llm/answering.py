@@ -9,7 +9,7 @@ loaded or contacted: the answer comes from the names and the settings alone, lik
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from saiverse.llm.names import parse_name
@@ -22,10 +22,11 @@ from saiverse.llm.registry import (
     model_name_for,
     unavailable,
 )
+from saiverse.llm.words import say, say_in
 from saiverse.settings import Settings
 
-SHORT_LABELS = {"local": "ローカルモデル", "offline": "オフライン"}
-"""How a line names the embedded models (any other model by its own name)."""
+SHORT_LABELS = {"local": "short_local", "offline": "short_offline"}
+"""How a line names the embedded models (saiverse/llm/words.py keys; any other model by its own name)."""
 
 
 @dataclass(frozen=True)
@@ -41,15 +42,17 @@ class Answering:
     answers: str
     """The model that answers: `offline`, `local`, `gemini-2.5-flash`, …"""
     reason: str
-    """Why, in a few Japanese words: キーがないため, 設定どおり, GEMINI_API_KEY があるため, …"""
+    """Why, in a few words of `lang`: キーがないため, 設定どおり, GEMINI_API_KEY があるため, …"""
     fallback: bool
     """True when the configured model cannot answer and another one does."""
     needs: str | None = None
     """The environment variable that would let the configured model answer (the 設定 tab sets it)."""
+    lang: str = "ja"
+    """The language `reason` and `line()` are worded in (settings.lang)."""
 
     def line(self) -> str:
         """`エア: gemini-2.5-flash — キーがないため ローカルモデル` / `ミナ: ローカルモデル — キーがないため`."""
-        answers = SHORT_LABELS.get(self.answers, self.answers)
+        answers = say_in(self.lang, SHORT_LABELS[self.answers]) if self.answers in SHORT_LABELS else self.answers
         if self.fallback:
             return f"{self.persona_name}: {self.configured} — {self.reason} {answers}"
         return f"{self.persona_name}: {answers} — {self.reason}"
@@ -60,16 +63,21 @@ class Answering:
 
 def _auto_reason(settings: Settings, answers: str) -> str:
     if answers == "local":
-        return "キーがないため"
+        return say(settings, "why_no_key")
     if answers == "offline":
         problem = local_problem(settings) or _load_failure(settings) or ""
-        return f"キーがなく、ローカルモデルも使えないため ({problem})" if problem else "キーがないため"
-    env = next((env for field, env in _KEYS.values() if getattr(settings, field)), "キー")
-    return f"{env} があるため"
+        return say(settings, "why_no_key_no_local", problem=problem) if problem else say(settings, "why_no_key")
+    env = next((env for field, env in _KEYS.values() if getattr(settings, field)), "API key")
+    return say(settings, "why_has_key", env=env)
 
 
 def answering(settings: Settings, persona: Mapping[str, Any]) -> Answering:
-    """What `persona` (a PersonaContext or PersonaInfo-like mapping) answers chats with, and why."""
+    """What `persona` (a PersonaContext or PersonaInfo-like mapping) answers chats with, and why (worded in
+    `settings.lang`)."""
+    return replace(_choose(settings, persona), lang=getattr(settings, "lang", "ja"))
+
+
+def _choose(settings: Settings, persona: Mapping[str, Any]) -> Answering:
     configured = model_name_for(settings, persona, "normal")
     own = bool(persona.get("default_model"))
     pid, pname = str(persona.get("persona_id") or ""), str(persona.get("name") or "")
@@ -78,23 +86,24 @@ def answering(settings: Settings, persona: Mapping[str, Any]) -> Answering:
         answers = auto_choice(settings)[0]
         return Answering(pid, pname, "auto", own, answers, _auto_reason(settings, answers), False)
     if parsed.kind == "offline":
-        return Answering(pid, pname, parsed.raw, own, "offline", "設定どおり", False)
+        return Answering(pid, pname, parsed.raw, own, "offline", say(settings, "why_as_set"), False)
     if parsed.kind == "unknown":
-        return Answering(pid, pname, parsed.raw, own, fallback_name(settings, parsed.raw), "対応していない名前のため",
-                         True)
+        return Answering(pid, pname, parsed.raw, own, fallback_name(settings, parsed.raw),
+                         say(settings, "why_unknown_name"), True)
     problem = unavailable(parsed, settings)
     if problem is None and parsed.kind == "local" and not parsed.model_id:
         problem = _load_failure(settings)
     if problem is None:
-        return Answering(pid, pname, parsed.raw, own, parsed.raw, "設定どおり", False)
+        return Answering(pid, pname, parsed.raw, own, parsed.raw, say(settings, "why_as_set"), False)
     answers = fallback_name(settings, parsed.raw)
     if parse_name(answers).kind == "local" and (local_problem(settings) or _load_failure(settings)):
         answers = "offline"
     if parsed.kind in _KEYS:
-        return Answering(pid, pname, parsed.raw, own, answers, "キーがないため", True, _KEYS[parsed.kind][1])
+        return Answering(pid, pname, parsed.raw, own, answers, say(settings, "why_no_key"), True, _KEYS[parsed.kind][1])
     if parsed.kind == "compatible":
-        return Answering(pid, pname, parsed.raw, own, answers, "接続先がないため", True, "SAIVERSE_OPENAI_BASE_URL")
-    return Answering(pid, pname, parsed.raw, own, answers, f"{problem}ため", True)
+        return Answering(pid, pname, parsed.raw, own, answers, say(settings, "why_no_server"), True,
+                         "SAIVERSE_OPENAI_BASE_URL")
+    return Answering(pid, pname, parsed.raw, own, answers, say(settings, "why_problem", problem=problem), True)
 
 
 def answering_all(settings: Settings, personas: Iterable[Any]) -> list[Answering]:

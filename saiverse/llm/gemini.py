@@ -214,6 +214,23 @@ class GeminiModel:
 
         return call_with_retry(once, self.retry, what=f"Gemini {self.image_model}")
 
+    def embed(self, texts: list[str], *, query: bool = False, dimensions: int | None = None) -> list[list[float]]:
+        """One vector per text (`batchEmbedContents`): recall's embeddings (saiverse/llm/embeddings.py).
+        `query`: the texts are questions (RETRIEVAL_QUERY), else stored passages (RETRIEVAL_DOCUMENT)."""
+        config = types.EmbedContentConfig(task_type="RETRIEVAL_QUERY" if query else "RETRIEVAL_DOCUMENT",
+                                          output_dimensionality=dimensions)
+
+        def once() -> list[list[float]]:
+            response = self._guard(lambda: self._client.models.embed_content(
+                model=self.model_id, contents=list(texts), config=config))
+            vectors = [list(e.values or []) for e in response.embeddings or []]
+            if len(vectors) != len(texts) or not all(vectors):
+                raise LLMError(f"Gemini {self.model_id}: 埋め込みが {len(vectors)} 件 (求めたのは {len(texts)} 件)",
+                               kind="bad_response")
+            return vectors
+
+        return call_with_retry(once, self.retry, what=f"Gemini {self.model_id}")
+
 
 def _chunk_text(chunk: types.GenerateContentResponse) -> str:
     content = chunk.candidates[0].content if chunk.candidates else None

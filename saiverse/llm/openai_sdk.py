@@ -249,3 +249,21 @@ class OpenAIModel:
             return data, sniff_mime(data)
 
         return call_with_retry(once, self.retry, what=self.image_model)
+
+    def embed(self, texts: list[str], *, query: bool = False, dimensions: int | None = None) -> list[list[float]]:
+        """One vector per text (`/v1/embeddings`): recall's embeddings (saiverse/llm/embeddings.py). `dimensions`
+        is sent to OpenAI itself only (text-embedding-3 shortens its vectors; a compatible server may refuse it)."""
+        del query  # OpenAI's embedding models take questions and passages alike
+        body: dict[str, Any] = {"model": self.model_id, "input": list(texts), "encoding_format": "float"}
+        if dimensions and not self.compatible:
+            body["dimensions"] = dimensions
+
+        def once() -> list[list[float]]:
+            response = self._calls.guard(lambda: self._client.embeddings.create(**body))
+            vectors = [list(d.embedding) for d in sorted(response.data or [], key=lambda d: d.index)]
+            if len(vectors) != len(texts) or not all(vectors):
+                raise LLMError(f"{self._what}: 埋め込みが {len(vectors)} 件 (求めたのは {len(texts)} 件)",
+                               kind="bad_response")
+            return vectors
+
+        return self._calls.retrying(once)

@@ -29,6 +29,7 @@ from saiverse.llm.names import AUTO_CHOICES, NAME_FORMS_JA, ModelName, parse_nam
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.retry import RetryPolicy
 from saiverse.llm.servers import auto_server, found_servers, server_url
+from saiverse.llm.words import say
 from saiverse.settings import Settings
 
 _OFFLINE = OfflineModel()
@@ -80,7 +81,7 @@ def local_problem(settings: Settings, spec: str = "") -> str | None:
     except LocalModelMissing as exc:
         return str(exc)
     if not path.is_file() and not (path.name.startswith("gemma-3-270m") and packaged_available()):
-        return f"ローカルモデルのファイル {path} がありません"  # (the packaged one is assembled on first use)
+        return say(settings, "local_file_missing", path=path)  # (the packaged one is assembled on first use)
     health = HealthBook(settings.home).get(path)
     if health is not None and health.state == "broken":
         return broken_words(health.reason)
@@ -127,18 +128,17 @@ def _load_failure(settings: Settings) -> str | None:
 
 
 def auto_choice(settings: Settings) -> tuple[str, str]:
-    """What `auto` answers with now, and why (Japanese)."""
+    """What `auto` answers with now, and why (in `settings.lang`)."""
     for field, name in AUTO_CHOICES:
         if getattr(settings, field):
-            return name, f"{_env_of(field)} が設定されているため {name} で応答します"
+            return name, say(settings, "auto_key", env=_env_of(field), name=name)
     server = auto_server(settings)  # what the start-up look found (never probes here)
     if server is not None:
         return server
     problem = local_problem(settings) or _load_failure(settings)
     if problem is None:
-        return "local", "API キーがないため、組み込みのローカルモデル (llama.cpp) で応答します"
-    return "offline", (f"API キーがなく、ローカルモデルも使えないため ({problem})、"
-                       "オフラインモデル (決定的な応答) で応答します")
+        return "local", say(settings, "auto_local")
+    return "offline", say(settings, "auto_offline", problem=problem)
 
 
 def _env_of(field: str) -> str:
@@ -194,9 +194,9 @@ def unavailable(parsed: ModelName, settings: Settings) -> str | None:
     """Why the provider of `parsed` cannot be used with these settings (None when it can)."""
     if parsed.kind in _KEYS:
         field, env = _KEYS[parsed.kind]
-        return None if getattr(settings, field) else f"{env} が設定されていない"
+        return None if getattr(settings, field) else say(settings, "env_unset", env=env)
     if parsed.kind == "compatible":
-        return None if settings.openai_base_url else "SAIVERSE_OPENAI_BASE_URL が設定されていない"
+        return None if settings.openai_base_url else say(settings, "env_unset", env="SAIVERSE_OPENAI_BASE_URL")
     if parsed.kind == "local":
         return local_problem(settings, parsed.model_id)
     return None
@@ -326,23 +326,21 @@ def provider_status(settings: Settings) -> list[ProviderStatus]:
     if local is not None:
         rows = [ProviderStatus("local", False, local, broken=local_broken(settings))]
     elif verified:
-        rows = [ProviderStatus("local", True,
-                               f"llama.cpp がこのコンピューターで応答しました ({verified} UTC、キー不要)")]
+        rows = [ProviderStatus("local", True, say(settings, "pv_local_ok", at=verified))]
     else:
-        rows = [ProviderStatus("local", False, "llama.cpp はこのコンピューターでまだ応答していません: 最初の返事で"
-                               "確かめます (キー不要、別のプロセスで動くので失敗してもアプリは止まりません)")]
+        rows = [ProviderStatus("local", False, say(settings, "pv_local_untried"))]
     for kind, (field, env) in _KEYS.items():
         ready = bool(getattr(settings, field))
-        detail = f"{env} が設定されています" if ready else f"{env} を設定すると使えます"
+        detail = say(settings, "pv_key_set" if ready else "pv_key_needed", env=env)
         rows.append(ProviderStatus(kind, ready, detail))
     url = settings.openai_base_url
-    rows.append(ProviderStatus("openai-compatible", bool(url), f"{url} (openai:<モデル名>)" if url
-                               else "SAIVERSE_OPENAI_BASE_URL を設定すると openai:<モデル名> で使えます"))
+    rows.append(ProviderStatus("openai-compatible", bool(url), say(settings, "pv_compatible", url=url) if url
+                               else say(settings, "pv_compatible_needed")))
     for server in found_servers(settings):
         model = server.chat_model()
         rows.append(ProviderStatus(server.kind, bool(model), f"{server.label} ({server.url}): "
-                                   + (", ".join(server.models) if server.models else "モデルがありません")))
-    rows.append(ProviderStatus("offline", True, "決定的な応答 (テスト用・最後の手段)、常に使えます"))
+                                   + (", ".join(server.models) if server.models else say(settings, "pv_no_models"))))
+    rows.append(ProviderStatus("offline", True, say(settings, "pv_offline")))
     return rows
 
 
@@ -355,9 +353,10 @@ def describe_default(settings: Settings) -> tuple[str, str]:
     if notice:
         return model.name, notice
     source = settings.source("default_model")
-    chosen = "既定の設定" if source.kind == "default" else f"{source.kind} ({source.where}) の指定"
+    chosen = say(settings, "chosen_default") if source.kind == "default" else \
+        say(settings, "chosen_from", kind=source.kind, where=source.where)
     if model.provider == "offline":
-        return "offline", f"オフラインモデル (決定的な応答、API キー不要) で応答します ({chosen})"
+        return "offline", say(settings, "default_offline", chosen=chosen)
     if model.provider == "local":
-        return name, f"組み込みのローカルモデル (llama.cpp) で応答します ({chosen})"
-    return name, f"{name} で応答します ({chosen})"
+        return name, say(settings, "default_local", chosen=chosen)
+    return name, say(settings, "default_named", name=name, chosen=chosen)

@@ -18,6 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from saiverse.llm.words import say
 from saiverse.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -143,11 +144,10 @@ def start_scan(settings: Settings,
 
 
 def auto_server(settings: Settings) -> tuple[str, str] | None:
-    """(model name, why in Japanese) of the found server model `auto` uses, None when none was found."""
+    """(model name, why in `settings.lang`) of the found server model `auto` uses, None when none was found."""
     for server in found_servers(settings):
         model = server.chat_model()
         if model:
             return (f"{server.kind}:{model}",
-                    f"API キーがなく、このコンピューターで動いている {server.label} ({server.url}) が見つかったため、"
-                    f"そのモデル {model} で応答します")
+                    say(settings, "auto_server", label=server.label, url=server.url, model=model))
     return None

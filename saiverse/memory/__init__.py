@@ -8,7 +8,9 @@ Parts (private modules; import from here):
 - `_common`: What the long-term memory modules share: time values as stored, and their error type.
 - `_context`: The context builder: every model call's prompt, assembled in one place within a …
 - `_context_source`: What a persona's stored memory offers its prompts, read cheaply enough for every pulse.
+- `_dense`: Dense recall: the stored message vectors as a ranked list for recall.
 - `_export`: Exporting a persona's whole memory as JSON lines: messages, then Chronicle, then …
+- `_indexer`: The background indexer: every SAIMemory message embedded once, off the reply path.
 - `_lexical`: What recall searches for: a text's terms — stemmed latin words without stop words, …
 - `_memopedia`: Memopedia: a persona's own wiki of people, terms and plans, in upstream SAIVerse's …
 - `_memopedia_manage`: Memopedia housekeeping for upstream v0.3's `memopedia_manage` / `memopedia_health` …
@@ -19,6 +21,7 @@ Parts (private modules; import from here):
 - `_recall_pg`: SAIMemory recall candidates on PostgreSQL: pg_trgm where SQLite uses its FTS5 gram …
 - `_reflex`: Reflex recall: before a persona answers the user, what her memory holds on the user's …
 - `_store`: SAIMemory: each persona's long-term message store — writing, recent context, recall, …
+- `_vectors`: SAIMemory's message vectors in the store itself (`saimemory_vec`, migration step 14).
 - `_track_book`: A persona's tracks and notes, written by its `track_*` and `note_*` tools (upstream …
 - `_tracks`: A persona's tracks and notes (upstream v0.3), as the CLI and the メモリ tab show them.
 """
@@ -58,12 +61,16 @@ if TYPE_CHECKING:
     from saiverse.memory._context import pinned_text as pinned_text
     from saiverse.memory._context import token_counter as token_counter
     from saiverse.memory._context_source import ContextSource as ContextSource
+    from saiverse.memory._dense import DenseRecall as DenseRecall
     from saiverse.memory._export import export_memory as export_memory
+    from saiverse.memory._indexer import MemoryIndex as MemoryIndex
+    from saiverse.memory._indexer import open_memory_index as open_memory_index
     from saiverse.memory._memopedia import MemopediaStore as MemopediaStore
     from saiverse.memory._memopedia_manage import delete_page as delete_page
     from saiverse.memory._memopedia_manage import health as health
     from saiverse.memory._pins import Pin as Pin
     from saiverse.memory._pins import PinStore as PinStore
+    from saiverse.memory._rank import forget_lookups as forget_lookups
     from saiverse.memory._recall import recall as recall
     from saiverse.memory._reflex import Recalled as Recalled
     from saiverse.memory._reflex import reflex_section as reflex_section
@@ -100,9 +107,11 @@ _EXPORTS: dict[str, str] = {
     "conforms": "_context",
     "fit": "_context",
     "token_counter": "_context",
+    "DenseRecall": "_dense",
     "Entry": "_chronicle",
     "LongTermMemoryError": "_common",
     "MemopediaStore": "_memopedia",
+    "MemoryIndex": "_indexer",
     "MemoryRecord": "_store",
     "Pin": "_pins",
     "PinStore": "_pins",
@@ -113,12 +122,14 @@ _EXPORTS: dict[str, str] = {
     "delete_page": "_memopedia_manage",
     "enabled_personas": "_chronicle_build",
     "export_memory": "_export",
+    "forget_lookups": "_rank",
     "health": "_memopedia_manage",
     "judgments": "_tracks",
     "map_positions": "_tracks",
     "memory_notes": "_tracks",
     "messages_around": "_around",
     "notes": "_tracks",
+    "open_memory_index": "_indexer",
     "parse_day": "_chronicle",
     "recall": "_recall",
     "Recalled": "_reflex",

@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, text
 
@@ -39,6 +39,9 @@ from saiverse.memory._memopedia import CATEGORIES, MemopediaStore
 from saiverse.memory._pins import PinStore
 from saiverse.memory._reflex import Recalled, reflex_found, reflex_section, reflex_setting_key
 from saiverse.memory._store import SAIMemory
+
+if TYPE_CHECKING:  # numpy is imported only where vectors are used
+    from saiverse.memory._dense import DenseRecall
 
 MAX_HISTORY = 400
 """Most conversation lines a snapshot holds, however short they are."""
@@ -109,7 +112,8 @@ class ContextSource:
     """Snapshots of what a persona's memory offers a prompt (see the module docstring)."""
 
     def __init__(self, db: Database, chronicle: ChronicleStore, memopedia: MemopediaStore,
-                 *, default_budget: int = DEFAULT_CONTEXT_TOKENS, pins: PinStore | None = None) -> None:
+                 *, default_budget: int = DEFAULT_CONTEXT_TOKENS, pins: PinStore | None = None,
+                 dense: DenseRecall | None = None) -> None:
         self.db = db
         self.chronicle = chronicle
         self.memopedia = memopedia
@@ -119,6 +123,8 @@ class ContextSource:
         self.default_budget = default_budget
         self._kept: dict[str, _Kept] = {}
         self._lock = threading.Lock()
+        self.dense = dense
+        """The stored vectors reflex recall fuses in (saiverse/memory/_dense.py), when an embedding model is set."""
 
     def budget(self, persona_id: str) -> int:
         """The persona's CONTEXT_TOKENS, else the default; never below MIN_CONTEXT_TOKENS."""
@@ -180,7 +186,8 @@ class ContextSource:
             return []
         shown = {" ".join(h.content.split()) for h in [*snapshot.history, *snapshot.pins]}
         return reflex_found(SAIMemory(self.db), self.chronicle, self.memopedia, persona_id, message,
-                            pulse_id=pulse_id, shown=shown, max_chars=int(snapshot.budget * REFLEX_SHARE))
+                            pulse_id=pulse_id, shown=shown, max_chars=int(snapshot.budget * REFLEX_SHARE),
+                            dense=self.dense)
 
     def _snapshot(self, conn: Connection, persona_id: str, pulse_id: str | None) -> Snapshot:
         version = (self.chronicle.writes, self.memopedia.writes, self.pins.writes)

@@ -11,8 +11,9 @@ and never "LGBTQ" (issue 33). Here a text becomes weighted `Term`s:
 - Japanese: runs of kanji or katakana become character bigrams (a one-kanji run is itself, unless it
   is one of `STOP_JA`); hiragana runs of three or more give bigrams at half weight (names like こむぎ
   are hiragana, and particles' bigrams are common, so their IDF is low anyway);
-- a small table of everyday synonyms adds the other words at `SYNONYM_WEIGHT` (医者 finds
-  クリニック, doctor finds clinic); its entries are general words, not a domain's.
+- the everyday thesaurus of saiverse/memory/_thesaurus.py adds the other words of a question word's
+  groups at `SYNONYM_WEIGHT`, each as one whole word (医者 finds 内科 and クリニック, "animal doctor" finds
+  vet), at most `MAX_EXPANSIONS` of them.
 Term frequency in a stored text is counted the same way (`term_frequency`), so the gram index only
 proposes candidates (saiverse/memory/_store.py) and this module decides what a match is.
 """
@@ -21,10 +22,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import snowballstemmer
+
+from saiverse.memory._thesaurus import GROUPS_EN, GROUPS_JA
 
 STOP_EN = frozenset(
     "a about above after again against all also am an and any are aren't as at be because been before being "
@@ -40,17 +44,8 @@ STOP_EN = frozenset(
 STOP_JA = frozenset("前話思出今日何事時見言行来教誰所方")
 """One-kanji runs that name no topic (a question's 何, 時, 誰...)."""
 SYNONYM_WEIGHT = 0.5
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "医者": ("クリニック", "病院", "診察"), "病院": ("クリニック", "医者", "診察"), "クリニック": ("病院", "医者"),
-    "仕事": ("職場", "会社", "勤め"), "職場": ("仕事", "会社"), "会社": ("仕事", "職場"), "住": ("引っ越",),
-    "ペット": ("猫", "犬"), "焼き物": ("陶芸",), "陶芸": ("焼き物",), "旅行": ("旅",), "趣味": ("好き",),
-    "doctor": ("clinic", "hospital", "physician"), "clinic": ("doctor", "hospital"), "hospital": ("clinic", "doctor"),
-    "job": ("work", "career"), "work": ("job",), "career": ("job", "work"), "car": ("vehicle",),
-    "vehicle": ("car",), "book": ("novel",), "novel": ("book",), "story": ("novel",), "pet": ("dog", "cat"),
-    "holiday": ("trip", "vacation"), "vacation": ("trip", "holiday"), "trip": ("holiday", "vacation"),
-    "race": ("marathon",), "live": ("move",), "home": ("flat", "apartment", "house"),
-}
-"""Everyday words that name the same thing (keys are stems or Japanese surface forms)."""
+MAX_EXPANSIONS = 16
+"""Thesaurus words a question adds at most (each is one more index lookup)."""
 _LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _KANJI_OR_KATAKANA = re.compile(r"[\u4e00-\u9fff々〆\u30a1-\u30faー]+")
 _WIDE_LETTER = re.compile(r"[^\x00-\x7f\s\u2000-\u206f\u3000-\u3003\u3008-\u303f\uff01-\uff0f\uff1a-\uff20]")
@@ -78,7 +73,10 @@ def normalise(text: str) -> str:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word.replace("'", "")))
+    """Snowball's English stem without a final e: Snowball keeps it in drive, make, buse (buses) but
+    not in driving, making, bus, so those would never meet; every stem here is cut the same way."""
+    stemmed = str(_STEMMER.stemWord(word.replace("'", "")))
+    return stemmed[:-1] if stemmed.endswith("e") and len(stemmed) > 3 else stemmed
 
 
 def _probe(word: str, stemmed: str) -> str:
@@ -118,13 +116,7 @@ def query_terms(query: str) -> list[Term]:
     text = normalise(query)
     found: list[Term] = [_latin(w, 1.0) for w in _LATIN.findall(text) if w not in STOP_EN and len(w) > 1]
     found += _japanese(text, 1.0)
-    for term in list(found):
-        for synonym in _synonyms().get(term.key, ()):
-            found += [_latin(w, SYNONYM_WEIGHT) for w in _LATIN.findall(synonym)] or _japanese(synonym, SYNONYM_WEIGHT)
-    for run in _KANJI_OR_KATAKANA.findall(text):  # a synonym's key may be a whole run (医者) or one kanji (住)
-        for key in {run, *run}:
-            if key in SYNONYMS and not any(t.key == key for t in found):
-                found += [t for s in SYNONYMS[key] for t in _japanese(s, SYNONYM_WEIGHT)]
+    found += expansions(text, {t.key for t in found if t.latin})
     best: dict[str, Term] = {}
     for term in found:
         if term.key not in best or best[term.key].weight < term.weight:
@@ -132,10 +124,37 @@ def query_terms(query: str) -> list[Term]:
     return list(best.values())
 
 
+def expansions(text: str, stems: set[str]) -> list[Term]:
+    """The thesaurus words a (normalised) question adds: English by its words' stems or phrases, Japanese
+    by a word written in it (a one-character word only as a whole kanji run: 住 in 住んでいる, not 家 in 家族)."""
+    english, japanese = _related()
+    runs = set(_KANJI_OR_KATAKANA.findall(text))
+    keys = [k for k in english if (k in stems if " " not in k else k in text)]
+    said = [k for k in japanese if (k in runs if len(k) == 1 else k in text)]
+    keys += [k for k in said if not any(k != other and k in other for other in said)]  # 動物病院, not 病院 too
+    out: list[Term] = []
+    for key in keys:
+        for word in (english.get(key) or japanese.get(key) or ()):
+            out.append(_latin(word, SYNONYM_WEIGHT) if word.isascii() else Term(word, word, False, SYNONYM_WEIGHT))
+    return list({t.key: t for t in out}.values())[:MAX_EXPANSIONS]
+
+
 @lru_cache(maxsize=1)
-def _synonyms() -> dict[str, tuple[str, ...]]:
-    """SYNONYMS keyed as terms are: latin words by their stem."""
-    return {(stem(k) if k.isascii() else k): v for k, v in SYNONYMS.items()}
+def _related() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """(English stem or phrase → related one-word stems, Japanese word → related words), from the groups:
+    a name brings every other word of its group, a kind only the names (saiverse/memory/_thesaurus.py)."""
+    def table(groups: tuple[str, ...], key: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for group in groups:
+            names, _, kinds = group.partition("|")
+            name_words, kind_words = names.split(), kinds.split()
+            for word in name_words:
+                out.setdefault(key(word), []).extend(w for w in name_words + kind_words if w != word)
+            for word in kind_words:
+                out.setdefault(key(word), []).extend(name_words)
+        return {k: tuple(dict.fromkeys(v)) for k, v in out.items()}
+    english = table(GROUPS_EN, lambda w: w.replace("_", " ") if "_" in w else stem(w))
+    return ({k: tuple(w for w in v if "_" not in w) for k, v in english.items()}, table(GROUPS_JA, lambda w: w))
 
 
 def latin_stems(text_lower: str) -> Counter[str]:

@@ -15,16 +15,20 @@ default; the world setting `reflex_recall:<persona id>` = "0" turns it off for o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._lexical import latin_stems, normalise, query_terms, term_frequency
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._recall import recall
 from saiverse.memory._store import SAIMemory
+
+if TYPE_CHECKING:  # numpy is imported only where vectors are used
+    from saiverse.memory._dense import DenseRecall
 
 SETTING_PREFIX = "reflex_recall:"
 """World setting key prefix; the persona id follows. "0" is off; absent or "1" is on."""
@@ -33,6 +37,13 @@ MIN_SCORE = 1.0
 MIN_SHARE = 0.35
 LINE_CHARS = 200
 LORE_PAGES = 3
+DENSE_WAIT = 0.02
+"""The most a pulse waits for the message's vector (an embedding model set): reflex recall adds at most
+~30 ms to a pulse, so a slower model leaves this recall lexical (its vector is kept for the next)."""
+DENSE_HITS = 2
+DENSE_LEAD = 0.08
+"""A hit no word of the message holds enters by meaning only this far above the hits' median cosine: not
+tuned on a real embedding model (none could be pulled here), chosen to keep a greeting's near-ties out."""
 HEADER = "## ふと思い出したこと（記憶から。日付はそのときのもの）"
 _WHO = {"user": "相手", "assistant": "自分", "system": "システム"}
 
@@ -99,12 +110,20 @@ def lore(memopedia: MemopediaStore, persona_id: str, message: str) -> list[str]:
     return [r.line for r in lore_found(memopedia, persona_id, message)]
 
 
+def _says(said: str, keyword: str) -> bool:
+    """Whether a (normalised) message holds a keyword: a latin one as whole words ("cat" is not in
+    "category"), any other as written (日本語 has no spaces between words)."""
+    if keyword.isascii():
+        return re.search(r"(?<![a-z0-9])" + re.escape(keyword) + r"(?![a-z0-9])", said) is not None
+    return keyword in said
+
+
 def lore_found(memopedia: MemopediaStore, persona_id: str, message: str) -> list[Recalled]:
     """`lore`, each line with the page and the keyword that brought it."""
     said = normalise(message)
     found: list[Recalled] = []
     for page in memopedia.pages(persona_id):
-        key = next((k for k in page.keywords if len(k.strip()) >= 2 and normalise(k.strip()) in said), None)
+        key = next((k for k in page.keywords if len(k.strip()) >= 2 and _says(said, normalise(k.strip()))), None)
         if key is None:
             continue
         body = " ".join((page.summary or page.content).split())
@@ -115,12 +134,26 @@ def lore_found(memopedia: MemopediaStore, persona_id: str, message: str) -> list
     return found
 
 
+def _meant(hits: list[dict[str, Any]], floor: float) -> set[int]:
+    """The hits (by `id()`) that enter by meaning alone, when an embedding model's list was fused in: at
+    most `DENSE_HITS`, each standing out from the hits' median cosine by `DENSE_LEAD` and at least as
+    close as every hit the words brought (a greeting's vectors are all alike: nothing stands out)."""
+    closeness = sorted(float(h["dense"]) for h in hits if h.get("dense") is not None)
+    if len(closeness) < 3:
+        return set()
+    worded = [float(h["dense"]) for h in hits if h["score"] >= floor and h.get("dense") is not None]
+    bar = max([closeness[len(closeness) // 2] + DENSE_LEAD, *worded])
+    picked = [h for h in hits if h["score"] < floor and h.get("dense") is not None and h["dense"] >= bar]
+    return {id(h) for h in picked[:DENSE_HITS]}
+
+
 def reflex_text(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
-                message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> str:
+                message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int,
+                dense: Any = None) -> str:
     """The memory section for a prompt answering `message` ("" when nothing worth it is found).
     `shown`: contents already in the prompt; `max_chars`: the most the section may take."""
     return reflex_section(reflex_found(memory, chronicle, memopedia, persona_id, message, pulse_id=pulse_id,
-                                shown=shown, max_chars=max_chars))
+                                       shown=shown, max_chars=max_chars, dense=dense))
 
 
 def reflex_section(found: list[Recalled]) -> str:
@@ -129,21 +162,24 @@ def reflex_section(found: list[Recalled]) -> str:
 
 
 def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str,
-                 message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int) -> list[Recalled]:
-    """The lines of `reflex_text`'s section, each with its score and why (see `Recalled`)."""
+                 message: str, *, pulse_id: str | None, shown: Collection[str], max_chars: int,
+                 dense: DenseRecall | None = None) -> list[Recalled]:
+    """The lines of `reflex_text`'s section, each with its score and why (see `Recalled`). `dense`: the
+    stored vectors of SAIVERSE_EMBEDDING_MODEL, fused in when its query vector comes within `DENSE_WAIT`."""
     if not message.strip() or max_chars <= len(HEADER):
         return []
     found = lore_found(memopedia, persona_id, message)
     used = len(HEADER) + 1 + sum(len(r.line) + 1 for r in found)
     lore_text = "\n".join(r.line for r in found)
-    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id)
-    if not hits or max(h["score"] for h in hits) < MIN_SCORE:
-        hits = []
-    floor = MIN_SHARE * max((h["score"] for h in hits), default=0.0)
+    hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id,
+                  dense=dense, dense_wait=DENSE_WAIT)
+    best = max((h["score"] for h in hits), default=0.0)
+    floor = MIN_SHARE * best if best >= MIN_SCORE else float("inf")  # words found nothing worth it: none by words
+    meant = _meant(hits, floor)
     for h in hits:
         content = " ".join(str(h.get("content", "")).split())
         brought = h["kind"] == "memopedia" and f"「{h.get('title')}」、" in lore_text  # by the lore above
-        if h["score"] < floor or content in shown or brought:
+        if (h["score"] < floor and id(h) not in meant) or content in shown or brought:
             continue
         text = content if len(content) <= LINE_CHARS else content[:LINE_CHARS - 1] + "…"
         line = f"- [{_day(h.get('created_at'))}] ({_label(h)}){' ※以前の話' * bool(h.get('older'))} {text}"
@@ -152,7 +188,9 @@ def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memope
         if used + len(line) + 1 > max_chars:
             break
         held = _matched(message, str(h.get("content", "")), h.get("terms") or [])
-        why = "「" + "」「".join(held) + "」が一致" if held else "検索語が一致"
+        why = "「" + "」「".join(held) + "」が一致" if held else ("" if h.get("dense") is not None else "検索語が一致")
+        if h.get("dense") is not None:  # the embedding model's closeness (saiverse/memory/_dense.py)
+            why = "、".join(w for w in (why, f"意味が近い (cos {h['dense']:.2f})") if w)
         if h.get("older"):
             why += "（同じ話の新しいものがあり、こちらは以前のもの）"
         found.append(Recalled(line, str(h["kind"]), float(h["score"]), why, held, h.get("id"), h.get("created_at")))

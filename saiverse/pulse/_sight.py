@@ -37,10 +37,11 @@ from saiverse.memory import (
     Recalled,
     conforms,
     pinned_text,
+    reflex_setting_key,
     token_counter,
 )
 from saiverse.pulse._journal import PulseJournal, PulseServices, persona_context
-from saiverse.world import plan_line_deletion
+from saiverse.world import WorldSettings, plan_line_deletion
 
 PARTS = ("system", "pinned", "core", "reflex", "chronicle", "history", "own")
 """The parts of a prompt in the order the view lists them (saiverse/memory/_context.py `Fitted.parts`)."""
@@ -188,6 +189,19 @@ class Sight:
             UnknownIdError: no such persona. LongTermMemoryError: she has no such message."""
         self.services.world.persona(persona_id)
         return self.pins.pin(persona_id, message_id)
+
+    def reflex_on(self, persona_id: str) -> bool:
+        """Whether reflex recall runs for the persona before she answers (saiverse/memory/_reflex.py)."""
+        return bool(self.services.context.reflex_on(persona_id))
+
+    def set_reflex(self, persona_id: str, on: bool) -> None:
+        """Turn reflex recall on or off for the persona: the same world setting as `python main.py persona
+        reflex-on|reflex-off ID` (cli/_admin.py).
+
+        Raises:
+            UnknownIdError: no such persona."""
+        self.services.world.persona(persona_id)
+        WorldSettings(self.services.context.db).set_flag(reflex_setting_key(persona_id), bool(on))
 
     def unpin(self, persona_id: str, message_id: int) -> bool:
         """Unpin it (True when it was pinned)."""

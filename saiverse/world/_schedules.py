@@ -21,6 +21,7 @@ from saiverse.errors import UserError
 
 KINDS = ("periodic", "oneshot", "interval")
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+DAYS_JA = ("月", "火", "水", "木", "金", "土", "日")
 MIN_INTERVAL_SEC = 60
 
 
@@ -66,19 +67,21 @@ def _info(row: Schedule) -> ScheduleInfo:
 
 
 def parse_days(raw: str | None) -> list[int]:
-    """`daily`, `weekdays`, `weekends` or a comma list of mon..sun → weekday numbers."""
+    """`daily`, `weekdays`, `weekends` or a comma list of mon..sun → weekday numbers. The Japanese forms
+    the スケジュール tab offers are read too: 毎日, 平日, 週末 and 月..日 (`、` or `,` between them)."""
     text = (raw or "daily").strip().lower()
     if text in ("daily", "everyday", "毎日", ""):
         return list(range(7))
-    if text == "weekdays":
+    if text in ("weekdays", "平日"):
         return list(range(5))
-    if text == "weekends":
+    if text in ("weekends", "週末"):
         return [5, 6]
     out = []
-    for part in text.replace(" ", "").split(","):
-        if part[:3] not in DAYS:
+    for part in text.replace(" ", "").replace("、", ",").split(","):
+        day = part[:1] if part[:1] in DAYS_JA else part[:3]
+        if day not in DAYS and day not in DAYS_JA:
             raise ScheduleError(f"days_of_week: {part!r} is not a day (use mon..sun, daily, weekdays)")
-        out.append(DAYS.index(part[:3]))
+        out.append(DAYS.index(day) if day in DAYS else DAYS_JA.index(day))
     return sorted(set(out))
 
 

@@ -99,10 +99,11 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
             assert client.get("/config").status_code == 401
             assert client.get(f"/gradio_api/file={picture}").status_code == 401
-            for user, password in [("mika", "wrong password"), ("someone", PASSWORD), ("mika", PASSWORD + " ")]:
+            for user, password in [("mika", "wrong password"), ("mika", PASSWORD + " "), ("mika", "")]:
                 r = client.post("/login", data={"username": user, "password": password})
                 assert r.status_code >= 400 and not client.cookies, (user, r.status_code)
-            r = client.post("/login", data={"username": "mika", "password": PASSWORD})
+            # The password alone opens it: the login page asks nothing else (ui/login_page.py).
+            r = client.post("/login", data={"username": "saiverse", "password": PASSWORD})
             assert r.status_code == 200 and r.json() == {"success": True}
             assert client.get("/config").status_code == 200
             assert client.get(f"/gradio_api/file={picture}").status_code == 200
@@ -177,6 +178,7 @@ def test_a_wide_host_without_a_password_is_refused_and_binds_nothing(saiverse_ho
     assert proc.returncode == USER_ERROR_EXIT, proc.stderr[-2000:]
     err = proc.stderr.strip()
     assert err.startswith("error: ") and len(err.splitlines()) == 1 and "password set" in err, err
+    assert f"python main.py --home {saiverse_home} password set" in err, err  # the command for this home
     assert not (saiverse_home / "saiverse.db").exists()  # refused before the world was opened
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"http://127.0.0.1:{port}/", timeout=5)
@@ -252,7 +254,7 @@ def test_a_wide_host_with_a_password_says_where_to_open_and_asks_to_log_in(saive
     server = _Server(saiverse_home, "--host", address, "--port", str(port))
     try:
         line = server.wait_for("From your phone")
-        assert f"http://{address}:{port}/" in line and "saiverse" in line
+        assert f"http://{address}:{port}/" in line and "password" in line
         with httpx.Client(base_url=f"http://{address}:{port}", timeout=30) as client:
             assert client.get("/config").status_code == 401
             assert client.get("/config", headers={"Host": "evil.example"}).status_code == 403

@@ -4,7 +4,7 @@
 terms by BM25 (stemmed English without stop words, Japanese grams, a few synonyms). Each of
 `keywords` is searched on its own. The lists are merged by reciprocal rank (a hit found by several
 ranks higher), then filtered by date. Each hit says its date and kind; a fact that changed shows its
-newest value first and the older marked 「以前」; a question brings the reply that followed it.
+newest value first and the older marked 「(以前)」; a question brings the reply that followed it.
 `memory_search_brief` shares this search over messages only (it hands out message ids).
 """
 
@@ -24,6 +24,8 @@ MAX_TOPK = 20
 RRF_K = 60
 PER_LINE = 240
 """Characters a hit keeps however many there are: a fact cut in half is not recalled."""
+FULL_LINES = 5
+SHORT_LINE = 100
 
 Query = Annotated[str | None, Field(description="What to recall, in words or a sentence (Japanese works).")]
 Keywords = Annotated[list[str] | None, Field(description="Words a message must contain; each is searched on its own.")]
@@ -97,17 +99,45 @@ def memory_recall(
     hits = recall(ctx, query, words, min(topk, MAX_TOPK), start, end)
     if not hits:
         return f"{what(query, words)}に関する記憶は見つかりませんでした。"
-    lines = [f"{what(query, words)}に関する記憶 ({len(hits)}件):"]
-    per_line = max(PER_LINE, max_chars // len(hits))
-    used = len(lines[0])
-    for h in hits:
-        line = f"- [{stamp(str(h.get('created_at') or ''))}] ({label(h)}){' 以前' * bool(h.get('older'))} " \
-               f"{clip(str(h.get('content', '')), per_line)}"
-        if h.get("next"):  # the reply that completes a question (saiverse/memory/_recall.py)
+    return pack(f"{what(query, words)}に関する記憶 ({len(hits)}件):", hits, max_chars)
+
+
+def pack(title: str, hits: list[dict[str, Any]], max_chars: int) -> str:
+    """The hits as dated lines within `max_chars`. The best `FULL_LINES` keep up to `PER_LINE` characters;
+    the rest share what is left (at least `SHORT_LINE` each), so more distinct memories fit the budget;
+    a long line keeps its opening and the part holding the query's words (`snippet`)."""
+    lines = [title]
+    used = len(title)
+    for n, h in enumerate(hits):
+        per_line = max(PER_LINE, max_chars // len(hits)) if n < FULL_LINES else \
+            max(SHORT_LINE, min(PER_LINE, (max_chars - used) // max(len(hits) - n, 1)))
+        line = f"- [{stamp(str(h.get('created_at') or ''))}] ({label(h)}){' (以前)' * bool(h.get('older'))} " \
+               f"{snippet(str(h.get('content', '')), h.get('terms') or (), per_line)}"
+        if h.get("next"):  # the turn that completes it (saiverse/memory/_follow.py)
             line += f" → {clip(str(h['next']), per_line // 2)}"
-        if used + len(line) > max_chars and len(lines) > 1:
-            lines.append(f"(ほか {len(hits) - len(lines) + 1} 件は長さの上限で省きました)")
+        room = max_chars - used - 1
+        if len(line) > room and len(lines) > 1:
+            if room >= SHORT_LINE:  # the opening of one more memory, rather than none
+                lines.append(clip(line, room))
+                n += 1
+            if n < len(hits):
+                lines.append(f"(ほか {len(hits) - n} 件は長さの上限で省きました)")
             break
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+def snippet(content: str, terms: Iterable[str], limit: int) -> str:
+    """`content` on one line within `limit`: whole when it fits, else its opening and, when the first of
+    `terms` it holds lies past the opening, the words around it."""
+    flat = " ".join(content.split())
+    if len(flat) <= limit:
+        return flat
+    head = limit // 2
+    low = flat.lower()
+    at = min((i for i in (low.find(str(t).lower()) for t in terms) if i >= 0), default=-1)
+    if at < head - 10:
+        return clip(flat, limit)
+    start = max(at - (limit - head) // 3, head)
+    return flat[:head - 1] + "…" + clip(flat[start:], limit - head)

@@ -86,7 +86,7 @@ def build_memopedia_panel(manager: CityPort, labels: Labels, persona: gr.Dropdow
         return [page.page_id, gr.Dropdown(choices=choices, value=page.page_id), _tree_html(rows, page.page_id),
                 page.title, gr.Dropdown(value=page.category, interactive=False),
                 gr.Dropdown(choices=parents, value=page.parent_id, interactive=not page.is_root), page.summary,
-                "、".join(page.keywords), page.content, page.is_important, note,
+                labels("list_sep").join(page.keywords), page.content, page.is_important, note,
                 _history_html(labels, store.history(persona_id, page.page_id))]
 
     def on_save(persona_id: str | None, current: str, t: str, cat: str, par: str | None, s: str, k: str, c: str,

@@ -117,6 +117,7 @@ def _clip(text: str) -> str:
 def build_sight_panel(manager: CityPort, labels: Labels, persona: gr.Dropdown) -> tuple[Any, list[Any]]:
     """Components of the panel; returns (refresh(persona_id) → updates, outputs)."""
     gr.Markdown(labels("sight_intro"), elem_classes=["sv-muted"])
+    reflex = gr.Checkbox(label=labels("sight_reflex_switch"), value=True, elem_id="sight-reflex")
     with gr.Row(equal_height=True, elem_classes=["sv-toolbar"]):
         building = gr.Dropdown([], label=labels("sight_building"), elem_id="sight-building", scale=1)
         message = gr.Textbox(label=labels("sight_message"), placeholder=labels("sight_message_placeholder"),
@@ -156,6 +157,18 @@ def build_sight_panel(manager: CityPort, labels: Labels, persona: gr.Dropdown) -
         return [ok_html(labels("sight_unpinned")) + pins_html(labels, listed),
                 gr.Dropdown(choices=choices, value=choices[0][1] if choices else None)]
 
+    def on_reflex(persona_id: str | None, on: bool) -> Any:
+        if not persona_id:
+            return gr.skip()
+        try:
+            manager.sight.set_reflex(persona_id, bool(on))
+        except LookupError as exc:
+            gr.Warning(str(exc))
+            return gr.Checkbox(value=not on)
+        gr.Info(labels("sight_reflex_now_on" if on else "sight_reflex_now_off"))
+        return gr.skip()
+
+    reflex.input(on_reflex, [persona, reflex], [reflex])
     show.click(on_show, [persona, building, message], [body, pick])
     message.submit(on_show, [persona, building, message], [body, pick])
     unpin.click(on_unpin, [persona, pick, building, message], [body, pick])
@@ -172,6 +185,7 @@ def build_sight_panel(manager: CityPort, labels: Labels, persona: gr.Dropdown) -
         listed = [p.to_dict() for p in manager.sight.persona_pins(persona_id)] if persona_id else []
         return [gr.Dropdown(choices=choices, value=here or (choices[0][1] if choices else None)),
                 f"<h4>{escape(labels('sight_pins'))}</h4>" + pins_html(labels, listed),
-                gr.Dropdown(choices=pins, value=pins[0][1] if pins else None)]
+                gr.Dropdown(choices=pins, value=pins[0][1] if pins else None),
+                gr.Checkbox(value=manager.sight.reflex_on(persona_id) if persona_id else True)]
 
-    return refresh, [building, body, pick]
+    return refresh, [building, body, pick, reflex]

@@ -99,7 +99,9 @@ def _eta(seconds: float | None) -> str:
 def progress_html(job: dict[str, Any], labels: Labels) -> str:
     """One download's line: bytes, speed, time left (or done / the error)."""
     if job["state"] == "error":
-        return error_html(labels("md_failed", name=job["name"], error=job["error"]))
+        key = job.get("error_key")
+        error = labels(f"md_err_{key}", **job.get("error_fields", {})) if key else job["error"]
+        return error_html(labels("md_failed", name=job["name"], error=error))
     if job["state"] == "done":
         return ok_html(labels("md_done", name=job["local_name"]))
     if job["state"] == "verify":

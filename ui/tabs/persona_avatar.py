@@ -9,25 +9,8 @@ from typing import Any
 import gradio as gr
 
 from saiverse.port import CityPort, UserError
-from ui.i18n import EN, JA, Labels
+from ui.i18n import Labels
 from ui.tabs import error_html, ok_html
-
-JA.update({
-    "avatar_title": "🖼 アバター画像",
-    "avatar_hint": "PNG / JPEG / GIF / WebP。正方形に近い画像がきれいに見えます。",
-    "avatar_clear": "画像を外す (絵文字に戻す)",
-    "avatar_saved": "{name} のアバター画像を設定しました。",
-    "avatar_cleared": "{name} のアバターを絵文字に戻しました。",
-    "avatar_pick_first": "先にペルソナを選んで保存してください。",
-})
-EN.update({
-    "avatar_title": "🖼 Avatar picture",
-    "avatar_hint": "PNG / JPEG / GIF / WebP. A square-ish picture looks best.",
-    "avatar_clear": "Remove the picture (use the emoji)",
-    "avatar_saved": "{name}'s avatar picture is set.",
-    "avatar_cleared": "{name} shows the emoji again.",
-    "avatar_pick_first": "Pick (and save) a persona first.",
-})
 
 
 def build_avatar_panel(manager: CityPort, labels: Labels, pick: Any, new: str) -> None:

@@ -13,34 +13,8 @@ from typing import Any
 import gradio as gr
 
 from saiverse.port import CityPort, SettingsError, save_servers, shown_json, unmask
-from ui.i18n import EN, JA, Labels
+from ui.i18n import Labels
 from ui.tabs import error_html, ok_html
-
-# Kept beside the panel (not in ui/i18n.py's blocks) so this small panel stays one module.
-JA.update({
-    "mcp_title": "MCP サーバー (このペルソナのツール)",
-    "mcp_hint": '[{"name": "files", "command": ["python", "server.py"], "env": {"KEY": "…"}}, '
-                '{"name": "web", "url": "http://127.0.0.1:8000/mcp"}] — ツールは「サーバー名__ツール名」で'
-                "プレイブックから使えます。",
-    "mcp_save": "💾 MCP を保存",
-    "mcp_check": "🔌 接続を確かめる",
-    "mcp_saved": "{n} 個の MCP サーバーを保存しました。",
-    "mcp_bad_json": "JSON として読めません: {error}",
-    "mcp_none": "MCP サーバーはありません。",
-    "mcp_pick_first": "先にペルソナを選んでください。",
-})
-EN.update({
-    "mcp_title": "MCP servers (this persona's tools)",
-    "mcp_hint": '[{"name": "files", "command": ["python", "server.py"], "env": {"KEY": "…"}}, '
-                '{"name": "web", "url": "http://127.0.0.1:8000/mcp"}] — playbooks call the tools as '
-                "server__tool.",
-    "mcp_save": "💾 Save MCP",
-    "mcp_check": "🔌 Check connections",
-    "mcp_saved": "Saved {n} MCP servers.",
-    "mcp_bad_json": "Not readable as JSON: {error}",
-    "mcp_none": "No MCP servers.",
-    "mcp_pick_first": "Choose a persona first.",
-})
 
 
 def status_html(rows: list[dict[str, Any]], labels: Labels) -> str:

@@ -25,6 +25,7 @@ from saiverse._lazy import lazy_getattr
 
 if TYPE_CHECKING:
     from saiverse.llm.local._catalog import CATALOG as CATALOG
+    from saiverse.llm.local._catalog import entry as entry
     from saiverse.llm.local._catalog import local_name as local_name
     from saiverse.llm.local._catalog import resolve as resolve
     from saiverse.llm.local._embedder import LocalEmbedder as LocalEmbedder
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from saiverse.llm.local._files import model_path as model_path
     from saiverse.llm.local._files import packaged_available as packaged_available
     from saiverse.llm.local._files import runtime_available as runtime_available
+    from saiverse.llm.local._gguf_meta import model_kind as model_kind
     from saiverse.llm.local._health import Health as Health
     from saiverse.llm.local._health import HealthBook as HealthBook
     from saiverse.llm.local._health import broken_words as broken_words
@@ -62,9 +64,11 @@ _EXPORTS: dict[str, str] = {
     "chat_messages": "_prompt",
     "describe": "_pull_jobs",
     "ensure_file": "_files",
+    "entry": "_catalog",
     "installed_models": "_installed",
     "local_name": "_catalog",
     "make_default": "_pull",
+    "model_kind": "_gguf_meta",
     "model_path": "_files",
     "packaged_available": "_files",
     "pull": "_pull",

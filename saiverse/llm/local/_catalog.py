@@ -1,8 +1,10 @@
 """The curated list of models `model pull` offers (CLI and the 設定 tab's 「モデルを入手」), in one place.
 
-Small instruct GGUFs that write good Japanese on a laptop CPU. Repository and file names are exactly
-as their publishers list them on the Hugging Face hub; sizes are what the hub lists (the download
-itself uses the size and sha256 the hub serves for the file, never a figure written here).
+Small instruct GGUFs that write good Japanese on a laptop CPU, and small multilingual embedding GGUFs
+(`kind="embedding"`) whose vectors recall fuses with its lexical ranking (saiverse/memory/_indexer.py).
+Repository and file names are exactly as their publishers list them on the Hugging Face hub; sizes are
+what the hub lists (the download itself uses the size and sha256 the hub serves for the file, never a
+figure written here).
 Any other model is pulled by name as `owner/repo/file.gguf`.
 """
 
@@ -32,6 +34,12 @@ class CatalogEntry:
     """What it is good at (shown in the 設定 tab)."""
     good_at_en: str
     """The same, in English (SAIVERSE_LANG=en)."""
+    kind: str = "chat"
+    """`chat` (talks) or `embedding` (vectors for recall: SAIVERSE_EMBEDDING_MODEL=local:NAME)."""
+    query_prefix: str = ""
+    """What an embedding model wants before a query (E5: `query: `)."""
+    passage_prefix: str = ""
+    """What it wants before a stored text (E5: `passage: `)."""
 
     @property
     def spec(self) -> str:
@@ -58,6 +66,17 @@ CATALOG: tuple[CatalogEntry, ...] = (
     CatalogEntry("gemma-3-4b-it", "ggml-org/gemma-3-4b-it-GGUF", "gemma-3-4b-it-Q4_K_M.gguf", 2_490_000_000, "4B",
                  "表現が豊かで物語や説明が上手。メモリ 8 GB 以上の PC 向け (Q4_K_M)",
                  "Rich, expressive writing for stories and explanations; for PCs with 8 GB of memory or more"),
+    # Embedding models for recall (issue 33), bert-architecture GGUFs llama.cpp runs; repository and file names as the
+    # hub lists them. Untried here: this machine reaches no model hub.
+    CatalogEntry("multilingual-e5-small", "cstr/multilingual-e5-small-GGUF", "multilingual-e5-small-q8_0.gguf",
+                 130_000_000, "118M",
+                 "記憶の検索用 (埋め込み)。小さく速い多言語モデルで、日本語の言い換えも見つけます (Q8_0、384 次元)",
+                 "For recall (embeddings): small, fast, multilingual, finds Japanese rewordings (Q8_0, 384 dims)",
+                 kind="embedding", query_prefix="query: ", passage_prefix="passage: "),
+    CatalogEntry("bge-m3", "rbehzadan/bge-m3-gguf", "bge-m3-Q4_K_M.gguf", 438_000_000, "568M",
+                 "記憶の検索用 (埋め込み)。日本語に強い多言語モデル。より正確、少し重い (Q4_K_M、1024 次元)",
+                 "For recall (embeddings): strong multilingual model, good at Japanese; more accurate, heavier",
+                 kind="embedding"),
 )
 """The list, smallest useful first."""
 

@@ -83,3 +83,22 @@ def context_length(metadata: dict[str, str]) -> int | None:
     arch = metadata.get("general.architecture", "")
     value = metadata.get(f"{arch}.context_length")
     return int(value) if value and value.isdigit() else None
+
+
+EMBEDDING_ARCHITECTURES = frozenset({"bert", "nomic-bert", "nomic-bert-moe", "jina-bert-v2", "xlm-roberta",
+                                     "modern-bert", "neo-bert", "t5encoder"})
+"""GGUF architectures that make vectors, not text."""
+
+
+def is_embedding(meta: dict[str, str]) -> bool:
+    """Whether a GGUF's header says it is an embedding model (an encoder, or a pooling type of its own)."""
+    arch = meta.get("general.architecture", "")
+    return arch in EMBEDDING_ARCHITECTURES or f"{arch}.pooling_type" in meta
+
+
+def model_kind(path: Path) -> str:
+    """`embedding` or `chat`, from the file's header (`chat` when it cannot be read)."""
+    try:
+        return "embedding" if is_embedding(read_metadata(path)) else "chat"
+    except (OSError, NotGguf):
+        return "chat"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from saiverse.llm.local._files import LocalModelMissing, model_path, packaged_available
-from saiverse.llm.local._gguf_meta import NotGguf, context_length, read_metadata
+from saiverse.llm.local._gguf_meta import NotGguf, context_length, model_kind, read_metadata
 from saiverse.llm.local._health import HealthBook
 from saiverse.llm.local._profile import PACKAGED_NAME, profile_for
 from saiverse.llm.local._pull import MODELS_DIR, record_of
@@ -54,6 +54,10 @@ class InstalledModel:
     running while loading; `model retry` clears it) or `untried`."""
     runs_detail: str = ""
     """When it last generated, or why it is broken."""
+    kind: str = "chat"
+    """`chat`, or `embedding` (a model for recall's vectors: SAIVERSE_EMBEDDING_MODEL=local:NAME)."""
+    embedding: bool = False
+    """Whether SAIVERSE_EMBEDDING_MODEL uses it."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form."""
@@ -91,6 +95,7 @@ def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[I
     files = sorted(folder.glob("*.gguf")) if folder.is_dir() else []
     packaged = folder / PACKAGED_NAME
     default_file = _file_of(settings, settings.default_model)
+    embedding_file = _file_of(settings, settings.embedding_model) if settings.embedding_model else None
     users: dict[Path, list[str]] = {}
     for persona in personas:
         own = getattr(persona, "default_model", None) or settings.default_model
@@ -114,6 +119,8 @@ def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[I
             profile=kind, profile_reason=reason, context=ctx, params=params, default=resolved == default_file,
             runs_context=min(settings.local_context, ctx) if ctx else settings.local_context,
             used_by=users.get(resolved, []), assembled=present))
+        rows[-1].kind = model_kind(path) if present else "chat"
+        rows[-1].embedding = resolved == embedding_file
         health = book.get(path) if present else None
         if health is not None:
             rows[-1].runs = health.state

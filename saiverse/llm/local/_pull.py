@@ -42,7 +42,14 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
 class PullRefused(UserError):
-    """The pull cannot be done (unknown file, no sha256 served, no space, wrong sha256); the message says why."""
+    """The pull cannot be done (unknown file, no sha256 served, no space, wrong sha256); the message says why.
+
+    `key` names the refusals the page words in its own language (ui/tabs/models.py: label `md_err_<key>`
+    filled with `fields`); the message stays the command line's English line."""
+
+    def __init__(self, message: str, key: str = "", **fields: str) -> None:
+        super().__init__(message)
+        self.key, self.fields = key, fields
 
 
 class _Stopped(Exception):
@@ -167,17 +174,23 @@ def _metadata(repo: str, filename: str, endpoint: str | None, timeout: float) ->
     try:
         return get_hf_file_metadata(url, timeout=timeout, endpoint=endpoint, token=False)
     except RepositoryNotFoundError as exc:
-        raise PullRefused(f"no repository {repo!r} on the hub (or it needs a login)") from exc
+        raise PullRefused(f"no repository {repo!r} on the hub (or it needs a login)", "no_repo", repo=repo) from exc
     except EntryNotFoundError as exc:
-        raise PullRefused(f"{repo!r} has no file {filename!r}") from exc
+        raise PullRefused(f"{repo!r} has no file {filename!r}", "no_file", repo=repo, file=filename) from exc
     except HfHubHTTPError as exc:
         raise PullRefused(f"the hub refused {repo}/{filename}: {exc}".splitlines()[0]) from exc
     except OSError as exc:  # httpx's connection errors are OSErrors underneath
-        raise PullRefused(f"cannot reach the hub ({endpoint or 'huggingface.co'}): {exc}") from exc
+        raise _unreachable(endpoint, exc) from exc
     except Exception as exc:  # httpx.HTTPError is not an OSError
         if type(exc).__module__.startswith("httpx"):
-            raise PullRefused(f"cannot reach the hub ({endpoint or 'huggingface.co'}): {exc}") from exc
+            raise _unreachable(endpoint, exc) from exc
         raise
+
+
+def _unreachable(endpoint: str | None, exc: BaseException) -> PullRefused:
+    """The hub cannot be reached: the English line with the system's reason, the page's key with the host."""
+    host = endpoint or "huggingface.co"
+    return PullRefused(f"cannot reach the hub ({host}): {exc}", "hub_unreachable", host=host)
 
 
 def _write_record(target: Path, pulled: PulledModel) -> None:
@@ -316,8 +329,13 @@ def _finish(pulled: PulledModel, settings: Settings, set_default: bool, store: S
 
 
 def make_default(settings: Settings, name: str, store: SettingsStore | None = None) -> Settings:
-    """Save `default_model = local:NAME` in settings.json (the persona-less default), returning the new Settings."""
-    return (store or SettingsStore(settings)).save({"default_model": f"local:{name}"})
+    """Save `default_model = local:NAME` in settings.json (the persona-less default), returning the new
+    Settings; for an embedding model (it cannot talk) `embedding_model = local:NAME`, recall's vectors."""
+    from saiverse.llm.local._gguf_meta import model_kind
+
+    path = settings.home / MODELS_DIR / f"{name}.gguf"
+    field = "embedding_model" if path.is_file() and model_kind(path) == "embedding" else "default_model"
+    return (store or SettingsStore(settings)).save({field: f"local:{name}"})
 
 
 def _gb(size: int) -> str:

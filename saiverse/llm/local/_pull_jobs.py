@@ -21,6 +21,9 @@ class PullJob:
     progress: PullProgress | None = None
     result: PulledModel | None = None
     error: str | None = None
+    error_key: str = ""
+    """PullRefused.key of the error, when it has one (the page words it in its language)."""
+    error_fields: dict[str, str] = field(default_factory=dict)
     thread: threading.Thread | None = field(default=None, repr=False)
 
     @property
@@ -52,6 +55,7 @@ class PullJobs:
                                   progress=lambda p: setattr(job, "progress", p))
             except (UserError, PullInterrupted) as exc:
                 job.error = str(exc)
+                job.error_key, job.error_fields = getattr(exc, "key", ""), dict(getattr(exc, "fields", {}))
             except Exception as exc:  # noqa: BLE001 - shown on the page; a download must not kill the app
                 job.error = f"{type(exc).__name__}: {exc}"
 
@@ -83,4 +87,5 @@ def describe(job: PullJob, lang: str = "ja") -> dict[str, Any]:
     state = "error" if job.error else ("done" if job.result else (p.phase if p else "starting"))
     return {"name": job.name, "state": state, "done": p.done if p else 0, "total": p.total if p else 0,
             "bytes_per_s": p.bytes_per_s if p else 0.0, "eta_s": p.eta_s if p else None, "error": job.error,
+            "error_key": job.error_key, "error_fields": job.error_fields,
             "local_name": job.result.name if job.result else None}
