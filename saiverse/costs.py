@@ -119,9 +119,11 @@ def parse_prices(raw: Any, source: str = PRICES_FILE) -> dict[str, Price]:
 class Costs:
     """Usage, prices and budgets of one world and its home."""
 
-    def __init__(self, db: Database, home: Path) -> None:
+    def __init__(self, db: Database, home: Path, lang: Callable[[], str] = lambda: "ja") -> None:
         self.db = db
         self.home = home
+        self.lang = lang
+        """The language the budget notice is said in (SAIVERSE_LANG)."""
 
     # ---- prices ---------------------------------------------------------------------------------
     @property
@@ -233,8 +235,12 @@ class Costs:
                 return model, notice
             instead, _why = local(persona, kind)
             name = (persona or {}).get("name") or persona_id
-            return instead, ModelNotice(
-                f"{name}は今日の予算 {usd(over[1])} を使い切ったので ({usd(over[0])})、{model.name} の代わりに"
-                f"ローカルモデル ({instead.name}) で答えます。予算は 設定 → 💰 利用量 で変えられます。", kind="budget")
+            if self.lang() == "en":
+                said = (f"{name} has used up today's budget of {usd(over[1])} ({usd(over[0])}), so the local model "
+                        f"({instead.name}) answers instead of {model.name}. Settings → 💰 Usage changes the budget.")
+            else:
+                said = (f"{name}は今日の予算 {usd(over[1])} を使い切ったので ({usd(over[0])})、{model.name} の代わりに"
+                        f"ローカルモデル ({instead.name}) で答えます。予算は 設定 → 💰 利用量 で変えられます。")
+            return instead, ModelNotice(said, kind="budget")
 
         return model_for

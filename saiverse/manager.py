@@ -109,7 +109,7 @@ class SAIVerseManager:
         )
         self.playbooks = PlaybookCatalog(self.db)
         self.schedules = ScheduleStore(self.db)
-        self.costs = Costs(self.db, settings.home)
+        self.costs = Costs(self.db, settings.home, lambda: self.settings.lang)
         """Tokens per persona and day, the home's price table, daily budgets (saiverse/costs.py)."""
         self.models: ModelResolver = self.costs.guarded(models or self._configured_model,
                                                         lambda _p, _kind: resolve_model("local", self.settings))

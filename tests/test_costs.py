@@ -62,6 +62,17 @@ def test_usage_is_counted_priced_and_a_budget_hands_her_the_local_model(
     assert len(model.history) > asked  # no budget: the cloud model answers again
 
 
+def test_the_budget_notice_follows_the_language(make_manager: Callable[..., SAIVerseManager],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SAIVERSE_LANG", "en")
+    manager = make_manager(_cloud())
+    manager.costs.record("mina", [("gpt-4.1", 1000, 1000)])
+    manager.costs.set_budget("mina", 0.001)
+    events = list(manager.handle_user_input("library", "hello", persona_id="mina"))
+    [notice] = {e["text"] for e in events if e["type"] == "notice" and e.get("kind") == "budget"}
+    assert notice.startswith("ミナ has used up today's budget of $0.001") and "local model" in notice
+
+
 def test_the_price_table_is_the_homes_to_edit(manager: SAIVerseManager, saiverse_home: Path) -> None:
     path = saiverse_home / "prices.json"
     manager.costs.prices()  # written with the defaults the first time
