@@ -24,7 +24,8 @@ def register(sub: Any) -> None:
     """This module's command on the main parser."""
     p = command(sub, password)
     p.add_argument("action", choices=["set", "clear", "status"])
-    p.add_argument("--user", default=DEFAULT_USER, help=f"user name for the login (default {DEFAULT_USER})")
+    # Older scripts pass --user: still read and stored, but the login asks for the password alone.
+    p.add_argument("--user", default=DEFAULT_USER, help=argparse.SUPPRESS)
     add_json(p, "print one JSON object")
 
 
@@ -52,7 +53,7 @@ def password_command(settings: Any, args: argparse.Namespace, print_json: PrintJ
     if args.action == "set":
         login = set_login(home, _read_password(), args.user)
         result = {"ok": True, "user": login.user, "file": str(login_path(home))}
-        text = (f"password set for user {login.user!r} (stored hashed in {login_path(home)}); start with "
+        text = (f"password set (stored hashed in {login_path(home)}); start with "
                 "`python main.py --host 0.0.0.0` to open SAIVerse from your phone")
     elif args.action == "clear":
         had = clear_login(home)
@@ -61,6 +62,6 @@ def password_command(settings: Any, args: argparse.Namespace, print_json: PrintJ
     else:
         login = read_login(home)
         result = {"set": login is not None, "user": login.user if login else None}
-        text = f"a password is set for user {login.user!r}" if login else "no password is set"
+        text = "a password is set" if login else "no password is set"
     print_json(result) if args.json else print(text)
     return 0

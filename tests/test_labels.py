@@ -83,11 +83,18 @@ def test_every_label_module_is_merged() -> None:
             assert getattr(module, f"{part.upper()}_{lang}").items() <= table.items()
 
 
-def test_the_login_tab_and_the_login_agree_on_the_shortest_password() -> None:
+def test_the_login_tab_and_the_login_agree_on_the_shortest_password_and_the_home() -> None:
     from saiverse.care._login import MIN_PASSWORD_CHARS
+    from saiverse.settings import DEFAULT_HOME, Settings
+    from ui.guard import DEFAULT_HOME as NAMED_HOME
+    from ui.guard import password_command
     from ui.tabs.login import MIN_PASSWORD_CHARS as SHOWN
 
-    assert SHOWN == MIN_PASSWORD_CHARS
+    assert SHOWN == MIN_PASSWORD_CHARS and NAMED_HOME == DEFAULT_HOME
+    assert password_command(Settings(home=DEFAULT_HOME.expanduser(), database_url="sqlite://")) == \
+        "python main.py password set"
+    assert password_command(Settings(home=Path("/srv/my city"), database_url="sqlite://")) == \
+        "python main.py --home '/srv/my city' password set"
 
 
 def test_the_model_layers_words_agree_between_languages() -> None:
@@ -104,3 +111,36 @@ def test_the_model_layers_words_agree_between_languages() -> None:
     assert not [k for k, text in en.items() if JAPANESE.search(text)]
     assert say_in("en", "why_has_key", env="GEMINI_API_KEY") == "GEMINI_API_KEY is set"
     assert say_in("fr", "why_as_set") == ja["why_as_set"]
+
+
+def test_memopedias_roots_are_worded_as_upstream_seeds_them() -> None:
+    """ui/tabs/memopedia.py shows a root by its label when it still says upstream's words: the same words."""
+    from saiverse.memory._memopedia_page import CATEGORIES
+
+    for cat, (_root, title, summary) in CATEGORIES.items():
+        assert (JA[f"mp_cat_{cat}"], JA[f"mp_cat_{cat}_about"]) == (title, summary)
+
+
+def test_a_hub_out_of_reach_is_said_in_the_pages_language(tmp_path: Path) -> None:
+    """The 設定 tab's 「モデルを入手」 line when the hub cannot be reached: one line in the page's language
+    (issue 35 saw "cannot reach the hub (huggingface.co): [Errno -2] …" in the Japanese page)."""
+    import socket
+
+    from saiverse.llm.local._pull import PullRefused, pull
+    from saiverse.llm.local._pull_jobs import PullJob, describe
+    from saiverse.settings import Settings
+    from ui.tabs.models import progress_html
+
+    with socket.socket() as s:  # a port nobody listens on: the connection is refused at once
+        s.bind(("127.0.0.1", 0))
+        endpoint = f"http://127.0.0.1:{s.getsockname()[1]}"
+    settings = Settings(home=tmp_path, database_url="sqlite://", hf_endpoint=endpoint)
+    job = PullJob("owner/repo/model.gguf")
+    try:
+        pull(settings, job.name)
+    except PullRefused as exc:
+        job.error, job.error_key, job.error_fields = str(exc), exc.key, exc.fields
+    assert job.error_key == "hub_unreachable" and "cannot reach the hub" in (job.error or "")  # the CLI's line
+    ja, en = progress_html(describe(job), Labels("ja")), progress_html(describe(job), Labels("en"))
+    assert f"配布元 ({endpoint}) に接続できません" in ja and "Errno" not in ja and "cannot" not in ja
+    assert f"cannot reach the hub ({endpoint})" in en and not JAPANESE.search(en)

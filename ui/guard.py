@@ -16,10 +16,13 @@ import ipaddress
 import shlex
 import socket
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from saiverse.port import UserError
 
+DEFAULT_HOME = Path("~/.saiverse")
+"""saiverse/settings.py's DEFAULT_HOME (tests/test_labels.py holds them equal)."""
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 
@@ -141,9 +144,9 @@ def addresses_to_open(host: str, port: int) -> list[str]:
 
 def password_command(settings: Any) -> str:
     """`python main.py [--home DIR] password set` for the home of `settings`: `--home` named unless the
-    home is the default one (saiverse/settings.py `load_settings` records where the home came from)."""
-    source = settings.source("home") if hasattr(settings, "source") else None
-    named = "" if source is not None and source.kind == "default" else f" --home {shlex.quote(str(settings.home))}"
+    home is the default one (a command typed in another shell may not have SAIVERSE_HOME set)."""
+    home = Path(settings.home).expanduser()
+    named = "" if home.resolve() == DEFAULT_HOME.expanduser().resolve() else f" --home {shlex.quote(str(home))}"
     return f"python main.py{named} password set"
 
 

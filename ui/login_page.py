@@ -31,9 +31,9 @@ def login_page(labels: Labels, command: str) -> bytes:
 {head_html(labels)}
 <style>
 :root {{ color-scheme: light dark; --bg: #f8fafc; --fg: #0f172a; --card: #ffffff; --line: #cbd5e1;
-  --muted: #475569; --accent: #4f46e5; --bad: #b91c1c; }}
+  --muted: #475569; --accent: #4f46e5; --on-accent: #ffffff; --bad: #b91c1c; }}
 @media (prefers-color-scheme: dark) {{ :root {{ --bg: #0b0f19; --fg: #f1f5f9; --card: #111827;
-  --line: #334155; --muted: #94a3b8; --accent: #818cf8; --bad: #fca5a5; }} }}
+  --line: #334155; --muted: #94a3b8; --accent: #818cf8; --on-accent: #0b0f19; --bad: #fca5a5; }} }}
 body {{ margin: 0; min-height: 100vh; display: flex; align-items: center; justify-content: center;
   background: var(--bg); color: var(--fg);
   font-family: "Noto Sans CJK JP", "Hiragino Sans", "Yu Gothic UI", system-ui, sans-serif; }}
@@ -42,10 +42,11 @@ form {{ background: var(--card); border: 1px solid var(--line); border-radius: 1
 h1 {{ margin: 0; font-size: 1.4rem; display: flex; align-items: center; gap: 10px; }}
 h1 img {{ width: 36px; height: 36px; }}
 label {{ font-size: .95rem; color: var(--muted); }}
+input, button {{ font-family: inherit; }}
 input {{ font-size: 1.1rem; padding: 10px 12px; border-radius: 8px; border: 1px solid var(--line);
   background: var(--bg); color: var(--fg); min-height: 44px; box-sizing: border-box; width: 100%; }}
 button {{ font-size: 1.05rem; min-height: 44px; border: 0; border-radius: 8px; background: var(--accent);
-  color: #fff; cursor: pointer; }}
+  color: var(--on-accent); cursor: pointer; }}
 button:disabled {{ opacity: .6; }}
 #login-line {{ min-height: 1.2em; margin: 0; font-size: .92rem; line-height: 1.5; color: var(--bad);
   overflow-wrap: anywhere; }}

@@ -14,8 +14,10 @@
   English browser shows 「コピー」 as "Copy message" in a Japanese app. The page is told the app's
   language before Gradio's script reads it (`navigator.language`); words Gradio's Japanese table lacks
   are given through `gr.I18n` (`gradio_i18n`); and the few Gradio writes without a table — a toast's
-  title ("Info", "Error") and the lost-connection toast — are rewritten in the toast area as they appear
-  (`GRADIO_WORDS_JS`). Each degrades to Gradio's English when a later Gradio moves it.
+  title ("Info", "Error"), the lost-connection toast, its components' screen-reader labels and tooltips
+  (`GRADIO_ATTRS`) — are rewritten as they appear (`gradio_words_js`). None of this reaches into Gradio's
+  Python (ui/_gradio_compat.py holds that); each degrades to Gradio's English when a later Gradio's page
+  says other words.
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ GRADIO_ATTRS = {"Multimedia input field": "gr_input_field", "Upload a file": "gr
                 "Click to upload or drop files": "gr_click_or_drop", "Clear": "gr_clear", "Copy": "gr_copy",
                 "Copied!": "gr_copied", "Remove": "gr_remove", "Download": "gr_download", "Share": "gr_share",
                 "Fullscreen": "gr_fullscreen", "Exit fullscreen mode": "gr_exit_fullscreen",
-                "Scroll down": "gr_scroll_down", "Loading...": "gr_loading", "Textbox": "gr_textbox"}
+                "Scroll down": "gr_scroll_down", "Loading...": "gr_loading", "Textbox": "gr_textbox",
+                "More tabs": "gr_more_tabs"}
 """The `aria-label`/`title` words Gradio writes into its components without a translation key → our label."""
 
 
@@ -163,7 +166,7 @@ class PageDress:
             await _send(send, 200, self.files[path], "image/png", "public, max-age=86400")
         elif path.startswith(ICON_PREFIX):
             await _send(send, 404, b"Not found\n", "text/plain; charset=utf-8")
-        elif path == "/":
+        elif path == "/" and scope.get("method") == "GET":
             await self.app(scope, receive, _dressed(send, self.labels))
         else:
             await self.app(scope, receive, send)

@@ -112,7 +112,7 @@ class SiteGuard:
             if path.rstrip("/") == "/login" and method == "POST":
                 await self._login(scope, receive, send)
                 return
-            if path == "/" and method in ("GET", "HEAD"):
+            if path == "/" and method == "GET":
                 await _answer(send, 200, self.login_page, "text/html; charset=utf-8")
                 return
         if method == "POST" and path.rstrip("/") in CALL_PATHS:

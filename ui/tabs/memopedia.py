@@ -10,10 +10,21 @@ from typing import Any
 import gradio as gr
 
 from saiverse.port import CityPort
-from ui.i18n import Labels
+from ui.i18n import JA, Labels
 from ui.tabs import error_html, ok_html
 
-CATEGORY_CHOICES = (("人物 (people)", "people"), ("用語 (terms)", "terms"), ("予定 (plans)", "plans"))
+CATEGORIES = ("people", "terms", "plans")
+"""Memopedia's three categories (saiverse/memory/_memopedia_page.py CATEGORIES); each root shown by its label."""
+
+
+def shown(page: Any, labels: Labels) -> tuple[str, str]:
+    """(title, summary) as the page shows them: a category's root by its label (upstream seeds them in
+    Japanese: its words are the Japanese labels, so a root still saying them is worded in the page's language)."""
+    cat = page.category if getattr(page, "is_root", False) and page.category in CATEGORIES else None
+    if cat is None:
+        return page.title, page.summary
+    summary = labels(f"mp_cat_{cat}_about") if page.summary == JA[f"mp_cat_{cat}_about"] else page.summary
+    return labels(f"mp_cat_{cat}"), summary
 
 
 def _flat(nodes: list[dict[str, Any]], depth: int = 0) -> list[tuple[Any, int, str | None]]:
@@ -24,14 +35,15 @@ def _flat(nodes: list[dict[str, Any]], depth: int = 0) -> list[tuple[Any, int, s
     return out
 
 
-def _tree_html(rows: list[tuple[Any, int, str | None]], selected: str | None) -> str:
+def _tree_html(rows: list[tuple[Any, int, str | None]], selected: str | None, labels: Labels) -> str:
     items = []
     for page, depth, problem in rows:
         mark = "★ " if page.is_important or page.is_trunk else ""
         cls = "sv-mp-node sv-mp-selected" if page.page_id == selected else "sv-mp-node"
         warn = f' <span class="sv-error">⚠ {escape(problem)}</span>' if problem else ""
-        items.append(f'<div class="{cls}" style="padding-left:{depth * 1.2}rem">{mark}{escape(page.title)}'
-                     f'<span class="sv-muted"> {escape(page.summary[:40])}</span>{warn}</div>')
+        title, summary = shown(page, labels)
+        items.append(f'<div class="{cls}" style="padding-left:{depth * 1.2}rem">{mark}{escape(title)}'
+                     f'<span class="sv-muted"> {escape(summary[:40])}</span>{warn}</div>')
     return f'<div class="sv-mp-tree">{"".join(items)}</div>'
 
 
@@ -57,7 +69,8 @@ def build_memopedia_panel(manager: CityPort, labels: Labels, persona: gr.Dropdow
         with gr.Column(scale=3):
             with gr.Row(equal_height=True):
                 title = gr.Textbox(label=labels("mp_title"), elem_id="memopedia-title", scale=3)
-                category = gr.Dropdown(list(CATEGORY_CHOICES), value="terms", label=labels("mp_category"),
+                category = gr.Dropdown([(labels(f"mp_cat_{c}"), c) for c in CATEGORIES], value="terms",
+                                       label=labels("mp_category"),
                                        elem_id="memopedia-category", scale=2)
                 parent = gr.Dropdown([], label=labels("mp_parent"), elem_id="memopedia-parent", scale=2)
             summary = gr.Textbox(label=labels("mp_summary"), elem_id="memopedia-summary")
@@ -76,15 +89,15 @@ def build_memopedia_panel(manager: CityPort, labels: Labels, persona: gr.Dropdow
             return ["", gr.Dropdown(choices=[], value=None), "", "", gr.skip(), gr.Dropdown(choices=[]), "", "", "",
                     False, note, ""]
         rows = _flat(store.tree(persona_id))
-        choices = [(("　" * depth) + p.title, p.page_id) for p, depth, _ in rows]
-        parents = [(("　" * depth) + p.title, p.page_id) for p, depth, _ in rows if p.page_id != selected]
+        choices = [(("　" * depth) + shown(p, labels)[0], p.page_id) for p, depth, _ in rows]
+        parents = [(("　" * depth) + shown(p, labels)[0], p.page_id) for p, depth, _ in rows if p.page_id != selected]
         page = next((p for p, _, _ in rows if p.page_id == selected), None) if selected else None
         if page is None:
-            return ["", gr.Dropdown(choices=choices, value=None), _tree_html(rows, None), "",
+            return ["", gr.Dropdown(choices=choices, value=None), _tree_html(rows, None, labels), "",
                     gr.Dropdown(interactive=True), gr.Dropdown(choices=parents, value=None, interactive=True),
                     "", "", "", False, note, ""]
-        return [page.page_id, gr.Dropdown(choices=choices, value=page.page_id), _tree_html(rows, page.page_id),
-                page.title, gr.Dropdown(value=page.category, interactive=False),
+        return [page.page_id, gr.Dropdown(choices=choices, value=page.page_id), _tree_html(rows, page.page_id, labels),
+                shown(page, labels)[0], gr.Dropdown(value=page.category, interactive=False),
                 gr.Dropdown(choices=parents, value=page.parent_id, interactive=not page.is_root), page.summary,
                 labels("list_sep").join(page.keywords), page.content, page.is_important, note,
                 _history_html(labels, store.history(persona_id, page.page_id))]

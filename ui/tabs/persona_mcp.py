@@ -36,7 +36,8 @@ def build_mcp_panel(manager: CityPort, labels: Labels, pick: Any, new: str) -> N
     """The panel under the persona form; `pick` is the persona dropdown (`new`: no persona yet)."""
     with gr.Accordion(labels("mcp_title"), open=False, elem_id="persona-mcp"):
         gr.Markdown(f"`{labels('mcp_hint')}`")
-        text = gr.Textbox(lines=5, max_lines=20, show_label=False, elem_id="persona-mcp-json")
+        text = gr.Textbox(lines=5, max_lines=20, show_label=False, label=labels("mcp_title"),
+                          elem_id="persona-mcp-json")
         with gr.Row():
             status = gr.HTML(elem_id="persona-mcp-status")
             check = gr.Button(labels("mcp_check"), elem_id="persona-mcp-check", scale=0, min_width=120, size="sm")
