@@ -41,8 +41,6 @@ def _utf8_output() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
-    import os
-
     from saiverse.errors import (
         FAILED_EXIT,
         INTERRUPTED_EXIT,
@@ -51,6 +49,7 @@ def main(argv: list[str] | None = None) -> int:
         busy_database_message,
         is_user_error,
     )
+    from saiverse.settings import raise_errors
 
     _utf8_output()
     args = build_parser().parse_args(argv)
@@ -68,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         if is_user_error(exc) or busy:
             print(f"error: {busy or exc}", file=sys.stderr)
             return USER_ERROR_EXIT
-        if os.environ.get(RAISE_ERRORS_ENV):
+        if raise_errors():
             raise
         print(f"error ({type(exc).__name__}): {exc}\n(set {RAISE_ERRORS_ENV}=1 to see the traceback)", file=sys.stderr)
         return FAILED_EXIT

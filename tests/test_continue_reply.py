@@ -15,8 +15,8 @@ from saiverse.llm.anthropic_sdk import AnthropicModel
 from saiverse.llm.openai_sdk import OpenAIModel
 from saiverse.llm.retry import RetryPolicy
 from saiverse.manager import SAIVerseManager
-from tests.conftest import ScriptedModel
-from tests.fakes_llm import FakeServer, anthropic_stream, openai_stream
+from tests.support.fakes_llm import FakeServer, anthropic_stream, openai_stream
+from tests.support.models import ScriptedModel
 
 KEY = "sk-fake-secret-0123456789abcdef"
 

@@ -14,7 +14,7 @@ import pytest
 
 from saiverse.costs import PriceTableError
 from saiverse.manager import SAIVerseManager
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,12 +30,9 @@ def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
-@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+@pytest.mark.backends("sqlite", "postgresql")  # the upsert and the budget's reads run on both
 def test_usage_is_counted_priced_and_a_budget_hands_her_the_local_model(
-        make_manager: Callable[..., SAIVerseManager], saiverse_home: Path, backend: str,
-        request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
-    if backend == "postgresql":  # the upsert and the budget's reads run on both
-        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
+        make_manager: Callable[..., SAIVerseManager], saiverse_home: Path) -> None:
     model = _cloud()
     manager = make_manager(model)
     list(manager.handle_user_input("library", "星の話をして", persona_id="mina"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from saiverse.manager import SAIVerseManager
 from saiverse.mcp_tools import save_servers
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 from tests.test_mcp_tools import stdio
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, new_page, open_tab, pick, served, shot, textbox
-from tests.conftest import ScriptedModel
+from tests.support.browser import RunningApp, act, new_page, open_tab, pick, served, shot, textbox
+from tests.support.models import ScriptedModel
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

@@ -26,7 +26,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from database.engine import Database
+from database import Database
 from database.models import Item, ItemLocation
 from saiverse.errors import UserError
 from saiverse.inputs import InputError
