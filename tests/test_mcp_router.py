@@ -1,7 +1,7 @@
 """A persona's MCP tools reached from the chat (issue 35): the router offers each of her tools like a
 built-in playbook, described by the tool's schema; the chosen tool runs once and she answers once with
 its result; other personas are not offered it; a playbook naming an MCP tool validates for the personas
-that have it (`validate-playbook`). Against the real stdio MCP server of tests/mcp_server.py."""
+that have it (`validate-playbook`). Against the real stdio MCP server of tests/support/mcp_server.py."""
 
 from __future__ import annotations
 
