@@ -126,7 +126,7 @@ def sox_wav(path: Path, *, speech: float = 1.5, silence: float = 2.5, rate: int 
     import pytest
 
     sox = shutil.which("sox")
-    if sox is None:  # as tests/browser.py require_chromium: a developer's run skips, CI fails
+    if sox is None:  # as tests/support/browser.py require_chromium: a developer's run skips, CI fails
         message = "sox is not installed (apt-get install sox, or run scripts/test.sh)"
         pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
     subprocess.run([sox, "-n", "-r", str(rate), "-c", "1", "-b", "16", str(path), "synth", str(speech),
