@@ -207,7 +207,7 @@ def test_playbook_commands(run: Callable[..., Run], tmp_path: Path) -> None:
     assert checked == {"ok": True, "name": "tea_time", "display_name": "お茶の時間", "stored": False, "nodes": 1,
                        "router_callable": True,
                        "user_selectable": False, "needs": [], "ignored": [], "expects": [],
-                       "deprecated": []}
+                       "deprecated": [], "mcp_tools": {}}
     assert "tea_time" not in run("playbooks").out
     assert run("import-playbook", str(good)).json()["stored"] is True
     rows = {r["name"]: r for r in run("playbooks", "--json").lines()}
