@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+import words
 from saiverse.errors import USER_ERROR_EXIT, UsageError
 from saiverse.inputs import check_json_value, check_text
 
@@ -23,7 +24,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(USER_ERROR_EXIT, f"error: {self.prog}: {message} (see `python {self.prog} --help`)\n")
+        self.exit(USER_ERROR_EXIT, words.say("cli_usage", prog=self.prog, message=message) + "\n")
 
 
 def whole(low: int, high: int) -> Callable[[str], int]:
@@ -61,18 +62,18 @@ def json_object(raw: str, what: str = "--args") -> dict[str, Any]:
     """A JSON object from the command line; UsageError naming `what` for anything else."""
 
     def refuse_constant(name: str) -> Any:
-        raise UsageError(f"{what} holds {name}, which is not a JSON number")
+        raise UsageError(words.say("cli_json_constant", what=what, name=name))
 
     try:
         value = json.loads(raw, parse_constant=refuse_constant)
     except UsageError:
         raise
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        raise UsageError(words.say("cli_not_json", what=what, msg=exc.msg, col=exc.colno)) from exc
     except RecursionError as exc:
-        raise UsageError(f"{what} is nested too deeply to read") from exc
+        raise UsageError(words.say("cli_json_deep", what=what)) from exc
     except ValueError as exc:  # a number with more digits than Python converts (4300)
-        raise UsageError(f"{what} holds a number with too many digits to read") from exc
+        raise UsageError(words.say("cli_json_digits", what=what)) from exc
     if not isinstance(value, dict):
-        raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
+        raise UsageError(words.say("cli_json_object", what=what, kind=type(value).__name__))
     return check_json_value(value, what)

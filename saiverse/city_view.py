@@ -14,6 +14,7 @@ from saiverse.llm.answering import Answering, answering_all
 from saiverse.pulse import ProductionService
 from saiverse.settings import SettingsStore
 from saiverse.world import BuildingInfo, HistoryEntry, ItemStore, MapSpot, PersonaInfo, World, avatar_path, map_layout
+from words import say
 
 
 class CityView:
@@ -113,7 +114,7 @@ class CityView:
         building = building_id or (persona.building_id if persona else self.user_building())
         self.world.building(building)
         if persona is not None and persona.building_id != building:
-            raise UsageError(f"persona {persona_id!r} is not in {building!r} (it is in {persona.building_id!r})")
+            raise UsageError(say("persona_elsewhere", persona=persona_id, building=building, where=persona.building_id))
         return building
 
     def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:

@@ -13,6 +13,7 @@ from typing import Any
 from saiverse.pulse import ModelResolver, persona_context
 from saiverse.settings import SettingsStore
 from saiverse.world import CheckedImage, ItemInfo, ItemStore, World, check_image, check_pdf, crop_to_ratio, is_pdf
+from words import say
 
 
 class Uploads:
@@ -52,7 +53,7 @@ class Uploads:
         """An uploaded image becomes a picture item in the building (checked before storing)."""
         self.world.building(building_id)
         return self.items.create_picture(
-            self.check_image(data), (name or "アップロード画像").strip() or "アップロード画像",
+            self.check_image(data), (name or "").strip() or say("img_default_name"),
             owner_kind="building", owner_id=building_id, state={"created_by": "user_upload"},
         )
 

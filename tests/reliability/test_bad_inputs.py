@@ -371,7 +371,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 def _refused(code: int, err: str, needles: tuple[str, ...]) -> None:
     assert code == USER_ERROR_EXIT, (code, err[:500])
-    assert err.startswith("error: ") and len(err.rstrip("\n").splitlines()) == 1, err[:500]
+    assert err.startswith("エラー: ") and len(err.rstrip("\n").splitlines()) == 1, err[:500]
     assert "Traceback" not in err and len(err) < 2000, err[:500]
     for needle in needles:
         assert needle in err, (needle, err[:500])

@@ -1,0 +1,115 @@
+"""What the backend and the command line tell a person, worded once per language (SAIVERSE_LANG).
+
+Every layer may import this module (it imports nothing first-party: tests/test_layers.py), so an
+error raised in database/, tools/ or saiverse/ is worded where it is raised, in the language in force.
+That language is the process's: the command line (cli/_app.py) and the manager (saiverse/manager.py)
+set it from `settings.lang` with `use`; nothing here reads the environment. Japanese is the default,
+and a key English lacks falls back to it. tests/test_labels.py holds both tables to the same keys and
+placeholders. The model layer's own lines live in saiverse/llm/words.py; the page's labels in ui/labels/.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+WORDS: dict[str, dict[str, str]] = {
+    "ja": {
+        # The command line's frame (cli/_app.py, cli/_args.py).
+        "cli_error": "エラー: {message}",
+        "cli_bug": "エラー ({kind}): {message}\n(トレースバックを見るには {env}=1 を設定してください)",
+        "cli_usage": "エラー: {prog}: {message} (`python {prog} --help` を参照)",
+        "cli_empty_message": "メッセージが空です。何か書いてください (TEXT)",
+        "cli_not_json": "{what} は JSON として読めません ({msg}、{col} 文字目)",
+        "cli_json_object": "{what} は JSON のオブジェクトにしてください ({kind} が渡されました)",
+        "cli_json_constant": "{what} に {name} があります。これは JSON の数値ではありません",
+        "cli_json_deep": "{what} は入れ子が深すぎて読めません",
+        "cli_json_digits": "{what} に桁が多すぎて読めない数値があります",
+        "db_locked": ("データベースが他のプログラムにロックされています (SQLite ブラウザーか、"
+                      "書き込み中の別のコマンド?)。何も書き込んでいません。そのプログラムを閉じてもう一度試してください"),
+        # Unknown ids (saiverse/world, saiverse/care).
+        "no_building": "建物 {id!r} は存在しません。",
+        "no_persona": "ペルソナ {id!r} は存在しません。",
+        "no_item": "アイテム {id!r} は存在しません。",
+        "no_move_to": "移動先の建物 {id!r} (--move-to) は存在しません。",
+        "persona_elsewhere": "ペルソナ {persona!r} は {building!r} にいません ({where!r} にいます)",
+        # Uploaded images (saiverse/world/_media.py, saiverse/llm/imagefile.py).
+        "img_empty": "ファイルが空です (0 bytes)。画像ファイルを選んでください。",
+        "img_too_big": "ファイルが大きすぎます ({mb:.1f} MB)。上限は {limit:.0f} MB です。",
+        "img_format": "対応していない画像形式です ({fmt})。PNG/JPEG/GIF/WebP に対応しています。",
+        "img_format_unknown": "不明",
+        "img_pixels": ("画像の画素数が多すぎます ({w}×{h} = {mp:.0f} メガピクセル)。"
+                       "上限は {limit:.0f} メガピクセルです。"),
+        "img_bomb": "画像の画素数が多すぎます (展開すると巨大になる画像です)。上限は {limit:.0f} メガピクセルです。",
+        "img_not_image": "画像ファイルではありません (内容から画像形式を判別できませんでした)。",
+        "img_broken": "画像ファイルが壊れています: {detail}",
+        "img_unreadable": "添付画像を読み込めません: {name} ({why})",
+        "img_default_name": "アップロード画像",
+        # The local model (saiverse/llm/local).
+        "local_no_runtime": "llama-cpp-python がインストールされていません (pip install -r requirements.txt)",
+        "local_file_missing": "ローカルモデルのファイル {path} がありません",
+        "local_no_package": "同梱モデルのパッケージ ({package}) がインストールされていません",
+        "local_assemble_failed": "同梱モデルを {path} に組み立てられませんでした: {detail}",
+        "local_corrupt": ("ローカルモデル {name} が壊れています (sha256 が取得時と違います)。"
+                          "python main.py model pull {spec} でもう一度取得してください"),
+        "local_outside": ("「{spec}」はデータフォルダの外にあります。ペルソナのモデル欄には {models} の中の GGUF だけを"
+                          "書けます（外のファイルは SAIVERSE_LOCAL_MODEL で指定してください）"),
+        "local_broken": "読み込み中に 2 回続けて異常終了したため使えません ({reason})",
+    },
+    "en": {
+        "cli_error": "error: {message}",
+        "cli_bug": "error ({kind}): {message}\n(set {env}=1 to see the traceback)",
+        "cli_usage": "error: {prog}: {message} (see `python {prog} --help`)",
+        "cli_empty_message": "the message is empty; say something (TEXT)",
+        "cli_not_json": "{what} is not valid JSON ({msg} at column {col})",
+        "cli_json_object": "{what} must be a JSON object, got {kind}",
+        "cli_json_constant": "{what} holds {name}, which is not a JSON number",
+        "cli_json_deep": "{what} is nested too deeply to read",
+        "cli_json_digits": "{what} holds a number with too many digits to read",
+        "db_locked": ("the database is locked by another program (an SQLite browser, or a command still writing?); "
+                      "nothing was written — close that program and try again"),
+        "no_building": "There is no building {id!r}.",
+        "no_persona": "There is no persona {id!r}.",
+        "no_item": "There is no item {id!r}.",
+        "no_move_to": "There is no building {id!r} to move to (--move-to).",
+        "persona_elsewhere": "persona {persona!r} is not in {building!r} (it is in {where!r})",
+        "img_empty": "The file is empty (0 bytes). Choose an image file.",
+        "img_too_big": "The file is too large ({mb:.1f} MB). The limit is {limit:.0f} MB.",
+        "img_format": "This image format is not supported ({fmt}). PNG, JPEG, GIF and WebP are.",
+        "img_format_unknown": "unknown",
+        "img_pixels": "The image has too many pixels ({w}×{h} = {mp:.0f} megapixels). The limit is {limit:.0f}.",
+        "img_bomb": "The image has too many pixels (it expands to a huge image). The limit is {limit:.0f} megapixels.",
+        "img_not_image": "This is not an image file (its content matches no image format).",
+        "img_broken": "The image file is broken: {detail}",
+        "img_unreadable": "Cannot read the attached image: {name} ({why})",
+        "img_default_name": "uploaded image",
+        "local_no_runtime": "llama-cpp-python is not installed (pip install -r requirements.txt)",
+        "local_file_missing": "the local model file {path} is missing",
+        "local_no_package": "the packaged model's package ({package}) is not installed",
+        "local_assemble_failed": "could not assemble the packaged model at {path}: {detail}",
+        "local_corrupt": ("the local model {name} is broken (its sha256 differs from when it was pulled); "
+                          "pull it again with python main.py model pull {spec}"),
+        "local_outside": ("{spec!r} is outside the data folder; a persona's model field takes only GGUFs in {models} "
+                          "(name a file elsewhere with SAIVERSE_LOCAL_MODEL)"),
+        "local_broken": "unusable: it crashed twice in a row while loading ({reason})",
+    },
+}
+
+_lang = "ja"
+"""The language in force for this process (`use`)."""
+
+
+def use(lang: str) -> None:
+    """Word every later message in `lang` (`en`; anything else is Japanese)."""
+    global _lang
+    _lang = "en" if str(lang).lower().startswith("en") else "ja"
+
+
+def current() -> str:
+    """The language in force: `ja` or `en`."""
+    return _lang
+
+
+def say(key: str, **fields: Any) -> str:
+    """The line `key` in the language in force (Japanese for a key English lacks)."""
+    text = WORDS[_lang].get(key) or WORDS["ja"][key]
+    return text.format(**fields) if fields else text
