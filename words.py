@@ -18,6 +18,14 @@ WORDS: dict[str, dict[str, str]] = {
         "cli_error": "エラー: {message}",
         "cli_bug": "エラー ({kind}): {message}\n(トレースバックを見るには {env}=1 を設定してください)",
         "cli_usage": "エラー: {prog}: {message} (`python {prog} --help` を参照)",
+        "ap_required": "次の引数が必要です: {args}",
+        "ap_unrecognized": "知らない引数です: {args}",
+        "ap_choice": "引数 {arg}: {value} は選べません ({choices} から選んでください)",
+        "ap_one_value": "引数 {arg}: 値を 1 つ書いてください",
+        "ap_invalid": "引数 {arg}: {value} は {kind} として読めません",
+        "ap_argument": "引数 {arg}: {rest}",
+        "ap_whole": "{low:,} から {high:,} までの整数にしてください ({raw} が渡されました)",
+        "ap_range": "{low:,} から {high:,} までにしてください ({raw} が渡されました)",
         "cli_empty_message": "メッセージが空です。何か書いてください (TEXT)",
         "cli_not_json": "{what} は JSON として読めません ({msg}、{col} 文字目)",
         "cli_json_object": "{what} は JSON のオブジェクトにしてください ({kind} が渡されました)",
@@ -54,11 +62,49 @@ WORDS: dict[str, dict[str, str]] = {
         "local_outside": ("「{spec}」はデータフォルダの外にあります。ペルソナのモデル欄には {models} の中の GGUF だけを"
                           "書けます（外のファイルは SAIVERSE_LOCAL_MODEL で指定してください）"),
         "local_broken": "読み込み中に 2 回続けて異常終了したため使えません ({reason})",
+        "local_unusable": "ローカルモデルを使えません: {why}",
+        "local_load_failed": "ローカルモデルを読み込めませんでした: {why}",
+        "local_rebuild": ("llama.cpp がこの CPU に合わない作りかもしれません: "
+                          "pip install --force-reinstall --no-cache-dir -r requirements.txt で作り直せます。"),
+        "local_broke_loading": ("ローカルモデル「{name}」は読み込み中に 2 回続けて異常終了しました ({reason})。"
+                                "このモデルは使えない状態にし、次の返事からは別のモデルが答えます。{hint}設定タブで確かめてください。"),
+        "local_hung": "応答が止まりました ({detail})",
+        "local_crashed": "処理が異常終了しました ({detail})",
+        "local_died": ("ローカルモデル「{name}」の{what}。この返事はここで止まりました。もう一度話しかけてください"
+                       "（モデルは自動で起動し直します）。続くときは、設定タブで別のモデルを選ぶか入手してください。"),
+        "local_failed": "ローカルモデル「{name}」が答えられませんでした: {detail}",
+        "local_suggest_pull": ("内蔵の小さなモデルではうまく話せないことがあります。"
+                               "設定タブの「モデルを入手」で日本語の得意なモデル（例: qwen2.5-1.5b-instruct, 約 1 GB）"
+                               "を入れると、会話がずっと自然になります。"),
+        # How the inference process ended (saiverse/llm/local/_child.py).
+        "death_hung": "応答が止まりました",
+        "death_code": "終了コード {code}",
+        "death_signal": "シグナルで停止",
+        "death_silent": "{seconds} 秒のあいだ応答がなく止めました",
+        "sig_SIGSEGV": "メモリ保護違反",
+        "sig_SIGILL": "この CPU にない命令",
+        "sig_SIGBUS": "バスエラー",
+        "sig_SIGABRT": "異常終了 (abort)",
+        "sig_SIGKILL": "強制終了 — メモリ不足で OS に止められた可能性があります",
+        "sig_SIGFPE": "演算エラー",
+        "sig_SIGTERM": "終了させられました",
+        "win_access": "アクセス違反 (access violation)",
+        "win_illegal": "この CPU にない命令 (illegal instruction)",
+        "win_stack": "スタック溢れ (stack overflow)",
+        "win_overrun": "異常終了 (stack buffer overrun)",
     },
     "en": {
         "cli_error": "error: {message}",
         "cli_bug": "error ({kind}): {message}\n(set {env}=1 to see the traceback)",
         "cli_usage": "error: {prog}: {message} (see `python {prog} --help`)",
+        "ap_required": "the following arguments are required: {args}",
+        "ap_unrecognized": "unrecognized arguments: {args}",
+        "ap_choice": "argument {arg}: invalid choice: {value} (choose from {choices})",
+        "ap_one_value": "argument {arg}: expected one argument",
+        "ap_invalid": "argument {arg}: invalid {kind} value: {value}",
+        "ap_argument": "argument {arg}: {rest}",
+        "ap_whole": "must be a whole number from {low:,} to {high:,}, got {raw}",
+        "ap_range": "must be from {low:,} to {high:,}, got {raw}",
         "cli_empty_message": "the message is empty; say something (TEXT)",
         "cli_not_json": "{what} is not valid JSON ({msg} at column {col})",
         "cli_json_object": "{what} must be a JSON object, got {kind}",
@@ -91,6 +137,36 @@ WORDS: dict[str, dict[str, str]] = {
         "local_outside": ("{spec!r} is outside the data folder; a persona's model field takes only GGUFs in {models} "
                           "(name a file elsewhere with SAIVERSE_LOCAL_MODEL)"),
         "local_broken": "unusable: it crashed twice in a row while loading ({reason})",
+        "local_unusable": "The local model cannot be used: {why}",
+        "local_load_failed": "Could not load the local model: {why}",
+        "local_rebuild": ("llama.cpp may be built for another CPU: rebuild it with "
+                          "pip install --force-reinstall --no-cache-dir -r requirements.txt. "),
+        "local_broke_loading": ("The local model {name!r} crashed twice in a row while loading ({reason}). It is "
+                                "marked unusable and another model answers from the next reply. {hint}Check the "
+                                "settings tab."),
+        "local_hung": "stopped responding ({detail})",
+        "local_crashed": "crashed ({detail})",
+        "local_died": ("The local model {name!r} {what}; this reply stops here. Say something again (the model "
+                       "restarts by itself). If it keeps happening, choose or get another model in the settings tab."),
+        "local_failed": "The local model {name!r} could not answer: {detail}",
+        "local_suggest_pull": ("The small built-in model may not talk well. Get a model good at Japanese with "
+                               "\"Get a model\" in the settings tab (e.g. qwen2.5-1.5b-instruct, about 1 GB) and "
+                               "conversations become much more natural."),
+        "death_hung": "stopped responding",
+        "death_code": "exit code {code}",
+        "death_signal": "stopped by a signal",
+        "death_silent": "stopped after {seconds} seconds without a response",
+        "sig_SIGSEGV": "memory protection fault",
+        "sig_SIGILL": "an instruction this CPU lacks",
+        "sig_SIGBUS": "bus error",
+        "sig_SIGABRT": "aborted",
+        "sig_SIGKILL": "killed — perhaps by the OS for lack of memory",
+        "sig_SIGFPE": "arithmetic error",
+        "sig_SIGTERM": "terminated",
+        "win_access": "access violation",
+        "win_illegal": "illegal instruction (an instruction this CPU lacks)",
+        "win_stack": "stack overflow",
+        "win_overrun": "stack buffer overrun",
     },
 }
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -20,11 +21,32 @@ POSITIONAL_ARGS = frozenset({"text", "name", "run_id", "path", "action", "comman
 """Arguments named by their metavar (TEXT) in messages, not as a flag."""
 
 
+ARGPARSE_MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"the following arguments are required: (?P<args>.+)"), "ap_required"),
+    (re.compile(r"unrecognized arguments: (?P<args>.+)"), "ap_unrecognized"),
+    (re.compile(r"argument (?P<arg>[^:]+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)"),
+     "ap_choice"),
+    (re.compile(r"argument (?P<arg>[^:]+): expected one argument"), "ap_one_value"),
+    (re.compile(r"argument (?P<arg>[^:]+): invalid (?P<kind>.+?) value: (?P<value>.+)"), "ap_invalid"),
+    (re.compile(r"argument (?P<arg>[^:]+): (?P<rest>.+)"), "ap_argument"),  # a type's own refusal (`whole`)
+)
+"""argparse's own refusals (English, from Python's argparse.py) and the words.py key that says each."""
+
+
+def worded(message: str) -> str:
+    """An argparse refusal in the language in force; one this table does not know stays as argparse said it."""
+    for pattern, key in ARGPARSE_MESSAGES:
+        match = pattern.fullmatch(message)
+        if match:
+            return words.say(key, **match.groupdict())
+    return message
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(USER_ERROR_EXIT, words.say("cli_usage", prog=self.prog, message=message) + "\n")
+        self.exit(USER_ERROR_EXIT, words.say("cli_usage", prog=self.prog, message=worded(message)) + "\n")
 
 
 def whole(low: int, high: int) -> Callable[[str], int]:
@@ -34,10 +56,9 @@ def whole(low: int, high: int) -> Callable[[str], int]:
         try:
             value = int(raw.strip().replace("_", ""), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, got {raw[:40]!r}") \
-                from None
+            raise argparse.ArgumentTypeError(words.say("ap_whole", low=low, high=high, raw=repr(raw[:40]))) from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {raw[:40]}")
+            raise argparse.ArgumentTypeError(words.say("ap_range", low=low, high=high, raw=raw[:40]))
         return value
 
     parse.__name__ = "whole number"
