@@ -5,7 +5,8 @@ error raised in database/, tools/ or saiverse/ is worded where it is raised, in 
 That language is the process's: the command line (cli/_app.py) and the manager (saiverse/manager.py)
 set it from `settings.lang` with `use`; nothing here reads the environment. Japanese is the default,
 and a key English lacks falls back to it. tests/test_labels.py holds both tables to the same keys and
-placeholders. The model layer's own lines live in saiverse/llm/words.py; the page's labels in ui/labels/.
+placeholders (Japanese may leave out a detail only Python words, in English). The model layer's
+own lines live in saiverse/llm/words.py; the page's labels in ui/labels/.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ WORDS: dict[str, dict[str, str]] = {
         "ap_whole": "{low:,} から {high:,} までの整数にしてください ({raw} が渡されました)",
         "ap_range": "{low:,} から {high:,} までにしてください ({raw} が渡されました)",
         "cli_empty_message": "メッセージが空です。何か書いてください (TEXT)",
-        "cli_not_json": "{what} は JSON として読めません ({msg}、{col} 文字目)",
+        "cli_not_json": "{what} は JSON として読めません ({col} 文字目)",  # Python's own {msg} is English
         "cli_json_object": "{what} は JSON のオブジェクトにしてください ({kind} が渡されました)",
         "cli_json_constant": "{what} に {name} があります。これは JSON の数値ではありません",
         "cli_json_deep": "{what} は入れ子が深すぎて読めません",
+        "json_list": "配列", "json_str": "文字列", "json_int": "数値", "json_float": "数値", "json_bool": "真偽値",
+        "json_NoneType": "null",
         "cli_json_digits": "{what} に桁が多すぎて読めない数値があります",
         "db_locked": ("データベースが他のプログラムにロックされています (SQLite ブラウザーか、"
                       "書き込み中の別のコマンド?)。何も書き込んでいません。そのプログラムを閉じてもう一度試してください"),
@@ -52,6 +55,7 @@ WORDS: dict[str, dict[str, str]] = {
         "img_broken": "画像ファイルが壊れています: {detail}",
         "img_unreadable": "添付画像を読み込めません: {name} ({why})",
         "img_default_name": "アップロード画像",
+        "upload_refused": "{path} はアップロードできません: {why}",
         # The local model (saiverse/llm/local).
         "local_no_runtime": "llama-cpp-python がインストールされていません (pip install -r requirements.txt)",
         "local_file_missing": "ローカルモデルのファイル {path} がありません",
@@ -107,9 +111,11 @@ WORDS: dict[str, dict[str, str]] = {
         "ap_range": "must be from {low:,} to {high:,}, got {raw}",
         "cli_empty_message": "the message is empty; say something (TEXT)",
         "cli_not_json": "{what} is not valid JSON ({msg} at column {col})",
-        "cli_json_object": "{what} must be a JSON object, got {kind}",
+        "cli_json_object": "{what} must be a JSON object, not {kind}",
         "cli_json_constant": "{what} holds {name}, which is not a JSON number",
         "cli_json_deep": "{what} is nested too deeply to read",
+        "json_list": "an array", "json_str": "a string", "json_int": "a number", "json_float": "a number",
+        "json_bool": "a boolean", "json_NoneType": "null",
         "cli_json_digits": "{what} holds a number with too many digits to read",
         "db_locked": ("the database is locked by another program (an SQLite browser, or a command still writing?); "
                       "nothing was written — close that program and try again"),
@@ -128,6 +134,7 @@ WORDS: dict[str, dict[str, str]] = {
         "img_broken": "The image file is broken: {detail}",
         "img_unreadable": "Cannot read the attached image: {name} ({why})",
         "img_default_name": "uploaded image",
+        "upload_refused": "upload {path}: {why}",
         "local_no_runtime": "llama-cpp-python is not installed (pip install -r requirements.txt)",
         "local_file_missing": "the local model file {path} is missing",
         "local_no_package": "the packaged model's package ({package}) is not installed",

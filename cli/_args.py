@@ -96,5 +96,5 @@ def json_object(raw: str, what: str = "--args") -> dict[str, Any]:
     except ValueError as exc:  # a number with more digits than Python converts (4300)
         raise UsageError(words.say("cli_json_digits", what=what)) from exc
     if not isinstance(value, dict):
-        raise UsageError(words.say("cli_json_object", what=what, kind=type(value).__name__))
+        raise UsageError(words.say("cli_json_object", what=what, kind=words.say("json_" + type(value).__name__)))
     return check_json_value(value, what)

@@ -80,7 +80,7 @@ class Uploads:
         try:
             return self.upload_file(building_id, data, name)
         except ValueError as exc:  # not an image or a PDF, too many pixels, a bad name: say which file
-            raise UsageError(f"upload {path}: {exc}") from exc
+            raise UsageError(say("upload_refused", path=path, why=exc)) from exc
 
     def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
         """A PDF becomes a document item, anything else must be an image (a picture item); judged by content."""
