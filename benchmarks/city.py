@@ -9,7 +9,7 @@ Offline model. Without `--processes`, pulses run in this process on the pulse po
 (saiverse/pulse/_pool.py), the city in SQLite in the home (or PostgreSQL with --postgres /
 --database-url). With `--processes N`, N `python main.py worker` subprocesses run them from the queue
 in PostgreSQL and this process plays the app (benchmarks/city_workers.py). The database is a
-throwaway cluster started like the tests' (tests/pg.py: initdb + pg_ctl as an unprivileged user, also
+throwaway cluster started like the tests' (tests/support/pg.py: initdb + pg_ctl as an unprivileged user, also
 when run as root) unless `--database-url` names an empty one. The city is made through the admin
 service (what `python main.py persona create` does); every persona is `auto`, its building's interval
 is `--interval` seconds, and the first turns are spread evenly over one interval, so demand is
@@ -121,7 +121,7 @@ def main() -> int:
         os.environ["SAIVERSE_DATABASE_URL"] = args.database_url
         return run(args)
     if args.postgres or args.processes:
-        from tests.pg import running_cluster
+        from tests.support.pg import running_cluster
 
         with running_cluster() as cluster:
             cluster.admin("CREATE DATABASE city")

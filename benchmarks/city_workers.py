@@ -23,7 +23,7 @@ from typing import Any
 import psutil
 import psycopg
 
-from tests.processes import stop_all
+from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[1]
 ENDED = ("succeeded", "failed", "cancelled", "aborted")

@@ -2,7 +2,7 @@
 
     python benchmarks/import.py [--messages 100000] [--lines 20000] [--personas 10] [--also 20000:4000]
 
-Writes an upstream SAIVerse home in a temp dir with tests/upstream_home.py (upstream's table and
+Writes an upstream SAIVerse home in a temp dir with tests/support/upstream_home.py (upstream's table and
 file formats): `--personas` personas sharing `--messages` SAIMemory messages (~100 Japanese
 characters each, conversation / internal / pulse tags, a building thread), `--lines` building log
 lines over 5 buildings (with host note-boxes), 40 picture and document items with summaries.
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from portable import peak_rss_mib  # noqa: E402
-from tests.upstream_home import (  # noqa: E402
+from tests.support.upstream_home import (  # noqa: E402
     T0,
     UpstreamHome,
     host_notice,

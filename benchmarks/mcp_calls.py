@@ -2,7 +2,7 @@
 
     python benchmarks/mcp_calls.py [--calls 50]
 
-Runs the tests' FastMCP server (tests/mcp_server.py) over stdio and over streamable HTTP on a free
+Runs the tests' FastMCP server (tests/support/mcp_server.py) over stdio and over streamable HTTP on a free
 loopback port, and times `McpClient.call_tool("add")` as a persona's tool call makes it. The last line
 is one JSON object.
 """
@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from tools.mcp_client import McpClient, McpServer, close_all  # noqa: E402
 
-SERVER = ROOT / "tests" / "mcp_server.py"
+SERVER = ROOT / "tests" / "support" / "mcp_server.py"
 
 
 def measure(server: McpServer, calls: int) -> dict[str, float]:

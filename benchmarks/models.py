@@ -26,16 +26,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scratch import scratch  # noqa: E402
 from chat import ChatRequest, default_max_tokens  # noqa: E402
+from saiverse.llm import clear_model_cache, installed_models, resolve_model  # noqa: E402
 from saiverse.llm.local import (  # noqa: E402  # noqa: E402
     chat_messages,
     ensure_file,
-    installed_models,  # noqa: E402
     model_path,
     stops,
     transcript,
 )
 from saiverse.llm.offline import read_voice  # noqa: E402
-from saiverse.llm.registry import clear_model_cache, resolve_model  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.settings import Settings, load_settings  # noqa: E402
 

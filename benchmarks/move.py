@@ -3,7 +3,7 @@
     python benchmarks/move.py [--messages 100000]
 
 Makes a SQLite home (the seeded world plus N SAIMemory messages and N/2 history lines of Japanese
-text), starts a throwaway PostgreSQL cluster (tests/pg.py, Debian's `initdb` + `pg_ctl`), then times:
+text), starts a throwaway PostgreSQL cluster (tests/support/pg.py, Debian's `initdb` + `pg_ctl`), then times:
 `move --to URL` (SQLite → PostgreSQL), a backup of the PostgreSQL city (one snapshot → the archive),
 `move --to sqlite` (PostgreSQL → SQLite, SQLite's recall index rebuilt as the rows go in) and a
 restore of that archive into a second, empty PostgreSQL database. Prints rows per second of each and
@@ -27,7 +27,7 @@ from benchmarks.scratch import scratch  # noqa: E402
 from saiverse.care import create_backup, move_back, move_home, restore_backup  # noqa: E402
 from saiverse.manager import SAIVerseManager  # noqa: E402
 from saiverse.settings import load_settings  # noqa: E402
-from tests.pg import running_cluster  # noqa: E402
+from tests.support.pg import running_cluster  # noqa: E402
 
 WORDS = ["星", "猫", "海", "図書館", "夕焼け", "約束", "手紙", "旅", "雨", "絵本"]
 

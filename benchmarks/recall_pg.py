@@ -5,7 +5,7 @@
 The same synthetic Japanese messages and queries as benchmarks/recall.py (its generator), written
 into a PostgreSQL database migrated by the app's own steps (database/migrate_pg.py), so pg_trgm
 (step 3) and the 1-2 character gram index (step 10) are the indexes the app maintains. Without
-`--url` a throwaway cluster is started under the temp dir (tests/pg.py: Debian's initdb + pg_ctl);
+`--url` a throwaway cluster is started under the temp dir (tests/support/pg.py: Debian's initdb + pg_ctl);
 a `--url` database that already holds `--messages` messages (from an earlier run) is reused.
 It times `SAIMemory.search` for the three query kinds, the ranked `recall` that memory_recall calls
 (saiverse/memory/_recall.py) for them and for whole questions (benchmarks/recall_rank.py's), then the
@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     with ExitStack() as stack:
         url = args.url
         if url is None:
-            from tests.pg import running_cluster
+            from tests.support.pg import running_cluster
 
             cluster = stack.enter_context(running_cluster())
             name = "recall_" + uuid.uuid4().hex[:8]

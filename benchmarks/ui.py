@@ -2,7 +2,7 @@
 
     python benchmarks/ui.py [--sends 10] [--history 200] [--lines 10000]
 
-The app runs in this process on the offline model over a temp data home (tests/browser.py). Times
+The app runs in this process on the offline model over a temp data home (tests/support/browser.py). Times
 are taken in the page (`performance.now()`): from the Enter keydown to the first chunk of the
 persona's reply in the DOM, and from the click on a building to its newest line in the DOM.
 The chat first holds `--history` lines (a full window: streaming must not get slower as the chat
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scratch import scratch  # noqa: E402
-from tests.browser import chromium, new_page, start_app  # noqa: E402
+from tests.support.browser import chromium, new_page, start_app  # noqa: E402
 
 # Marks the Enter keydown, then watches the chat and its live strip (ui/live.py) until the last
 # bubble is the persona's and holds more than the name and the "…" placeholder: that is the first

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.scratch import scratch  # noqa: E402
 from benchmarks.ui import fill_history, wait_idle  # noqa: E402
-from tests.browser import chromium, new_context, settle, start_app  # noqa: E402
+from tests.support.browser import chromium, new_context, settle, start_app  # noqa: E402
 
 SERVER: list[tuple[float, str]] = []
 SEND_FN = "on_submit"

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli._frame import add_json, command, print_json, world
+
+if TYPE_CHECKING:
+    from saiverse.manager import SAIVerseManager
 
 PrintJson = Callable[[Any], None]
 
@@ -55,7 +58,7 @@ def check_usage(args: argparse.Namespace) -> None:
         raise UsageError("building create makes its id from --name; give no ID")
 
 
-def create_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+def create_command(manager: SAIVerseManager, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`persona create --name N [--building ID] [--mode auto]` / `building create --name N [--capacity N]`."""
     check_usage(args)
     if args.command == "persona":
@@ -77,7 +80,7 @@ def create_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
     return 0
 
 
-def move_on_map_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+def move_on_map_command(manager: SAIVerseManager, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`building move-on-map ID --map-x X --map-y Y` (or `--auto`): the building's place on the city map."""
     spec = {"map_x": None, "map_y": None} if args.auto else {"map_x": args.map_x, "map_y": args.map_y}
     manager.admin.update_building(args.id, spec)
@@ -90,7 +93,7 @@ def move_on_map_command(manager: Any, args: argparse.Namespace, print_json: Prin
     return 0
 
 
-def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+def delete_command(manager: SAIVerseManager, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`persona delete ID` / `building delete ID [--move-to ID]` through the admin rules."""
     from saiverse.errors import UsageError
 
@@ -114,7 +117,7 @@ def delete_command(manager: Any, args: argparse.Namespace, print_json: PrintJson
     return 0
 
 
-def reflex_command(manager: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
+def reflex_command(manager: SAIVerseManager, args: argparse.Namespace, print_json: PrintJson) -> int:
     """`persona reflex-on|reflex-off ID`: whether recall runs on the user's message before the persona answers
     (saiverse/memory/_reflex.py); kept in the city's database, on unless turned off."""
     from saiverse.memory import reflex_setting_key

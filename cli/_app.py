@@ -52,8 +52,6 @@ def _use_language() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
-    import os
-
     from saiverse.errors import (
         FAILED_EXIT,
         INTERRUPTED_EXIT,
@@ -62,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         busy_database_message,
         is_user_error,
     )
+    from saiverse.settings import raise_errors
 
     _utf8_output()
     _use_language()
@@ -80,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         if is_user_error(exc) or busy:
             print(words.say("cli_error", message=busy or exc), file=sys.stderr)
             return USER_ERROR_EXIT
-        if os.environ.get(RAISE_ERRORS_ENV):
+        if raise_errors():
             raise
         print(words.say("cli_bug", kind=type(exc).__name__, message=exc, env=RAISE_ERRORS_ENV), file=sys.stderr)
         return FAILED_EXIT

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any
 
 from cli._frame import add_json, command, print_json, settings
-from saiverse.care import DEFAULT_USER, check_password, clear_login, login_path, read_login, set_login
 from saiverse.errors import UsageError
 
 PrintJson = Callable[[Any], None]
@@ -24,8 +23,9 @@ def register(sub: Any) -> None:
     """This module's command on the main parser."""
     p = command(sub, password)
     p.add_argument("action", choices=["set", "clear", "status"])
-    # Older scripts pass --user: still read and stored, but the login asks for the password alone.
-    p.add_argument("--user", default=DEFAULT_USER, help=argparse.SUPPRESS)
+    # Older scripts pass --user: still read and stored, but the login asks for the password alone. Its default
+    # (saiverse.care's DEFAULT_USER) is taken when the command runs: the parser imports none of the domain.
+    p.add_argument("--user", default=None, help=argparse.SUPPRESS)
     add_json(p, "print one JSON object")
 
 
@@ -35,6 +35,8 @@ def password(args: argparse.Namespace) -> int:
 
 
 def _read_password() -> str:
+    from saiverse.care import check_password
+
     if sys.stdin is not None and sys.stdin.isatty():
         first = getpass.getpass("new password: ")
         check_password(first)
@@ -49,9 +51,11 @@ def _read_password() -> str:
 
 def password_command(settings: Any, args: argparse.Namespace, print_json: PrintJson) -> int:
     """Run `password ACTION` for the home of `settings`."""
+    from saiverse.care import DEFAULT_USER, clear_login, login_path, read_login, set_login
+
     home = settings.home
     if args.action == "set":
-        login = set_login(home, _read_password(), args.user)
+        login = set_login(home, _read_password(), args.user or DEFAULT_USER)
         result = {"ok": True, "user": login.user, "file": str(login_path(home))}
         text = (f"password set (stored hashed in {login_path(home)}); start with "
                 "`python main.py --host 0.0.0.0` to open SAIVerse from your phone")

@@ -29,7 +29,7 @@ def memory(args: argparse.Namespace) -> int:
     return 0
 
 
-def _pins(manager: Any, args: argparse.Namespace) -> int:
+def _pins(manager: SAIVerseManager, args: argparse.Namespace) -> int:
     sight = manager.sight
     if args.pin is not None:
         changed = sight.pin(args.persona, args.pin)

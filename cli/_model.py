@@ -148,7 +148,7 @@ def model_command(settings: Settings, args: argparse.Namespace, print_json: Prin
             for s in found:
                 print(f"{s['label']:<18} {s['url']:<26} {', '.join(s['models']) or '(no models)'}")
         return 0
-    from saiverse.llm.local import installed_models
+    from saiverse.llm import installed_models
 
     rows = [m.to_dict() for m in installed_models(settings, personas())]
     if args.json:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from database.engine import Database
+from database import Database
 from saiverse.errors import UserError
 from saiverse.inputs import InputError
 from saiverse.memory import SAIMemory

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from database.engine import Database
+from database import Database
 from saiverse.llm.answering import Answering, answering_all
 from saiverse.llm.words import say as llm_say
 from saiverse.pulse import ProductionService
@@ -123,7 +123,7 @@ class CityView:
 
     def startup_notice(self) -> str:
         """One console line at start: the model chats answer with, and why (a persona's own model wins for it)."""
-        from saiverse.llm.registry import describe_default
+        from saiverse.llm import describe_default
 
         model, why = describe_default(self.settings_store.current)
         # A persona whose own model cannot answer says so too (an imported `gemini-…` with no key).

@@ -234,7 +234,7 @@ class SAIVerseManager:
         if notice:
             return notice
         if model.provider in ("offline", "local"):
-            from saiverse.llm.registry import describe_default
+            from saiverse.llm import describe_default
 
             return describe_default(self.settings)[1] + ("." if self.settings.lang == "en" else "。")
         return None

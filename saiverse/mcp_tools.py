@@ -24,8 +24,8 @@ import jsonschema
 from saiverse.llm.offline import estimate_tokens
 from saiverse.locks import item_lock
 from saiverse.settings import SAVED_SETTINGS_FILE, SettingsError, _raw_saved, _write_private_json
+from tools import ToolArgumentError, ToolError
 from tools.mcp_client import SERVER_NAME, McpClient, McpServer, McpTool, McpToolFailed, McpUnavailable
-from tools.registry import ToolArgumentError, ToolError
 
 log = logging.getLogger(__name__)
 

@@ -56,7 +56,7 @@ def open_home(store: SettingsStore) -> OpenedHome:
     """Check, make and migrate the home of `store.current`; nothing is created in a home that cannot be ours."""
     settings = store.current
     check_home(settings.home, settings.db_path)
-    remote_enabled(settings.database_url)  # a bad SAIVERSE_PULSE_WORKERS_REMOTE is refused before any write
+    remote_enabled(settings)  # a bad SAIVERSE_PULSE_WORKERS_REMOTE is refused before any write
     make_home(settings.home)
     notices = tighten(settings.home, settings.db_path)
     backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,

@@ -3,24 +3,44 @@
 `CityPort` is what a window talks to — `SAIVerseManager` implements it, a test may hand a fake that
 implements only what one handler uses. The names below it are the domain's values and helpers the
 UI shows or calls (settings, backups, the login, local models), re-exported so that `ui/` imports
-from `saiverse` this module and nothing else (tests/test_layers.py holds that). Every name is
-imported on first use: the first page pays for none of them.
+from `saiverse` this module and nothing else (tests/test_layers.py holds that). Imported eagerly: the
+window opens the manager before its first page, which imports every one of them anyway.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
+from saiverse.care import (
+    DEFAULT_USER,
+    LOGIN_CLIENT,
+    AdminService,
+    BackupStore,
+    Gate,
+    ServerLock,
+    clear_login,
+    read_login,
+    restore_backup,
+    set_login,
+)
+from saiverse.disk import human_size
+from saiverse.errors import UserError, busy_database_message, is_user_error
+from saiverse.heap import settle
+from saiverse.llm import installed_models
+from saiverse.llm.local import CATALOG, PullJobs, describe, local_name, make_default, resolve
+from saiverse.llm.registry import describe_default, local_broken, provider_status, retry_local
+from saiverse.llm.servers import found_servers, probe
+from saiverse.manager import SAIVerseManager
+from saiverse.mcp_tools import save_servers, shown_json, unmask
+from saiverse.memory import export_memory, parse_day
+from saiverse.settings import Settings, SettingsError, SettingsStore
+
 if TYPE_CHECKING:
-    from saiverse.care import AdminService, BackupStore
     from saiverse.llm.answering import Answering
-    from saiverse.llm.local import PullJobs
     from saiverse.mcp_tools import McpTools
     from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
     from saiverse.pulse import PlaybookCatalog, Sight
-    from saiverse.settings import Settings, SettingsStore
     from saiverse.ticker import EventSink, Ticker
     from saiverse.world import (
         BuildingInfo,
@@ -320,54 +340,43 @@ class CityPort(Protocol):
         ...
 
 
-_EXPORTS: dict[str, str] = {
-    "AdminService": "saiverse.care",
-    "BackupStore": "saiverse.care",
-    "CATALOG": "saiverse.llm.local",
-    "DEFAULT_USER": "saiverse.care",
-    "Gate": "saiverse.care",
-    "LOGIN_CLIENT": "saiverse.care",
-    "PullJobs": "saiverse.llm.local",
-    "SAIVerseManager": "saiverse.manager",
-    "ServerLock": "saiverse.care",
-    "Settings": "saiverse.settings",
-    "SettingsError": "saiverse.settings",
-    "SettingsStore": "saiverse.settings",
-    "UserError": "saiverse.errors",
-    "busy_database_message": "saiverse.errors",
-    "clear_login": "saiverse.care",
-    "describe": "saiverse.llm.local",
-    "describe_default": "saiverse.llm.registry",
-    "export_memory": "saiverse.memory",
-    "found_servers": "saiverse.llm.servers",
-    "human_size": "saiverse.disk",
-    "installed_models": "saiverse.llm.local",
-    "local_broken": "saiverse.llm.registry",
-    "is_user_error": "saiverse.errors",
-    "local_name": "saiverse.llm.local",
-    "make_default": "saiverse.llm.local",
-    "parse_day": "saiverse.memory",
-    "probe": "saiverse.llm.servers",
-    "provider_status": "saiverse.llm.registry",
-    "read_login": "saiverse.care",
-    "resolve": "saiverse.llm.local",
-    "restore_backup": "saiverse.care",
-    "retry_local": "saiverse.llm.registry",
-    "save_servers": "saiverse.mcp_tools",
-    "set_login": "saiverse.care",
-    "settle": "saiverse.heap",
-    "shown_json": "saiverse.mcp_tools",
-    "unmask": "saiverse.mcp_tools",
-}
-"""What the UI may use besides `CityPort` → the module that defines it (imported on first use)."""
-
-__all__ = ["CityPort", *sorted(_EXPORTS)]
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__all__ = [
+    "CityPort",
+    "AdminService",
+    "BackupStore",
+    "CATALOG",
+    "DEFAULT_USER",
+    "Gate",
+    "LOGIN_CLIENT",
+    "PullJobs",
+    "SAIVerseManager",
+    "ServerLock",
+    "Settings",
+    "SettingsError",
+    "SettingsStore",
+    "UserError",
+    "busy_database_message",
+    "clear_login",
+    "describe",
+    "describe_default",
+    "export_memory",
+    "found_servers",
+    "human_size",
+    "installed_models",
+    "is_user_error",
+    "local_broken",
+    "local_name",
+    "make_default",
+    "parse_day",
+    "probe",
+    "provider_status",
+    "read_login",
+    "resolve",
+    "restore_backup",
+    "retry_local",
+    "save_servers",
+    "set_login",
+    "settle",
+    "shown_json",
+    "unmask",
+]

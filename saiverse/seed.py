@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from database.engine import Database
+from database import Database
 from database.models import Building, City, Item, ItemLocation, Persona, User
 from saiverse.locks import item_lock
 from saiverse.world import (

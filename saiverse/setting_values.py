@@ -35,6 +35,20 @@ def pulse_workers(value: str) -> int:
     return workers
 
 
+def worker_heartbeat(value: str) -> float:
+    beat = decimal(value)
+    if not 0.2 <= beat <= 600:
+        raise ValueError(f"must be between 0.2 and 600 seconds (a worker silent for 3 of them is dead), got {value}")
+    return beat
+
+
+def worker_tick(value: str) -> float:
+    tick = decimal(value)
+    if not 1 <= tick <= 59:
+        raise ValueError(f"must be between 1 and 59 seconds (the tick's cron takes a divisor of a minute), got {value}")
+    return tick
+
+
 def integer(value: str) -> int:
     try:
         return int(value)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -113,7 +112,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("max_message_chars", "SAIVERSE_MAX_MESSAGE_CHARS", setting_values.positive),
     Option("backup_keep", "SAIVERSE_BACKUP_KEEP", setting_values.backup_keep),
     Option("pulse_workers", "SAIVERSE_PULSE_WORKERS", setting_values.pulse_workers),
-
+    Option("pulse_workers_remote", "SAIVERSE_PULSE_WORKERS_REMOTE", setting_values.switch),
+    Option("worker_heartbeat", "SAIVERSE_WORKER_HEARTBEAT", setting_values.worker_heartbeat),
+    Option("worker_tick", "SAIVERSE_WORKER_TICK", setting_values.worker_tick),
     Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
@@ -209,6 +210,13 @@ class Settings:
     """Automatic backups kept under `<home>/backups/`, per kind (daily, before a migration, before a delete)."""
     pulse_workers: int = 8
     """Threads that run pulses in this process (saiverse/pulse/_pool.py); the database pool is sized to them."""
+    pulse_workers_remote: bool = False
+    """Hand every pulse to the pulse workers' queue instead of running it here (PostgreSQL only,
+    saiverse/pulse/_remote.py); a worker itself always runs what it takes."""
+    worker_heartbeat: float = 10.0
+    """Seconds between a pulse worker's heartbeats; a worker silent for 3 of them is taken for dead."""
+    worker_tick: float = 15.0
+    """Seconds between a pulse worker's city ticks (the in-process ticker's interval, saiverse/ticker.py)."""
     mcp_timeout: float = 20.0
     """Seconds one exchange with an MCP server (start, handshake, the call) may take (saiverse/mcp_tools.py)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
@@ -253,6 +261,14 @@ class Settings:
     def with_values(self, values: Mapping[str, Any], source: Source) -> Settings:
         """A copy with some fields set, recording `source` for each."""
         return replace(self, **values, sources={**self.sources, **dict.fromkeys(values, source)})
+
+
+def raise_errors(environ: Mapping[str, str] | None = None) -> bool:
+    """$SAIVERSE_RAISE_ERRORS (RAISE_ERRORS_ENV): a bug's traceback is shown instead of one line. Read apart
+    from `load_settings` because it must work when loading the settings is what failed."""
+    from saiverse.errors import RAISE_ERRORS_ENV
+
+    return bool((os.environ if environ is None else environ).get(RAISE_ERRORS_ENV, "").strip())
 
 
 def mask_key(key: str | None) -> str:
@@ -346,19 +362,12 @@ def _parse(option: Option, raw: str, source: Source) -> Any:
 
 
 def _write_private_json(path: Path, data: dict[str, Any]) -> None:
-    """Write atomically with mode 600 from the start (a key is never world-readable, even briefly)."""
-    from saiverse.disk import private_folder
+    """Write atomically with mode 600 from the start (atomic_write's temp file is mkstemp's: a key is never
+    world-readable, even briefly)."""
+    from saiverse.disk import atomic_write, private_folder
 
     private_folder(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=".settings-", dir=path.parent)  # mkstemp creates mode 600
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, ensure_ascii=False, indent=2)
-        os.chmod(tmp, 0o600)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, json.dumps(data, ensure_ascii=False, indent=2))
 
 
 class SettingsStore:

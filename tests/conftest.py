@@ -1,36 +1,30 @@
 """Shared fixtures: every test gets its own data home (a temp dir), never ~/.saiverse.
 
-`manager` opens a world there; `make_manager(model=...)` opens one whose every model call goes to
-the given model (through the manager's `models` hook, not by patching). `ScriptedModel` answers from
-a script (`enqueue`) and keeps every request in `history`; with nothing scripted for a request it
-answers like the offline model, optionally slowly (a remote model's latency, for cancel tests).
+`manager` opens a world there — the one `manager` fixture: a module chooses the stores with
+`@pytest.mark.backends("sqlite", "postgresql")` and stops the Chronicle worker with `chronicle_by_hand`;
+`make_manager(model=...)` opens one whose every model call goes to the given model (through the manager's
+`models` hook, not by patching; `tests.support.models.ScriptedModel` is the scripted one). What tests and
+benchmarks share lives in tests/support/.
 """
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import words
-from chat import ChatModel, ChatRequest, ChatResult, LLMError, ToolCall
-from saiverse.llm.offline import OfflineModel
+from chat import ChatModel
 from saiverse.settings import HOME_ENV, OPTIONS
-from tests.pg import pg_cluster, pg_url  # noqa: F401 - the PostgreSQL fixtures, for every test module
+from tests.support.models import MakeManager, only
+from tests.support.pg import pg_cluster, pg_url  # noqa: F401 - the PostgreSQL fixtures, for every test module
 
 if TYPE_CHECKING:
     from saiverse.manager import SAIVerseManager
 
-ENV_KEYS = [
-    HOME_ENV, *(option.env for option in OPTIONS),
-    # Read by the pulse workers' modules themselves (saiverse/pulse/_remote.py, _queue.py), not through OPTIONS.
-    "SAIVERSE_PULSE_WORKERS_REMOTE", "SAIVERSE_WORKER_HEARTBEAT", "SAIVERSE_WORKER_TICK",
-]
+ENV_KEYS = [HOME_ENV, *(option.env for option in OPTIONS)]
 """Every variable the app reads: derived from saiverse/settings.py's `OPTIONS`, so a new setting is cleared too."""
 
 
@@ -55,85 +49,40 @@ def saiverse_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-@dataclass
-class Scripted:
-    """One scripted answer."""
-
-    text: str = ""
-    """The reply text (for structured output: made from `data` when empty)."""
-    data: Any = None
-    """The parsed structured answer, when the request has a `response_schema`."""
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    when: str | None = None
-    """Only for a request whose last message contains this text (None: the next request)."""
-    error: LLMError | None = None
-    """Raise this instead of answering."""
-
-
-class ScriptedModel(OfflineModel):
-    """A model that answers from a script, like llm's MockModel.
-
-    `enqueue()` adds answers, taken in order by the first request they fit; a request with nothing
-    scripted gets the offline model's answer. `history` holds every request. `follows_instructions`
-    says what the model reports about itself (True: production asks it to plan, patch and write).
-    """
-
-    name = "scripted"
-    provider = "scripted"
-
-    def __init__(self, *, follows_instructions: bool = True, chunk_delay: float = 0.0,
-                 generate_delay: float = 0.0) -> None:
-        self.follows_instructions = follows_instructions  # type: ignore[misc]
-        self.chunk_delay = chunk_delay
-        self.generate_delay = generate_delay
-        self.queue: list[Scripted] = []
-        self.history: list[ChatRequest] = []
-
-    def enqueue(self, text: str = "", *, data: Any = None, tool_calls: list[ToolCall] | None = None,
-                when: str | None = None, error: LLMError | None = None) -> None:
-        self.queue.append(Scripted(text=text, data=data, tool_calls=list(tool_calls or []), when=when, error=error))
-
-    def _take(self, request: ChatRequest) -> Scripted | None:
-        last = request.messages[-1].get("content", "") if request.messages else ""
-        for n, answer in enumerate(self.queue):
-            if answer.when is None or answer.when in last:
-                return self.queue.pop(n)
-        return None
-
-    def generate(self, request: ChatRequest) -> ChatResult:
-        self.history.append(request)
-        time.sleep(self.generate_delay)
-        answer = self._take(request)
-        if answer is None:
-            return super().generate(request)
-        if answer.error is not None:
-            raise answer.error
-        text = answer.text or (json.dumps(answer.data, ensure_ascii=False) if answer.data is not None else "")
-        return ChatResult(text=text, data=answer.data, tool_calls=answer.tool_calls, model=self.name)
-
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        text = self.generate(request).text
-        for i in range(0, len(text), 4):
-            time.sleep(self.chunk_delay)
-            yield text[i:i + 4]
-
-
-def only(model: ChatModel) -> Callable[[Any, str], tuple[ChatModel, None]]:
-    """A `models` hook for SAIVerseManager that answers every persona and kind with `model`."""
-    return lambda persona, kind: (model, None)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`@pytest.mark.backends("sqlite", "postgresql")`: every test of the mark that opens a manager runs once
+    per store (the `backend` fixture); a test that opens none runs once."""
+    marker = metafunc.definition.get_closest_marker("backends")
+    if marker is not None and "backend" in metafunc.fixturenames:
+        metafunc.parametrize("backend", marker.args, indirect=True)
 
 
 @pytest.fixture
-def make_manager(saiverse_home: Path) -> Iterator[Callable[..., SAIVerseManager]]:
-    """Open managers on the test's data home (closed at the end); `model=` answers every call."""
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The store the test's managers open: SQLite in the home unless `backends` names PostgreSQL too
+    (then a fresh database of the test cluster, tests/support/pg.py)."""
+    name = getattr(request, "param", "sqlite")
+    if name == "postgresql":
+        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
+    return name
+
+
+@pytest.fixture
+def make_manager(saiverse_home: Path, backend: str,
+                 request: pytest.FixtureRequest) -> Iterator[MakeManager]:
+    """Open managers on the test's data home and store (closed at the end); `model=` answers every call.
+    Under `@pytest.mark.chronicle_by_hand` their Chronicle worker is stopped: the test builds when it says so."""
     from saiverse.manager import SAIVerseManager
     from saiverse.settings import load_settings
 
     opened: list[SAIVerseManager] = []
+    by_hand = request.node.get_closest_marker("chronicle_by_hand") is not None
 
     def make(model: ChatModel | None = None, **kwargs: Any) -> SAIVerseManager:
         m = SAIVerseManager(load_settings(), models=only(model) if model is not None else None, **kwargs)
         opened.append(m)
+        if by_hand:
+            m.chronicle_worker.stop()
         return m
 
     yield make
@@ -142,15 +91,16 @@ def make_manager(saiverse_home: Path) -> Iterator[Callable[..., SAIVerseManager]
 
 
 @pytest.fixture
-def manager(make_manager: Callable[..., SAIVerseManager]) -> SAIVerseManager:
-    """A world on the configured (offline) models."""
+def manager(make_manager: MakeManager) -> SAIVerseManager:
+    """A world on the configured (offline) models: the one `manager` fixture (a module chooses the stores
+    with `backends` and may arrange the world in an autouse fixture of its own)."""
     return make_manager()
 
 
 @pytest.fixture(scope="module")
 def browser(running: Any) -> Iterator[Any]:
     """One headless Chromium per browser-test module (its `running` fixture serves the app)."""
-    from tests.browser import chromium
+    from tests.support.browser import chromium
 
     with chromium() as b:
         yield b
@@ -159,7 +109,7 @@ def browser(running: Any) -> Iterator[Any]:
 @pytest.fixture
 def page(running: Any, browser: Any) -> Iterator[Any]:
     """A fresh page on the served app, the user in the library."""
-    from tests.browser import new_page
+    from tests.support.browser import new_page
 
     running.manager.move_user("library")
     with new_page(browser, running.url) as p:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from saiverse.care import AdminError
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings, mask_key
+from tests.support.models import MakeManager
 
 
 def test_create_persona_with_models_and_slug_or_uuid_ids(manager: SAIVerseManager) -> None:
@@ -87,7 +87,7 @@ def test_create_and_update_building(manager: SAIVerseManager) -> None:
         manager.admin.update_building("nowhere", {"capacity": 2})
 
 
-def test_settings_saved_private_masked_and_applied(make_manager: Any, saiverse_home: Path,
+def test_settings_saved_private_masked_and_applied(make_manager: MakeManager, saiverse_home: Path,
                                                    capsys: pytest.CaptureFixture[str],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")  # conftest's `offline` would win over the saved value
@@ -116,7 +116,7 @@ def test_settings_saved_private_masked_and_applied(make_manager: Any, saiverse_h
     assert manager.settings.gemini_api_key is None and "gemini_api_key" not in json.loads(path.read_text())
 
 
-def test_environment_wins_over_saved_settings(make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_wins_over_saved_settings(make_manager: MakeManager, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("SAIVERSE_DEFAULT_MODEL")
     monkeypatch.setenv("GEMINI_API_KEY", "env-key-9999")
     manager = make_manager()

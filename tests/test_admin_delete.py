@@ -16,8 +16,8 @@ import main as cli_main
 from saiverse.care import AdminError
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.conftest import ScriptedModel
-from tests.ltm_helpers import converse
+from tests.support.ltm_helpers import converse
+from tests.support.models import ScriptedModel
 
 
 def _snapshot_count(archive: Path, sql: str, *args: str) -> int:

@@ -18,7 +18,7 @@ from database.migrate import migrate
 from database.migrate_pg import migrate_pg
 from saiverse.manager import SAIVerseManager
 from saiverse.world import AutonomousTurns
-from tests.threads import together
+from tests.support.threads import together
 
 AUTO = ("kai", "rin", "tao")
 

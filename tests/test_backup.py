@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from database.migrate import LATEST_VERSION, MigrationError, migrate
-from saiverse.care import BackupStore
+from saiverse.care import BackupStore, restore_backup
 from saiverse.care._backup import MANIFEST, BackupError, count_rows, create_backup
-from saiverse.care._restore import RestoreError, check_entry_name, restore_backup, verify_archive
+from saiverse.care._restore import RestoreError, check_entry_name, verify_archive
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 

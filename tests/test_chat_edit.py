@@ -4,21 +4,13 @@ and on PostgreSQL, with the offline model."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from saiverse.errors import UserError
 from saiverse.manager import SAIVerseManager
 from saiverse.world import UnknownIdError
 
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def manager(request: pytest.FixtureRequest, make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> SAIVerseManager:
-    """The same city on SQLite and on PostgreSQL (the raw SQL of the chat edits runs on both)."""
-    if request.param == "postgresql":
-        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
-    return make_manager()
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 
 def _said(manager: SAIVerseManager, building: str, text: str) -> list:

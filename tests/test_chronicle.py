@@ -6,7 +6,6 @@ import json
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -18,19 +17,13 @@ from chat import ChatRequest, ChatResult
 from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.memory._common import LongTermMemoryError, utc_now
-from tests.ltm_helpers import converse, insert_entry, insert_external_message, open_manager
+from tests.support.ltm_helpers import converse, insert_entry, insert_external_message
 from tools import ToolError, call_tool
+
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.chronicle_by_hand]
 
 P = "mina"
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def manager(request: pytest.FixtureRequest, saiverse_home: Path,
-            monkeypatch: pytest.MonkeyPatch) -> Iterator[SAIVerseManager]:
-    if request.param == "postgresql":  # the same Chronicle on the PostgreSQL store (tests/pg.py)
-        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
-    yield from open_manager(saiverse_home)
 
 
 def _entries(m: SAIVerseManager, level: int | None = None) -> list:
@@ -143,7 +136,7 @@ def test_a_second_builder_racing_does_not_duplicate(manager: SAIVerseManager) ->
 
 # Imported rows in SQLite's loose types (epoch numbers in time columns, text in integer ones) exist
 # only in SQLite: PostgreSQL's typed columns refuse them on the way in.
-@pytest.mark.parametrize("manager", ["sqlite"], indirect=True)
+@pytest.mark.backends("sqlite")
 def test_imported_entries_and_progress_are_used_as_they_are(manager: SAIVerseManager) -> None:
     base = datetime(2025, 12, 1, 10)
     uuids = [f"00000000-0000-4000-8000-{i:012d}" for i in range(30)]
@@ -169,7 +162,7 @@ def test_imported_entries_and_progress_are_used_as_they_are(manager: SAIVerseMan
 
 # Imported rows in SQLite's loose types (epoch numbers in time columns, text in integer ones) exist
 # only in SQLite: PostgreSQL's typed columns refuse them on the way in.
-@pytest.mark.parametrize("manager", ["sqlite"], indirect=True)
+@pytest.mark.backends("sqlite")
 def test_malformed_imported_entries_get_clear_errors_and_change_nothing(manager: SAIVerseManager) -> None:
     insert_entry(manager, P, "broken-ids", content="壊れた", source_ids="not json", end="2026-01-01 00:00:00")
     insert_entry(manager, P, "broken-level", level="x", content="レベルなし", end="2026-01-01 00:00:00")

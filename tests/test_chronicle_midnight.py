@@ -22,7 +22,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.memory import recall
 from saiverse.pulse import ManagerToolContext
 from saiverse.settings import load_settings
-from tests.ltm_helpers import converse
+from tests.support.ltm_helpers import converse
 from tools import call_tool
 from ui.tabs.memory_chronicle import _period
 

@@ -18,7 +18,7 @@ from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from saiverse.world import map_layout
-from tests.upstream_v03 import small_v03_home
+from tests.support.upstream_v03 import small_v03_home
 from ui.city_map import NAME_MIN_PX, NAME_PX, city_map_svg, clip_name, grid_cells, name_fit
 from ui.i18n import Labels
 

@@ -304,8 +304,8 @@ def test_a_shm_left_beside_the_file_means_the_check(make_manager: Make, caplog: 
 
 
 def _serve(home: Path) -> subprocess.Popen[str]:
-    from tests.browser import free_port
-    from tests.processes import wait_serving
+    from tests.support.browser import free_port
+    from tests.support.processes import wait_serving
 
     port = free_port()
     log = home.parent / f"app-{port}.log"

@@ -15,8 +15,8 @@ import main as cli_main
 from saiverse.manager import SAIVerseManager
 from saiverse.seed import draw_starry_night
 from saiverse.settings import load_settings
-from tests.ltm_helpers import converse
-from tests.upstream_small import small_home
+from tests.support.ltm_helpers import converse
+from tests.support.upstream_small import small_home
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,11 @@ from saiverse.memory._context import (
     token_counter,
 )
 from saiverse.settings import load_settings
-from tests.ltm_helpers import RecordingModel, converse, open_manager
+from tests.support.ltm_helpers import RecordingModel, converse
+
+pytestmark = pytest.mark.chronicle_by_hand
 
 P = "mina"
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
-    yield from open_manager(saiverse_home)
 
 
 def _record(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> RecordingModel:

@@ -4,27 +4,14 @@ SQLite and on PostgreSQL: the newest id and the new lines come from one statemen
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from saiverse.manager import SAIVerseManager
 from saiverse.memory._context_source import MAX_APPEND
-from saiverse.settings import load_settings
+
+pytestmark = pytest.mark.backends("sqlite", "postgresql")
 
 P = "mina"
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def manager(request: pytest.FixtureRequest, saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SAIVerseManager]:
-    if request.param == "postgresql":
-        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
-    m = SAIVerseManager(load_settings())
-    try:
-        yield m
-    finally:
-        m.close()
 
 
 def _lines(m: SAIVerseManager, pulse_id: str | None = None) -> list[tuple[str, str, str | None]]:

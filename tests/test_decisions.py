@@ -19,9 +19,9 @@ from saiverse.llm.structured import Enforced, ModeMemory, answer_json
 from sea.playbook import parse_playbook
 from sea.ports import PersonaContext
 from sea.runtime import run_playbook
-from tests.conftest import ScriptedModel
-from tests.fakes_llm import FakeServer, openai_error, openai_text, openai_tool_call
-from tests.fakes_ports import FakePorts
+from tests.support.fakes_llm import FakeServer, openai_error, openai_text, openai_tool_call
+from tests.support.fakes_ports import FakePorts
+from tests.support.models import ScriptedModel
 
 SCHEMA: dict[str, Any] = {"type": "object", "properties": {"playbook": {"type": "string", "enum": ["basic_chat", "move"]}},
                           "required": ["playbook"]}

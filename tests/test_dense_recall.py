@@ -1,6 +1,6 @@
 """Dense recall (issue 33): message vectors in the store (step 14), the background indexer, fusion.
 
-The store tests run on a real SQLite file and a real PostgreSQL database (tests/pg.py) with a small
+The store tests run on a real SQLite file and a real PostgreSQL database (tests/support/pg.py) with a small
 deterministic embedder (concept words → axes), so what is asserted is the store, the cursor and the
 fusion, not a model's taste. Tests marked `local_model` run the packaged Gemma 3 270M through
 LocalEmbedder in its own process: a kill -9 of that process in the middle of a batch, and
@@ -311,7 +311,8 @@ def _gguf(path: Path, arch: str) -> None:
 
 
 def test_an_embedding_model_made_default_becomes_recalls_not_the_chats(saiverse_home: Path) -> None:
-    from saiverse.llm.local import installed_models, make_default
+    from saiverse.llm import installed_models
+    from saiverse.llm.local import make_default
 
     settings = load_settings()
     _gguf(settings.home / "models" / "multilingual-e5-small-q8_0.gguf", "bert")
@@ -406,7 +407,7 @@ def test_a_send_never_waits_for_the_indexer(packaged: None, make_manager: object
     import time
 
     monkeypatch.setattr("saiverse.memory._indexer.START_DELAY", 0.0)
-    from tests.conftest import ScriptedModel
+    from tests.support.models import ScriptedModel
 
     os.environ.pop("SAIVERSE_EMBEDDING_MODEL")
     writer = make_manager()  # type: ignore[operator]

@@ -1,7 +1,7 @@
 """The hot writes on SQLite's own cursor (database/direct.py): the same rows as through SQLAlchemy, in
 the caller's transaction (a rollback takes them back), SQLAlchemy's errors for a locked database, and
 SQLAlchemy's own path wherever the direct one does not apply. Real SQLite files (and PostgreSQL for
-the fallback, tests/pg.py)."""
+the fallback, tests/support/pg.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""import-saiverse on small upstream homes written by tests/upstream_home.py: every kind comes over."""
+"""import-saiverse on small upstream homes written by tests/support/upstream_home.py: every kind comes over."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import pytest
 from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.upstream_home import T0, sha256
-from tests.upstream_small import BROKEN, GREET, small_home
+from tests.support.upstream_home import T0, sha256
+from tests.support.upstream_small import BROKEN, GREET, small_home
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,8 +15,8 @@ import pytest
 from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.compat import COMPAT_DIR
-from tests.upstream_home import tree_digest
+from tests.support.compat import COMPAT_DIR
+from tests.support.upstream_home import tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,8 @@ import pytest
 from database.migrate import MigrationError, UpstreamDatabaseError, migrate
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.upstream_home import tree_digest
-from tests.upstream_small import small_home
+from tests.support.upstream_home import tree_digest
+from tests.support.upstream_small import small_home
 
 ROOT = Path(__file__).resolve().parents[1]
 

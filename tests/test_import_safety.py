@@ -20,7 +20,7 @@ from database.migrate import migrate
 from saiverse.importer import ImportRefused, import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.upstream_home import (
+from tests.support.upstream_home import (
     T0,
     UpstreamHome,
     add_pending_wal,
@@ -28,7 +28,7 @@ from tests.upstream_home import (
     tree_digest,
     user_line,
 )
-from tests.upstream_small import small_home
+from tests.support.upstream_small import small_home
 
 ROOT = Path(__file__).resolve().parents[1]
 WORLD_TABLES = ("city", "building", "ai", "user", "item", "item_location", "saimemory", "saimemory_tag",

@@ -1,4 +1,4 @@
-"""import-saiverse on a small upstream v0.3 home of our own (tests/upstream_v03.py): what v0.3 adds comes
+"""import-saiverse on a small upstream v0.3 home of our own (tests/support/upstream_v03.py): what v0.3 adds comes
 over, is shown and used, and what does not come over is named with why. A v0.2 home still imports, its
 modes converted to activity states as upstream's migration does."""
 
@@ -17,8 +17,8 @@ import pytest
 from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.upstream_small import small_home
-from tests.upstream_v03 import GONE, PERSON_NOTE, PROJECT, TALK, small_v03_home
+from tests.support.upstream_small import small_home
+from tests.support.upstream_v03 import GONE, PERSON_NOTE, PROJECT, TALK, small_v03_home
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -18,8 +18,8 @@ import pytest
 
 from saiverse.importer import import_saiverse
 from saiverse.settings import load_settings
-from tests.compat import COMPAT_V03_DIR
-from tests.upstream_home import tree_digest
+from tests.support.compat import COMPAT_V03_DIR
+from tests.support.upstream_home import tree_digest
 
 ROOT = Path(__file__).resolve().parents[1]
 HOME = "saiverse-home-v03"

@@ -1,6 +1,6 @@
 """import-saiverse on the homes real users have, not only the tidy reference ones: each case takes an
-upstream home (the reference homes in ../shared when present, and the homes tests/upstream_small.py and
-tests/upstream_v03.py write, so it also runs on a checkout alone), gives it one rough edge a real home
+upstream home (the reference homes in ../shared when present, and the homes tests/support/upstream_small.py and
+tests/support/upstream_v03.py write, so it also runs on a checkout alone), gives it one rough edge a real home
 plausibly has, and imports it with the real CLI. The import ends with exit 0 (and a summary naming what
 it skipped and why) or a one-line refusal (exit 2) that left nothing behind; never a traceback; it
 never reads a file through a path or link leading out of the upstream home; the source is unchanged."""
@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 import main as cli_main
-from tests import upstream_rough, upstream_rough_more
-from tests.upstream_home import tree_digest
-from tests.upstream_rough import DECOY, source, target
+from tests.support import upstream_rough, upstream_rough_more
+from tests.support.upstream_home import tree_digest
+from tests.support.upstream_rough import DECOY, source, target
 
 VARIANTS = {**upstream_rough.VARIANTS, **upstream_rough_more.VARIANTS}
 

@@ -19,7 +19,8 @@ from PIL import Image
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from saiverse.world import SUMMARY_SUFFIX, InvalidImageError, ItemStore, UnsafePathError
-from tests.fakes_llm import FakeServer, gemini_text
+from tests.support.fakes_llm import FakeServer, gemini_text
+from tests.support.models import MakeManager
 from tools import ToolArgumentError, ToolError
 
 NAME_RULE = re.compile(r"\d{8}_\d{6}_[0-9a-f]{32}\.(txt|png|jpg|gif|webp)")
@@ -181,7 +182,7 @@ def test_diary_request_creates_a_document_named_by_the_rule(manager: SAIVerseMan
 # ---- bad input: a clear message, nothing written -----------------------------------------------
 
 def test_upload_corpus_refused_without_writing(manager: SAIVerseManager, saiverse_home: Path,
-                                               make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+                                               make_manager: MakeManager, monkeypatch: pytest.MonkeyPatch) -> None:
     good = png_bytes()
     cases: list[tuple[bytes, str]] = [
         (b"this is plain text pretending to be a PNG", "画像ファイルではありません"),

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import chromium, free_port, new_page, open_tab, require_chromium, send_for_reply, shot
-from tests.processes import stop_all, wait_serving
+from tests.support.browser import chromium, free_port, new_page, open_tab, require_chromium, send_for_reply, shot
+from tests.support.processes import stop_all, wait_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 

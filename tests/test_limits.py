@@ -25,7 +25,7 @@ from saiverse.settings import Settings, load_settings
 from saiverse.world._items import MAX_DOCUMENT_CHARS
 from sea.bounds import MAX_GRAPH_STEPS, MAX_PULSE_STEPS, MAX_STATE_CHARS, MAX_VALUE_CHARS
 from sea.playbook import parse_playbook
-from tests.browser import free_port
+from tests.support.browser import free_port
 
 
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:

@@ -12,7 +12,7 @@ from saiverse.llm import ChatRequest, LLMError, RetryPolicy, resolve_model
 from saiverse.llm.anthropic_sdk import AnthropicModel
 from saiverse.llm.registry import clear_model_cache, model_for
 from saiverse.settings import load_settings
-from tests.fakes_llm import (
+from tests.support.fakes_llm import (
     FakeServer,
     anthropic_error,
     anthropic_stream,

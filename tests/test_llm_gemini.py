@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from saiverse.llm import ChatRequest, GeminiModel, LLMError, RetryPolicy, resolve_model
+from saiverse.llm import ChatRequest, LLMError, RetryPolicy, resolve_model
+from saiverse.llm.gemini import GeminiModel
 from saiverse.llm.registry import clear_model_cache
 from saiverse.settings import load_settings
-from tests.fakes_llm import (
+from tests.support.fakes_llm import (
     FakeServer,
     Reply,
     gemini_call,

@@ -17,7 +17,7 @@ from saiverse.llm.openai_sdk import OpenAIModel
 from saiverse.llm.registry import clear_model_cache
 from saiverse.llm.structured import ModeMemory
 from saiverse.settings import load_settings
-from tests.fakes_llm import (
+from tests.support.fakes_llm import (
     FakeServer,
     Reply,
     openai_error,

@@ -16,7 +16,7 @@ import pytest
 from saiverse.llm.registry import clear_model_cache
 from saiverse.llm.structured import SERVER_MODES
 from saiverse.manager import SAIVerseManager
-from tests.processes import wait_serving
+from tests.support.processes import wait_serving
 
 pytestmark = pytest.mark.local_model
 

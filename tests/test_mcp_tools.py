@@ -1,4 +1,4 @@
-"""MCP tools against a real MCP server (tests/mcp_server.py, the SDK's FastMCP) over stdio and streamable HTTP.
+"""MCP tools against a real MCP server (tests/support/mcp_server.py, the SDK's FastMCP) over stdio and streamable HTTP.
 
 A persona's servers live in settings.json; their tools reach its playbooks as `<server>__<tool>`; a
 server that hangs or crashes is named in a `mcp_unavailable` notice and the pulse goes on without it.
@@ -24,11 +24,11 @@ from saiverse.manager import SAIVerseManager
 from saiverse.mcp_tools import read_servers, save_servers
 from saiverse.settings import SettingsError, SettingsStore, load_settings
 from sea.playbook import parse_playbook
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 from tools.mcp_client import close_all
 from tools.registry import ToolArgumentError, ToolError
 
-SERVER = Path(__file__).with_name("mcp_server.py")
+SERVER = Path(__file__).parent / "support" / "mcp_server.py"
 ROOT = Path(__file__).resolve().parent.parent
 
 

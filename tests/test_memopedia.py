@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -13,15 +11,11 @@ from sqlalchemy import text
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import LongTermMemoryError, MemopediaStore
 from saiverse.memory._memopedia_page import MAX_CONTENT
-from tests.compat import compat_path
-from tests.ltm_helpers import open_manager
+from tests.support.compat import compat_path
+
+pytestmark = pytest.mark.chronicle_by_hand
 
 P = "mina"
-
-
-@pytest.fixture
-def manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
-    yield from open_manager(saiverse_home)
 
 
 def _counts(m: SAIVerseManager) -> tuple[int, int]:

@@ -1,4 +1,4 @@
-"""SAIMemory on both stores — real SQLite files and a real PostgreSQL database (tests/pg.py): writing
+"""SAIMemory on both stores — real SQLite files and a real PostgreSQL database (tests/support/pg.py): writing
 and tags, pulse-scoped context, recall (the same results on both), export."""
 
 from __future__ import annotations

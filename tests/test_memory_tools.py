@@ -1,13 +1,12 @@
 """Memopedia / Chronicle tools with upstream's shapes, recall across the three memories, the CLI.
 
-The tools and recall run on both stores: SQLite in the home and PostgreSQL (tests/pg.py)."""
+The tools and recall run on both stores: SQLite in the home and PostgreSQL (tests/support/pg.py)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,23 +17,17 @@ from saiverse.manager import SAIVerseManager
 from saiverse.memory._common import utc_now
 from saiverse.pulse import ManagerToolContext
 from saiverse.settings import load_settings
-from tests.compat import compat_path
-from tests.ltm_helpers import converse, open_manager
+from tests.support.compat import compat_path
+from tests.support.ltm_helpers import converse
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError, call_tool
+
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.chronicle_by_hand]
 
 P = "mina"
 ROOT = Path(__file__).resolve().parents[1]
 MEMORY_TOOLS = ("memopedia_search", "memopedia_get_page", "memopedia_get_tree", "memopedia_open_page",
                 "memopedia_close_page", "memopedia_note", "memopedia_save_page", "chronicle_search",
                 "chronicle_read_detail")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def manager(request: pytest.FixtureRequest, saiverse_home: Path,
-            monkeypatch: pytest.MonkeyPatch) -> Iterator[SAIVerseManager]:
-    if request.param == "postgresql":
-        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
-    yield from open_manager(saiverse_home)
 
 
 @pytest.fixture

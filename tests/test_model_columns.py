@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from saiverse.llm.local import installed_models
+from saiverse.llm import installed_models
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from ui.i18n import Labels

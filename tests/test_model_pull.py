@@ -18,7 +18,7 @@ import saiverse.llm.local._pull as pull_module
 from saiverse.llm.local import CATALOG, resolve
 from saiverse.llm.local._pull import PullRefused, pull
 from saiverse.settings import load_settings
-from tests.fakes_hub import COMMIT, FakeHub, file_sha256
+from tests.support.fakes_hub import COMMIT, FakeHub, file_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "saiverse-test/gemma-3-270m-GGUF"

@@ -15,8 +15,8 @@ from chat import ChatRequest
 from saiverse.llm.registry import auto_choice, clear_model_cache, describe_default, provider_status, resolve_model
 from saiverse.llm.servers import forget_servers, found_servers, probe
 from saiverse.settings import load_settings
-from tests.fakes_hub import FakeModelServer
-from tests.fakes_llm import openai_stream, openai_text
+from tests.support.fakes_hub import FakeModelServer
+from tests.support.fakes_llm import openai_stream, openai_text
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 """PostgreSQL as the store: the same ordered migration steps, the same tables, the same models.
 
-On a real throwaway cluster (tests/pg.py): the steps of database/steps.py migrate an empty
+On a real throwaway cluster (tests/support/pg.py): the steps of database/steps.py migrate an empty
 PostgreSQL database to the latest version once, also when several processes' threads try at once;
 the tables and columns are those SQLite gets (less SQLite's FTS5 machinery, which pg_trgm replaces);
 and the world's stores write and read through the same SQLAlchemy models on both backends.
@@ -19,7 +19,7 @@ from database.engine import Database, is_postgres, make_engine
 from database.migrate import migrate
 from database.migrate_pg import SQLITE_ONLY_TABLES, current_version_pg, migrate_pg, pg_sql, translate
 from database.steps import LATEST_VERSION, STEPS
-from tests.threads import together
+from tests.support.threads import together
 
 
 def _sqlite_schema(tmp_path: Path) -> dict[str, set[str]]:

@@ -1,4 +1,4 @@
-"""Moving a city between the backends, on a real throwaway PostgreSQL (tests/pg.py).
+"""Moving a city between the backends, on a real throwaway PostgreSQL (tests/support/pg.py).
 
 A SQLite home goes to PostgreSQL (`move --to URL`) and back (`move --to sqlite`) with every table's
 rows, its recall answers and its production checkpoints equal; a PostgreSQL city's backup is one
@@ -24,7 +24,7 @@ from sqlalchemy import create_engine, inspect, text
 import main as cli_main
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.pg import Cluster
+from tests.support.pg import Cluster
 
 QUERIES = {"mina": ["星", "猫", "星の話", "本", "空と海", "記録"], "sora": ["絵", "猫"]}
 """Recall queries, one- and two-character Japanese terms among them (SQLite's gram index, PostgreSQL's)."""

@@ -23,20 +23,21 @@ from sea.production.graph import patch_planner, supervisor
 from sea.production.patches import PATCH_SCHEMA, apply_ops, propose_ops
 from sea.production.planner import PLAN_SCHEMA, read_request, template_plan
 from sea.production.state import TargetScope
-from tests.conftest import ScriptedModel
-from tests.fakes_llm import FakeServer, Reply, openai_image, openai_message
+from tests.support.fakes_llm import FakeServer, Reply, openai_image, openai_message
+from tests.support.models import MakeManager, ScriptedModel
 
 ROOT = Path(__file__).resolve().parents[1]
 STEP_FIELDS = {"id", "capability", "instruction", "title", "fallback", "depends_on", "target_scope", "status",
                "result_summary", "attempts"}
 
 
-@pytest.fixture
-def manager(manager: SAIVerseManager) -> SAIVerseManager:
-    """The conftest world, with ソラ and the user in the atelier."""
-    manager.world.move_persona("sora", "atelier")
-    manager.move_user("atelier")
-    return manager
+@pytest.fixture(autouse=True)
+def _in_the_atelier(request: pytest.FixtureRequest) -> None:
+    """A test that opens the conftest world has ソラ and the user in the atelier."""
+    if "manager" in request.fixturenames:
+        manager = request.getfixturevalue("manager")
+        manager.world.move_persona("sora", "atelier")
+        manager.move_user("atelier")
 
 
 def production_items(m: SAIVerseManager, building: str = "atelier") -> list[Any]:
@@ -331,7 +332,7 @@ def test_patch_planner_uses_the_rules_only_when_the_model_cannot() -> None:
         assert [e["kind"] for e in ports.events] == ["patch_fallback"]
 
 
-def test_online_run_plans_and_patches_through_the_model(make_manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_online_run_plans_and_patches_through_the_model(make_manager: MakeManager, monkeypatch: pytest.MonkeyPatch) -> None:
     model = ScriptedModel()
     manager = make_manager(model)
     manager.world.move_persona("sora", "atelier")

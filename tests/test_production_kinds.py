@@ -15,11 +15,11 @@ from sea.production.planner import read_request, template_plan
 from sea.production.state import TargetScope
 
 
-@pytest.fixture
-def manager(manager: SAIVerseManager) -> SAIVerseManager:
-    """The conftest world, with ソラ in the atelier."""
-    manager.world.move_persona("sora", "atelier")
-    return manager
+@pytest.fixture(autouse=True)
+def _in_the_atelier(request: pytest.FixtureRequest) -> None:
+    """A test that opens the conftest world has ソラ in the atelier."""
+    if "manager" in request.fixturenames:
+        request.getfixturevalue("manager").world.move_persona("sora", "atelier")
 
 
 def production_items(m: SAIVerseManager, building: str = "atelier") -> list[Any]:

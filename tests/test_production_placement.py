@@ -13,7 +13,7 @@ from sea.production.patches import apply_ops, propose_ops
 from sea.production.placement import step_title
 from sea.production.planner import template_plan
 from sea.production.state import TargetScope
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 
 def _book(done: int = 1) -> list[Any]:

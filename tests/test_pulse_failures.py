@@ -14,7 +14,7 @@ import pytest
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._open import EFFECT_TAGS, STOPPED_TAGS
 from sea.playbook import Playbook, parse_playbook
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 CREATE = {"id": "act", "type": "tool", "action": "document_create",
           "args_input": {"name": {"$literal": "旅の記録"}, "description": {"$literal": "旅のこと"},

@@ -22,12 +22,12 @@ from saiverse.pulse._open import (
     recover_open,
 )
 from sea.playbook import parse_playbook
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 
 @pytest.fixture(autouse=True, params=["sqlite", "postgresql"])
 def backend(request: pytest.FixtureRequest, saiverse_home: object, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Every case on SQLite and on a real PostgreSQL city (tests/pg.py)."""
+    """Every case on SQLite and on a real PostgreSQL city (tests/support/pg.py)."""
     if request.param == "postgresql":
         monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
     return str(request.param)

@@ -15,7 +15,7 @@ from sqlalchemy import event
 
 from saiverse.manager import SAIVerseManager
 from sea.playbook import parse_playbook
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from sqlalchemy import event
 
 from saiverse.manager import SAIVerseManager
 from saiverse.world import UnknownIdError
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 BUILDING_READ = "WHERE building.BUILDINGID = "
 PERSONA_READ = "WHERE ai.AIID = "

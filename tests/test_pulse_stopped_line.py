@@ -15,7 +15,7 @@ import pytest
 from chat import LLMError
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._open import KILLED, MODEL_STOPPED, OpenPulse, recover_open, stop_reason
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 CRASHES = [("local_crashed", "ローカルモデルのプロセスが異常終了しました"),
            ("local_hang", "ローカルモデルが応答しなくなりました"),

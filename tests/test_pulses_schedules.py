@@ -14,7 +14,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.pulse import QueueFullError
 from saiverse.world import ScheduleError
 from sea.playbook import parse_playbook
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 
 @pytest.fixture

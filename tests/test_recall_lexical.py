@@ -4,9 +4,8 @@ memory_recall packs its budget (tools/defs/memory_recall.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,7 +15,6 @@ from saiverse.memory import recall
 from saiverse.memory._lexical import MAX_EXPANSIONS, SYNONYM_WEIGHT, query_terms
 from saiverse.memory._timely import named_window, time_bias
 from saiverse.pulse import ManagerToolContext
-from tests.ltm_helpers import open_manager
 from tools import call_tool
 from tools.defs.memory_recall import snippet
 
@@ -24,9 +22,7 @@ P = "mina"
 TALK_JA = ["今日は一日中雨だったね。", "仕事でずっと会議だった。", "駅前のパン屋に行った。", "週末は掃除をしたい。"]
 
 
-@pytest.fixture
-def manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
-    yield from open_manager(saiverse_home)
+pytestmark = pytest.mark.chronicle_by_hand
 
 
 def _say(m: SAIVerseManager, lines: Sequence[tuple[str, str]], start: datetime) -> list[int]:
@@ -103,6 +99,9 @@ def test_when_and_now_questions(manager: SAIVerseManager) -> None:
     asked = hits()
     time_bias("今はどこに通ってる？", asked)  # the newest keeps its score, the older ones fade
     assert asked[2]["score"] == 1.8 and asked[0]["score"] < 1.4 and asked[1]["score"] < 1.2
+    asked = hits()
+    time_bias("以前はどこに通ってた？", asked)  # about before: the oldest keeps its score, the newer fade
+    assert asked[0]["score"] == 2.0 and asked[2]["score"] < 1.3
     unchanged = hits()
     time_bias("ベンチプレスの話", unchanged)
     assert unchanged == hits()
@@ -125,3 +124,17 @@ def test_kept_lookups_see_new_and_deleted_messages(manager: SAIVerseManager) -> 
     assert set(_contents(manager, "灯台守")) == {"灯台守の祖父の話。", "灯台守の仕事は夜が長い。"}
     assert manager.memory.delete(P, first)
     assert _contents(manager, "灯台守") == ["灯台守の仕事は夜が長い。"]
+
+
+def test_a_name_used_to_address_someone_weighs_little(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 7, 1, 18, 0)
+    greetings = ["Hey Caroline!", "Thanks, Caroline.", "Hi Caroline, good to see you!", "Bye Caroline!"]
+    _say(manager, [("user", f"The weather was grey again, day {i} of the rain.") for i in range(60)], start)
+    _say(manager, [("assistant", g) for g in greetings], start + timedelta(days=1))
+    _say(manager, [("user", "The adoption agencies I called were all very kind to me."),
+                   ("user", "I spent the whole week reading about how agencies work, their rules and their forms.")],
+         start + timedelta(days=2))
+    found = _contents(manager, "What did Caroline say about adoption agencies?", 3)
+    assert found[0].startswith("The adoption agencies") and found[1].startswith("I spent the whole week")
+    terms = {t.key: t for t in query_terms("What did Caroline say about adoption agencies?")}
+    assert terms["carolin"].name and not terms["adopt"].name

@@ -1,11 +1,10 @@
 """Recall's ranking (saiverse/memory/_recall.py, _rank.py, _lexical.py) on real stores: SQLite in the
-home and PostgreSQL (tests/pg.py) — what issue 33 found wrong, asserted on real outcomes."""
+home and PostgreSQL (tests/support/pg.py) — what issue 33 found wrong, asserted on real outcomes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -14,22 +13,15 @@ from saiverse.memory import recall
 from saiverse.memory._lexical import query_terms
 from saiverse.memory._rank import date_window
 from saiverse.pulse import ManagerToolContext
-from tests.ltm_helpers import open_manager
 from tools import call_tool
+
+pytestmark = [pytest.mark.backends("sqlite", "postgresql"), pytest.mark.chronicle_by_hand]
 
 P = "mina"
 SMALL_TALK = ["Did you go to the shop today?", "I think it was the best day, to be honest.",
               "What did you do at the weekend?", "We went to the park and it was nice.",
               "Did they go to the cinema?", "The weather was grey all week.",
               "I had a group call with my cousins.", "Supporting my team at the match was fun."]
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def manager(request: pytest.FixtureRequest, saiverse_home: Path,
-            monkeypatch: pytest.MonkeyPatch) -> Iterator[SAIVerseManager]:
-    if request.param == "postgresql":
-        monkeypatch.setenv("SAIVERSE_DATABASE_URL", request.getfixturevalue("pg_url"))
-    yield from open_manager(saiverse_home)
 
 
 def _say(m: SAIVerseManager, lines: Sequence[str], start: datetime, role: str = "user") -> list[int]:

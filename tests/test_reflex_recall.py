@@ -16,7 +16,7 @@ import pytest
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import REFLEX_SHARE, reflex_setting_key
 from saiverse.memory._reflex import HEADER, lore
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 P = "mina"
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ from sea.bounds import TooManySteps
 from sea.playbook import parse_playbook
 from sea.ports import CancellationToken, PersonaContext
 from sea.runtime import PulseCancelled, compile_playbook, drawing, run_playbook
-from tests.fakes_ports import FakePorts
+from tests.support.fakes_ports import FakePorts
 
 MINA = PersonaContext(persona_id="mina", name="ミナ", avatar="📚", system_prompt="図書館の司書。", building_id="library")
 

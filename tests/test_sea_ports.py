@@ -17,7 +17,7 @@ from saiverse.llm.offline import OFFLINE_NOTE
 from sea.playbook import parse_playbook
 from sea.ports import PersonaContext
 from sea.runtime import run_playbook
-from tests.fakes_ports import FakePorts
+from tests.support.fakes_ports import FakePorts
 
 MINA = PersonaContext(persona_id="mina", name="ミナ", avatar="📚", system_prompt="図書館の司書。", building_id="library")
 

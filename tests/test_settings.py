@@ -86,6 +86,9 @@ def test_env_files_are_read_not_exported(saiverse_home: Path, tmp_path: Path) ->
     ("SAIVERSE_REQUEST_TIMEOUT", "soon", "SAIVERSE_REQUEST_TIMEOUT must be a number"),
     ("SAIVERSE_DATABASE_URL", "postgresql://db/saiverse", "postgresql+psycopg://"),
     ("SAIVERSE_DATABASE_URL", "mysql://db/saiverse", "sqlite:///PATH"),
+    ("SAIVERSE_PULSE_WORKERS_REMOTE", "maybe", "SAIVERSE_PULSE_WORKERS_REMOTE must be on or off"),
+    ("SAIVERSE_WORKER_HEARTBEAT", "0.1", "must be between 0.2 and 600 seconds"),
+    ("SAIVERSE_WORKER_TICK", "90", "must be between 1 and 59 seconds"),
 ])
 def test_unusable_values_name_the_variable_and_where(variable: str, value: str, message: str,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy import text
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import PIN_HEADER
 from saiverse.memory._reflex import HEADER
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 P = "mina"
 ROOT = Path(__file__).resolve().parents[1]

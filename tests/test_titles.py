@@ -13,7 +13,7 @@ from saiverse.manager import SAIVerseManager
 from sea.production.drafts import DEFAULT_HERO, hero_of
 from sea.production.planner import read_request, template_plan
 from sea.production.state import TargetScope
-from tests.conftest import ScriptedModel
+from tests.support.models import MakeManager, ScriptedModel
 
 BOOK = "短い絵本を作って。表紙の絵と3ページの文章"
 MANUAL_IMAGE = {"selected_playbook": "image_generate_playbook"}
@@ -94,7 +94,7 @@ def test_a_draft_names_the_model_the_run_used() -> None:
     assert "ローカルモデル (llama.cpp)" in local and "オフライン" not in local
 
 
-def test_a_book_written_under_the_local_model_says_so(make_manager: Any) -> None:
+def test_a_book_written_under_the_local_model_says_so(make_manager: MakeManager) -> None:
     class LocalLike(ScriptedModel):
         """Reports itself as the embedded local model, which does not follow instructions."""
 
@@ -116,7 +116,7 @@ def test_a_picture_asked_for_in_chat_gets_a_title_from_the_request(manager: SAIV
     assert "描いて" not in created["item"]["state"]["prompt"]
 
 
-def test_a_capable_models_title_is_used_and_a_long_one_falls_back_to_the_rule(make_manager: Any) -> None:
+def test_a_capable_models_title_is_used_and_a_long_one_falls_back_to_the_rule(make_manager: MakeManager) -> None:
     model = ScriptedModel()
     model.enqueue(data={"prompt": "夕方の海と灯台", "title": "夕暮れの灯台"}, when="波と灯台")
     manager = make_manager(model=model)
@@ -132,7 +132,7 @@ def test_a_capable_models_title_is_used_and_a_long_one_falls_back_to_the_rule(ma
     assert [e["item"]["name"] for e in events if e["type"] == "item_created"] == ["灯台のある夕方の海"]
 
 
-def test_a_capable_models_plan_title_names_the_items(make_manager: Any) -> None:
+def test_a_capable_models_plan_title_names_the_items(make_manager: MakeManager) -> None:
     steps = [{"capability": "writer", "title": "本文", "instruction": "3ページの文章を書く"},
              {"capability": "visualizer", "title": "表紙", "instruction": "表紙を描く", "depends_on": [1]}]
     model = ScriptedModel()

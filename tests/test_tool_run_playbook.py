@@ -12,7 +12,7 @@ import pytest
 from saiverse.manager import SAIVerseManager
 from sea.playbook import parse_playbook
 from sea.tool_playbook import MAX_NESTED
-from tests.compat import compat_v03_path
+from tests.support.compat import compat_v03_path
 from tools import TOOL_REGISTRY, ToolError
 
 

@@ -10,7 +10,7 @@ import pytest
 from saiverse.importer import import_saiverse
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.upstream_small import small_home
+from tests.support.upstream_small import small_home
 from tools import ToolError
 
 

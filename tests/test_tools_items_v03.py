@@ -7,7 +7,7 @@ import json
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from tests.compat import compat_v03_path
+from tests.support.compat import compat_v03_path
 from tools import TOOL_REGISTRY, ToolError
 
 

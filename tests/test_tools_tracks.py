@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from saiverse.manager import SAIVerseManager
-from tests.compat import compat_v03_path
-from tests.threads import together
+from tests.support.compat import compat_v03_path
+from tests.support.threads import together
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError
 
 

@@ -22,7 +22,7 @@ from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
 from saiverse.manager import SAIVerseManager
 from saiverse.world import InvalidPdfError
-from tests.compat import compat_path
+from tests.support.compat import compat_path
 from tools import TOOL_REGISTRY, ToolArgumentError, ToolError, ToolUnavailableError
 
 ROOT = Path(__file__).resolve().parents[1]

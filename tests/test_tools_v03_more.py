@@ -15,7 +15,7 @@ from sqlalchemy import text
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse import ManagerToolContext
 from saiverse.settings import load_settings
-from tests.compat import compat_v03_path
+from tests.support.compat import compat_v03_path
 from tools import TOOL_REGISTRY, ToolError, call_tool
 
 ROOT = Path(__file__).resolve().parents[1]

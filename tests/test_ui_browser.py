@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, new_page, send_for_reply, served, shot, start_app, wait_toast
+from tests.support.browser import RunningApp, act, new_page, send_for_reply, served, shot, start_app, wait_toast
 from ui.chat import EventRenderer
 from ui.chat_time import strip_time
 from ui.i18n import Labels

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, new_page, served, settle, shot, start_app
-from tests.conftest import ScriptedModel
+from tests.support.browser import RunningApp, new_page, served, settle, shot, start_app
+from tests.support.models import ScriptedModel
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 REQUEST = "絵本を作って: 猫の冒険"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, open_tab, pick, served, shot, textbox, wait_value
+from tests.support.browser import RunningApp, act, open_tab, pick, served, shot, textbox, wait_value
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

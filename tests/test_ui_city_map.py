@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import (
+from tests.support.browser import (
     TIMEOUT_MS,
     RunningApp,
     act,

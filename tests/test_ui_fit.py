@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import TIMEOUT_MS, RunningApp, open_tab, served, settled_look, shot, watch_events
+from tests.support.browser import TIMEOUT_MS, RunningApp, open_tab, served, settled_look, shot, watch_events
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, open_tab, served, settle, shot
+from tests.support.browser import RunningApp, open_tab, served, settle, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 ROOT = Path(__file__).resolve().parents[1]

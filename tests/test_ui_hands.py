@@ -10,7 +10,19 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, new_page, open_tab, pick, sent, served, settle, shot, wait_toast, wait_value
+from tests.support.browser import (
+    RunningApp,
+    act,
+    new_page,
+    open_tab,
+    pick,
+    sent,
+    served,
+    settle,
+    shot,
+    wait_toast,
+    wait_value,
+)
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from saiverse.pulse import PlaybookCatalog
-from tests.browser import RunningApp, new_page, open_tab, served, settle, wait_value
+from tests.support.browser import RunningApp, new_page, open_tab, served, settle, wait_value
 from ui.tabs import personas as personas_tab
 from ui.tabs import world as world_tab
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from saiverse.errors import UserError
-from tests.browser import RunningApp, act, new_page, open_tab, served, shot, textbox, wait_value
+from tests.support.browser import RunningApp, act, new_page, open_tab, served, shot, textbox, wait_value
 from ui.i18n import Labels
 from ui.lazy_tab import failure_reason
 

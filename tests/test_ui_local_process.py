@@ -17,7 +17,7 @@ import pytest
 
 from saiverse.llm.local import HealthBook, model_path
 from saiverse.llm.registry import clear_model_cache
-from tests.browser import RunningApp, act, free_port, new_page, open_tab, require_chromium, settle, shot
+from tests.support.browser import RunningApp, act, free_port, new_page, open_tab, require_chromium, settle, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.local_model]
 if importlib.util.find_spec("llama_cpp") is None:  # (never imported here: this process must not load it)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from saiverse.care import Gate, read_login
-from tests.browser import RunningApp, act, open_tab, served, shot, textbox
+from tests.support.browser import RunningApp, act, open_tab, served, shot, textbox
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 PASSWORD = "correct horse battery"

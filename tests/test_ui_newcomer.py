@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import TIMEOUT_MS, RunningApp, served, settled_look, shot, watch_events
+from tests.support.browser import TIMEOUT_MS, RunningApp, served, settled_look, shot, watch_events
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from saiverse.pulse._production import RunPorts
-from tests.browser import RunningApp, chromium, new_page, served, shot
+from tests.support.browser import RunningApp, chromium, new_page, served, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

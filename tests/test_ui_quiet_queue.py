@@ -12,7 +12,7 @@ import gradio as gr
 import httpx
 import pytest
 
-from tests.browser import free_port
+from tests.support.browser import free_port
 from ui._gradio_compat import quiet_hidden_progress
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, new_context, served, settle, shot
+from tests.support.browser import RunningApp, new_context, served, settle, shot
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

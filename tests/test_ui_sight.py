@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, act, new_page, open_tab, pick, served, settle, shot, textbox, wait_toast
+from tests.support.browser import RunningApp, act, new_page, open_tab, pick, served, settle, shot, textbox, wait_toast
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 P = "mina"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import (
+from tests.support.browser import (
     RunningApp,
     act,
     new_page,
@@ -28,7 +28,7 @@ from tests.browser import (
     textbox,
     wait_toast,
 )
-from tests.conftest import ScriptedModel, only
+from tests.support.models import ScriptedModel, only
 
 pytestmark = pytest.mark.filterwarnings("ignore:::gradio.queueing")
 browser_test = pytest.mark.browser

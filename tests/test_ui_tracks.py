@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, chromium, new_page, open_tab, pick, served, shot
+from tests.support.browser import RunningApp, chromium, new_page, open_tab, pick, served, shot
 
 pytestmark = [pytest.mark.browser, pytest.mark.filterwarnings("ignore:::gradio.queueing")]
 

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser import (
+from tests.support.browser import (
     SHOTS_DIR,
     RunningApp,
     act,

@@ -22,7 +22,7 @@ from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from sea.playbook import MAX_PLAYBOOK_BYTES, PlaybookError, parse_playbook
-from tests.compat import compat_path
+from tests.support.compat import compat_path
 
 ROOT = Path(__file__).resolve().parents[1]
 SIX = ("meta_user", "sub_router_user", "sub_speak", "basic_chat", "memory_recall_playbook", "document_create_playbook")

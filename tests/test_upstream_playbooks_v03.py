@@ -20,7 +20,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from sea.compat import model_type
 from sea.playbook import PlaybookError, parse_playbook
-from tests.compat import compat_v03_path
+from tests.support.compat import compat_v03_path
 
 
 class Recording(OfflineModel):

@@ -19,7 +19,7 @@ from saiverse.llm.registry import clear_model_cache
 from saiverse.llm.servers import forget_servers
 from saiverse.llm.structured import SERVER_MODES
 from saiverse.manager import SAIVerseManager
-from tests.fakes_hub import FakeModelServer
+from tests.support.fakes_hub import FakeModelServer
 from tests.test_model_servers import closed_port, point_at
 
 SAY = "こんにちは、ミナです。今日は何を読みましょうか。"

@@ -1,4 +1,4 @@
-"""The pulse workers' queue beyond one pulse, on a real PostgreSQL cluster (tests/pg.py).
+"""The pulse workers' queue beyond one pulse, on a real PostgreSQL cluster (tests/support/pg.py).
 
 Users first across worker processes (saiverse/pulse/_usergate.py): a user's pulse announced on the
 `saiverse_users` channel by another worker holds this worker's autonomous pulses (a schedule still

@@ -12,7 +12,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from saiverse.world import SUMMARY_SUFFIX, InvalidImageError
 from sea.playbook import parse_playbook
-from tests.conftest import ScriptedModel
+from tests.support.models import ScriptedModel
 
 
 def test_first_run_world(manager: SAIVerseManager, saiverse_home: Path) -> None:

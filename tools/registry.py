@@ -214,11 +214,9 @@ def _drop_unset(tool_def: ToolDef, args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def call_tool(name: str, args: dict[str, Any], ctx: ToolContext, registry: dict[str, ToolDef] | None = None) -> Any:
-    """Run a registered tool; wrong arguments raise ToolArgumentError with a precise message."""
-    from tools import TOOL_REGISTRY
-
-    tools = TOOL_REGISTRY if registry is None else registry
+def run_tool(tools: dict[str, ToolDef], name: str, args: dict[str, Any], ctx: ToolContext) -> Any:
+    """Run the tool `name` of `tools`; wrong arguments raise ToolArgumentError with a precise message.
+    (`tools.call_tool` runs one of the builtin registry: the package's face owns that registry.)"""
     tool_def = tools.get(name)
     if tool_def is None:
         raise ToolError(f"unknown tool {name!r} (known: {', '.join(sorted(tools))})")

@@ -1,6 +1,6 @@
 """Every reliance on Gradio's internals, in one place, for the Gradio that requirements.txt pins.
 
-SAIVerse uses three things Gradio does not document. Each is a feature of its own, written for the
+SAIVerse uses five things Gradio does not document. Each is a feature of its own, written for the
 pinned version (`GRADIO_PIN`); with any other Gradio installed each is off — the app is then as plain
 Gradio makes it, slower but whole — and the start logs one line per feature saying so (`check_version`):
 
@@ -26,6 +26,17 @@ Gradio makes it, slower but whole — and the start logs one line per feature sa
   tab's first refresh on load) and says which rendered components take input, as Gradio's page decides
   for the ones built at start (`Block._id`, `rendered_in`, `interactive`). Off: the side tabs are built
   at start.
+- `known_calls` (ui/web_guard.py): a call naming an `fn_index` the app does not have gets 422 and one log
+  line instead of Gradio's 500 with a traceback; the functions are looked up as Gradio's `get_fn` does
+  (`Blocks.fns`, a session's `state_holder[...].blocks_config.fns`). Off: such a call reaches Gradio.
+
+- `page_words` (ui/page.py): the served page's `<html lang>` and head written into Gradio's template, and
+  Gradio's untranslated words (toast titles, the lost-connection toast, aria-labels) rewritten in its
+  markup (`.toast-wrap`). Off: Gradio's page as it serves it, its words by the browser's language.
+
+One more read of Gradio's internals belongs to the guard of an app open to the network (ui/web_guard.py)
+and cannot be switched off, so it fails closed under any Gradio: `login_tokens` (Gradio's login cookie,
+`App.tokens` / `App.cookie_id`: not found → not logged in).
 
 This module imports nothing of Gradio at its top: `lean_start` must run before Gradio's first import
 (and benchmarks/startup.py loads this file alone for its `--bare-lean` app).
@@ -51,6 +62,8 @@ FEATURES: dict[str, str] = {
     "lean_start": "its editor stubs are rewritten at every start again (~1 s of CPU)",
     "quiet_queue": "queue-place and start messages of hidden-progress events are sent again (a slower first token)",
     "lazy_tabs": "the side tabs are built at start (a slower start)",
+    "known_calls": "a call of a function the app does not have reaches Gradio (a 500 with a traceback)",
+    "page_words": "the page keeps Gradio's <html lang> and head, and Gradio's own words follow the browser",
 }
 """Feature → what the app does without it."""
 _told: set[str] = set()
@@ -192,3 +205,30 @@ def settle_interactivity() -> None:
                 block.interactive = True
             elif block._id in outputs:
                 block.interactive = False
+
+
+# ---- known_calls, and the network guard's reads ---------------------------------------------------------
+def known_functions(app: Any, session_hash: Any) -> dict[Any, Any] | None:
+    """The functions a call may name, found as Gradio finds them (gradio/route_utils.py `get_fn`): the
+    session's own (a `gr.render` block adds some per window) when the call names a session, else the
+    app's; None when they cannot be looked up (`known_calls` off, or not found: Gradio answers itself)."""
+    if not feature("known_calls"):
+        return None
+    try:
+        blocks = app.get_blocks()
+        if session_hash:
+            return dict(blocks.state_holder[str(session_hash)].blocks_config.fns)
+        return dict(blocks.fns)
+    except Exception:  # noqa: BLE001 - not as this Gradio keeps them: leave the call to Gradio
+        return None
+
+
+def login_tokens(app: Any) -> tuple[Any, Any]:
+    """Gradio's login sessions: (`App.tokens`, `App.cookie_id`); (None, None) when absent — no session is
+    then taken for logged in (the guard fails closed, whatever Gradio is installed)."""
+    return getattr(app, "tokens", None), getattr(app, "cookie_id", None)
+
+
+def login_cookie_names(cookie_id: str) -> tuple[str, str]:
+    """The cookies Gradio's login sets (its secure and plain-HTTP forms)."""
+    return f"access-token-{cookie_id}", f"access-token-unsecure-{cookie_id}"

@@ -16,8 +16,8 @@
   are given through `gr.I18n` (`gradio_i18n`); and the few Gradio writes without a table — a toast's
   title ("Info", "Error"), the lost-connection toast, its components' screen-reader labels and tooltips
   (`GRADIO_ATTRS`) — are rewritten as they appear (`gradio_words_js`). None of this reaches into Gradio's
-  Python (ui/_gradio_compat.py holds that); each degrades to Gradio's English when a later Gradio's page
-  says other words.
+  Python, but it reads Gradio's page template and its markup: the `page_words` feature of
+  ui/_gradio_compat.py, off (Gradio's own page and words) under a Gradio other than the pinned one.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ui._gradio_compat import feature
 from ui.i18n import Labels
 
 STATIC_DIR = Path(__file__).with_name("static")
@@ -100,6 +101,8 @@ def gradio_words_js(labels: Labels) -> str:
              "Success": labels("gr_success"),
              "Connection to the server was lost. Attempting reconnection...": labels("gr_connection_lost")}
     attrs = {english: labels(key) for english, key in GRADIO_ATTRS.items()}
+    if not feature("page_words"):
+        return "() => {}"
     return """() => {
   const words = WORDS, attrs = ATTRS;
   const fix = (root) => {
@@ -135,6 +138,8 @@ HEAD_END = b"</head>"
 
 def dress_html(body: bytes, labels: Labels) -> bytes:
     """Gradio's page with our language and head (unchanged where its template no longer matches)."""
+    if not feature("page_words"):
+        return body
     body = HTML_TAG.sub(lambda m: b"<html" + (m.group(1) or b"") + f'lang="{labels.lang}"'.encode(), body, count=1)
     return body.replace(HEAD_END, head_html(labels).encode() + HEAD_END, 1)
 

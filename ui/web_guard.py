@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from saiverse.port import LOGIN_CLIENT
+from ui._gradio_compat import known_functions, login_cookie_names, login_tokens
 
 log = logging.getLogger(__name__)
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -58,8 +59,7 @@ def same_origin(scope: dict[str, Any]) -> bool:
 
 def logged_in(scope: dict[str, Any]) -> bool:
     """Whether the request carries a session cookie Gradio's login gave out (its `app.tokens`)."""
-    app = scope.get("app")
-    tokens, cookie_id = getattr(app, "tokens", None), getattr(app, "cookie_id", None)
+    tokens, cookie_id = login_tokens(scope.get("app"))
     if tokens is None or cookie_id is None:
         return False
     jar: SimpleCookie = SimpleCookie()
@@ -67,7 +67,7 @@ def logged_in(scope: dict[str, Any]) -> bool:
         jar.load(_headers(scope).get(b"cookie", b"").decode("latin-1"))
     except Exception:  # noqa: BLE001 - a malformed cookie header is no session
         return False
-    for name in (f"access-token-{cookie_id}", f"access-token-unsecure-{cookie_id}"):
+    for name in login_cookie_names(cookie_id):
         if name in jar and jar[name].value in tokens:
             return True
     return False
@@ -147,7 +147,7 @@ class SiteGuard:
         body = b"".join(chunks)
         data = _json(body)
         fn_index = data.get("fn_index") if isinstance(data, dict) else None
-        fns = _functions(scope.get("app"), data.get("session_hash") if isinstance(data, dict) else None)
+        fns = known_functions(scope.get("app"), data.get("session_hash") if isinstance(data, dict) else None)
         unknown = not isinstance(fn_index, int) or isinstance(fn_index, bool) or fn_index not in (fns or {})
         if fn_index is not None and fns is not None and unknown:
             log.warning("refused a call of fn_index %r, which this app does not have (%s)", fn_index, scope.get("path"))
@@ -172,14 +172,3 @@ def _json(body: bytes) -> Any:
         return None  # not JSON: Gradio answers that itself
 
 
-def _functions(app: Any, session_hash: Any) -> dict[Any, Any] | None:
-    """The functions a call may name, found as Gradio finds them (gradio/route_utils.py `get_fn`): the
-    session's own (a `gr.render` block adds some per window) when the call names a session, else the
-    app's; None when they cannot be looked up (Gradio then answers itself)."""
-    try:
-        blocks = app.get_blocks()
-        if session_hash:
-            return dict(blocks.state_holder[str(session_hash)].blocks_config.fns)
-        return dict(blocks.fns)
-    except Exception:  # noqa: BLE001 - another Gradio's internals: leave the call to Gradio
-        return None

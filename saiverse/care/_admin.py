@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from database.engine import Database
+from database import Database
 from database.models import Building, City, Persona, User
 from saiverse.care._delete import DeleteReport, forget_building, forget_persona, item_count, move_items
 from saiverse.errors import UserError

@@ -225,7 +225,7 @@ def copy_pg_into_sqlite(src: Connection, dest: Path) -> dict[str, int]:
 def snapshot_pg(url: str, dest: Path, checkpoints: Path | None = None) -> tuple[int, dict[str, int]]:
     """The PostgreSQL city at `url` as the new SQLite file `dest` (and its production checkpoints as
     `checkpoints`, when it has any), from one snapshot; (schema version, rows per table)."""
-    from database.engine import make_engine
+    from database import make_engine
     from database.migrate import migrate
     from saiverse.care._pgcheckpoints import pg_checkpoints_into_sqlite
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from sqlalchemy import inspect, text
 
-from database.engine import Database
+from database import Database
 from saiverse.care._home_safety import OWN_TEMP, is_own_name, link_out_of_home, own_files, safe_destination
 from saiverse.disk import sha256_of
 from saiverse.locks import item_lock_free

@@ -281,18 +281,11 @@ def _prepare_database(db: Path, manifest: dict[str, Any]) -> tuple[int, int, dic
     return report.version_before, report.version_after, counts
 
 
-def restore_backup(archive: Path, target: Path, progress: ProgressFn | None = None, *,
-                   database_url: str | None = None) -> RestoreResult:
-    """Rebuild the world of `archive` in `target`, an empty or new folder (see the module docstring).
-
-    With the `database_url` of a PostgreSQL city, the rows go into that empty database and the files
-    into `target` (saiverse/care/_restore_pg.py); any archive restores into either backend."""
+def restore_into_home(archive: Path, target: Path, progress: ProgressFn | None = None) -> RestoreResult:
+    """Rebuild the world of `archive` in `target`, an empty or new folder, as a SQLite home (see the module
+    docstring; `restore_backup` in saiverse/care/_restore_pg.py chooses the backend)."""
     target = target.expanduser().resolve()
     archive = archive.expanduser().resolve()
-    if database_url is not None and database_url.startswith("postgresql+psycopg://"):
-        from saiverse.care._restore_pg import restore_into_pg
-
-        return restore_into_pg(archive, target, database_url, progress)
     _check_target(target)
     manifest = verify_archive(archive, progress)
     need = sum(int(f["size"]) for f in manifest["files"])

@@ -47,6 +47,7 @@ from saiverse.care._restore import (
     _check_target,
     _extract,
     _prepare_database,
+    restore_into_home,
     verify_archive,
 )
 from saiverse.disk import pid_alive
@@ -102,10 +103,22 @@ def refuse_marked_sqlite_home(home: Path) -> None:
                                 "SAIVERSE_DATABASE_URL set to that database (or restore again)")
 
 
+def restore_backup(archive: Path, target: Path, progress: ProgressFn | None = None, *,
+                   database_url: str | None = None) -> RestoreResult:
+    """Rebuild the world of `archive` in `target`, an empty or new folder (saiverse/care/_restore.py).
+
+    With the `database_url` of a PostgreSQL city, the rows go into that empty database and the files
+    into `target` (this module); any archive restores into either backend. Here, beside both backends'
+    restores, so that the SQLite one need not import this module back."""
+    if database_url is not None and database_url.startswith("postgresql+psycopg://"):
+        return restore_into_pg(archive.expanduser().resolve(), target.expanduser().resolve(), database_url, progress)
+    return restore_into_home(archive, target, progress)
+
+
 def restore_into_pg(archive: Path, target: Path, url: str, progress: ProgressFn | None = None) -> RestoreResult:
     """Rebuild the world of `archive` in the empty PostgreSQL database `url`, its files in the empty
     folder `target` (see the module doc). Raises RestoreError / CopyError; nothing is kept then."""
-    from database.engine import make_engine
+    from database import make_engine
     from saiverse.care._pgcheckpoints import setup_pg_checkpoints, sqlite_checkpoints_into_pg
 
     engine = make_engine(url, workers=1)

@@ -13,18 +13,16 @@ Modules: `source` (locating, read-only opening), `target` (the transaction), `wo
 `schedules`, `playbooks`, `files`, `report`, `progress`, `run` (the sequence).
 """
 
-from typing import TYPE_CHECKING
+from __future__ import annotations
 
-from saiverse._lazy import lazy_getattr
+from saiverse.importer.progress import Progress
+from saiverse.importer.report import ImportReport
+from saiverse.importer.run import import_saiverse
+from saiverse.importer.source import ImportRefused
 
-if TYPE_CHECKING:
-    from saiverse.importer.progress import Progress
-    from saiverse.importer.report import ImportReport
-    from saiverse.importer.run import import_saiverse
-    from saiverse.importer.source import ImportRefused
-
-# Lazy (saiverse/_lazy.py): the app's start uses `source` and `files` only, never the whole run.
-_EXPORTS = {"ImportRefused": "source", "ImportReport": "report", "Progress": "progress", "import_saiverse": "run"}
-__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
-
-__all__ = ["ImportRefused", "ImportReport", "Progress", "import_saiverse"]
+__all__ = [
+    "ImportRefused",
+    "ImportReport",
+    "Progress",
+    "import_saiverse",
+]

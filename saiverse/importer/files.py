@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 from saiverse.disk import pid_alive
 from saiverse.importer.source import inside
 from saiverse.world import SUMMARY_SUFFIX, relative_to_home, resolve_in_home

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
-from database.engine import Database
+from database import Database
 from saiverse.importer.context import Context, rows
 from saiverse.importer.convert import json_value
 from saiverse.importer.report import Text

@@ -8,7 +8,7 @@ import time
 import uuid
 from pathlib import Path
 
-from database.engine import Database
+from database import Database
 from database.migrate import migrate
 from saiverse.care import check_home, create_private
 from saiverse.importer.context import Context

@@ -3,6 +3,10 @@ OpenAI, Anthropic, Gemini and OpenAI-compatible servers (saiverse/llm/names.py l
 
 Callers use `resolve_model(name, settings)` to get a `ChatModel` (and a notice when it fell back to
 offline), then `generate` / `stream` / `generate_image`. Failures surface as `LLMError`.
+
+The providers that load an SDK or llama.cpp (`gemini`, `openai_sdk`, `anthropic_sdk`, `local`) are not
+named here: each costs 0.4-1 s to import, and `resolve_model` imports only the one configured. A test that
+builds one directly imports it from its own module (`from saiverse.llm.gemini import GeminiModel`).
 """
 
 from chat import (
@@ -17,45 +21,20 @@ from chat import (
     Usage,
 )
 from saiverse.llm.offline import OFFLINE_NOTE, OfflineModel, describe_image, read_voice, summarize_text
-from saiverse.llm.registry import clear_model_cache, describe_default, provider_status, resolve_model
+from saiverse.llm.registry import clear_model_cache, describe_default, installed_models, provider_status, resolve_model
 from saiverse.llm.retry import RetryPolicy, TransientError
 from saiverse.llm.schema import parse_json_text, validate
-
-
-def __getattr__(name: str) -> object:
-    # The SDKs and llama.cpp take 0.4-1 s each to import; only a configured model pays for its own.
-    if name == "GeminiModel":
-        from saiverse.llm.gemini import GeminiModel
-
-        return GeminiModel
-    if name == "OpenAIModel":
-        from saiverse.llm.openai_sdk import OpenAIModel
-
-        return OpenAIModel
-    if name == "AnthropicModel":
-        from saiverse.llm.anthropic_sdk import AnthropicModel
-
-        return AnthropicModel
-    if name == "LocalModel":
-        from saiverse.llm.local import LocalModel
-
-        return LocalModel
-    raise AttributeError(f"module 'saiverse.llm' has no attribute {name!r}")
-
 
 __all__ = [
     "OFFLINE_NOTE",
     "ChatModel",
     "ChatRequest",
     "ChatResult",
-    "GeminiModel",
     "LLMError",
     "Message",
     "OfflineModel",
-    "OpenAIModel",
-    "AnthropicModel",
-    "LocalModel",
     "describe_default",
+    "installed_models",
     "provider_status",
     "RetryPolicy",
     "Role",

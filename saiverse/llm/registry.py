@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +19,11 @@ from chat import ChatModel
 from saiverse.llm.local import (
     Health,
     HealthBook,
+    InstalledModel,
     LocalModelMissing,
     broken_words,
     model_path,
+    models_on_disk,
     packaged_available,
     runtime_available,
 )
@@ -138,6 +140,12 @@ def auto_choice(settings: Settings) -> tuple[str, str]:
     if problem is None:
         return "local", say(settings, "auto_local")
     return "offline", say(settings, "auto_offline", problem=problem)
+
+
+def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[InstalledModel]:
+    """The GGUF models in `<home>/models/` and who uses each (saiverse/llm/local/_installed.py), `auto` read
+    as what it answers with now."""
+    return models_on_disk(settings, personas, auto=lambda: auto_choice(settings)[0])
 
 
 def _env_of(field: str) -> str:

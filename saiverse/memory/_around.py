@@ -9,7 +9,7 @@ from datetime import datetime
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 from saiverse.memory._store import _COLUMNS, MemoryRecord, _record, _utc_naive
 
 

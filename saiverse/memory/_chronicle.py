@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, text
 
-from database.engine import Database
+from database import Database
 from saiverse.memory._common import LongTermMemoryError, iso, parse_time
 from saiverse.memory._store import query_terms
 

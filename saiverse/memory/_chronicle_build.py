@@ -30,7 +30,7 @@ from sqlalchemy import bindparam, text
 from sqlalchemy.exc import SQLAlchemyError
 
 from chat import ChatModel, LLMError
-from database.engine import Database
+from database import Database
 from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ENTRY_COLUMNS, ChronicleStore, Entry, entry_from_row
 from saiverse.memory._chronicle_summary import (

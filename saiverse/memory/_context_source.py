@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, text
 
 from chat import Message
+from database import Database
 from database.direct import read_all
-from database.engine import Database
 from saiverse.llm.offline import estimate_tokens
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._common import parse_time

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 from saiverse.memory._vectors import has_vectors, persona_rows, unpack, vectors_of
 
 log = logging.getLogger(__name__)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 from portable import lower_priority
 
 if TYPE_CHECKING:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -46,6 +46,9 @@ STOP_JA = frozenset("前話思出今日何事時見言行来教誰所方")
 SYNONYM_WEIGHT = 0.5
 MAX_EXPANSIONS = 16
 """Thesaurus words a question adds at most (each is one more index lookup)."""
+ADDRESSED_WEIGHT = 0.3
+_NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
+"""A capitalised word after a lower-case word: inside a sentence, not its start."""
 _LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _KANJI_OR_KATAKANA = re.compile(r"[\u4e00-\u9fff々〆\u30a1-\u30faー]+")
 _WIDE_LETTER = re.compile(r"[^\x00-\x7f\s\u2000-\u206f\u3000-\u3003\u3008-\u303f\uff01-\uff0f\uff1a-\uff20]")
@@ -63,6 +66,8 @@ class Term:
     probe: str
     latin: bool
     weight: float = 1.0
+    name: bool = False
+    """A latin word capitalised inside the question (Caroline): maybe the name of one who talks."""
 
 
 def normalise(text: str) -> str:
@@ -106,15 +111,31 @@ def _japanese(text: str, weight: float) -> list[Term]:
     return out
 
 
-def _latin(word: str, weight: float) -> Term:
+def _latin(word: str, weight: float, name: bool = False) -> Term:
     stemmed = stem(word)
-    return Term(stemmed, _probe(word, stemmed), True, weight)
+    return Term(stemmed, _probe(word, stemmed), True, weight, name)
+
+
+def addressed(terms: Sequence[Term], texts: Sequence[str], weights: dict[str, float]) -> None:
+    """Weigh down a name the texts mostly use to address someone ("Hey Caroline!", "Thanks, Leo."):
+    the question "What did Caroline research?" is answered by Caroline's own lines, which do not hold
+    her name, while every greeting to her does. A name said so in half or more of the (normalised)
+    texts holding it keeps `ADDRESSED_WEIGHT` of its weight."""
+    for term in terms:
+        if not term.name:
+            continue
+        said = [t for t in texts if term.key in t]
+        vocative = re.compile(r"(^|[,!.?;]\s*|\b(?:hey|hi|hello|thanks|thank you|oh|wow|bye|yes|no|sure)\s+)"
+                              + re.escape(term.probe) + r"[a-z]*\s*([,!.?;:)]|$)")
+        if len(said) >= 2 and sum(bool(vocative.search(t)) for t in said) * 2 >= len(said):
+            weights[term.key] = weights.get(term.key, 0.0) * ADDRESSED_WEIGHT
 
 
 def query_terms(query: str) -> list[Term]:
     """The weighted terms of a question, each key once (its highest weight), in order of appearance."""
     text = normalise(query)
-    found: list[Term] = [_latin(w, 1.0) for w in _LATIN.findall(text) if w not in STOP_EN and len(w) > 1]
+    names = {w.lower() for w in _NAME.findall(query)}
+    found: list[Term] = [_latin(w, 1.0, w in names) for w in _LATIN.findall(text) if w not in STOP_EN and len(w) > 1]
     found += _japanese(text, 1.0)
     found += expansions(text, {t.key for t in found if t.latin})
     best: dict[str, Term] = {}

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import Connection, text
 from sqlalchemy.orm import Session
 
-from database.engine import Database
+from database import Database
 from saiverse.memory._common import LongTermMemoryError, iso, parse_time, stamp
 from saiverse.memory._memopedia_page import (
     CATEGORIES,

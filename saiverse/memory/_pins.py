@@ -19,7 +19,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 from saiverse.memory._common import LongTermMemoryError, iso, parse_time, stamp
 
 _PINS_SQL = text(

@@ -32,7 +32,7 @@ from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._chronicle_summary import date_header
 from saiverse.memory._common import iso, parse_time, utc_now
 from saiverse.memory._follow import follow
-from saiverse.memory._lexical import Term, length, normalise, query_terms
+from saiverse.memory._lexical import Term, addressed, length, normalise, query_terms
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._rank import (
     DenseScorer,
@@ -87,6 +87,7 @@ def _messages(memory: SAIMemory, persona_id: str, terms: Sequence[Term], limit: 
         ids, weights = message_candidates(conn, persona_id, terms, max(RESCORED, 6 * limit))
         rows = _recallable(memory, conn, persona_id, ids)
     lowered = [normalise(r[3]) for r in rows]
+    addressed(terms, lowered, weights)  # "Hey Caroline!" does not answer a question about Caroline
     lengths = [length(t) for t in lowered]
     avg = sum(lengths) / len(lengths) if lengths else 1.0
     scored = []

@@ -42,8 +42,8 @@ from typing import IO, Any, TypedDict
 from sqlalchemy import Connection, bindparam, text
 from sqlalchemy.orm import Session
 
+from database import Database
 from database.direct import fetch_one, run_many
-from database.engine import Database
 from saiverse.memory._recall_pg import candidate_ids
 
 ROLES = frozenset({"user", "assistant", "system"})

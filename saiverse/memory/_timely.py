@@ -7,7 +7,7 @@ with the lexical list; `newest_first` puts the newer of two mentions of the same
   Saturday", 3月, 2023): the answer to "when" is in the turn that dates the event, together with the
   date the turn was said, which every hit carries; a question asking about *now* (今の, 現在, "now",
   "currently", "these days") favours the newer turns among the hits, so the latest value of a fact that
-  changed outranks the first.
+  changed outranks the first; one asking about *before* (以前の, 元の, "previous", "used to") the older.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ _WHEN = re.compile(r"いつ|何月|何日|何年|何曜|何時ごろ|\bwhen\b|wh
                    r"|how long ago")
 _NOW = re.compile(r"今の|今は|今も|今、|今でも|現在|最近|この頃|\bnow\b|\bcurrent|these days|nowadays|\bstill\b"
                   r"|\blatest\b")
+_PAST = re.compile(r"以前|昔の|前の|元の|もともと|かつて|\bprevious|\bformer|used to|\boriginally")
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december")
 _SAYS_TIME = re.compile(
@@ -61,17 +62,19 @@ def named_window(query: str, now: datetime) -> tuple[datetime, datetime] | None:
 
 
 def time_bias(query: str, hits: list[dict[str, Any]]) -> None:
-    """Scale the hits' scores for a question asking when or about now (see the module docstring)."""
+    """Scale the hits' scores for a question asking when, about now or about before (see the module docstring)."""
     q = normalise(query)
-    when, current = bool(_WHEN.search(q)), bool(_NOW.search(q))
-    if not (when or current):
+    when, current, past = bool(_WHEN.search(q)), bool(_NOW.search(q)), bool(_PAST.search(q))
+    if not (when or current or past):
         return
     times = {id(h): parse_time(h.get("created_at")) for h in hits}
-    newest = max((t for t in times.values() if t), default=None)
+    known = [t for t in times.values() if t]
+    newest, oldest = max(known, default=None), min(known, default=None)
     for h in hits:
         if when and _SAYS_TIME.search(normalise(str(h.get("content", "")))):
             h["score"] = round(h["score"] * WHEN_BOOST, 6)
         said = times[id(h)]
-        if current and newest and said:
-            age = max((newest - said).total_seconds() / 86400, 0.0)
-            h["score"] = round(h["score"] * (0.5 + 0.5 * 0.5 ** (age / NOW_HALF_LIFE_DAYS)), 6)
+        if said is None or current == past:  # neither, or a question about both (「以前と今」)
+            continue
+        age = (newest - said if current else said - oldest).total_seconds() / 86400  # type: ignore[operator]
+        h["score"] = round(h["score"] * (0.5 + 0.5 * 0.5 ** (max(age, 0.0) / NOW_HALF_LIFE_DAYS)), 6)

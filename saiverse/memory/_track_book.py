@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from database.engine import Database, named
 from saiverse.memory._tracks import notes, tracks
-from tools.registry import ToolError
+from tools import ToolError
 
 NOTE_TYPES = ("person", "project", "vocation")
 STATUSES = ("running", "alert", "pending", "waiting", "unstarted", "completed", "aborted")

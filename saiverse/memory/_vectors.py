@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, bindparam, text
 
-from database.engine import Database
+from database import Database
 
 LE_FLOAT32 = np.dtype("<f4")
 

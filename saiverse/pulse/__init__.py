@@ -21,57 +21,37 @@ Parts (private modules; import from here):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from saiverse.pulse._controller import PulseController, PulseHandle, PulseKinds, QueueFullError
+from saiverse.pulse._journal import ModelResolver, PulseServices, persona_context, system_prompt_for
+from saiverse.pulse._open import recover_open
+from saiverse.pulse._playbooks import PlaybookCatalog
+from saiverse.pulse._pool import user_turn
+from saiverse.pulse._production import ProductionService
+from saiverse.pulse._queue import worker_command
+from saiverse.pulse._remote import remote_enabled, remote_pulses
+from saiverse.pulse._sight import ContextView, PinResult, Sight
+from saiverse.pulse._toolcall import ToolServices
+from saiverse.pulse._toolctx import ManagerToolContext
 
-from saiverse._lazy import lazy_getattr
-
-if TYPE_CHECKING:
-    from saiverse.pulse._controller import PulseController as PulseController
-    from saiverse.pulse._controller import PulseHandle as PulseHandle
-    from saiverse.pulse._controller import PulseKinds as PulseKinds
-    from saiverse.pulse._controller import QueueFullError as QueueFullError
-    from saiverse.pulse._journal import ModelResolver as ModelResolver
-    from saiverse.pulse._journal import PulseServices as PulseServices
-    from saiverse.pulse._journal import persona_context as persona_context
-    from saiverse.pulse._journal import system_prompt_for as system_prompt_for
-    from saiverse.pulse._open import recover_open as recover_open
-    from saiverse.pulse._playbooks import PlaybookCatalog as PlaybookCatalog
-    from saiverse.pulse._pool import user_turn as user_turn
-    from saiverse.pulse._production import ProductionService as ProductionService
-    from saiverse.pulse._queue import worker_command as worker_command
-    from saiverse.pulse._remote import remote_enabled as remote_enabled
-    from saiverse.pulse._remote import remote_pulses as remote_pulses
-    from saiverse.pulse._sight import ContextView as ContextView
-    from saiverse.pulse._sight import PinResult as PinResult
-    from saiverse.pulse._sight import Sight as Sight
-    from saiverse.pulse._toolcall import ToolServices as ToolServices
-    from saiverse.pulse._toolctx import ManagerToolContext as ManagerToolContext
-
-_EXPORTS: dict[str, str] = {
-    "remote_enabled": "_remote",
-    "remote_pulses": "_remote",
-    "worker_command": "_queue",
-    "user_turn": "_pool",
-    "ManagerToolContext": "_toolctx",
-    "ModelResolver": "_journal",
-    "PlaybookCatalog": "_playbooks",
-    "ProductionService": "_production",
-    "PulseController": "_controller",
-    "PulseHandle": "_controller",
-    "PulseKinds": "_controller",
-    "PulseServices": "_journal",
-    "QueueFullError": "_controller",
-    "Sight": "_sight",
-    "ContextView": "_sight",
-    "PinResult": "_sight",
-    "ToolServices": "_toolcall",
-    "persona_context": "_journal",
-    "recover_open": "_open",
-    "system_prompt_for": "_journal",
-}
-"""Public name → the private module that defines it (imported on first use)."""
-
-__all__ = sorted(_EXPORTS)
-
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
+__all__ = [
+    "ContextView",
+    "ManagerToolContext",
+    "ModelResolver",
+    "PinResult",
+    "PlaybookCatalog",
+    "ProductionService",
+    "PulseController",
+    "PulseHandle",
+    "PulseKinds",
+    "PulseServices",
+    "QueueFullError",
+    "Sight",
+    "ToolServices",
+    "persona_context",
+    "recover_open",
+    "remote_enabled",
+    "remote_pulses",
+    "system_prompt_for",
+    "user_turn",
+    "worker_command",
+]

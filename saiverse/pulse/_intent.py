@@ -16,7 +16,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from tools.registry import ToolError
+from tools import ToolError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

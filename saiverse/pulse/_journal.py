@@ -25,9 +25,9 @@ from typing import Any
 from sqlalchemy import text
 
 from chat import ChatModel, ContextWindow, Message
+from database import Database
 from database.direct import run_many
-from database.engine import Database
-from saiverse.llm.offline import OfflineModel
+from saiverse.llm import OfflineModel
 from saiverse.memory import ContextSource, Fitted, SAIMemory, Snapshot, conforms, fit, reflex_section, token_counter
 from saiverse.pulse._open import EFFECT_TAGS, OpenPulse, close, close_in, closing_notes, effect_note, record_effects
 from saiverse.world import BuildingInfo, PersonaInfo, World

@@ -37,8 +37,8 @@ from typing import Any
 
 from sqlalchemy import Connection, text
 
+from database import Database
 from database.direct import run_many
-from database.engine import Database
 from saiverse.memory import SAIMemory
 from saiverse.pulse._intent import intent_note
 from saiverse.world import World

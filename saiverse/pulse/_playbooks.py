@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from database.engine import Database
+from database import Database
 from database.models import Playbook as PlaybookRow
 from sea.compat import playbook_listing
 from sea.playbook import Playbook, PlaybookError, builtin_playbooks, load_playbook_file, parse_playbook

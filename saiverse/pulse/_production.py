@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import select
 
 from chat import ChatModel
-from database.engine import Database
+from database import Database
 from database.models import Item, ItemLocation, ProductionRun
 from saiverse.claims import claim
 from saiverse.disk import private_folder

@@ -37,9 +37,10 @@ import contextlib
 import logging
 import os
 import socket
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from portable import run_async
 from saiverse.errors import UsageError
@@ -48,7 +49,6 @@ from saiverse.pulse._open import RUNNER_QUEUE, OpenPulse, recover_one
 from saiverse.pulse._publisher import ALIVE_KEY, EventPublisher, alive_key
 from saiverse.pulse._remote import (
     EVENTS_TABLE,
-    REMOTE_ENV,
     RUN_PULSE,
     USER_QUEUE,
     QueuedPulses,
@@ -59,12 +59,15 @@ from saiverse.pulse._remote import (
 from saiverse.pulse._usergate import UserGate, announce
 from sea.events import event
 
-TICK_ENV = "SAIVERSE_WORKER_TICK"
-"""Seconds between city ticks (default 15, the in-process ticker's interval, saiverse/ticker.py)."""
+if TYPE_CHECKING:
+    from database import Database
+    from saiverse.memory import SAIMemory
+    from saiverse.pulse._playbooks import PlaybookCatalog
+    from saiverse.settings import Settings
+    from saiverse.world import World
+
 RECOVER_CRON = "* * * * * */5"
 """Every 5 s (procrastinate's cron: the 6th column is seconds, the first stays minutes)."""
-HEARTBEAT_ENV = "SAIVERSE_WORKER_HEARTBEAT"
-"""Seconds between a worker's heartbeats (default 10); a worker silent for 3 of them is dead."""
 SYSTEM_PRIORITY = 30
 PRUNE_CRON = "17 * * * *"
 """Hourly: finished jobs leave the queue's tables (procrastinate keeps every job and its events)."""
@@ -90,12 +93,31 @@ class PulseFailed(RuntimeError):
     """A pulse that ended with an error on this worker (its events said so): the job fails with it."""
 
 
+class WorkerCity(Protocol):
+    """What a worker uses of the city it opened (`SAIVerseManager`; the manager sits above this package, so
+    the worker names only what it reaches)."""
+
+    db: Database
+    memory: SAIMemory
+    world: World
+    playbooks: PlaybookCatalog
+    pulses: Any
+    """The in-process `PulseController` (its `runner`, `hold_autonomous`, `submit`)."""
+    autonomous: bool
+
+    def fire_due_schedules(self, now: Any = None, *, pulses: Any = None) -> list[Any]: ...
+
+    def autonomous_tick(self, now: Any = None, *, pulses: Any = None) -> list[Any]: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass
 class _Worker:
     """What a worker process holds: its city and a queue to defer the pulses its tick starts."""
 
     url: str
-    manager: Any
+    manager: WorkerCity
     enqueuer: QueuedPulses
     publishers: Any = None
     """Kept connections the users' pulses publish their events on (saiverse/pulse/_remote.py)."""
@@ -107,27 +129,12 @@ class _Worker:
 _STATE: dict[str, _Worker] = {}
 
 
-def _seconds(name: str, default: float, low: float, high: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    try:
-        value = float(raw) if raw else default
-    except ValueError as exc:
-        raise UsageError(f"{name}={raw!r} is not a number of seconds") from exc
-    if not low <= value <= high:
-        raise UsageError(f"{name}={raw!r} must be between {low:g} and {high:g} seconds")
-    return value
-
-
-def heartbeat() -> float:
-    return _seconds(HEARTBEAT_ENV, 10.0, 0.2, 600)
-
-
-def tick_cron() -> str:
+def tick_cron(tick: float) -> str:
     """The tick's cron line (procrastinate's 6th column is seconds; a divisor of 60 keeps it even)."""
-    return f"* * * * * */{int(_seconds(TICK_ENV, 15, 1, 59))}"
+    return f"* * * * * */{int(tick)}"
 
 
-def build_app(url: str, *, lane: bool = False) -> Any:
+def build_app(url: str, *, lane: bool = False, tick: float = 15.0, heartbeat: float = 10.0) -> Any:
     """The workers' procrastinate App with the pulse, tick and recovery tasks; `lane`: the user lane's,
     with the pulse task alone (each App's worker defers its periodic tasks, and one deferrer per worker
     process keeps the ticks one per second — more raced into duplicates)."""
@@ -142,7 +149,7 @@ def build_app(url: str, *, lane: bool = False) -> Any:
     if lane:
         return app
 
-    @app.periodic(cron=tick_cron(), periodic_id="tick")
+    @app.periodic(cron=tick_cron(tick), periodic_id="tick")
     @app.task(name="saiverse.city_tick", queueing_lock="saiverse.city_tick", priority=SYSTEM_PRIORITY)
     def city_tick(timestamp: int) -> None:
         _tick()
@@ -150,7 +157,7 @@ def build_app(url: str, *, lane: bool = False) -> Any:
     @app.periodic(cron=RECOVER_CRON, periodic_id="recover")
     @app.task(name="saiverse.recover_stalled", queueing_lock="saiverse.recover_stalled", priority=SYSTEM_PRIORITY)
     async def recover_stalled(timestamp: int) -> None:
-        stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=3 * heartbeat())
+        stalled = await app.job_manager.get_stalled_jobs(seconds_since_heartbeat=3 * heartbeat)
         alive = {int(r["job_id"]) for r in await app.connector.execute_query_all_async(
             query=ALIVE_JOBS, key=ALIVE_KEY)} if stalled else set()
         for job in stalled:
@@ -240,7 +247,7 @@ def _tick() -> None:
             conn.execute(f"DELETE FROM {EVENTS_TABLE} WHERE created_at < now() - interval '1 day'")
 
 
-async def _serve(url: str, name: str, concurrency: int, beat: float) -> None:
+async def _serve(url: str, name: str, concurrency: int, beat: float, tick: float) -> None:
     """The worker's `concurrency` slots for every queue, and a user lane: one more slot that takes only
     users' pulses (USER_QUEUE), so a user's pulse starts at once however many autonomous turns hold
     the other slots. SIGINT/SIGTERM stop the main worker (procrastinate's handlers); the lane follows."""
@@ -250,7 +257,7 @@ async def _serve(url: str, name: str, concurrency: int, beat: float) -> None:
         ThreadPoolExecutor(max_workers=concurrency + 3, thread_name_prefix="worker-task"))
     common = {"update_heartbeat_interval": beat, "stalled_worker_timeout": max(3 * beat, PRUNE_WORKERS_AFTER),
               "fetch_job_polling_interval": min(5.0, beat * 2)}
-    app, users = build_app(url), build_app(url, lane=True)
+    app, users = build_app(url, tick=tick, heartbeat=beat), build_app(url, lane=True, tick=tick, heartbeat=beat)
     async with app.open_async(), users.open_async():
         lane = asyncio.create_task(users.run_worker_async(
             name=f"{name}-user", queues=[USER_QUEUE], concurrency=1, install_signal_handlers=False, **common))
@@ -262,7 +269,8 @@ async def _serve(url: str, name: str, concurrency: int, beat: float) -> None:
                 await lane
 
 
-def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) -> int:
+def worker_command(settings: Settings, args: Any, print_json: Callable[[Any], None],
+                   open_city: Callable[[Settings], WorkerCity]) -> int:
     """`python main.py worker`: run pulses from the queue until stopped (SIGINT/SIGTERM end it cleanly).
 
     `open_city(settings)` opens the city's manager (main.py hands it in: the manager sits above this module)."""
@@ -270,9 +278,8 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
 
     if not is_postgres(settings.database_url):
         raise UsageError("pulse workers need a city in PostgreSQL: set SAIVERSE_DATABASE_URL=postgresql+psycopg://…")
-    beat = heartbeat()
-    tick_cron()  # a bad value is refused before anything starts
-    os.environ[REMOTE_ENV] = "0"  # this process runs the pulses it takes
+    beat = settings.worker_heartbeat
+    settings = replace(settings, pulse_workers_remote=False)  # this process runs the pulses it takes
     ensure_schema(settings.database_url)
     manager = open_city(settings)
     manager.pulses.runner = RUNNER_QUEUE  # a killed job's retry accounts for its open pulse (_run_pulse)
@@ -288,7 +295,7 @@ def worker_command(settings: Any, args: Any, print_json: Any, open_city: Any) ->
     print_json({"type": "worker_started", "name": name, "concurrency": args.concurrency,
                 "autonomous": bool(args.autonomous)})
     try:
-        run_async(_serve(settings.database_url, name, args.concurrency, beat))
+        run_async(_serve(settings.database_url, name, args.concurrency, beat, settings.worker_tick))
     finally:
         gate.close()
         _STATE["worker"].enqueuer.shutdown()

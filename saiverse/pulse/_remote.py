@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 import uuid
 from collections import deque
@@ -33,7 +32,10 @@ from sea.ports import CancellationToken
 if TYPE_CHECKING:
     import psycopg
 
+    from saiverse.settings import Settings
+
 REMOTE_ENV = "SAIVERSE_PULSE_WORKERS_REMOTE"
+"""`Settings.pulse_workers_remote`'s variable (saiverse/settings.py reads it), named in the refusal."""
 RUN_PULSE = "saiverse.run_pulse"
 QUEUE_PRIORITY: dict[str, int] = {"user": 20, "schedule": 10, "auto": 0}
 """procrastinate runs a higher number first: a user's pulse, then a schedule, then an autonomous turn."""
@@ -60,21 +62,18 @@ def persona_lock(persona_id: str) -> str:
     return f"saiverse.persona:{persona_id}"
 
 
-def remote_enabled(database_url: str) -> bool:
-    """Whether this process hands its pulses to workers ($SAIVERSE_PULSE_WORKERS_REMOTE=1, PostgreSQL only)."""
-    raw = os.environ.get(REMOTE_ENV, "").strip().lower()
-    if raw in ("", "0", "false", "no", "off"):
+def remote_enabled(settings: Settings) -> bool:
+    """Whether this process hands its pulses to workers (`Settings.pulse_workers_remote`, PostgreSQL only)."""
+    if not settings.pulse_workers_remote:
         return False
-    if raw not in ("1", "true", "yes", "on"):
-        raise UsageError(f"{REMOTE_ENV}={raw!r} is not 0 or 1")
-    if not is_postgres(database_url):
+    if not is_postgres(settings.database_url):
         raise UsageError(f"{REMOTE_ENV}=1 needs a city in PostgreSQL (SAIVERSE_DATABASE_URL=postgresql+psycopg://…)")
     return True
 
 
-def remote_pulses(settings: Any, local: Any) -> Any:
+def remote_pulses(settings: Settings, local: Any) -> Any:
     """The manager's pulses: `local` (the in-process controller), or a queue to the workers."""
-    if not remote_enabled(settings.database_url):
+    if not remote_enabled(settings):
         return local
     return QueuedPulses(settings.database_url, local)
 

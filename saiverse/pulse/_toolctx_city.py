@@ -13,7 +13,7 @@ from saiverse.pulse._intent import changes
 from saiverse.pulse._journal import persona_context, system_prompt_for
 from saiverse.pulse._toolcall import ToolCall
 from saiverse.world import BuildingInfo, PersonaInfo, UnknownIdError
-from tools.registry import ToolError
+from tools import ToolError
 
 WORKING_MEMORY = "working_memory"
 """EXTRA_JSON key of a persona's working memory (`update_working_memory`, situation snapshots)."""

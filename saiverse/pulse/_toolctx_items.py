@@ -25,7 +25,7 @@ from saiverse.world import (
     rename_item,
 )
 from sea.events import event
-from tools.registry import ToolError
+from tools import ToolError
 
 
 class ItemTools:

@@ -14,7 +14,7 @@ from typing import Any
 from saiverse.memory import LongTermMemoryError, parse_day
 from saiverse.pulse._intent import changes
 from saiverse.pulse._toolcall import ToolCall
-from tools.registry import ToolError
+from tools import ToolError
 
 
 class MemoryTools:

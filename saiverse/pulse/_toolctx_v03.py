@@ -21,7 +21,7 @@ from saiverse.pulse._toolctx_city import CityTools
 from saiverse.pulse._toolctx_items import ItemTools
 from saiverse.world import is_pdf_path
 from sea.tool_playbook import ToolPlaybookError, run_named
-from tools.registry import ToolError
+from tools import ToolError
 
 RECALLED = "recalled"
 """Working-memory key holding what `memory_recall_unified` brought back (upstream's recalled ids)."""

@@ -21,7 +21,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 
 CHUNK = 500
 """Personas claimed per statement (well under SQLite's limit on bound parameters)."""

@@ -7,7 +7,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from database.engine import Database
+from database import Database
 from database.models import Persona
 from saiverse.world._media import CheckedImage, atomic_write, resolve_in_home
 from saiverse.world._world import UnknownIdError

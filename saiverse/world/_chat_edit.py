@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 from saiverse.world._world import HistoryEntry, UnknownIdError
 
 _SLACK = timedelta(seconds=5)

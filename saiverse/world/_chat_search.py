@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from database.engine import Database
+from database import Database
 from database.models import BuildingHistory
 from saiverse.world._world import HistoryEntry, _entry
 

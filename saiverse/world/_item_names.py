@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from database.engine import Database
+from database import Database
 from database.models import Item, ItemLocation
 from saiverse.world._items import ItemInfo, ItemNotFoundError, _info, check_item_name
 from words import say

@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from database.engine import Database
+from database import Database
 from database.models import Item, ItemLocation
 from saiverse.errors import UserError
 from saiverse.inputs import InputError

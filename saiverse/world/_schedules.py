@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from database.engine import Database
+from database import Database
 from database.models import Schedule
 from saiverse.errors import UserError
 

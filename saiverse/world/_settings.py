@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from importlib import import_module
 
-from database.engine import Database
+from database import Database
 from database.models import WorldSetting
 
 AUTONOMOUS = "autonomous"

@@ -13,8 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chat import ChatRequest, LLMError, Message
-from saiverse.llm.offline import describe_image, summarize_text
-from saiverse.llm.registry import resolve_model
+from saiverse.llm import describe_image, resolve_model, summarize_text
 from saiverse.settings import Settings
 from saiverse.world._items import clip_summary
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from database.engine import Database
+from database import Database
 from saiverse.errors import UserError
 from saiverse.world._world import UnknownIdError
 

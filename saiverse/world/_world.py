@@ -9,8 +9,8 @@ from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, text
 
+from database import Database
 from database.direct import fetch_one, read_row, sqlite_sql
-from database.engine import Database
 from database.models import Building, BuildingHistory, City, Persona, User
 from saiverse.errors import UserError
 from words import say

@@ -1,4 +1,4 @@
-"""The two stores the reliability campaigns run against: SQLite in the home, and PostgreSQL (tests/pg.py).
+"""The two stores the reliability campaigns run against: SQLite in the home, and PostgreSQL (tests/support/pg.py).
 
 `backend` (a fixture, parametrized `sqlite` / `postgres`) points the test's home at its store — for
 PostgreSQL an empty database of the test's own on the session's throwaway cluster, through

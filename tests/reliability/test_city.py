@@ -7,7 +7,7 @@ pulses run on the bounded pulse pool, the user sends messages to ミナ in the l
 every autonomous pulse ended `ok` (no pool timeout, no failed pulse), every one's events reached the
 ticker's listener (drained, no thread per pulse), the user's pulses were served and ended `ok`, and
 no more threads run than the pool's workers (+ the app's few). How fast is for benchmarks/city.py.
-The same city runs on both stores: SQLite in the home and PostgreSQL (tests/pg.py).
+The same city runs on both stores: SQLite in the home and PostgreSQL (tests/support/pg.py).
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ import httpx
 import pytest
 
 from saiverse.errors import USER_ERROR_EXIT
-from tests.browser import free_port
+from saiverse.manager import SAIVerseManager
+from tests.support.browser import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery"
@@ -52,7 +53,7 @@ def _served(home: Path, *, allowed_hosts: tuple[str, ...] = (), login_required: 
         manager.close()
 
 
-def _picture(manager: Any) -> Path:
+def _picture(manager: SAIVerseManager) -> Path:
     item = next(i for i in manager.items.list_owned("building", "museum") if i.type == "picture")
     return Path(manager.item_view(item.item_id)["image_path"])
 

@@ -1,7 +1,7 @@
 """Everything the app makes inside the home is private (issue 34): `checkpoints.db`, `.locks/`, `models/`,
 a pull's `.part`, `settings.json` were 0644/0755, and a brand-new home was reported "readable by others
 (0755)" because its `.locks/` made it first. Real processes: the app served, CLI commands, a pull from
-a loopback hub (tests/fakes_hub.py)."""
+a loopback hub (tests/support/fakes_hub.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.fakes_hub import FakeHub
+from tests.support.fakes_hub import FakeHub
 from tests.test_model_pull import FILE, REPO, gguf  # noqa: F401 - the fixture
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,8 +38,8 @@ def _main(home: Path, *argv: str, env: dict[str, str] | None = None) -> subproce
 
 
 def test_a_new_home_served_is_private_and_says_nothing_about_it(tmp_path: Path) -> None:
-    from tests.browser import free_port
-    from tests.processes import stop_all, wait_serving
+    from tests.support.browser import free_port
+    from tests.support.processes import stop_all, wait_serving
 
     home = tmp_path / "fresh" / "home"  # neither exists yet
     port = free_port()

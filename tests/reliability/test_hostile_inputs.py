@@ -21,7 +21,7 @@ import pytest
 
 from saiverse.errors import USER_ERROR_EXIT
 from tests.reliability.test_bad_inputs import _snapshot as _full_snapshot
-from tests.upstream_small import small_home
+from tests.support.upstream_small import small_home
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_HANG = 120
@@ -228,7 +228,7 @@ JUNK = {
 
 @pytest.mark.parametrize("junk", list(JUNK), ids=list(JUNK))
 def test_a_found_ollama_answering_decisions_with_junk_still_replies(junk: str, world: dict[str, Any]) -> None:
-    from tests.fakes_hub import FakeModelServer
+    from tests.support.fakes_hub import FakeModelServer
     from tests.test_model_servers import closed_port
 
     with FakeModelServer("ollama", ["qwen2.5:3b"], say="はい、ミナです。", decide=lambda body: JUNK[junk]) as ollama:

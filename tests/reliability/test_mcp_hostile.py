@@ -1,4 +1,4 @@
-"""Hostile and broken MCP servers (issue 34), real servers over stdio (tests/mcp_server.py, the SDK's FastMCP):
+"""Hostile and broken MCP servers (issue 34), real servers over stdio (tests/support/mcp_server.py, the SDK's FastMCP):
 
 - a server that hangs is stopped with the CLI command that started it (it was adopted by init);
 - a tool result larger than a prompt should take is cut to MAX_RESULT_BYTES / MAX_RESULT_TOKENS and

@@ -1,5 +1,5 @@
 """`model pull` against a hostile or broken hub and a home that changed under it (issue 34), through the
-real huggingface_hub and a loopback fake hub (tests/fakes_hub.py, HF_ENDPOINT):
+real huggingface_hub and a loopback fake hub (tests/support/fakes_hub.py, HF_ENDPOINT):
 
 - a body without a Content-Length that never ends stops at the size the hub announced, is refused and
   its part file deleted (it grew to 10.6 GB in 90 s before);
@@ -19,7 +19,7 @@ import pytest
 import saiverse.llm.local._pull as pull_module
 from saiverse.care._home_safety import HomeRefused
 from saiverse.llm.local._pull import SPARE_BYTES, PullRefused, pull
-from tests.fakes_hub import FakeHub, file_sha256
+from tests.support.fakes_hub import FakeHub, file_sha256
 from tests.test_model_pull import FILE, REPO, cli, gguf, hub, settings_for, transfers  # noqa: F401 - fixtures
 
 

@@ -1,6 +1,6 @@
 """kill -9 at chosen points of a PostgreSQL city's backup, restore and move back (tests/reliability/killat.py).
 
-On a real throwaway cluster (tests/pg.py). A restore into PostgreSQL killed after its files became the
+On a real throwaway cluster (tests/support/pg.py). A restore into PostgreSQL killed after its files became the
 home but before its rows committed leaves an empty database and a marked home: the app refuses to
 open it and the next restore clears it and succeeds. Killed just after the commit, the app finds the
 world and removes the mark. A move back killed after its copy leaves no world file, and the next
@@ -26,7 +26,7 @@ import main as cli_main
 from saiverse.care import UnfinishedRestore
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.pg import Cluster
+from tests.support.pg import Cluster
 
 KILLAT = Path(__file__).with_name("killat.py")
 

@@ -1,4 +1,4 @@
-"""Pulse workers across processes, on a real throwaway PostgreSQL cluster (tests/pg.py) with real worker
+"""Pulse workers across processes, on a real throwaway PostgreSQL cluster (tests/support/pg.py) with real worker
 subprocesses (`python main.py worker`, saiverse/pulse/_queue.py):
 
 - a user's reply streams from a worker to the process that enqueued it, event by event;
@@ -34,7 +34,7 @@ from database.models import Schedule
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._remote import REMOTE_ENV, QueuedPulses, libpq_url
 from saiverse.settings import load_settings
-from tests.processes import stop_all
+from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLAT = Path(__file__).with_name("killat.py")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser import RunningApp, sent, served, settle, wait_toast
+from tests.support.browser import RunningApp, sent, served, settle, wait_toast
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

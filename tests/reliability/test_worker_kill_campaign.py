@@ -1,6 +1,6 @@
 """kill -9 campaign against pulse workers (`python main.py worker`, saiverse/pulse/_queue.py) on PostgreSQL.
 
-A city in a database of its own on the throwaway cluster (tests/pg.py), two worker processes with
+A city in a database of its own on the throwaway cluster (tests/support/pg.py), two worker processes with
 `--autonomous` always running, while this process (an app with SAIVERSE_PULSE_WORKERS_REMOTE=1) sends
 user messages to two personas one after another, two other personas take autonomous turns every two
 seconds and one-shot schedules fall due every few seconds. Every 1–3 s a random worker is killed with
@@ -41,8 +41,8 @@ from database.models import Schedule
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._remote import REMOTE_ENV
 from saiverse.settings import load_settings
-from tests.processes import stop_all
 from tests.reliability.backends import Store
+from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[2]
 KILLS = int(os.environ.get("SAIVERSE_WORKER_KILLS", "") or 5)

@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from saiverse.manager import SAIVerseManager
 from saiverse.memory import ChronicleWorker
 from saiverse.pulse._pool import PulsePool
 from saiverse.ticker import Ticker
+from tests.support.models import MakeManager
 
 WAIT = 30.0
 """How long a test waits for something that should happen at once (a liveness bound, not a timing)."""
@@ -269,7 +271,7 @@ def test_chronicle_worker_survives_a_failing_round() -> None:
         worker.stop()
 
 
-def test_user_input_never_raises_on_a_busy_database(manager: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_user_input_never_raises_on_a_busy_database(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:
     def busy(*_a: Any, **_k: Any) -> Any:
         raise PoolTimeout("QueuePool limit of size 5 overflow 10 reached, connection timed out, timeout 30.00")
 
@@ -282,10 +284,10 @@ def test_user_input_never_raises_on_a_busy_database(manager: Any, monkeypatch: p
     assert ends and all(e["status"] == "ok" for e in ends)
 
 
-def test_a_users_message_holds_autonomous_pulses_until_its_pulse_starts(make_manager: Any) -> None:
+def test_a_users_message_holds_autonomous_pulses_until_its_pulse_starts(make_manager: MakeManager) -> None:
     """From the message's first step, before it is stored and its pulse queued (saiverse/manager.py);
     at the pulse's start the pool holds them itself; a send with no pulse lets go too."""
-    from tests.conftest import ScriptedModel
+    from tests.support.models import ScriptedModel
 
     held_while_answering: list[bool] = []
 
@@ -311,7 +313,7 @@ def test_a_users_message_holds_autonomous_pulses_until_its_pulse_starts(make_man
     assert refused[-1]["type"] == "error" and not manager.pulses.users_first()
 
 
-def test_a_users_whole_send_runs_with_the_short_switch_interval(manager: Any) -> None:
+def test_a_users_whole_send_runs_with_the_short_switch_interval(manager: SAIVerseManager) -> None:
     """From before the pulse is queued (the message stored) to its last event (saiverse/manager.py)."""
     import sys
 

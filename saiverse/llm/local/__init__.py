@@ -19,67 +19,42 @@ Parts (private modules; import from here):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from saiverse.llm.local._catalog import CATALOG, entry, local_name, resolve
+from saiverse.llm.local._embedder import LocalEmbedder
+from saiverse.llm.local._files import LocalModelMissing, ensure_file, model_path, packaged_available, runtime_available
+from saiverse.llm.local._gguf_meta import model_kind
+from saiverse.llm.local._health import Health, HealthBook, broken_words
+from saiverse.llm.local._installed import InstalledModel, models_on_disk
+from saiverse.llm.local._model import LocalModel
+from saiverse.llm.local._prompt import chat_messages, stops, transcript
+from saiverse.llm.local._pull import PullInterrupted, PullProgress, make_default, pull
+from saiverse.llm.local._pull_jobs import PullJobs, describe
 
-from saiverse._lazy import lazy_getattr
-
-if TYPE_CHECKING:
-    from saiverse.llm.local._catalog import CATALOG as CATALOG
-    from saiverse.llm.local._catalog import entry as entry
-    from saiverse.llm.local._catalog import local_name as local_name
-    from saiverse.llm.local._catalog import resolve as resolve
-    from saiverse.llm.local._embedder import LocalEmbedder as LocalEmbedder
-    from saiverse.llm.local._files import LocalModelMissing as LocalModelMissing
-    from saiverse.llm.local._files import ensure_file as ensure_file
-    from saiverse.llm.local._files import model_path as model_path
-    from saiverse.llm.local._files import packaged_available as packaged_available
-    from saiverse.llm.local._files import runtime_available as runtime_available
-    from saiverse.llm.local._gguf_meta import model_kind as model_kind
-    from saiverse.llm.local._health import Health as Health
-    from saiverse.llm.local._health import HealthBook as HealthBook
-    from saiverse.llm.local._health import broken_words as broken_words
-    from saiverse.llm.local._installed import installed_models as installed_models
-    from saiverse.llm.local._model import LocalModel as LocalModel
-    from saiverse.llm.local._prompt import chat_messages as chat_messages
-    from saiverse.llm.local._prompt import stops as stops
-    from saiverse.llm.local._prompt import transcript as transcript
-    from saiverse.llm.local._pull import PullInterrupted as PullInterrupted
-    from saiverse.llm.local._pull import PullProgress as PullProgress
-    from saiverse.llm.local._pull import make_default as make_default
-    from saiverse.llm.local._pull import pull as pull
-    from saiverse.llm.local._pull_jobs import PullJobs as PullJobs
-    from saiverse.llm.local._pull_jobs import describe as describe
-
-_EXPORTS: dict[str, str] = {
-    "CATALOG": "_catalog",
-    "broken_words": "_health",
-    "Health": "_health",
-    "HealthBook": "_health",
-    "LocalEmbedder": "_embedder",
-    "LocalModel": "_model",
-    "LocalModelMissing": "_files",
-    "PullInterrupted": "_pull",
-    "PullJobs": "_pull_jobs",
-    "PullProgress": "_pull",
-    "chat_messages": "_prompt",
-    "describe": "_pull_jobs",
-    "ensure_file": "_files",
-    "entry": "_catalog",
-    "installed_models": "_installed",
-    "local_name": "_catalog",
-    "make_default": "_pull",
-    "model_kind": "_gguf_meta",
-    "model_path": "_files",
-    "packaged_available": "_files",
-    "pull": "_pull",
-    "resolve": "_catalog",
-    "runtime_available": "_files",
-    "stops": "_prompt",
-    "transcript": "_prompt",
-}
-"""Public name → the private module that defines it (imported on first use)."""
-
-__all__ = sorted(_EXPORTS)
-
-
-__getattr__ = lazy_getattr(__name__, _EXPORTS, globals())
+__all__ = [
+    "CATALOG",
+    "Health",
+    "HealthBook",
+    "InstalledModel",
+    "LocalEmbedder",
+    "LocalModel",
+    "LocalModelMissing",
+    "PullInterrupted",
+    "PullJobs",
+    "PullProgress",
+    "broken_words",
+    "chat_messages",
+    "describe",
+    "ensure_file",
+    "entry",
+    "local_name",
+    "make_default",
+    "model_kind",
+    "model_path",
+    "models_on_disk",
+    "packaged_available",
+    "pull",
+    "resolve",
+    "runtime_available",
+    "stops",
+    "transcript",
+]

@@ -8,7 +8,7 @@ it falls back to, names it (`local`, `local:NAME`, or `auto` while `auto` answer
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,13 +74,12 @@ def _profile(path: Path, settings: Settings) -> tuple[str, str, int | None, str]
     return kind, prof.reason, context_length(meta), meta.get("general.size_label", "")
 
 
-def _file_of(settings: Settings, name: str) -> Path | None:
-    """The GGUF a model name answers with (None when it is not a local model)."""
-    from saiverse.llm.registry import auto_choice  # registry imports this package's siblings
-
+def _file_of(settings: Settings, name: str, auto: Callable[[], str]) -> Path | None:
+    """The GGUF a model name answers with (None when it is not a local model); `auto()` names what `auto`
+    answers with now (saiverse/llm/registry.py decides it, above this package)."""
     parsed = parse_name(name)
     if parsed.kind == "auto":
-        parsed = parse_name(auto_choice(settings)[0])
+        parsed = parse_name(auto())
     if parsed.kind != "local":
         return None
     try:
@@ -89,17 +88,19 @@ def _file_of(settings: Settings, name: str) -> Path | None:
         return None
 
 
-def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[InstalledModel]:
-    """Every GGUF under `<home>/models/` (and the packaged model, assembled or not), newest pull last."""
+def models_on_disk(settings: Settings, personas: Iterable[Any] = (), *,
+                   auto: Callable[[], str]) -> list[InstalledModel]:
+    """Every GGUF under `<home>/models/` (and the packaged model, assembled or not), newest pull last.
+    `auto()` names the model `auto` answers with (`saiverse.llm.installed_models` passes the registry's)."""
     folder = settings.home / MODELS_DIR
     files = sorted(folder.glob("*.gguf")) if folder.is_dir() else []
     packaged = folder / PACKAGED_NAME
-    default_file = _file_of(settings, settings.default_model)
-    embedding_file = _file_of(settings, settings.embedding_model) if settings.embedding_model else None
+    default_file = _file_of(settings, settings.default_model, auto)
+    embedding_file = _file_of(settings, settings.embedding_model, auto) if settings.embedding_model else None
     users: dict[Path, list[str]] = {}
     for persona in personas:
         own = getattr(persona, "default_model", None) or settings.default_model
-        path = _file_of(settings, str(own))
+        path = _file_of(settings, str(own), auto)
         if path is not None:
             users.setdefault(path, []).append(str(getattr(persona, "name", "")))
     rows: list[InstalledModel] = []

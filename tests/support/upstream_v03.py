@@ -1,4 +1,4 @@
-"""A small upstream v0.3 home of our own: tests/upstream_small.py's home brought to the v0.3 layout as
+"""A small upstream v0.3 home of our own: tests/support/upstream_small.py's home brought to the v0.3 layout as
 upstream's migration does (INTERACTION_MODE → ACTIVITY_STATE, map positions, item slots, message line
 columns, memory_notes, tracks, notes, judgments), with a few rough edges an importer must report: a
 track of a persona that is not in the home, a map position that is not a number, a column newer than
@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tests.upstream_small import small_home
+from tests.support.upstream_small import small_home
 
 V03_SQL = """
 CREATE TABLE action_track (track_id VARCHAR(36) PRIMARY KEY, persona_id VARCHAR(255) NOT NULL, title VARCHAR(255),

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.compat import compat_path, compat_v03_path
-from tests.upstream_small import small_home
-from tests.upstream_v03 import small_v03_home
+from tests.support.compat import compat_path, compat_v03_path
+from tests.support.upstream_small import small_home
+from tests.support.upstream_v03 import small_v03_home
 
 DECOY = b"DECOY-OUTSIDE-THE-HOME-7f3a"
 """The bytes of a file outside the upstream home: they must never reach the imported home."""

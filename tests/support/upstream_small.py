@@ -1,4 +1,4 @@
-"""The standard small upstream home of the import tests (written with tests/upstream_home.py) and the facts
+"""The standard small upstream home of the import tests (written with tests/support/upstream_home.py) and the facts
 an import of it must reproduce."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.upstream_home import T0, UpstreamHome, host_notice, persona_line, png_bytes, user_line, webp_bytes
+from tests.support.upstream_home import T0, UpstreamHome, host_notice, persona_line, png_bytes, user_line, webp_bytes
 
 GREET = {
     "name": "greet_twice", "display_name": "二度あいさつ", "description": "挨拶を二回する",

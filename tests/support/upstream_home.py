@@ -6,7 +6,7 @@ saiverse.db` with upstream's table and column names (CAPS, `playbooks` with sche
 Memopedia, arasuji), building logs `cities/<city>/buildings/<id>/log.json` (one JSON array without
 indentation, `old_log/<ts>.json` for archived parts), media under `image/` and `documents/` with
 `.summary.txt` sidecars, and avatars under `user_data/icons/` referenced by a stale absolute path.
-tests/upstream_small.py builds the standard small test home with it.
+tests/support/upstream_small.py builds the standard small test home with it.
 """
 
 from __future__ import annotations

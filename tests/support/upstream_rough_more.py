@@ -1,5 +1,5 @@
 """More rough upstream homes for tests/test_import_variants.py: times, logs, schedules, damaged databases,
-and links leading out of the home (see tests/upstream_rough.py)."""
+and links leading out of the home (see tests/support/upstream_rough.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tests.upstream_rough import (
+from tests.support.upstream_rough import (
     DECOY,
     Change,
     Check,
@@ -24,7 +24,7 @@ from tests.upstream_rough import (
     persona,
     target,
 )
-from tests.upstream_v03 import MEMORY_SQL
+from tests.support.upstream_v03 import MEMORY_SQL
 
 BIG = "長" * 100_000
 

@@ -1,6 +1,6 @@
 """A real MCP server for the tests, written with the SDK's own server API (FastMCP).
 
-`python tests/mcp_server.py stdio` serves over stdio; `python tests/mcp_server.py http PORT` serves
+`python tests/support/mcp_server.py stdio` serves over stdio; `python tests/support/mcp_server.py http PORT` serves
 streamable HTTP on 127.0.0.1:PORT at /mcp; `hang` starts and never answers; `crash` exits at once;
 `odd` serves over stdio with hostile tool names (`a/../b`, `*`, 300 characters) and a tool whose
 argument schema refers to a remote `$ref`. Arguments after the mode are ignored (a test's marker).

@@ -7,7 +7,7 @@ HEAD answers 302 to a CDN address (here its own `/cdn/<sha256>`) with `X-Repo-Co
 `X-Error-Code`. It can cut the connection after some bytes (once), go slowly, or lie about the sha256.
 
 `FakeModelServer` is Ollama (`GET /api/tags`) or LM Studio / llama-server (`GET /v1/models`) with the
-OpenAI-compatible `POST /v1/chat/completions` of tests/fakes_llm.py.
+OpenAI-compatible `POST /v1/chat/completions` of tests/support/fakes_llm.py.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 
 import httpx
 
-from tests.fakes_llm import FakeServer, Recorded, openai_stream, openai_text
+from tests.support.fakes_llm import FakeServer, Recorded, openai_stream, openai_text
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -1,11 +1,10 @@
-"""Helpers shared by the long-term memory tests: a world on a temp home, conversations, imported rows."""
+"""Helpers shared by the long-term memory tests: conversations, imported rows (the world is conftest's
+`manager`, under `@pytest.mark.chronicle_by_hand`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import text
@@ -13,17 +12,8 @@ from sqlalchemy import text
 from chat import ChatRequest, ChatResult
 from saiverse.llm.offline import OfflineModel
 from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
 
 TOPICS = ("星座", "図書館", "紅茶", "流星群", "絵本", "散歩")
-
-
-def open_manager(saiverse_home: Path) -> Iterator[SAIVerseManager]:
-    """A world on the test's home, for a `manager` fixture to `yield from`."""
-    m = SAIVerseManager(load_settings(saiverse_home))
-    m.chronicle_worker.stop()  # tests build when they say so; a worker test starts it again
-    yield m
-    m.close()
 
 
 def converse(m: SAIVerseManager, n: int, *, persona: str = "mina", start: datetime | None = None,

@@ -1,0 +1,9 @@
+"""What tests and benchmarks share (benchmarks import these, never a `tests/test_*.py` module).
+
+Parts: `models` (ScriptedModel, the `make_manager` type), `browser` (Chromium driving the real app), `pg`
+(a throwaway PostgreSQL cluster), `processes` (starting and stopping the app's processes), `threads`,
+`compat` (upstream homes for the import tests), `upstream_home` and `upstream_small` / `upstream_rough*` /
+`upstream_v03` (writing an upstream SAIVerse home), `fakes_llm` / `fakes_hub` / `fakes_ports` (loopback
+fakes speaking the real wire formats), `ltm_helpers` (long-term memory rows), `mcp_server` (a FastMCP server).
+Import the part: `from tests.support.browser import chromium`.
+"""
