@@ -75,6 +75,7 @@ def test_refusals_are_in_one_language(lang: str, tmp_path: Path, capsys: pytest.
         "bad --args": _refusal(capsys, "tool", "item_list", "--persona", "mina", "--args", "[1"),
         "--args not an object": _refusal(capsys, "tool", "item_list", "--persona", "mina", "--args", "[1]"),
         "empty message": _refusal(capsys, "chat", "   "),
+        "unknown run": _refusal(capsys, "production", "resume", "nope"),
         "missing argument": _parse_refusal(capsys, "chat"),
         "unknown flag": _parse_refusal(capsys, "world", "--bogus"),
         "bad choice": _parse_refusal(capsys, "building", "frob"),

@@ -205,7 +205,7 @@ class World:
             occupants = s.scalar(select(func.count()).select_from(Persona).where(
                 Persona.building_id == building_id, Persona.persona_id != persona_id))
             if (occupants or 0) >= info.capacity:
-                raise ValueError(f"{info.name} は満員です (定員 {info.capacity})。")
+                raise ValueError(say("building_full", name=info.name, capacity=info.capacity))
             p.building_id = building_id
             s.flush()
             return _persona(p)
