@@ -5,6 +5,8 @@ providers in `saiverse/llm/` implement it.
 """
 
 from chat.base import (
+    CUT_LENGTH,
+    CUT_STOPPED,
     ChatModel,
     ChatRequest,
     ChatResult,
@@ -12,15 +14,19 @@ from chat.base import (
     InvalidAnswer,
     LLMError,
     Message,
+    ModelNotice,
     Role,
     TokenCounter,
     ToolCall,
     ToolSpec,
     Usage,
     default_max_tokens,
+    estimate_tokens,
 )
 
 __all__ = [
-    "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "InvalidAnswer", "LLMError", "Message", "Role",
+    "CUT_LENGTH", "CUT_STOPPED", "ChatModel", "ChatRequest", "ChatResult", "ContextWindow", "InvalidAnswer",
+    "LLMError", "Message", "ModelNotice", "Role",
     "TokenCounter", "ToolCall", "ToolSpec", "Usage", "default_max_tokens",
+    "estimate_tokens",
 ]

@@ -90,6 +90,25 @@ class ChatResult:
     """The model that actually answered (after any fallback)."""
 
 
+class ModelNotice(str):
+    """A notice a model resolver returns beside the model, with its own event kind: `model_fallback` (a
+    configured model is unavailable) or `budget` (a persona's daily budget is used up)."""
+
+    kind: str
+
+    def __new__(cls, text: str, kind: str = "model_fallback") -> ModelNotice:
+        made = super().__new__(cls, text)
+        made.kind = kind
+        return made
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokens of `text` when the model cannot count them (a stream reports none): a non-ASCII character
+    (Japanese) is about one token, four ASCII characters about one."""
+    wide = sum(1 for ch in text if ord(ch) > 127)
+    return wide + (len(text) - wide + 3) // 4
+
+
 class LLMError(Exception):
     """A model call that failed after retries; `kind` says how, for the error event."""
 
@@ -135,7 +154,9 @@ class ChatModel(Protocol):
         ...
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
-        """Answer as text chunks, in order; their concatenation is the full reply."""
+        """Answer as text chunks, in order; their concatenation is the full reply. A stream the answer
+        length cut short (the provider's `length` / `max_tokens` / `MAX_TOKENS`) returns `CUT_LENGTH` as
+        its generator's return value (`StopIteration.value`); a finished one returns None."""
         ...
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
@@ -146,6 +167,11 @@ class ChatModel(Protocol):
     # callers check with `isinstance(model, TokenCounter)` and estimate otherwise. A model with a
     # fixed context window implements `ContextWindow.prompt_budget`.
 
+
+CUT_LENGTH = "length"
+"""What a stream returns when the answer length cut the reply short (it can be continued)."""
+CUT_STOPPED = "stopped"
+"""A reply the user stopped half-way (the pulse was cancelled while it streamed)."""
 
 STRUCTURED_TOKENS = 768
 """Default answer length of a structured answer or a tool choice (routing, fields, plans)."""

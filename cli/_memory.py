@@ -129,17 +129,18 @@ def memory_index(args: argparse.Namespace) -> int:
 
 def _no_index(settings: Any) -> str:
     """Why there is no index: no embedding model set, or the one set cannot be used (a key or URL missing)."""
+    from saiverse.llm.words import say
+
     name = settings.embedding_model
     if not name:
-        return ("no embedding model is set: set SAIVERSE_EMBEDDING_MODEL=local:NAME (e.g. a model pulled with "
-                "`python main.py model pull multilingual-e5-small`), gemini-embedding-001 or text-embedding-3-small")
+        return say(settings, "embed_not_set")
     from saiverse.llm.embeddings import cloud_embedder
 
     try:
         cloud_embedder(settings, name).close()
     except ValueError as exc:
-        return f"SAIVERSE_EMBEDDING_MODEL={name} cannot be used: {exc}"
-    return f"SAIVERSE_EMBEDDING_MODEL={name} cannot be used (the log says why)"
+        return say(settings, "embed_cannot_use", name=name, why=exc)
+    return say(settings, "embed_cannot_use_log", name=name)
 
 
 def chronicle(args: argparse.Namespace) -> int:

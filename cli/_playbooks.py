@@ -26,14 +26,33 @@ def _check_or_store(args: argparse.Namespace, *, store: bool) -> int:
     if not args.file:
         raise UsageError(f"{args.command} needs a playbook JSON file")
     with world(args) as manager:
-        pb = manager.playbooks.check_file(args.file)
-        report = manager.playbooks.validate(pb)
+        owners, extra = _mcp_tools(manager, getattr(args, "persona", None))
+        pb = manager.playbooks.check_file(args.file, extra_tools=extra)
+        report = manager.playbooks.validate(pb, extra_tools=extra)
         if store:
             manager.playbooks.store(pb, replace=args.replace)
+    named = {n.action for n in pb.nodes if n.type == "tool" and n.action} | {
+        t for n in pb.nodes for t in (n.available_tools or [])}
     print_json({"ok": True, "name": pb.name, "display_name": pb.display_name, "stored": store,
                 "nodes": len(pb.nodes), "router_callable": pb.router_callable,
-                "user_selectable": pb.user_selectable, **report.to_dict()})
+                "user_selectable": pb.user_selectable, **report.to_dict(),
+                "mcp_tools": {t: owners[t] for t in sorted(named) if t in owners}})
     return 0
+
+
+def _mcp_tools(manager: Any, persona_id: str | None) -> tuple[dict[str, list[str]], dict[str, set[str]]]:
+    """The MCP tools of every persona (or of `persona_id`): (tool → the personas that have it, tool → its
+    arguments), so a playbook naming them validates for the personas that have them."""
+    from saiverse.mcp_tools import ALL
+
+    who = [manager.world.persona(persona_id).persona_id] if persona_id else [p.persona_id for p in manager.personas()]
+    owners: dict[str, list[str]] = {}
+    extra: dict[str, set[str]] = {}
+    for pid in who:
+        for spec in manager.mcp.specs(pid, [ALL]) if manager.mcp.servers(pid) else []:
+            owners.setdefault(spec["name"], []).append(pid)
+            extra[spec["name"]] = set((spec.get("parameters") or {}).get("properties") or {})
+    return owners, extra
 
 
 def validate_playbook(args: argparse.Namespace) -> int:
@@ -141,6 +160,7 @@ def register(sub: Any) -> None:
 
     p = command(sub, validate_playbook)
     p.add_argument("file")
+    p.add_argument("--persona", help="check the MCP tools of this persona only (default: of every persona)")
 
     add_json(command(sub, playbooks))
 

@@ -103,7 +103,7 @@ def worker(args: argparse.Namespace) -> int:
     from saiverse.manager import SAIVerseManager
     from saiverse.pulse import worker_command
 
-    return worker_command(settings(args), args, print_json, lambda st: SAIVerseManager(st, seed=False))
+    return worker_command(settings(args), args, print_json, lambda st: SAIVerseManager(st, seed=False, index=False))
 
 
 def _concurrency(raw: str) -> int:

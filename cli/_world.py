@@ -71,11 +71,29 @@ def items(args: argparse.Namespace) -> int:
     with world(args) as manager:
         building = manager.world.building(args.building)
         rows: list[dict[str, Any]] = [i.to_dict() for i in manager.items.list_owned("building", building.building_id)]
+        for r in rows:  # a bag's contents follow it, marked with the bag's id
+            if r["type"] == "bag":
+                r["holds"] = [i.to_dict() for i in manager.items.list_owned("bag", r["item_id"])]
     for r in rows:
         if args.json:
             print_json(r)
-        else:
-            print(f"{r['item_id']}  [{r['type']}] {r['name']}: {r['description'][:60]}")
+            continue
+        print(f"item:{r['slot_number']}  {r['item_id']}  [{r['type']}] {r['name']}: {r['description'][:60]}")
+        for inner in r.get("holds", []):
+            print(f"    in the bag: item:{inner['slot_number']}  {inner['item_id']}  [{inner['type']}] {inner['name']}")
+    return 0
+
+
+def bag(args: argparse.Namespace) -> int:
+    """put a new bag (an item that holds items) in a building"""
+    with world(args) as manager:
+        building = manager.world.building(args.building)
+        info = manager.items.create_object(args.name, args.description or "", owner_kind="building",
+                                           owner_id=building.building_id, kind="bag")
+    if args.json:
+        print_json(info.to_dict())
+    else:
+        print(f"created bag {info.name} (item:{info.slot_number}, {info.item_id}) in {building.name}")
     return 0
 
 
@@ -100,6 +118,12 @@ def register(sub: Any) -> None:
 
     p = command(sub, items)
     p.add_argument("--building", required=True)
+    add_json(p)
+
+    p = command(sub, bag)
+    p.add_argument("--building", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--description", default="")
     add_json(p)
 
     p = command(sub, upload)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from database.steps_city import AUTONOMOUS_TURN_SQL, PULSE_OPEN_SQL, SAIMEMORY_SHORT_TERMS_SQL
 from database.steps_pins import MEMORY_PIN_SQL
+from database.steps_usage import USAGE_SQL
 from database.steps_v03 import UPSTREAM_V03_SQL
 from database.steps_vec import SAIMEMORY_VEC_SQL
 
@@ -419,5 +420,6 @@ STEPS: list[Step] = [
     Step(12, "pulse_open", PULSE_OPEN_SQL),
     Step(13, "memory_pin", MEMORY_PIN_SQL),
     Step(14, "saimemory_vec", SAIMEMORY_VEC_SQL),
+    Step(15, "usage_day_and_budget", USAGE_SQL),
 ]
 LATEST_VERSION = STEPS[-1].version

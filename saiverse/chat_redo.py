@@ -1,5 +1,5 @@
 """The manager's chat edits: delete a line, regenerate the last reply, choose among its answers,
-edit the last message, search; and persona avatar pictures.
+continue a reply that stopped, edit the last message, search; and persona avatar pictures.
 
 A service the manager builds (saiverse/manager.py) with the parts it uses; the rules live in
 saiverse/world/_chat_edit.py and saiverse/world/_swipes.py, this runs the pulse in between.
@@ -26,7 +26,9 @@ from saiverse.world import (
     avatar_path,
     choose_swipe,
     clear_avatar,
+    cut_reply,
     delete_line,
+    extend_reply,
     fold_reply,
     forget_reply,
     keep_reply,
@@ -38,6 +40,9 @@ from saiverse.world import (
 from sea.events import Event, event
 from sea.playbook import Playbook
 
+CONTINUE_PLAYBOOK = "continue_reply"
+"""The playbook that writes a cut reply's continuation (playbooks/continue_reply.json)."""
+
 
 class ChatRedo:
     """Delete, regenerate and swipe, as the chat's per-line actions call them."""
@@ -45,7 +50,7 @@ class ChatRedo:
     def __init__(self, *, db: Database, world: World, memory: SAIMemory, pulses: PulseKinds,
                  meta_playbook: Callable[[str | None], Playbook], say: Callable[[str, str], Iterator[Event]],
                  check_message: Callable[[str], str], check_image: Callable[[bytes], CheckedImage],
-                 settings: SettingsStore) -> None:
+                 settings: SettingsStore, playbook: Callable[[str], Playbook | None] = lambda _name: None) -> None:
         self.db = db
         self.world = world
         self.memory = memory
@@ -60,6 +65,8 @@ class ChatRedo:
         """An avatar picture is checked like a picture upload (saiverse/uploads.py)."""
         self.settings_store = settings
         """The home, where avatars are kept."""
+        self.playbook = playbook
+        """name → a stored playbook (`continue_reply` writes a continuation)."""
 
     def line_deletion(self, building_id: str, history_id: int) -> LineDeletion:
         """What deleting a chat line would remove: the line and which personas remember it."""
@@ -128,6 +135,30 @@ class ChatRedo:
             yield event("error", kind="regenerate", message=str(exc), building_id=building_id)
             return
         yield event("swipes", building_id=building_id, **swipes.to_dict())
+
+    def continue_reply(self, building_id: str) -> Iterator[Event]:
+        """Have the persona whose cut reply (`HistoryEntry.cut`) is the building's last line write on from
+        where it stopped (playbooks/continue_reply.json): the continuation is added to that same line and
+        to the answer she remembers; the last event, `continued`, carries the whole text."""
+        try:
+            self.world.building(building_id)
+            hid, persona_id, _said = cut_reply(self.db, building_id)
+            persona = self.world.persona(persona_id)
+            playbook = self.playbook(CONTINUE_PLAYBOOK)
+            if playbook is None:
+                raise LookupError(f"プレイブック {CONTINUE_PLAYBOOK} がありません。")
+        except (NoReplyError, LookupError) as exc:
+            yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
+            return
+        handle = self.pulses.submit("user", persona, building_id, playbook)
+        yield from handle.events()
+        try:
+            whole, still = extend_reply(self.db, building_id, hid, handle.pulse_id)
+        except (NoReplyError, LookupError) as exc:
+            yield event("error", kind="continue", message=str(exc), building_id=building_id)
+            return
+        yield event("continued", building_id=building_id, history_id=hid, text=whole, cut=still or None,
+                    persona_id=persona_id)
 
     def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
         """Replace the user's last line of a building with `text` and have it answered again.

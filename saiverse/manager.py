@@ -31,8 +31,9 @@ from saiverse.chat_redo import ChatRedo
 from saiverse.city_view import CityView
 from saiverse.clock import CityClock
 from saiverse.conversation import Conversation
+from saiverse.costs import Costs
 from saiverse.llm.answering import Answering
-from saiverse.llm.registry import model_for
+from saiverse.llm.registry import model_for, resolve_model
 from saiverse.mcp_tools import McpTools
 from saiverse.memory import (
     ChronicleBuilder,
@@ -89,7 +90,8 @@ from sea.ports import PersonaContext
 class SAIVerseManager:
     """One SAIVerse world, opened from a data home: the stores, the services over them, and `CityPort`."""
 
-    def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None) -> None:
+    def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None,
+                 index: bool = True) -> None:
         words.use(settings.lang)  # the backend's messages are worded in the language of these settings
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
@@ -110,17 +112,21 @@ class SAIVerseManager:
         )
         self.playbooks = PlaybookCatalog(self.db)
         self.schedules = ScheduleStore(self.db)
-        self.models: ModelResolver = models or self._configured_model
-        """(persona, kind) → (model, fallback notice): every model call goes through it; tests hand in
-        a scripted model here."""
+        self.costs = Costs(self.db, settings.home, lambda: self.settings.lang)
+        """Tokens per persona and day, the home's price table, daily budgets (saiverse/costs.py)."""
+        self.models: ModelResolver = self.costs.guarded(models or self._configured_model,
+                                                        lambda _p, _kind: resolve_model("local", self.settings))
+        """(persona, kind) → (model, fallback notice): every model call goes through it (a persona over her
+        daily budget gets the local model); tests hand in a scripted model here."""
         self.admin = AdminService(self.db, self.world, self.settings_store, hooks=DeleteHooks(
             backup=backup_hook(settings, lambda label: self.backups.create("delete", label).path),
             stop_persona=self._stop_persona,
-            live_runs=lambda: self.production.live_runs()))
+            live_runs=lambda: self.production.live_runs()), items=self.items)
         # Long-term memory: Memopedia, Chronicle (built in the background) and the prompt's context.
         self.memopedia = MemopediaStore(self.db)
         self.chronicle = ChronicleStore(self.db)
-        self.memory_index = open_memory_index(settings, self.db)  # None unless SAIVERSE_EMBEDDING_MODEL is set
+        # None unless SAIVERSE_EMBEDDING_MODEL is set; `index=False` (a pulse worker) reads vectors, embeds none
+        self.memory_index = open_memory_index(settings, self.db, start=index)
         dense = self.memory_index.dense if self.memory_index else None  # recall's stored vectors, everywhere
         self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens,
                                      dense=dense)
@@ -137,6 +143,7 @@ class SAIVerseManager:
             router_playbooks=self.playbooks.router_callable, context=self.context,
             target_names=lambda kind, b: [i.name for i in self.items.list_owned("building", b)] if kind == "item"
             else [x.name for x in self.world.buildings()],  # what a request acting on an item / building names
+            record_usage=self.costs.record, persona_playbooks=lambda pid: self.mcp.playbooks(pid),
         ), workers=settings.pulse_workers)
         self.sight = Sight(self.pulses.services)
         """What a persona would be given for a message, and chat-line pins (saiverse/pulse/_sight.py)."""
@@ -163,7 +170,7 @@ class SAIVerseManager:
             db=self.db, world=self.world, memory=self.memory, pulses=self.pulses,
             meta_playbook=self.conversation.meta_playbook, say=self.conversation.handle_user_input,
             check_message=self.conversation.check_message, check_image=self.uploads.check_image,
-            settings=self.settings_store)
+            settings=self.settings_store, playbook=self.playbooks.get)
         self.mcp = McpTools(settings.home, lambda: self.settings.mcp_timeout)
         """Each persona's MCP servers and their tools (saiverse/mcp_tools.py)."""
         self.tool_services = ToolServices(
@@ -172,7 +179,7 @@ class SAIVerseManager:
             create_building=lambda spec: self.admin.create_building(spec), summarize=self.summarizer.document,
             router_listing=self.playbooks.router_listing, router_listing_json=self.playbooks.router_listing_json,
             pulse_kind=self._pulse_kind, recall=self.memory_view.recall, memopedia=self.memopedia,
-            chronicle=self.chronicle,
+            chronicle=self.chronicle, persona_playbooks=self.mcp.playbooks,
         )
         """What tool calls reach (saiverse/pulse/_toolctx.py); built once."""
         self.tools = ToolCalls(services=self.tool_services, mcp=self.mcp, world=self.world,
@@ -364,6 +371,9 @@ class SAIVerseManager:
 
     def regenerate(self, building_id: str) -> Iterator[Event]:
         return self.chat_redo.regenerate(building_id)
+
+    def continue_reply(self, building_id: str) -> Iterator[Event]:
+        return self.chat_redo.continue_reply(building_id)
 
     def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
         return self.chat_redo.edit_last_message(building_id, text)

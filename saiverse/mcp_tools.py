@@ -203,6 +203,15 @@ class McpTools:
                 out[name] = _spec(name, *tools[name])
         return list(out.values())
 
+    def playbooks(self, persona_id: str) -> list[Any]:
+        """One router-callable playbook per MCP tool of the persona (saiverse/mcp_playbooks.py); none when she
+        has no servers (nothing is started for her)."""
+        if not self.servers(persona_id):
+            return []
+        from saiverse.mcp_playbooks import for_specs
+
+        return for_specs(self.specs(persona_id, [ALL]))
+
     def call(self, persona_id: str, name: str, args: dict[str, Any], notify: Notify | None = None) -> Any:
         """Run one MCP tool as the persona: arguments checked against its schema, then one bounded call."""
         server_name, _, tool_name = name.partition(SEPARATOR)

@@ -24,6 +24,7 @@ from saiverse.care import (
     restore_backup,
     set_login,
 )
+from saiverse.costs import parse_prices
 from saiverse.disk import human_size
 from saiverse.errors import UserError, busy_database_message, is_user_error
 from saiverse.heap import settle
@@ -35,8 +36,10 @@ from saiverse.manager import SAIVerseManager
 from saiverse.mcp_tools import save_servers, shown_json, unmask
 from saiverse.memory import export_memory, parse_day
 from saiverse.settings import Settings, SettingsError, SettingsStore
+from saiverse.world import SUMMARY_LIMIT, short_id
 
 if TYPE_CHECKING:
+    from saiverse.costs import Costs
     from saiverse.llm.answering import Answering
     from saiverse.mcp_tools import McpTools
     from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
@@ -96,6 +99,8 @@ class CityPort(Protocol):
     """The 自律 switch of the whole city (stored in the world)."""
     sight: Sight
     """What a persona would be given for a message (the メモリ tab's 見えているもの), and chat-line pins."""
+    costs: Costs
+    """Tokens per persona and day, the home's price table, daily budgets (the 設定 tab's 💰 利用量)."""
 
     def buildings(self) -> list[BuildingInfo]:
         """Every building of the city, in the order the building list shows them."""
@@ -181,6 +186,16 @@ class CityPort(Protocol):
             The new pulse's events, then a `swipes` event (`history_id`, `answers`, `chosen`); an
             `error` event (never an exception) when the last line is no single-line reply to the
             user, or when the new pulse wrote none (the earlier answer then stays)."""
+        ...
+
+    def continue_reply(self, building_id: str) -> Iterator[Event]:
+        """Write on a persona's reply that stopped before its end (the building's last line, its `cut`
+        set: the answer length, or the user's stop), into that same line.
+
+        Returns:
+            The pulse's events, then `continued` (`history_id`, the whole `text`, `cut` if it stopped
+            again); an `error` event (never an exception) when the last line is not a cut reply or
+            nothing was written (the line then stays as it was)."""
         ...
 
     def edit_last_message(self, building_id: str, text: str) -> Iterator[Event]:
@@ -350,6 +365,7 @@ __all__ = [
     "LOGIN_CLIENT",
     "PullJobs",
     "SAIVerseManager",
+    "SUMMARY_LIMIT",
     "ServerLock",
     "Settings",
     "SettingsError",
@@ -368,6 +384,7 @@ __all__ = [
     "local_name",
     "make_default",
     "parse_day",
+    "parse_prices",
     "probe",
     "provider_status",
     "read_login",
@@ -377,6 +394,7 @@ __all__ = [
     "save_servers",
     "set_login",
     "settle",
+    "short_id",
     "shown_json",
     "unmask",
 ]

@@ -81,6 +81,9 @@ class Event(TypedDict, total=False):
     or `same` (as the first try)."""
     decided_by: str
     """Who decided instead (`decision_fallback`): the rules' model, `offline`."""
+    cut: str
+    """A reply that stopped before its end (speak): `length` (the answer length) or `stopped` (the user
+    stopped it); it can be continued (`CityPort.continue_reply`)."""
 
 
 def event(type_: str, **fields: Any) -> Event:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chat import ChatRequest, Message, ToolSpec
+from chat import CUT_LENGTH, CUT_STOPPED, ChatRequest, Message, TokenCounter, ToolSpec, estimate_tokens
 from sea.compat import add_playbook_enum, model_type, sees_context
 from sea.decisions import generate_deciding
 from sea.events import event
-from sea.nodes import MISSING, Emit, RunContext, metadata_of, path_value, speak
+from sea.nodes import MISSING, Emit, PulseCancelled, RunContext, metadata_of, path_value, speak
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.router import prepare_schema, with_targets
 from sea.templates import as_text, render
@@ -32,7 +32,7 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
     seeing = any(m.get("images") for m in ctx.messages)
     model, notice = ctx.ports.model_for(persona, "vision" if seeing else model_type(node, sub_line=bool(ctx.line_id)))
     if notice:
-        emit(event("notice", text=notice, kind="model_fallback", **ctx.base(node)))
+        emit(event("notice", text=str(notice), kind=getattr(notice, "kind", "model_fallback"), **ctx.base(node)))
     prompt: Message | None = None
     if node.action is not None:
         prompt = Message(role="user", content=as_text(render(node.action, vars_, playbook=ctx.playbook, node=node.id,
@@ -64,21 +64,45 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
     if node.speak and schema is None and not request.tools:
         parts: list[str] = []
         chunk_event = event("speak_chunk", **ctx.base(node))  # its fields made once, each chunk's delta added
-        for chunk in model.stream(request):
-            ctx.check_cancel()
-            parts.append(chunk)
-            emit({**chunk_event, "delta": chunk})  # type: ignore[typeddict-item]
+        stream = model.stream(request)
+        try:
+            while True:
+                try:
+                    chunk = next(stream)
+                except StopIteration as end:  # a generator's return value: why the stream ended
+                    cut = end.value if end.value == CUT_LENGTH else None
+                    break
+                ctx.check_cancel()
+                parts.append(chunk)
+                emit({**chunk_event, "delta": chunk})  # type: ignore[typeddict-item]
+        except PulseCancelled:
+            ctx.spent.append((model.name, fitted_tokens, _counted(model, "".join(parts))))
+            if ctx.cancel.keep_said and "".join(parts).strip():  # said before the stop: kept, to continue
+                ctx.answered.append(model.name)
+                speak(ctx, node, "".join(parts), emit, tags=memo_tags, metadata=metadata_of(node, vars_),
+                      cut=CUT_STOPPED, **line)
+            raise
+        finally:
+            done = getattr(stream, "close", None)
+            if callable(done):
+                done()  # a local model's child stops at its next token (saiverse/llm/local/_model.py)
         text = "".join(parts)
         ctx.answered.append(model.name)
-        ctx.usage["input_tokens"] += fitted_tokens  # a stream reports no usage: the fitted count
+        said = _counted(model, text)
+        ctx.usage["input_tokens"] += fitted_tokens  # a stream reports no usage: the fitted count, the text counted
+        ctx.usage["output_tokens"] += said
+        ctx.spent.append((model.name, fitted_tokens, said))
         # A speaking node is remembered once, as conversation; `memorize` adds its tags to that message.
-        speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), **line)
+        speak(ctx, node, text, emit, tags=memo_tags, metadata=metadata_of(node, vars_), cut=cut, **line)
         call = None
     else:
         result = generate_deciding(ctx, node, model, request, emit)  # the rules decide what it could not
         ctx.answered.append(result.model or model.name)
-        ctx.usage["input_tokens"] += int(result.usage.get("input_tokens") or fitted_tokens)
-        ctx.usage["output_tokens"] += int(result.usage.get("output_tokens", 0) or 0)
+        took = int(result.usage.get("input_tokens") or fitted_tokens)
+        gave = int(result.usage.get("output_tokens", 0) or 0) or _counted(model, result.text or "")
+        ctx.usage["input_tokens"] += took
+        ctx.usage["output_tokens"] += gave
+        ctx.spent.append((result.model or model.name, took, gave))
         text = result.text
         if schema is not None:
             # Upstream stores structured output under the node id when no output_key is given.
@@ -123,6 +147,13 @@ def run_llm(ctx: RunContext, pb: Playbook, node: Node, vars_: dict[str, Any], em
         ctx.remember(role, text, memo_tags, **line)
         emit(event("memorize", text=text, tags=memo_tags, **ctx.base(node)))
     return updates
+
+
+def _counted(model: Any, text: str) -> int:
+    """Output tokens of `text`: by the model's own tokenizer when it has one, else estimated."""
+    if not text:
+        return 0
+    return model.count_tokens(text) if isinstance(model, TokenCounter) else estimate_tokens(text)
 
 
 def _field(data: Any, path: str, key: str) -> Any:

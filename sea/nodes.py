@@ -88,6 +88,9 @@ class RunContext:
     threads: Threads = field(default_factory=Threads)
     answered: list[str] = field(default_factory=list)
     """Names of the models that answered in this pulse, in order (shared with called playbooks)."""
+    spent: list[tuple[str, int, int]] = field(default_factory=list)
+    """(model, input tokens, output tokens) of every model call of this pulse (shared with called playbooks):
+    what it cost, by model (saiverse/costs.py)."""
     line_id: str | None = None
     """The sub-line this run is on (a `subplay` with `line: "sub"`); None on the main line (sea/lines.py)."""
     invoke: Callable[[Playbook, RunContext, dict[str, Any], Emit], dict[str, Any]] | None = None
@@ -108,6 +111,7 @@ class RunContext:
             ports=self.ports, playbook=playbook, pulse_type=self.pulse_type, cancel=self.cancel,
             usage=self.usage, trace=self.trace, messages=[] if isolated else list(self.messages),
             depth=self.depth + 1, metadata=self.metadata, threads=self.threads, answered=self.answered,
+            spent=self.spent,
             line_id=str(uuid.uuid4()) if sub_line else self.line_id, invoke=self.invoke,
         )
 
@@ -157,14 +161,16 @@ def answering_model(ctx: RunContext) -> str:
 
 
 def speak(ctx: RunContext, node: Node, text: str, emit: Emit, *, tags: list[str] | None = None,
-          metadata: dict[str, Any] | None = None, line_role: str | None = None, scope: str | None = None) -> None:
+          metadata: dict[str, Any] | None = None, line_role: str | None = None, scope: str | None = None,
+          cut: str | None = None) -> None:
+    """Say `text` in the building and remember it; `cut`: it stopped before its end (can be continued)."""
     persona = ctx.persona
     ctx.remember("assistant", text, list(dict.fromkeys(["conversation", *(tags or [])])), line_role=line_role,
                  scope=scope)
-    hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id)
+    hid = ctx.ports.post_to_building(ctx.building_id, persona, text, ctx.pulse_id, cut=cut)
     ctx.outputs.append(text)
     emit(event("speak", text=text, avatar=persona.get("avatar"), history_id=hid, metadata=metadata,
-               model=answering_model(ctx), **ctx.base(node)))
+               model=answering_model(ctx), cut=cut, **ctx.base(node)))
 
 
 def path_value(vars_: Any, path: str) -> Any:

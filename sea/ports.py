@@ -76,9 +76,11 @@ class RuntimePorts(Protocol):
         ...
 
     def post_to_building(
-        self, building_id: str, persona: PersonaContext, text: str, pulse_id: str
+        self, building_id: str, persona: PersonaContext, text: str, pulse_id: str, *, cut: str | None = None
     ) -> int | None:
-        """Append a persona's line to the building history; returns its id once known."""
+        """Append a persona's line to the building history; returns its id once known. `cut`: the reply
+        stopped before its end (`chat.CUT_LENGTH`, `chat.CUT_STOPPED`) and can be continued; a cut reply
+        of a cancelled pulse is kept."""
         ...
 
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
@@ -125,8 +127,12 @@ class CancellationToken:
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self.keep_said = True
+        """What a reply said before the stop stays, as a cut line to continue (the user's stop); False
+        when the pulse's persona is going (a delete): nothing it was saying is kept."""
 
-    def cancel(self) -> None:
+    def cancel(self, *, keep_said: bool = True) -> None:
+        self.keep_said = keep_said
         self._event.set()
 
     @property

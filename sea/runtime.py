@@ -274,6 +274,7 @@ def run_playbook(
     emit: Emit, args: dict[str, Any] | None = None, cancel: CancellationToken | None = None,
     pulse_type: str = "user", usage: dict[str, int] | None = None, trace: list[str] | None = None,
     metadata: dict[str, Any] | None = None, input_text: str | None = None, answered: list[str] | None = None,
+    spent: list[tuple[str, int, int]] | None = None,
 ) -> dict[str, Any]:
     """Run `pb` as `persona`, handing every event to `emit` as it happens; returns the final
     variables. A failure emits an `error` event and then raises (PulseCancelled, PlaybookError,
@@ -292,6 +293,8 @@ def run_playbook(
         ctx.trace = trace
     if answered is not None:
         ctx.answered = answered  # the caller reads which models answered (pulse_end's `model`)
+    if spent is not None:
+        ctx.spent = spent  # the caller records what each call cost (saiverse/costs.py)
     base = {"pulse_id": pulse_id, "persona_id": persona["persona_id"], "playbook": pb.name}
     call_args = dict(args or {})
     try:
@@ -313,7 +316,7 @@ def run_meta_user(
     meta_playbook: str | Playbook = "meta_user", args: dict[str, Any] | None = None, pulse_id: str,
     cancel: CancellationToken | None = None, pulse_type: str = "user",
     usage: dict[str, int] | None = None, trace: list[str] | None = None, metadata: dict[str, Any] | None = None,
-    answered: list[str] | None = None,
+    answered: list[str] | None = None, spent: list[tuple[str, int, int]] | None = None,
 ) -> dict[str, Any]:
     """Run a meta playbook for a user turn. `user_input` is passed as the `input` argument when the
     meta playbook declares one and the caller did not pass it (it is not a system variable)."""
@@ -325,4 +328,4 @@ def run_meta_user(
         call_args["input"] = user_input
     return run_playbook(pb, persona=persona, building_id=building_id, pulse_id=pulse_id, ports=ports, emit=emit,
                         args=call_args, cancel=cancel, pulse_type=pulse_type, usage=usage, trace=trace,
-                        metadata=metadata, input_text=user_input, answered=answered)
+                        metadata=metadata, input_text=user_input, answered=answered, spent=spent)

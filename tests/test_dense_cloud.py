@@ -185,4 +185,7 @@ def test_a_cloud_model_without_its_key_leaves_recall_lexical(db: Database, monke
     assert "GEMINI_API_KEY" in caplog.text
     done = subprocess.run([sys.executable, str(ROOT / "main.py"), "memory-index", "--wait"], capture_output=True,
                           text=True, timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": "0"})
-    assert done.returncode == 2 and "GEMINI_API_KEY" in done.stderr.splitlines()[-1]  # said, not "not set"
+    assert done.returncode == 2 and "GEMINI_API_KEY が必要です" in done.stderr.splitlines()[-1]  # said, not "not set"
+    done = subprocess.run([sys.executable, str(ROOT / "main.py"), "memory-index"], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "SAIVERSE_RAISE_ERRORS": "0", "SAIVERSE_LANG": "en"})
+    assert done.returncode == 2 and "gemini-embedding-001 needs GEMINI_API_KEY" in done.stderr.splitlines()[-1]

@@ -272,6 +272,8 @@ def test_a_command_that_opens_the_world_starts_no_model(monkeypatch: pytest.Monk
     assert index is not None and manager.context.dense is index.dense and manager.memory_view.dense is index.dense
     manager.close()
     assert manager.memory_index.pid is None  # no model process was started for it
+    worker = make_manager(index=False)  # type: ignore[operator]  # a pulse worker (`python main.py worker`)
+    assert worker.memory_index is not None and worker.memory_index._thread is None  # reads vectors, embeds none
 
 
 def test_the_setting_is_checked_and_memory_index_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

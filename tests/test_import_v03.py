@@ -161,9 +161,9 @@ def test_a_numbered_item_that_moves_takes_a_free_slot(
         ("library_city_a", 3)]
 
 
-def test_an_item_in_a_bag_is_kept_and_named(tmp_path: Path, saiverse_home: Path) -> None:
-    """Upstream v0.3 keeps items in bags; this version has none: the bag comes over as an object (its
-    type kept in its state) and every item inside is named in the summary, never dropped silently."""
+def test_an_imported_bag_keeps_what_it_holds(tmp_path: Path, saiverse_home: Path) -> None:
+    """Upstream v0.3 keeps items in bags: the bag comes over as a bag with the items inside it, in their
+    slots, and a persona in the room sees them in her list and takes one out (issue 35)."""
     root = tmp_path / "upstream"
     small_v03_home(root)
     db = sqlite3.connect(root / "user_data" / "database" / "saiverse.db")
@@ -176,9 +176,20 @@ def test_an_item_in_a_bag_is_kept_and_named(tmp_path: Path, saiverse_home: Path)
                    "VALUES ('coin-1', 'bag', 'bag-1', '2026-11-20 10:00:00', 1)")
     db.close()
     report = import_saiverse(root, load_settings(saiverse_home)).to_dict()
-    [(kind, state)] = q(saiverse_home, "SELECT TYPE, STATE_JSON FROM item WHERE ITEM_ID = 'bag-1'")
-    assert kind == "object" and json.loads(state)["upstream_type"] == "bag"
-    assert q(saiverse_home, "SELECT OWNER_KIND, OWNER_ID FROM item_location WHERE ITEM_ID = 'coin-1'") == [
-        ("bag", "bag-1")]
-    [said] = [p for p in report["problems"] if p["where"] == "item coin-1"]
-    assert "袋" in said["message"] and "bag-1" in said["message"]
+    assert q(saiverse_home, "SELECT TYPE FROM item WHERE ITEM_ID = 'bag-1'") == [("bag",)]
+    assert q(saiverse_home, "SELECT OWNER_KIND, OWNER_ID, SLOT_NUMBER FROM item_location WHERE ITEM_ID = 'coin-1'") == [
+        ("bag", "bag-1", 1)]
+    assert not [p for p in report["problems"] if p["where"] in ("item coin-1", "item bag-1")]
+    from saiverse.manager import SAIVerseManager
+
+    manager = SAIVerseManager(load_settings(saiverse_home))
+    try:
+        who = manager.world.personas("library_city_a")[0].persona_id
+        listed = manager.run_tool("item_list", who, "library_city_a", {})
+        assert "「銀貨」 オブジェクト (袋「革の袋」の中)" in listed and "「革の袋」 袋" in listed
+        out = json.loads(manager.run_tool("item_move", who, "library_city_a",
+                                          {"item_ids": "coin-1", "destination_type": "persona"}))
+        assert out["moved"][0]["owner_kind"] == "persona"
+        assert manager.items.list_owned("bag", "bag-1") == []
+    finally:
+        manager.close()

@@ -69,9 +69,10 @@ def test_stop_cancels_the_running_reply(running: RunningApp, page: Any, monkeypa
     shot(page, "t01_stopped")
     records = [r for r in running.manager.pulses.records if r.building_id == "library"]
     assert records[-1].status == "cancelled"
-    # A cancelled pulse writes nothing half-done: only the user's line reached the history.
+    # A cancelled pulse writes nothing half-done: the user's line, and what the reply said before the stop
+    # as a cut line that can be continued (tests/test_ui_continue.py).
     after = [h for h in running.manager.history("library", limit=10) if h.id > before]
-    assert [h.speaker_kind for h in after] == ["user"]
+    assert [(h.speaker_kind, h.cut) for h in after] in ([("user", "")], [("user", ""), ("persona", "stopped")])
     assert not running.manager.pulses.busy()
 
 

@@ -209,7 +209,7 @@ def en_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningApp]:
 
 def _ids(app: RunningApp) -> set[str]:
     """The data's ids the Japanese page shows as they are (written by people or by the data)."""
-    from saiverse.llm.local import installed_models
+    from saiverse.llm import installed_models
     from saiverse.llm.registry import provider_status
 
     ids = {p.persona_id for p in app.manager.personas()} | {b.building_id for b in app.manager.buildings()}

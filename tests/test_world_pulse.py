@@ -106,8 +106,9 @@ def test_failed_pulse_writes_nothing_and_persona_stays_usable(manager: SAIVerseM
     assert any(e["type"] == "speak" for e in ok)
 
 
-def test_cancelled_pulse_stops_and_commits_nothing(make_manager: Callable[..., SAIVerseManager]) -> None:
-    # The offline model, streaming one chunk every 20 ms, like a remote model would.
+def test_cancelled_pulse_stops_and_keeps_only_what_was_said(make_manager: Callable[..., SAIVerseManager]) -> None:
+    # The offline model, streaming one chunk every 20 ms, like a remote model would. What the reply said
+    # before the stop stays as a cut line, to be continued (tests/test_continue_reply.py); nothing else.
     manager = make_manager(ScriptedModel(follows_instructions=False, chunk_delay=0.02))
     gen = manager.handle_user_input("library", "長い話をしてください。" * 5)
     seen = []
@@ -117,9 +118,10 @@ def test_cancelled_pulse_stops_and_commits_nothing(make_manager: Callable[..., S
             assert manager.cancel_pulses() == 1
     assert seen[-1]["status"] == "cancelled"
     assert sum(e["type"] == "speak_chunk" for e in seen) < 10
-    assert not any(e["type"] == "speak" for e in seen)
+    [said] = [e for e in seen if e["type"] == "speak"]
+    assert said["cut"] == "stopped" and len(said["text"]) < 40
     assert any(e["type"] == "error" and e["kind"] == "cancelled" for e in seen)
-    assert [h.speaker_kind for h in manager.history("library")] == ["user"]
+    assert [(h.speaker_kind, h.cut) for h in manager.history("library")] == [("user", ""), ("persona", "stopped")]
 
 
 def test_upload_becomes_a_picture_item_and_bad_upload_stores_nothing(

@@ -75,10 +75,19 @@ def history_messages(entries: list[Any], avatars: dict[str, str], labels: Labels
             messages.append({"role": "user", "content": with_time(inert(entry.content), when)})
         elif entry.speaker_kind == "persona":
             avatar = avatars.get(entry.speaker_id or "") or gone_avatar(entry.speaker_name)
-            messages.append(persona_message(entry.speaker_name, avatar, entry.content, when))
+            said = cut_text(entry.content, getattr(entry, "cut", ""), labels)  # a line from elsewhere may have none
+            messages.append(persona_message(entry.speaker_name, avatar, said, when))
         else:
             messages.append(system_message(with_time(labels("notice", text=entry.content), when)))
     return messages
+
+
+def cut_text(text: str, cut: str, labels: Labels) -> str:
+    """A reply's text, with the mark of a reply that stopped before its end (`cut`: `length`, `stopped`)
+    saying it can be continued; drawn alike live and from the history, so a click finds the line."""
+    if cut not in ("length", "stopped"):
+        return text
+    return f"{text}\n\n{labels('reply_cut_' + cut)}"
 
 
 @dataclass
@@ -90,6 +99,7 @@ class _Reply:
     avatar: str | None
     text: str = ""
     final: bool = False
+    cut: str = ""
 
 
 @dataclass
@@ -112,6 +122,8 @@ class EventRenderer:
     """ONCE_PER_SESSION kinds already shown (the session's own set, ui/stream.py ChatView)."""
     avatars: dict[str, str] = field(default_factory=dict)
     """Persona id → its avatar (a picture's HTML where it has one), as history lines draw it."""
+    cut_said: set[str] = field(default_factory=set)
+    """Pulses whose reply was kept cut (stopped): their cancelled end adds no second mark."""
 
     def _append(self, message: Message) -> None:
         """Add an entry in the order things happened: a reply that has not said anything yet moves
@@ -132,7 +144,7 @@ class EventRenderer:
         return str(ev.get("pulse_id") or ev.get("persona_id") or "")
 
     def _render(self, reply: _Reply) -> None:
-        text = reply.text if reply.text else self.labels("thinking")
+        text = cut_text(reply.text, reply.cut, self.labels) if reply.text else self.labels("thinking")
         # A finished reply shows when it was said, like the stored line it now is.
         self.messages[reply.index] = persona_message(reply.name, reply.avatar, text,
                                                      datetime.now() if reply.final else None)
@@ -165,6 +177,9 @@ class EventRenderer:
             # The final text replaces the streamed chunks: it is what was stored in the history.
             reply.text = str(ev.get("text", "")) or reply.text
             reply.final = True
+            reply.cut = str(ev.get("cut") or "")
+            if reply.cut:
+                self.cut_said.add(self._key(ev))
             self._render(reply)
         elif kind == "notice":
             self._notice(ev)
@@ -202,6 +217,8 @@ class EventRenderer:
         """End of a pulse: an empty bubble becomes '(no reply)' or, after an error, disappears;
         a cancelled pulse keeps what it said so far, marked as stopped."""
         reply = self.replies.pop(self._key(ev), None)
+        if ev.get("status") == "cancelled" and self._key(ev) in self.cut_said:
+            return  # kept as said, its mark drawn already
         if ev.get("status") == "cancelled":
             if reply is None:
                 reply = self._open(ev)

@@ -1,7 +1,9 @@
 """Per-line actions of the chat: click a line, and a bar under the chat offers to delete it, to
-regenerate the last reply, to pick another of its answers (‹ n/m ›) or to pin it (📌: always in the
-prompt of the personas who remember it, saiverse/pulse/_sight.py; pressed again, it unpins); the Chatbot's own ✎ on your
-last message edits it (its reply is redone; the old reply is deleted, not kept), its ↻ regenerates.
+regenerate the last reply, to continue it when it stopped before its end (▶ 続きを生成: the answer length
+cut it or the user stopped it; the continuation joins the same line), to pick another of its answers
+(‹ n/m ›) or to pin it (📌: always in the prompt of the personas who remember it, saiverse/pulse/_sight.py;
+pressed again, it unpins); the Chatbot's own ✎ on your last message edits it (its reply is redone; the old
+reply is deleted, not kept), its ↻ regenerates.
 
 The bar is the confirmation: it quotes the line and says where it goes from — the chat history and
 the memory of the personas who remember it (「会話の履歴とミナの記憶から消します」), or the history
@@ -140,9 +142,10 @@ class LineActions:
     chosen: Any
     search: Any
     found: Any
+    go_on: Any
 
     def outputs(self) -> list[Any]:
-        return [self.bar, self.text, self.chosen, self.prev, self.next, self.regen, self.pin]
+        return [self.bar, self.text, self.chosen, self.prev, self.next, self.regen, self.pin, self.go_on]
 
 
 def build_line_actions(labels: Labels) -> LineActions:
@@ -157,15 +160,17 @@ def build_line_actions(labels: Labels) -> LineActions:
         nxt = gr.Button("›", elem_id="sv-line-next", size="sm", scale=0, min_width=40, visible=False)
         regen = gr.Button(labels("line_regenerate"), elem_id="sv-line-regen", size="sm", scale=0, min_width=100,
                           visible=False)
+        go_on = gr.Button(labels("line_continue"), elem_id="sv-line-continue", size="sm", scale=0, min_width=110,
+                          visible=False, variant="primary")
         pin = gr.Button(labels("line_pin"), elem_id="sv-line-pin", size="sm", scale=0, min_width=100, visible=False)
         delete = gr.Button(labels("line_delete"), elem_id="sv-line-delete", variant="stop", size="sm", scale=0,
                            min_width=100)
         cancel = gr.Button(labels("line_cancel"), elem_id="sv-line-cancel", size="sm", scale=0, min_width=70)
-    return LineActions(bar, text, prev, nxt, regen, pin, delete, cancel, gr.State(None), search, found)
+    return LineActions(bar, text, prev, nxt, regen, pin, delete, cancel, gr.State(None), search, found, go_on)
 
 
 def _closed() -> list[Any]:
-    return [gr.Row(visible=False), gr.skip(), None, gr.skip(), gr.skip(), gr.skip(), gr.skip()]
+    return [gr.Row(visible=False), gr.skip(), None, gr.skip(), gr.skip(), gr.skip(), gr.skip(), gr.skip()]
 
 
 def _bar(manager: CityPort, labels: Labels, view: ChatView, history_id: int) -> list[Any]:
@@ -187,7 +192,8 @@ def _bar(manager: CityPort, labels: Labels, view: ChatView, history_id: int) -> 
     return [gr.Row(visible=True), html, chosen, gr.Button(visible=many and swipes.chosen > 0),  # type: ignore[union-attr]
             gr.Button(visible=many and swipes.chosen < len(swipes.answers) - 1),  # type: ignore[union-attr]
             gr.Button(visible=last_reply),
-            gr.Button(visible=bool(plan.memory_ids), value=labels("line_unpin" if pinned else "line_pin"))]
+            gr.Button(visible=bool(plan.memory_ids), value=labels("line_unpin" if pinned else "line_pin")),
+            gr.Button(visible=last_reply and bool(latest[-1].cut))]
 
 
 def _events_said(events: Any) -> str | None:
@@ -288,6 +294,21 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
             gr.Info(labels("line_regenerated", n=done["chosen"] + 1, of=len(done["answers"])))
             return [*chat, *_bar(manager, labels, view, int(done["history_id"]))]
 
+    def on_continue(view: ChatView) -> list[Any]:
+        with session_lock(view):
+            if view.busy or sending(view) or not view.building_id:
+                gr.Warning(labels("line_busy"))
+                return [gr.skip(), gr.skip(), *_closed()]
+            events = list(manager.continue_reply(str(view.building_id)))
+            problem = _events_said(events)
+            chat = redraw(view)
+            if problem is not None:
+                gr.Warning(problem)
+                return [*chat, *_closed()]
+            done = events[-1]
+            gr.Info(labels("line_continued_cut" if done.get("cut") else "line_continued"))
+            return [*chat, *_bar(manager, labels, view, int(done["history_id"]))]
+
     def on_edit(view: ChatView, evt: gr.EditData) -> list[Any]:
         index = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
         new_text = edited_text(str(evt.value or ""))
@@ -329,6 +350,7 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
     actions.prev.click(on_swipe(-1), [view_state, actions.chosen], both, show_progress="hidden")
     actions.next.click(on_swipe(+1), [view_state, actions.chosen], both, show_progress="hidden")
     actions.regen.click(on_regen, view_state, both, show_progress="minimal")
+    actions.go_on.click(on_continue, view_state, both, show_progress="minimal")
     actions.pin.click(on_pin, [view_state, actions.chosen], outs, show_progress="hidden")
     chatbot.retry(on_regen, view_state, both, show_progress="minimal")
     actions.cancel.click(_closed, None, outs, show_progress="hidden")

@@ -58,7 +58,7 @@ class Labels:
         return text.format(**kwargs) if kwargs else text
 
 
-ITEM_ICONS = {"object": "📦", "picture": "🖼", "document": "📄"}
+ITEM_ICONS = {"object": "📦", "picture": "🖼", "document": "📄", "bag": "👜"}
 """Icon shown before an item's name, by item type."""
 
 

@@ -1,4 +1,6 @@
-"""The item modal: a fixed overlay that shows one item — picture, editable document, or 閲覧不可.
+"""The item modal: a fixed overlay that shows one item — picture, editable document, or 閲覧不可 — with
+its short id (`item:N`, its slot in the room), and lets the person rename it, rewrite its description
+and delete it (ui/modal_edit.py: a confirmation saying a backup is taken first, as every delete).
 
 Gradio 6 has no modal component, so the overlay is a `gr.Column(visible=False, elem_id="item-modal")`
 that `style.css` pins over the whole window; opening it is a visibility update. The item being
@@ -13,8 +15,9 @@ from typing import Any
 
 import gradio as gr
 
-from saiverse.port import CityPort
+from saiverse.port import CityPort, short_id
 from ui.i18n import Labels, item_icon
+from ui.modal_edit import build_item_edit, edit_fields, wire_item_edit
 
 
 @dataclass
@@ -33,12 +36,15 @@ class ItemModal:
     close: gr.Button
     version: gr.State
     """The version of the document on screen: a save never overwrites a newer one."""
+    edit: Any = None
+    """Name, description and delete (ui/modal_edit.py `ItemEdit`)."""
 
     def open_outputs(self) -> list[Any]:
         """Components updated when an item is opened or the modal is closed."""
         return [
             self.container, self.item_id, self.title, self.summary, self.image,
             self.text, self.save, self.status, self.not_viewable, self.version,
+            *(self.edit.fields() if self.edit is not None else []),
         ]
 
 
@@ -68,16 +74,21 @@ def build_modal(labels: Labels) -> ItemModal:
                     f"💾 {labels('save')}", elem_id="item-modal-save", variant="primary", visible=False,
                     scale=0, min_width=110,
                 )
+            edit = build_item_edit(labels)
     return ItemModal(container, gr.State(None), title, summary, image, text, save, status, not_viewable, close,
-                     gr.State(None))
+                     gr.State(None), edit)
 
 
-def _title_html(item: Any, labels: Labels) -> str:
-    kind = labels(f"type_{item.type}") if item.type in ("object", "picture", "document") else item.type
+def title_html(item: Any, labels: Labels) -> str:
+    """The modal's title: icon, name, kind and the short id (`item:N`)."""
+    kind = labels(f"type_{item.type}") if item.type in ("object", "picture", "document", "bag") else item.type
+    short = short_id(item.slot_number)
     return (
         f'<div class="sv-modal-title"><span class="sv-modal-icon">{item_icon(item.type)}</span>'
         f"<span>{escape(item.name)}</span>"
-        f'<span class="sv-item-kind">{escape(kind)}</span></div>'
+        f'<span class="sv-item-kind">{escape(kind)}</span>'
+        + (f'<code class="sv-item-short" title="{escape(labels("item_short_hint"))}">{escape(short)}</code>'
+           if short else "") + "</div>"
     )
 
 
@@ -103,15 +114,27 @@ def open_item(manager: CityPort, labels: Labels, item_id: str) -> list[Any]:
     return [
         gr.Column(visible=True),
         item.item_id,
-        _title_html(item, labels),
+        title_html(item, labels),
         summary_html(item.description, labels),
         gr.Image(value=view.get("image_path") if is_picture else None, visible=is_picture),
         gr.Textbox(value=view.get("text", "") if is_document else "", visible=is_document),
         gr.Button(visible=is_document),
         "",
-        gr.HTML(visible=not view.get("viewable", False)),
+        gr.HTML(value=bag_html(manager, labels, item.item_id), visible=True) if item.type == "bag"
+        else gr.HTML(value=labels("not_viewable"), visible=not view.get("viewable", False)),
         item.state.get("version", 1) if is_document else None,
+        *edit_fields(item),
     ]
+
+
+def bag_html(manager: CityPort, labels: Labels, bag_id: str) -> str:
+    """What a bag holds, each with its short id in the bag (or that it is empty)."""
+    held = manager.items.list_owned("bag", bag_id)
+    if not held:
+        return f'<p class="sv-muted">{escape(labels("bag_empty"))}</p>'
+    rows = "".join(f"<li>{item_icon(i.type)} {escape(i.name)} <code>{escape(short_id(i.slot_number))}</code></li>"
+                   for i in held)
+    return f'<div class="sv-bag"><b>{escape(labels("bag_holds", n=len(held)))}</b><ul>{rows}</ul></div>'
 
 
 def closed() -> list[Any]:
@@ -119,6 +142,7 @@ def closed() -> list[Any]:
     return [
         gr.Column(visible=False), None, "", "", gr.Image(value=None, visible=False),
         gr.Textbox(value="", visible=False), gr.Button(visible=False), "", gr.HTML(visible=False), None,
+        *edit_fields(None),
     ]
 
 
@@ -155,3 +179,4 @@ def wire_modal(modal: ItemModal, manager: CityPort, labels: Labels, item_list: g
         [modal.item_id, modal.text, modal.version], [modal.summary, modal.status, modal.version],
     )
     modal.close.click(closed, None, modal.open_outputs(), show_progress="hidden")
+    wire_item_edit(modal, manager, labels, item_list, closed, title_html, summary_html)

@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 from urllib.parse import quote
 
+from saiverse.port import short_id
 from ui.i18n import Labels, item_icon
 from ui.model_lines import model_badge, persona_model_title
 
@@ -136,7 +137,8 @@ def item_list_html(items: list[Any], labels: Labels) -> str:
     rows = []
     for item in items:
         item_type = _attr(item, "type", "object")
-        kind = labels(f"type_{item_type}") if item_type in ("object", "picture", "document") else item_type
+        short = short_id(_attr(item, "slot_number", None))  # `item:N`, as the modal and the tools say it
+        kind = labels(f"type_{item_type}") if item_type in ("object", "picture", "document", "bag") else item_type
         rows.append(
             f'<button type="button" class="sv-item sv-item-{escape(item_type)}" '
             f'data-item-id="{escape(_attr(item, "item_id"))}" '
@@ -144,7 +146,7 @@ def item_list_html(items: list[Any], labels: Labels) -> str:
             f'<span class="sv-item-icon">{item_icon(item_type)}</span>'
             f'<span class="sv-item-name">{escape(_attr(item, "name"))}</span>'
             f'<span class="sv-item-kind">{escape(kind)}</span>'
-            "</button>"
+            + (f'<code class="sv-item-short">{escape(short)}</code>' if short else "") + "</button>"
         )
     return f'{head}<div class="sv-items">{"".join(rows)}</div>'
 

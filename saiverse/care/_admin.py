@@ -27,7 +27,16 @@ from saiverse.care._delete import DeleteReport, forget_building, forget_persona,
 from saiverse.errors import UserError
 from saiverse.inputs import InputError, check_name, check_text
 from saiverse.settings import Settings, SettingsStore, mask_key
-from saiverse.world import BuildingInfo, PersonaInfo, World
+from saiverse.world import (
+    SUMMARY_LIMIT,
+    BuildingInfo,
+    ItemInfo,
+    ItemStore,
+    PersonaInfo,
+    World,
+    delete_item,
+    rename_item,
+)
 from words import say
 
 MODES = ("user", "auto", "sleep")
@@ -109,9 +118,11 @@ class AdminService:
     """Create, edit and delete personas and buildings, save settings — for one world."""
 
     def __init__(self, db: Database, world: World, settings: SettingsStore, *,
-                 hooks: DeleteHooks | None = None) -> None:
+                 hooks: DeleteHooks | None = None, items: ItemStore | None = None) -> None:
         self.db = db
         self.world = world
+        self._items = items
+        """The world's items (the room's modal edits and deletes them)."""
         self.settings = settings
         self.hooks = hooks
         """Backup and pulse control for deletions (None: deleting is refused)."""
@@ -233,6 +244,39 @@ class AdminService:
             for key, value in values.items():
                 setattr(row, key, value)
         return self.world.building(building_id)
+
+    # ---- items (the room's modal) ---------------------------------------------------------------
+    @property
+    def items(self) -> ItemStore:
+        if self._items is None:
+            raise AdminError("アイテムの編集には manager から開いた AdminService が必要です。")
+        return self._items
+
+    def edit_item(self, item_id: str, name: str, description: str) -> ItemInfo:
+        """Rename an item and set its description (a name checked like a new item's; a description of at
+        most 300 characters, as every summary). The description is written only when it changed."""
+        if len(description.strip()) > SUMMARY_LIMIT:
+            raise AdminError(f"説明が長すぎます ({len(description.strip())} 文字、上限 {SUMMARY_LIMIT} 文字)。")
+        before = self.items.get(item_id)
+        try:
+            check_text(description, "description")
+            info = rename_item(self.db, item_id, name) if name.strip() != before.name else before
+        except InputError as exc:
+            raise AdminError(str(exc)) from exc
+        if description.strip() and description.strip() != before.description:
+            info = self.items.update_description(item_id, description)
+        return info
+
+    def delete_item(self, item_id: str) -> DeleteReport:
+        """Delete an item: a backup is taken just before (it keeps the item and its file); a bag's
+        contents are put where the bag was."""
+        hooks = self._hooks()
+        info = self.items.get(item_id)
+        report = DeleteReport("item", item_id, info.name)
+        report.backup = hooks.backup(f"item_{info.name}")
+        _gone, report.items_moved = delete_item(self.db, self.settings.current.home, item_id)
+        report.moved_to = f"{info.owner_kind}:{info.owner_id}" if report.items_moved else None
+        return report
 
     # ---- deleting -------------------------------------------------------------------------------
     def _hooks(self) -> DeleteHooks:

@@ -41,6 +41,8 @@ PERSONA_TABLES: tuple[tuple[str, str], ...] = (
     ("autonomous_turn", "PERSONA_ID"),  # when it last took an autonomous turn (saiverse/world/_auto_turns.py)
     ("pulse_open", "PERSONA_ID"),  # its pulses begun and not ended (saiverse/pulse/_open.py); its pulses stop first
     ("saimemory_vec", "PERSONA_ID"),  # its messages' vectors (saiverse/memory/_vectors.py)
+    ("usage_day", "PERSONA_ID"),  # what its model calls cost, and its daily budget (saiverse/costs.py)
+    ("persona_budget", "PERSONA_ID"),
 )
 """(table, persona column) of every row that belongs to one persona alone; the names are constants."""
 

@@ -68,6 +68,7 @@ def import_items(ctx: Context) -> None:
                                  naive_text(r.get("UPDATED_AT")), r.get("SLOT_NUMBER"))
              for r in rows(ctx.src, "item_location")}
     items = rows(ctx.src, "item")
+    bags = {str(it["ITEM_ID"]) for it in items if str(it.get("TYPE") or "") == "bag"} | set(ctx.state.items)
     phase = ctx.progress.phase("items", len(items))
     for it in items:
         phase.advance()
@@ -95,10 +96,12 @@ def import_items(ctx: Context) -> None:
                                                    f"{name!r} has no location row"))
             continue
         kind, owner, moved, wanted = where[iid]
-        if kind not in ("building", "persona"):  # upstream v0.3's bags: kept as they are, said plainly
-            ctx.report.problem(f"item {iid}", Text(
-                f"「{name}」は {kind} {owner} の中にあります。この版には袋がないため、道具からは届きません",
-                f"{name!r} is inside {kind} {owner}; this version has no bags, so no tool reaches it"))
+        if kind == "bag" and owner not in bags:  # upstream v0.3's bags keep what they hold (world/_item_bags.py)
+            ctx.report.problem(f"item {iid}", Text(f"「{name}」が入っている袋 {owner} がこのホームにありません",
+                                                   f"the bag {owner} holding {name!r} is not in this home"))
+        elif kind not in ("building", "persona", "bag"):
+            ctx.report.problem(f"item {iid}", Text(f"「{name}」は {kind} {owner} の中にあり、道具からは届きません",
+                                                   f"{name!r} is inside {kind} {owner}; no tool reaches it"))
         elif not _owner_known(ctx, kind, owner):
             ctx.report.problem(f"item {iid}", Text(f"「{name}」の持ち主 {kind} {owner} がこのホームにいません",
                                                    f"the owner of {name!r}, {kind} {owner}, is not in this home"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import base64
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage, default_max_tokens
@@ -150,8 +150,9 @@ class AnthropicModel:
                     _NO_FORMAT.add(key)
         return answer_json(lambda r: self._retrying(r, "tool"), request)
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        """Answer as text chunks (`content_block_delta` events); opening the stream is retried."""
+    def stream(self, request: ChatRequest) -> Generator[str, None, str | None]:
+        """Answer as text chunks (`content_block_delta` events); opening the stream is retried. Returns
+        `CUT_LENGTH` when `stop_reason` is `max_tokens`."""
         body = {**self._body(request, None, streaming=True), "stream": True}
 
         def texts(event: Any) -> list[str]:
@@ -160,7 +161,10 @@ class AnthropicModel:
                 return [delta.text]
             return []
 
-        yield from self._calls.stream_text(lambda: self._client.messages.create(**body), texts)
+        def cut(event: Any) -> bool:
+            return event.type == "message_delta" and getattr(event.delta, "stop_reason", None) == "max_tokens"
+
+        return (yield from self._calls.stream_text(lambda: self._client.messages.create(**body), texts, cut))
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Claude cannot draw; the registry hands drawing to another model (see `draws_images`)."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from chat import LLMError
 from saiverse.llm.names import parse_name
+from saiverse.llm.words import say
 
 if TYPE_CHECKING:
     from saiverse.settings import Settings
@@ -88,7 +89,7 @@ def cloud_embedder(settings: Settings, name: str) -> CloudEmbedder:
     timeout = settings.request_timeout
     if kind == "gemini":
         if not settings.gemini_api_key:
-            raise ValueError(f"{name} には GEMINI_API_KEY が必要です")
+            raise ValueError(say(settings, "embed_needs", name=name, what="GEMINI_API_KEY"))
         from saiverse.llm.gemini import GeminiModel
 
         return CloudEmbedder(name, GeminiModel(name, api_key=settings.gemini_api_key,
@@ -100,17 +101,17 @@ def cloud_embedder(settings: Settings, name: str) -> CloudEmbedder:
         if kind == "openai":
             key, base = settings.openai_official_api_key, settings.openai_official_base_url
             if not key:
-                raise ValueError(f"{name} には OPENAI_API_KEY が必要です")
+                raise ValueError(say(settings, "embed_needs", name=name, what="OPENAI_API_KEY"))
         elif kind == "compatible":
             key, base = settings.openai_api_key, settings.openai_base_url
             if not base:
-                raise ValueError(f"{name} には SAIVERSE_OPENAI_BASE_URL (OpenAI 互換サーバーの URL) が必要です")
+                raise ValueError(say(settings, "embed_needs", name=name, what="SAIVERSE_OPENAI_BASE_URL"))
         else:
             url = server_url(settings, name.split(":", 1)[0].lower())
             if not url:
-                raise ValueError(f"{name} のサーバーが見つかりません (saiverse/llm/servers.py)")
+                raise ValueError(say(settings, "embed_no_server", name=name))
             key, base = None, f"{url}/v1"
         model = OpenAIModel(name, model_id=parse_name(name).model_id if kind != "openai" else name.strip(),
                             api_key=key, base_url=base, compatible=kind != "openai", timeout=timeout)
         return CloudEmbedder(name, model, DIMENSIONS if kind == "openai" else None)
-    raise ValueError(f"{name} は埋め込みモデルの名前として読めません")
+    raise ValueError(say(settings, "embed_unknown", name=name))

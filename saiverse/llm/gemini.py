@@ -8,7 +8,7 @@ The SDK does not retry (a 429 raises `errors.ClientError` at once), so every cal
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import httpx
@@ -16,7 +16,7 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types
 
-from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage
+from chat import CUT_LENGTH, ChatRequest, ChatResult, LLMError, ToolCall, Usage
 from saiverse.llm.imagefile import read_image
 from saiverse.llm.retry import (
     RetryPolicy,
@@ -172,31 +172,32 @@ class GeminiModel:
             lambda: call_with_retry(lambda: self._once(request), self.retry, what=f"Gemini {self.model_id}"),
             request.response_schema)
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        """Answer as text chunks (SSE); failures before the first chunk are retried."""
+    def stream(self, request: ChatRequest) -> Generator[str, None, str | None]:
+        """Answer as text chunks (SSE); failures before the first chunk are retried. Returns `CUT_LENGTH`
+        when a candidate's `finish_reason` is `MAX_TOKENS`."""
         contents, system = self._contents(request)
         config = self._config(request, system)
 
-        def open_stream() -> tuple[list[str], Iterator[types.GenerateContentResponse]]:
-            def start() -> tuple[list[str], Iterator[types.GenerateContentResponse]]:
+        Chunk = types.GenerateContentResponse
+
+        def open_stream() -> tuple[Chunk | None, Iterator[Chunk]]:
+            def start() -> tuple[Chunk | None, Iterator[Chunk]]:
                 it = iter(self._client.models.generate_content_stream(
                     model=self.model_id, contents=contents, config=config))
-                first = next(it, None)
-                return ([] if first is None else [_chunk_text(first)]), it
+                return next(it, None), it
             return self._guard(start)
 
-        head, rest = call_with_retry(open_stream, self.retry, what=f"Gemini {self.model_id}")
-        for text in head:
-            if text:
-                yield text
-        iterator = iter(rest)
+        chunk, iterator = call_with_retry(open_stream, self.retry, what=f"Gemini {self.model_id}")
+        stopped = None
         while True:
-            chunk = self._guard(lambda: next(iterator, None))
             if chunk is None:
-                return
+                return stopped
             text = _chunk_text(chunk)
             if text:
                 yield text
+            if chunk.candidates and chunk.candidates[0].finish_reason == types.FinishReason.MAX_TOKENS:
+                stopped = CUT_LENGTH
+            chunk = self._guard(lambda: next(iterator, None))
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Draw with an image-output model (`response_modalities=["IMAGE"]`); returns inline bytes."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from chat import ChatRequest, ChatResult, LLMError, ToolCall, Usage, default_max_tokens
@@ -217,15 +217,19 @@ class OpenAIModel:
         enforced = Enforced(call, "json_object", worked)
         return enforced
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
-        """Answer as text chunks; opening the stream is retried, a broken stream raises `LLMError`."""
+    def stream(self, request: ChatRequest) -> Generator[str, None, str | None]:
+        """Answer as text chunks; opening the stream is retried, a broken stream raises `LLMError`.
+        Returns `CUT_LENGTH` when `finish_reason` says the answer length cut it short."""
         body = {**self._body(request, None, streaming=True), "stream": True}
 
         def texts(chunk: Any) -> list[str]:
             return [text for choice in chunk.choices or []
                     if (text := getattr(choice.delta, "content", None) if choice.delta else None)]
 
-        yield from self._calls.stream_text(lambda: self._client.chat.completions.create(**body), texts)
+        def cut(chunk: Any) -> bool:
+            return any(getattr(choice, "finish_reason", None) == "length" for choice in chunk.choices or [])
+
+        return (yield from self._calls.stream_text(lambda: self._client.chat.completions.create(**body), texts, cut))
 
     def generate_image(self, prompt: str) -> tuple[bytes, str]:
         """Draw through the images endpoint; the picture comes back as base64."""

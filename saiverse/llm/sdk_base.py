@@ -8,9 +8,10 @@ one `SdkCalls` for the parts that are the same for both: every SDK or transport 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable
 from typing import Any, TypeVar
 
+from chat import CUT_LENGTH
 from saiverse.llm.retry import RetryPolicy, call_with_retry
 from saiverse.llm.sdk_errors import sdk_error
 
@@ -49,15 +50,20 @@ class SdkCalls:
         """`once()` under the retry policy."""
         return call_with_retry(once, self.retry, what=self.what)
 
-    def stream_text(self, open_stream: Callable[[], Any], texts: Callable[[Any], Iterable[str]]) -> Iterator[str]:
-        """Open a stream (retried), then yield the text of each event; a broken stream raises `LLMError`."""
+    def stream_text(self, open_stream: Callable[[], Any], texts: Callable[[Any], Iterable[str]],
+                    cut: Callable[[Any], bool] = lambda _event: False) -> Generator[str, None, str | None]:
+        """Open a stream (retried), then yield the text of each event; a broken stream raises `LLMError`.
+        Returns `CUT_LENGTH` when an event says the answer length cut the reply short (`cut`)."""
         stream = call_with_retry(lambda: self.guard(open_stream), self.retry, what=self.what)
+        stopped = None
         try:
             iterator = iter(stream)
             while True:
                 event = self.guard(lambda: next(iterator, None))
                 if event is None:
-                    return
+                    return stopped
                 yield from texts(event)
+                if cut(event):
+                    stopped = CUT_LENGTH
         finally:
             stream.close()

@@ -54,6 +54,14 @@ WORDS: dict[str, dict[str, str]] = {
                        "openai:<モデル名> (OpenAI 互換サーバー) / ollama:<モデル名> / lmstudio:<モデル名> / "
                        "llamacpp:<モデル名>"),
         "startup": "モデル: {model} — {why}",
+        "embed_needs": "{name} には {what} が必要です",
+        "embed_no_server": "{name} のサーバーがこのコンピューターに見つかりません",
+        "embed_unknown": "{name} は埋め込みモデルの名前として読めません",
+        "embed_not_set": ("埋め込みモデルが設定されていません: SAIVERSE_EMBEDDING_MODEL に local:<名前> "
+                          "(例: `python main.py model pull multilingual-e5-small` で入れたもの)、"
+                          "gemini-embedding-001 か text-embedding-3-small を設定してください"),
+        "embed_cannot_use": "SAIVERSE_EMBEDDING_MODEL={name} は使えません: {why}",
+        "embed_cannot_use_log": "SAIVERSE_EMBEDDING_MODEL={name} は使えません (理由はログにあります)",
     },
     "en": {
         "short_local": "local model",
@@ -97,6 +105,14 @@ WORDS: dict[str, dict[str, str]] = {
                        "openai:<model> (an OpenAI-compatible server) / ollama:<model> / lmstudio:<model> / "
                        "llamacpp:<model>"),
         "startup": "model: {model} — {why}",
+        "embed_needs": "{name} needs {what}",
+        "embed_no_server": "no server for {name} was found on this computer",
+        "embed_unknown": "{name} is not a name of an embedding model",
+        "embed_not_set": ("no embedding model is set: set SAIVERSE_EMBEDDING_MODEL to local:<name> (e.g. one "
+                          "pulled with `python main.py model pull multilingual-e5-small`), gemini-embedding-001 "
+                          "or text-embedding-3-small"),
+        "embed_cannot_use": "SAIVERSE_EMBEDDING_MODEL={name} cannot be used: {why}",
+        "embed_cannot_use_log": "SAIVERSE_EMBEDDING_MODEL={name} cannot be used (the log says why)",
     },
 }
 

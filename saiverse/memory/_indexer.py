@@ -1,9 +1,10 @@
 """The background indexer: every SAIMemory message embedded once, off the reply path (issue 33).
 
-When `SAIVERSE_EMBEDDING_MODEL` names a model (`local`, `local:<name or path>`), the manager opens a
-`MemoryIndex`: the embedding model in its supervised process (saiverse/llm/local/_embedder.py:
-llama.cpp never runs in the app), a daemon thread that embeds messages not yet embedded, and the
-dense side of recall (saiverse/memory/_dense.py) that reads the vectors back.
+When `SAIVERSE_EMBEDDING_MODEL` names a model, the manager opens a `MemoryIndex`: the embedding model
+(`local`, `local:<name or path>`: in its supervised process, saiverse/llm/local/_embedder.py, llama.cpp
+never runs in the app; a provider's API: saiverse/llm/embeddings.py), a daemon thread that embeds
+messages not yet embedded, and the dense side of recall (saiverse/memory/_dense.py) that reads the
+vectors back.
 
 - **Newest first, per persona, in turns.** What was said last is what a persona is most likely asked
   about; each persona gets one batch (`BATCH` messages) in turn, so one persona's million imported

@@ -76,6 +76,8 @@ class PulseRecord:
     trace: list[str] = field(default_factory=list)
     answered: list[str] = field(default_factory=list)
     """Models that answered during the pulse, in order."""
+    spent: list[tuple[str, int, int]] = field(default_factory=list)
+    """(model, input tokens, output tokens) of each model call (saiverse/costs.py records them)."""
     queued_at: float = field(default_factory=time.monotonic)
     started_at: float | None = None
     ended_at: float | None = None
@@ -97,8 +99,8 @@ class PulseHandle:
     def pulse_id(self) -> str:
         return self.record.pulse_id
 
-    def cancel(self) -> None:
-        self.token.cancel()
+    def cancel(self, *, keep_said: bool = True) -> None:
+        self.token.cancel(keep_said=keep_said)
 
     def _put(self, ev: Event | None) -> None:
         with self._lock:
@@ -296,7 +298,7 @@ class PulseController(PulseKinds):
             handles = [h for h in (*self._running.values(), *self._queued.values())
                        if h.record.persona_id == persona_id]
         for h in handles:
-            h.cancel()
+            h.cancel(keep_said=False)
         deadline = time.monotonic() + timeout
         return all(h.done.wait(max(0.0, deadline - time.monotonic())) for h in handles)
 
@@ -358,7 +360,7 @@ class PulseController(PulseKinds):
             emit(event("pulse_end", status="cancelled", model=self._model_name(rec, persona_context(persona)),
                        **base))
             return
-        journal = PulseJournal(rec.pulse_id, self.services)
+        journal = PulseJournal(rec.pulse_id, self.services, persona_id=persona.persona_id)
         ctx = persona_context(persona)
         why = ""
         try:
@@ -380,7 +382,8 @@ class PulseController(PulseKinds):
             if job.building is not None:
                 journal.known_building = job.building
             common = {"ports": journal, "pulse_id": rec.pulse_id, "cancel": handle.token, "emit": emit,
-                      "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace, "answered": rec.answered}
+                      "pulse_type": rec.kind, "usage": rec.usage, "trace": rec.trace, "answered": rec.answered,
+                      "spent": rec.spent}
             if job.user_input is not None:
                 run_meta_user(ctx, job.user_input, rec.building_id, meta_playbook=job.playbook,
                               args=job.args, **common)
@@ -401,6 +404,7 @@ class PulseController(PulseKinds):
             line = stopped_line(persona.name, why) if rec.status == "error" and job.user_input is not None \
                 and rec.kind == "user" else None
             self._keep_effects(journal, why, emit, base, line)
+        self._record_spent(rec)
         emit(event("pulse_end", status=rec.status, usage=dict(rec.usage), model=self._model_name(rec, ctx), **base))
 
     @staticmethod
@@ -417,6 +421,15 @@ class PulseController(PulseKinds):
         if kept:
             emit(event("notice", kind="pulse_effects_kept", **base,
                        text=f"パルスは途中で止まりましたが、それまでの変更 {kept} 件は残り、記憶にも書きました。"))
+
+    def _record_spent(self, rec: PulseRecord) -> None:
+        """What the pulse's model calls cost, added to its persona's day (never ends the pulse in error)."""
+        if not rec.spent:
+            return
+        try:
+            self.services.record_usage(rec.persona_id, list(rec.spent))
+        except Exception:  # noqa: BLE001 - an uncounted pulse is logged, the reply stands
+            log.exception("pulse %s: its token usage could not be recorded", rec.pulse_id)
 
     def _model_name(self, rec: PulseRecord, persona: Any) -> str | None:
         """The model that answered last, else the persona's normal model (a pulse with no model call)."""

@@ -13,6 +13,7 @@ tool changed anything commits nothing; one that stops after commits its journal 
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -24,7 +25,7 @@ from typing import Any
 
 from sqlalchemy import text
 
-from chat import ChatModel, ContextWindow, Message
+from chat import CUT_STOPPED, ChatModel, ContextWindow, Message
 from database import Database
 from database.direct import run_many
 from saiverse.llm import OfflineModel
@@ -60,6 +61,10 @@ class PulseServices:
     """What a persona's memory offers a prompt (saiverse/memory/_context.py fits it to the budget)."""
     target_names: Callable[[str, str], list[str]] = lambda kind, building_id: []
     """(kind, building id) → what a request may name for a playbook acting on `kind` (sea/ports.py)."""
+    persona_playbooks: Callable[[str], list[Playbook]] = lambda persona_id: []
+    """persona id → the playbooks only she may be routed to (one per MCP tool of hers, saiverse/mcp_playbooks.py)."""
+    record_usage: Callable[[str, list[tuple[str, int, int]]], None] = lambda persona_id, spent: None
+    """(persona id, (model, input, output) per call) → added to her day's usage (saiverse/costs.py)."""
 
 
 def persona_context(p: PersonaInfo) -> PersonaContext:
@@ -94,7 +99,12 @@ class PulseJournal:
     pending_memory: list[tuple[str, str, str, list[str]]] = field(default_factory=list)
     pending_lines: dict[int, dict[str, Any]] = field(default_factory=dict)
     """Line fields (sea/lines.py) of `pending_memory` entries, by position; none for a plain message."""
-    pending_history: list[tuple[str, PersonaContext, str]] = field(default_factory=list)
+    pending_history: list[tuple[str, PersonaContext, str, str | None]] = field(default_factory=list)
+    """(building, persona, text, cut) of each line the pulse said (`cut`: it stopped before its end)."""
+    keep_cut: bool = False
+    """A reply the user stopped half-way was said: a cancelled pulse keeps it, to be continued."""
+    persona_id: str = ""
+    """Whose pulse this is: her own playbooks (her MCP tools) join the router's choices."""
     _prompts: dict[tuple[str, str], str] = field(default_factory=dict)
     _snapshots: dict[str, tuple[Snapshot, list[MemoryLine]]] = field(default_factory=dict)
     effects: list[tuple[int, str, str | None]] = field(default_factory=list)
@@ -200,8 +210,10 @@ class PulseJournal:
             return snapshot
         return replace(snapshot, reflex=reflex_section(found), recalled=found) if found else snapshot
 
-    def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
-        self.pending_history.append((building_id, persona, text))
+    def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str, *,
+                         cut: str | None = None) -> int | None:
+        self.pending_history.append((building_id, persona, text, cut))
+        self.keep_cut = self.keep_cut or cut == CUT_STOPPED
         return None
 
     def system_prompt(self, persona: PersonaContext, building_id: str) -> str:
@@ -263,10 +275,14 @@ class PulseJournal:
         return self.services.tool_specs(names, persona["persona_id"], emit)
 
     def playbook(self, name: str) -> Playbook | None:
-        return self.services.playbook(name)
+        found = self.services.playbook(name)
+        if found is None and self.persona_id and "__" in name:
+            found = next((pb for pb in self.services.persona_playbooks(self.persona_id) if pb.name == name), None)
+        return found
 
     def router_playbooks(self) -> list[Playbook]:
-        return self.services.router_playbooks()
+        own = self.services.persona_playbooks(self.persona_id) if self.persona_id else []
+        return self.services.router_playbooks() + own if own else self.services.router_playbooks()
 
     def target_names(self, kind: str, building_id: str) -> list[str]:
         return self.services.target_names(kind, building_id)
@@ -287,6 +303,9 @@ class PulseJournal:
         any later reply. Returns how many changes were kept."""
         building = self.opened.building_id if self.opened is not None else None
         self.stop_line = (building, line) if line and building else None
+        if not self.effects and self.intent is None and self.keep_cut:
+            self._write(self.pending_memory)  # the user's stop: what was said so far stays, as said
+            return 0
         if not self.effects and self.intent is None:
             self.pending_memory.clear()
             self.pending_lines.clear()
@@ -330,8 +349,8 @@ class PulseJournal:
                 now = datetime.now().isoformat(sep=" ", timespec="microseconds")
                 run_many(s, _HISTORY_INSERT, [
                     {"b": building_id, "sid": persona["persona_id"], "name": persona.get("name", ""),
-                     "c": line, "pulse": self.pulse_id, "at": now}
-                    for building_id, persona, line in self.pending_history])
+                     "c": line, "pulse": self.pulse_id, "at": now, "meta": json.dumps({"cut": cut}) if cut else None}
+                    for building_id, persona, line, cut in self.pending_history])
             if stop_line is not None:
                 svc.world.add_history(stop_line[0], speaker_kind="system", speaker_id=None, speaker_name="",
                                       content=stop_line[1], pulse_id=self.pulse_id, session=s)
@@ -342,8 +361,8 @@ class PulseJournal:
 
 
 _HISTORY_INSERT = text(
-    "INSERT INTO building_history (BUILDINGID, SPEAKER_KIND, SPEAKER_ID, SPEAKER_NAME, CONTENT, PULSE_ID, CREATED_AT) "
-    "VALUES (:b, 'persona', :sid, :name, :c, :pulse, :at)")
+    "INSERT INTO building_history (BUILDINGID, SPEAKER_KIND, SPEAKER_ID, SPEAKER_NAME, CONTENT, PULSE_ID, CREATED_AT, "
+    "METADATA) VALUES (:b, 'persona', :sid, :name, :c, :pulse, :at, :meta)")
 
 
 HAND_OVER_WITHIN = 0.01

@@ -133,16 +133,18 @@ class PlaybookCatalog:
         """A builtin replaced by an imported playbook of the same name."""
         return name in self._builtin and self._all.get(name) is not self._builtin[name]
 
-    def validate(self, pb: Playbook, *, among: dict[str, Playbook] | None = None) -> ValidationReport:
-        """Full validation against this catalog (plus `pb` itself, for self-reference)."""
-        tools = available_tools()
+    def validate(self, pb: Playbook, *, among: dict[str, Playbook] | None = None,
+                 extra_tools: dict[str, set[str]] | None = None) -> ValidationReport:
+        """Full validation against this catalog (plus `pb` itself, for self-reference). `extra_tools`: tools
+        some persona has besides the builtin ones (her MCP tools), with their arguments."""
+        tools = {**available_tools(), **(extra_tools or {})}
         return validate_playbook(pb, playbooks={**(among or self._all), pb.name: pb}, tools=tools.keys(),
                                  tool_args=tools)
 
-    def check_file(self, path: str | Path) -> Playbook:
+    def check_file(self, path: str | Path, *, extra_tools: dict[str, set[str]] | None = None) -> Playbook:
         """Load and fully validate a playbook file without storing it."""
         pb = load_playbook_file(path)
-        self.validate(pb)
+        self.validate(pb, extra_tools=extra_tools)
         return pb
 
     def resolve(self, name_or_path: str) -> Playbook:

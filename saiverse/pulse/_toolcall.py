@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
 from saiverse.world import BuildingInfo, ItemInfo, ItemStore, ScheduleInfo, ScheduleStore, World
+from sea.playbook import Playbook
 
 
 class ProductionRunner(Protocol):
@@ -58,6 +59,8 @@ class ToolServices:
     """Every persona's Chronicle."""
     pulse_kind: Callable[[str], str | None]
     """pulse id → user / schedule / auto (None for an unknown pulse)."""
+    persona_playbooks: Callable[[str], list[Playbook]] = lambda persona_id: []
+    """persona id → the playbooks only she may be routed to: one per MCP tool of hers (saiverse/mcp_playbooks.py)."""
 
 
 class ToolCall(Protocol):

@@ -6,6 +6,7 @@ A service of `saiverse.pulse._toolctx.ManagerToolContext`, handed the call it se
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from saiverse.memory import TrackBook
@@ -13,6 +14,7 @@ from saiverse.pulse._intent import changes
 from saiverse.pulse._journal import persona_context, system_prompt_for
 from saiverse.pulse._toolcall import ToolCall
 from saiverse.world import BuildingInfo, PersonaInfo, UnknownIdError
+from sea.compat import playbook_listing
 from tools import ToolError
 
 WORKING_MEMORY = "working_memory"
@@ -181,7 +183,12 @@ class CityTools:
 
     # ---- playbooks ----------------------------------------------------------------------------
     def router_playbooks(self) -> list[dict[str, Any]]:
-        return self.services.router_listing()
+        """The catalogue's router-callable playbooks and, for this persona, one per MCP tool of hers."""
+        own = self.services.persona_playbooks(self.call.persona_id)
+        listing = self.services.router_listing()
+        return sorted(listing + playbook_listing(own), key=lambda e: e["name"]) if own else listing
 
     def router_playbooks_json(self) -> str:
-        return self.services.router_listing_json()
+        if not self.services.persona_playbooks(self.call.persona_id):
+            return self.services.router_listing_json()  # the same text, made once per catalogue version
+        return json.dumps(self.router_playbooks(), ensure_ascii=False)

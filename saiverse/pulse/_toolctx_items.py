@@ -20,7 +20,10 @@ from saiverse.world import (
     ItemNotFoundError,
     PatchError,
     apply_patch,
+    container_of,
+    is_bag,
     is_pdf_path,
+    parse_short_id,
     pdf_pages,
     rename_item,
 )
@@ -40,12 +43,22 @@ class ItemTools:
         return self.services.world.persona(self.call.persona_id).lightweight_model
 
     def _reachable(self, item_id: str) -> ItemInfo:
+        number = parse_short_id(item_id)
+        if number is not None:  # `item:N`: the room's item N, else the one carried as N
+            for kind, owner in (("building", self.call.building_id), ("persona", self.call.persona_id)):
+                found = [i for i in self.services.items.list_owned(kind, owner) if i.slot_number == number]
+                if found:
+                    return found[0]
+            raise ToolError(f"{item_id.strip()} はここにも手元にもありません。item_list で番号を確かめてください。")
         try:
             info = self.services.items.get(item_id)
         except ItemNotFoundError as exc:
             raise ToolError(f"アイテム {item_id!r} は存在しません。item_list で id を確かめてください。") from exc
-        here = (info.owner_kind == "building" and info.owner_id == self.call.building_id) or (
-            info.owner_kind == "persona" and info.owner_id == self.call.persona_id)
+        where = (info.owner_kind, info.owner_id)
+        if info.owner_kind == "bag":  # in a bag: within reach when the bag is
+            with self.services.items.db.session() as s:
+                where = container_of(s, info.item_id)
+        here = where in (("building", self.call.building_id), ("persona", self.call.persona_id))
         if not here:
             raise ToolError(f"アイテム「{info.name}」はここにはありません。")
         return info
@@ -57,9 +70,19 @@ class ItemTools:
         return data
 
     def items_here(self) -> list[dict[str, Any]]:
+        """The building's items and hers, each bag followed by what it holds (its `in_bag` set)."""
         items = self.services.items
-        owned = items.list_owned("building", self.call.building_id) + items.list_owned("persona", self.call.persona_id)
-        return [i.to_dict() for i in owned]
+        out: list[dict[str, Any]] = []
+
+        def add(found: list[ItemInfo], bag: str | None, depth: int) -> None:
+            for info in found:
+                out.append({**info.to_dict(), **({"in_bag": bag} if bag else {})})
+                if is_bag(info.type, info.state) and depth < 8:
+                    add(items.list_owned("bag", info.item_id), info.name, depth + 1)
+
+        add(items.list_owned("building", self.call.building_id) + items.list_owned("persona", self.call.persona_id),
+            None, 0)
+        return out
 
     def building_items(self, building_id: str) -> list[dict[str, Any]]:
         return [i.to_dict() for i in self.services.items.list_owned("building", building_id)]

@@ -19,7 +19,7 @@ from saiverse.pulse._intent import changes
 from saiverse.pulse._toolcall import ToolCall
 from saiverse.pulse._toolctx_city import CityTools
 from saiverse.pulse._toolctx_items import ItemTools
-from saiverse.world import is_pdf_path
+from saiverse.world import BagError, is_pdf_path
 from sea.tool_playbook import ToolPlaybookError, run_named
 from tools import ToolError
 
@@ -61,8 +61,11 @@ class V03Tools:
         if (info.owner_kind, info.owner_id) == (owner_kind, owner_id):
             where = "手元" if owner_kind == "persona" else "この建物"
             raise ToolError(f"「{info.name}」はもう{where}にあります。")
-        moved = self.services.items.move(info.item_id, owner_kind, owner_id, take_slot=True)
-        done = "手に取りました" if owner_kind == "persona" else "ここに置きました"
+        try:
+            moved = self.services.items.move(info.item_id, owner_kind, owner_id, take_slot=True)
+        except BagError as exc:
+            raise ToolError(str(exc)) from exc
+        done = {"persona": "手に取りました", "bag": "袋に入れました"}.get(owner_kind, "ここに置きました")
         return self.items._changed("item_updated", moved, f"「{info.name}」を{done} (スロット {moved.slot_number})。")
 
     # ---- the message log ------------------------------------------------------------------------

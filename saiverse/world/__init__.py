@@ -8,6 +8,8 @@ Parts (private modules; import from here):
 - `_chat_edit`: Deleting a chat line: from the building history and, where it was remembered, from …
 - `_chat_search`: Search in one building's chat: the lines whose text contains every word asked for, …
 - `_doc_versions`: A document save that committed but was not renamed into place is finished by whoever …
+- `_item_bags`: Bags (upstream v0.3's containers): an item of type `bag` holds items — their location is …
+- `_item_delete`: Deleting an item from the room's modal (the caller takes the automatic backup first, …
 - `_item_names`: Renaming an item (upstream v0.3's `item_change_name`): the name checked like a new …
 - `_item_slots`: Item slots (upstream v0.3): an item's numbered place in its container, unique per …
 - `_items`: Items: objects, pictures and documents, their locations, and their files on disk.
@@ -32,9 +34,19 @@ from saiverse.world._avatars import avatar_path, clear_avatar, store_avatar
 from saiverse.world._chat_edit import LineDeletion, delete_line, plan_line_deletion
 from saiverse.world._chat_search import search_history
 from saiverse.world._doc_versions import committed_copy
+from saiverse.world._item_bags import BagError, container_of, is_bag
+from saiverse.world._item_delete import delete_item
 from saiverse.world._item_names import rename_item
-from saiverse.world._item_slots import move_numbered
-from saiverse.world._items import ITEM_TYPES, ItemInfo, ItemNotFoundError, ItemStore, clip_summary, text_sha256
+from saiverse.world._item_slots import move_numbered, parse_short_id, short_id
+from saiverse.world._items import (
+    ITEM_TYPES,
+    SUMMARY_LIMIT,
+    ItemInfo,
+    ItemNotFoundError,
+    ItemStore,
+    clip_summary,
+    text_sha256,
+)
 from saiverse.world._map import MAP_LIMIT, MapSpot, map_layout
 from saiverse.world._media import (
     SUMMARY_SUFFIX,
@@ -70,6 +82,9 @@ from saiverse.world._swipes import (
     NoReplyError,
     Swipes,
     choose_swipe,
+    cut_of,
+    cut_reply,
+    extend_reply,
     fold_reply,
     forget_reply,
     keep_reply,
@@ -81,6 +96,7 @@ __all__ = [
     "ANSWERING_MODES",
     "AUTONOMOUS",
     "AutonomousTurns",
+    "BagError",
     "BuildingInfo",
     "CheckedImage",
     "DAYS",
@@ -99,6 +115,7 @@ __all__ = [
     "NoReplyError",
     "PatchError",
     "PersonaInfo",
+    "SUMMARY_LIMIT",
     "SUMMARY_SUFFIX",
     "ScheduleError",
     "ScheduleInfo",
@@ -120,11 +137,17 @@ __all__ = [
     "clip_summary",
     "commit_staged",
     "committed_copy",
+    "container_of",
     "crop_to_ratio",
+    "cut_of",
+    "cut_reply",
+    "delete_item",
     "delete_line",
+    "extend_reply",
     "fold_reply",
     "forget_reply",
     "from_interaction_mode",
+    "is_bag",
     "is_pdf",
     "is_pdf_path",
     "keep_reply",
@@ -133,6 +156,7 @@ __all__ = [
     "new_file_name",
     "next_run",
     "nobody_answers",
+    "parse_short_id",
     "parse_time",
     "pdf_pages",
     "plan_line_deletion",
@@ -142,6 +166,7 @@ __all__ = [
     "reply_swipes",
     "resolve_in_home",
     "search_history",
+    "short_id",
     "shown_state",
     "staged_name",
     "store_avatar",

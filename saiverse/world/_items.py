@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 
 from database import Database
 from database.models import Item, ItemLocation
@@ -31,7 +32,8 @@ from saiverse.errors import UserError
 from saiverse.inputs import InputError
 from saiverse.locks import item_lock
 from saiverse.world._doc_versions import finish_committed_save
-from saiverse.world._item_slots import free_slot
+from saiverse.world._item_bags import check_into_bag
+from saiverse.world._item_slots import free_slot, number_unnumbered
 from saiverse.world._media import (
     CheckedImage,
     atomic_write,
@@ -47,7 +49,7 @@ from saiverse.world._pdf import MIME as PDF_MIME
 from saiverse.world._pdf import is_pdf_path, pdf_text
 from words import say
 
-ITEM_TYPES = ("object", "picture", "document")
+ITEM_TYPES = ("object", "picture", "document", "bag")
 SUMMARY_LIMIT = 300
 MAX_DOCUMENT_CHARS = 200_000
 """Longest document text, for every writer (tools, the item modal, patches)."""
@@ -184,13 +186,20 @@ class ItemStore:
             return _info(item, s.get(ItemLocation, item_id))
 
     def list_owned(self, owner_kind: str, owner_id: str) -> list[ItemInfo]:
+        """A container's items, oldest first; items made before slots are numbered on the way."""
+        query = (select(Item, ItemLocation).join(ItemLocation, ItemLocation.item_id == Item.item_id)
+                 .where(ItemLocation.owner_kind == owner_kind, ItemLocation.owner_id == owner_id)
+                 .order_by(Item.created_at, Item.name))
         with self.db.session() as s:
-            rows = s.execute(
-                select(Item, ItemLocation)
-                .join(ItemLocation, ItemLocation.item_id == Item.item_id)
-                .where(ItemLocation.owner_kind == owner_kind, ItemLocation.owner_id == owner_id)
-                .order_by(Item.created_at, Item.name)
-            ).all()
+            rows = s.execute(query).all()
+            if any(loc.slot_number is None for _item, loc in rows):
+                try:
+                    with s.begin_nested():
+                        number_unnumbered(s, owner_kind, owner_id)
+                except IntegrityError:  # another process numbered them meanwhile: theirs stand
+                    pass
+                s.expire_all()
+                rows = s.execute(query).all()
             return [_info(item, loc) for item, loc in rows]
 
     def file_of(self, info: ItemInfo) -> Path:
@@ -227,7 +236,9 @@ class ItemStore:
                 description=description, state_json=json.dumps(state, ensure_ascii=False),
                 file_path=file_path, created_at=now, updated_at=now,
             )
-            loc = ItemLocation(item_id=item.item_id, owner_kind=owner_kind, owner_id=owner_id, updated_at=now)
+            number_unnumbered(s, owner_kind, owner_id)  # the older ones first: numbers follow age
+            loc = ItemLocation(item_id=item.item_id, owner_kind=owner_kind, owner_id=owner_id, updated_at=now,
+                               slot_number=free_slot(s, owner_kind, owner_id))  # its short id, `item:N`
             s.add(item)
             s.flush()
             s.add(loc)
@@ -236,10 +247,11 @@ class ItemStore:
 
     def create_object(
         self, name: str, description: str, *, owner_kind: str, owner_id: str,
-        state: dict[str, Any] | None = None, item_id: str | None = None,
+        state: dict[str, Any] | None = None, item_id: str | None = None, kind: str = "object",
     ) -> ItemInfo:
+        """An item without a file: an object, or (`kind="bag"`) a bag that holds items."""
         return self._insert(
-            name=name, type_="object", description=description, file_path=None,
+            name=name, type_=kind, description=description, file_path=None,
             state=state or {}, owner_kind=owner_kind, owner_id=owner_id, item_id=item_id,
         )
 
@@ -388,19 +400,22 @@ class ItemStore:
         return result
 
     def move(self, item_id: str, owner_kind: str, owner_id: str, *, take_slot: bool = False) -> ItemInfo:
-        """Put an item in a building or in a persona's hands; `take_slot`: numbered there even if it was not."""
-        if owner_kind not in ("building", "persona"):
-            raise ValueError(f"owner_kind must be building or persona, got {owner_kind!r}")
+        """Put an item in a building, in a persona's hands or into a bag (saiverse/world/_item_bags.py), in the
+        smallest free slot there (every item is numbered now; `take_slot` is kept for callers that asked)."""
+        if owner_kind not in ("building", "persona", "bag"):
+            raise ValueError(f"owner_kind must be building, persona or bag, got {owner_kind!r}")
         with self.db.session() as s:
             item = s.get(Item, item_id)
             if item is None:
                 raise ItemNotFoundError(say("no_item", id=item_id))
+            if owner_kind == "bag":
+                check_into_bag(s, item_id, owner_id)  # a bag, and not the item itself or a bag inside it
             loc = s.get(ItemLocation, item_id)
             if loc is None:
                 loc = ItemLocation(item_id=item_id, owner_kind=owner_kind, owner_id=owner_id)
                 s.add(loc)
             moving = (loc.owner_kind, loc.owner_id) != (owner_kind, owner_id)
-            if (loc.slot_number is not None and moving) or (take_slot and (moving or loc.slot_number is None)):
+            if moving or loc.slot_number is None:
                 loc.slot_number = free_slot(s, owner_kind, owner_id)  # upstream v0.3 (saiverse/world/_item_slots.py)
             loc.owner_kind, loc.owner_id, loc.updated_at = owner_kind, owner_id, datetime.now()
             s.flush()

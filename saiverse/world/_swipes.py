@@ -202,3 +202,75 @@ def keep_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -
             "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
         if row is not None:
             _store(conn, row, _swipes_of(row), memory_pulse=pulse_id)
+
+
+# ---- a reply that stopped before its end, continued (upstream's 「続きの生成」) ----------------------
+
+def cut_of(raw_metadata: Any) -> str:
+    """Why a history line stopped before its end (`length`, `stopped`), from its METADATA; "" if it did not."""
+    cut = _meta(raw_metadata).get("cut")
+    return str(cut) if isinstance(cut, str) else ""
+
+
+def cut_reply(db: Database, building_id: str) -> tuple[int, str, str]:
+    """The building's last line when it is a persona's reply that stopped before its end.
+
+    Returns:
+        (its history id, the persona id, the text said so far).
+
+    Raises:
+        NoReplyError: the last line is not a cut reply."""
+    with db.engine.connect() as conn:
+        row = _last(conn, building_id)
+    if row is None or row[1] != "persona" or not row[2] or not row[4] or not cut_of(row[6]):
+        raise NoReplyError("続きを生成できるのは、最後の行が途中で止まったペルソナの返事のときだけです。")
+    return int(row[0]), str(row[2]), str(row[3])
+
+
+def extend_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -> tuple[str, str]:
+    """Append what pulse `pulse_id` said to line `history_id` (a cut reply), in the history and in the
+    persona's remembered answer, in one transaction; the pulse's own line and message go.
+
+    Returns:
+        (the line's whole text now, why it is still cut or "").
+
+    Raises:
+        NoReplyError: the pulse said nothing (the line stays as it was)."""
+    with db.session() as s:
+        conn = s.connection()
+        old = conn.execute(text(
+            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
+            "WHERE ID = :i AND BUILDINGID = :b"), {"i": history_id, "b": building_id}).first()
+        if old is None:
+            raise UnknownIdError(f"この建物に行 {history_id} はありません (消されたかもしれません)。")
+        new = conn.execute(text(
+            "SELECT ID, CONTENT, METADATA FROM building_history WHERE BUILDINGID = :b AND PULSE_ID = :p "
+            "AND SPEAKER_KIND = 'persona' AND SPEAKER_ID = :sid ORDER BY ID"),
+            {"b": building_id, "p": pulse_id, "sid": old[2]}).all()
+        more = "".join(str(r[1]) for r in new)
+        if not more.strip():
+            raise NoReplyError("続きが生成されませんでした。返事はそのままです。")
+        whole, still = str(old[3]) + more, cut_of(new[-1][2])
+        meta = _meta(old[6])
+        memory_pulse = str(meta.get("memory_pulse") or old[4])
+        meta.pop("cut", None)
+        if still:
+            meta["cut"] = still
+        if isinstance(meta.get("swipes"), list) and isinstance(meta.get("swipe"), int) \
+                and 0 <= meta["swipe"] < len(meta["swipes"]):
+            meta["swipes"][meta["swipe"]]["content"] = whole  # the chosen answer is the one continued
+        conn.execute(text("UPDATE building_history SET CONTENT = :c, METADATA = :m WHERE ID = :i"),
+                     {"c": whole, "m": json.dumps(meta, ensure_ascii=False), "i": old[0]})
+        # The persona remembers one answer, the whole of it: its earlier part grows, the pulse's goes.
+        conn.execute(text(
+            "UPDATE saimemory SET CONTENT = :new WHERE ID = (SELECT MIN(ID) FROM saimemory WHERE PERSONA_ID = :p "
+            "AND PULSE_ID = :pulse AND ROLE = 'assistant' AND CONTENT = :old)"),
+            {"new": whole, "p": old[2], "pulse": memory_pulse, "old": old[3]})
+        for mid in [r[0] for r in conn.execute(text(
+                "SELECT ID FROM saimemory WHERE PERSONA_ID = :p AND PULSE_ID = :pulse AND ROLE = 'assistant'"),
+                {"p": old[2], "pulse": pulse_id})]:
+            conn.execute(text("DELETE FROM saimemory_tag WHERE MESSAGE_ID = :i"), {"i": mid})
+            conn.execute(text("DELETE FROM saimemory WHERE ID = :i"), {"i": mid})
+        for r in new:
+            conn.execute(text("DELETE FROM building_history WHERE ID = :i"), {"i": r[0]})
+        return whole, still

@@ -73,6 +73,8 @@ class HistoryEntry:
     content: str
     pulse_id: str | None
     created_at: str
+    cut: str = ""
+    """A persona's reply that stopped before its end: `length` or `stopped` (it can be continued)."""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -96,7 +98,18 @@ def _entry(h: BuildingHistory) -> HistoryEntry:
     return HistoryEntry(
         h.id, h.building_id, h.speaker_kind, h.speaker_id, h.speaker_name, h.content, h.pulse_id,
         h.created_at.isoformat(timespec="seconds") if h.created_at else "",
+        _cut(h.metadata_json) if h.metadata_json else "",
     )
+
+
+def _cut(raw: str) -> str:
+    """`cut` of a line's METADATA (saiverse/world/_swipes.py `cut_of` says the same for a raw row)."""
+    try:
+        meta = json.loads(raw)
+    except (TypeError, ValueError):
+        return ""
+    cut = meta.get("cut") if isinstance(meta, dict) else None
+    return cut if isinstance(cut, str) else ""
 
 
 _BUILDING_ROW = select(Building.building_id, Building.name, Building.description, Building.capacity,

@@ -54,7 +54,8 @@ class FakePorts:
         tokens = len(system) + sum(len(m.get("content") or "") for m in messages)
         return PromptContext(system=system, messages=messages, input_tokens=tokens)
 
-    def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str) -> int | None:
+    def post_to_building(self, building_id: str, persona: PersonaContext, text: str, pulse_id: str, *,
+                         cut: str | None = None) -> int | None:
         self.lines.append((building_id, persona["persona_id"], text))
         return len(self.lines)
 

@@ -24,11 +24,11 @@ from __future__ import annotations
 import itertools
 import logging
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-from chat import ChatRequest, ChatResult, LLMError, Usage, default_max_tokens
+from chat import CUT_LENGTH, ChatRequest, ChatResult, LLMError, Usage, default_max_tokens
 from saiverse.llm.local._child import ChildDied, LlamaChild, ModelBroken, RunnerError
 from saiverse.llm.local._files import LocalModelMissing, ensure_file, runtime_available
 from saiverse.llm.local._health import HealthBook, broken_words
@@ -232,8 +232,9 @@ class LocalModel:
 
     # -- generation ---------------------------------------------------------------------------
 
-    def _chunks(self, request: ChatRequest) -> Iterator[tuple[str, int]]:
-        """(text, prompt tokens) pieces of a free-text answer, generated under the run lock."""
+    def _chunks(self, request: ChatRequest, cut: list[str] | None = None) -> Iterator[tuple[str, int]]:
+        """(text, prompt tokens) pieces of a free-text answer, generated under the run lock; `cut` gets
+        `CUT_LENGTH` when the answer length stopped a chat model's reply (it can be continued)."""
         self._load()
         voice = read_voice(request.system, request.persona_name)
         with self._run_lock:
@@ -252,6 +253,8 @@ class LocalModel:
                         text = (part["choices"][0].get("delta") or {}).get("content")
                         if text:
                             yield text, 0
+                        if cut is not None and part["choices"][0].get("finish_reason") == "length":
+                            cut.append(CUT_LENGTH)
                 finally:
                     stream.close()  # the stop button: the child is told to stop at its next token
                 return
@@ -304,18 +307,21 @@ class LocalModel:
         pairs = [happened(pb, body, place) for pb, body in result_blocks(request.messages)]
         return "".join(voice.speak(*p) for p in dict.fromkeys(p for p in pairs if p))
 
-    def stream(self, request: ChatRequest) -> Iterator[str]:
+    def stream(self, request: ChatRequest) -> Generator[str, None, str | None]:
         """Answer as text chunks. A base model's line is held back whole until it is known to be the
         persona's own speech (saiverse/llm/local/_sanity.py); a line that fails becomes the persona's
-        honest words and a `model_suggest_pull` notice."""
+        honest words and a `model_suggest_pull` notice. Returns `CUT_LENGTH` when the answer length cut a
+        chat model's reply short."""
         if request.response_schema is not None or request.tools:
             yield self.generate(request).text
-            return
+            return None
         if self.profile.chat_template:
-            for text, _used in self._chunks(request):
+            cut: list[str] = []
+            for text, _used in self._chunks(request, cut):
                 yield text
-            return
+            return cut[0] if cut else None
         yield self._line(request)[0]
+        return None
 
     def generate(self, request: ChatRequest) -> ChatResult:
         """Answer once: text by the model; JSON and tool calls by the model only when it decides."""
