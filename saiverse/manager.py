@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import words
 from chat import ChatModel, LLMError
 from database.migrate import MigrationError
 from saiverse.care import AdminError, AdminService, DeleteHooks, RepairReport
@@ -92,6 +93,7 @@ class SAIVerseManager:
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None,
                  index: bool = True) -> None:
+        words.use(settings.lang)  # the backend's messages are worded in the language of these settings
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
         home = open_home(self.settings_store)  # saiverse/opening.py: checks, the database, its migration

@@ -184,7 +184,7 @@ def test_a_wide_host_without_a_password_is_refused_and_binds_nothing(saiverse_ho
     proc = _main(saiverse_home, "--host", "0.0.0.0", "--port", str(port))
     assert proc.returncode == USER_ERROR_EXIT, proc.stderr[-2000:]
     err = proc.stderr.strip()
-    assert err.startswith("error: ") and len(err.splitlines()) == 1 and "password set" in err, err
+    assert err.startswith("エラー: ") and len(err.splitlines()) == 1 and "password set" in err, err
     assert f"python main.py --home {saiverse_home} password set" in err, err  # the command for this home
     assert not (saiverse_home / "saiverse.db").exists()  # refused before the world was opened
     with pytest.raises(httpx.ConnectError):
@@ -229,7 +229,7 @@ def test_a_second_server_on_one_home_is_refused_naming_the_first(saiverse_home: 
         second = _main(saiverse_home, "--port", str(second_port))
         assert second.returncode == USER_ERROR_EXIT, second.stderr[-2000:]
         err = second.stderr.strip()
-        assert err.startswith("error: ") and len(err.splitlines()) == 1, err
+        assert err.startswith("エラー: ") and len(err.splitlines()) == 1, err
         assert f":{first_port}/" in err and str(first.proc.pid) in err and str(saiverse_home) in err, err
         with pytest.raises(httpx.ConnectError):
             httpx.get(f"http://127.0.0.1:{second_port}/", timeout=5)

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from chat import LLMError
+from words import say
 
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("llama.cpp")
@@ -45,29 +46,27 @@ READY_SECONDS = 60.0
 """How long the child may take to start Python and say it is ready."""
 _DIED = object()
 
-_WINDOWS_CODES = {0xC0000005: "アクセス違反 (access violation)",
-                  0xC000001D: "この CPU にない命令 (illegal instruction)",
-                  0xC00000FD: "スタック溢れ (stack overflow)", 0xC0000409: "異常終了 (stack buffer overrun)"}
-"""Windows reports a crash as the exception code in the exit status."""
-_SIGNAL_WORDS = {"SIGSEGV": "メモリ保護違反", "SIGILL": "この CPU にない命令", "SIGBUS": "バスエラー",
-                 "SIGABRT": "異常終了 (abort)", "SIGKILL": "強制終了 — メモリ不足で OS に止められた可能性があります",
-                 "SIGFPE": "演算エラー", "SIGTERM": "終了させられました"}
+_WINDOWS_CODES = {0xC0000005: "win_access", 0xC000001D: "win_illegal", 0xC00000FD: "win_stack",
+                  0xC0000409: "win_overrun"}
+"""Windows reports a crash as the exception code in the exit status (its words: words.py)."""
+_SIGNAL_WORDS = {"SIGSEGV", "SIGILL", "SIGBUS", "SIGABRT", "SIGKILL", "SIGFPE", "SIGTERM"}
+"""The signals words.py words (`sig_<NAME>`); any other reads as a plain stop by a signal."""
 
 
 def death_words(returncode: int | None) -> str:
     """How a child's exit status reads to a person: `SIGSEGV: メモリ保護違反`, `終了コード 1`."""
     if returncode is None:
-        return "応答が止まりました"
+        return say("death_hung")
     code = returncode & 0xFFFFFFFF
     if code in _WINDOWS_CODES:
-        return f"0x{code:08X}: {_WINDOWS_CODES[code]}"
+        return f"0x{code:08X}: {say(_WINDOWS_CODES[code])}"
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = f"signal {-returncode}"
-        return f"{name}: {_SIGNAL_WORDS.get(name, 'シグナルで停止')}"
-    return f"終了コード {returncode}"
+        return f"{name}: {say('sig_' + name) if name in _SIGNAL_WORDS else say('death_signal')}"
+    return say("death_code", code=returncode)
 
 
 class ChildDied(LLMError):
@@ -267,7 +266,7 @@ class LlamaChild:
             if self._proc is proc:
                 self._proc, self.loaded = None, None
         if hung:
-            what = f"{int(hung)} 秒のあいだ応答がなく止めました"
+            what = say("death_silent", seconds=int(hung))
         else:
             what = death_words(returncode)
         words = self.last_words()
