@@ -48,7 +48,7 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 ALLOWED_WORDS = frozenset({
     # names of things and products
     "SAIVerse", "SAIMemory", "Chronicle", "Memopedia", "OpenAI", "Anthropic", "Gemini", "Ollama", "LM", "Studio",
-    "Hugging", "Face", "llama", "cpp", "server", "gpt", "claude", "gemini", "openai", "anthropic", "python",
+    "Hugging", "Face", "Whisper", "llama", "cpp", "server", "gpt", "claude", "gemini", "openai", "anthropic", "python",
     # formats, units, keys on the keyboard
     "JSON", "JSONL", "API", "MCP", "ID", "URL", "CPU", "GB", "MB", "KB", "PC", "UTC", "PNG", "JPEG", "GIF", "WebP",
     "PDF", "GGUF", "zip", "Enter", "HH", "MM", "YYYY", "DD",

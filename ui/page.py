@@ -89,8 +89,11 @@ GRADIO_ATTRS = {"Multimedia input field": "gr_input_field", "Upload a file": "gr
                 "Copied!": "gr_copied", "Remove": "gr_remove", "Download": "gr_download", "Share": "gr_share",
                 "Fullscreen": "gr_fullscreen", "Exit fullscreen mode": "gr_exit_fullscreen",
                 "Scroll down": "gr_scroll_down", "Loading...": "gr_loading", "Textbox": "gr_textbox",
-                "More tabs": "gr_more_tabs"}
+                "More tabs": "gr_more_tabs", "Reset to default value": "gr_reset_default"}
 """The `aria-label`/`title` words Gradio writes into its components without a translation key → our label."""
+
+GRADIO_PREFIXED = {"number input for ": "gr_number_for", "range slider for ": "gr_slider_for"}
+"""Gradio's words that name a field after them (its slider's inputs) → our label with a `{name}`."""
 
 
 def gradio_words_js(labels: Labels) -> str:
@@ -101,10 +104,12 @@ def gradio_words_js(labels: Labels) -> str:
              "Success": labels("gr_success"),
              "Connection to the server was lost. Attempting reconnection...": labels("gr_connection_lost")}
     attrs = {english: labels(key) for english, key in GRADIO_ATTRS.items()}
+    # A slider's screen-reader words name its field: "number input for 速さ".
+    prefixed = [[english, labels(key, name="{name}")] for english, key in GRADIO_PREFIXED.items()]
     if not feature("page_words"):
         return "() => {}"
     return """() => {
-  const words = WORDS, attrs = ATTRS;
+  const words = WORDS, attrs = ATTRS, prefixed = PREFIXED;
   const fix = (root) => {
     const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -123,13 +128,21 @@ def gradio_words_js(labels: Labels) -> str:
     for (const el of document.querySelectorAll('[aria-label], [title]')) {
       for (const name of ['aria-label', 'title']) {
         const said = el.getAttribute(name);
-        if (said && attrs[said] !== undefined) el.setAttribute(name, attrs[said]);
+        if (!said) continue;
+        if (attrs[said] !== undefined) { el.setAttribute(name, attrs[said]); continue; }
+        for (const [english, ours] of prefixed) {
+          if (said.startsWith(english)) {
+            el.setAttribute(name, ours.replace('{name}', said.slice(english.length)));
+            break;
+          }
+        }
       }
     }
   };
   sweep();
   setInterval(sweep, 1000);
-}""".replace("WORDS", json.dumps(words, ensure_ascii=False)).replace("ATTRS", json.dumps(attrs, ensure_ascii=False))
+}""".replace("WORDS", json.dumps(words, ensure_ascii=False)).replace("ATTRS", json.dumps(attrs, ensure_ascii=False)) \
+        .replace("PREFIXED", json.dumps(prefixed, ensure_ascii=False))
 
 
 HTML_TAG = re.compile(rb"<html(\s[^>]*?)?\blang=\"[^\"]*\"")
