@@ -124,7 +124,7 @@ def test_persona_voice_cli_shows_sets_and_refuses_clearly(run: Callable[..., tup
     for argv, needle in ((["nobody"], "'nobody'"), (["mina", "--speed", "9"], "速さ"),
                          (["mina", "--voice", "alloy"], "alloy"), (["mina", "--engine", "robot"], "robot")):
         code, out, err = run("persona", "voice", *argv)
-        assert code == USER_ERROR_EXIT and err.startswith("error: ") and len(err.strip().splitlines()) == 1, err
+        assert code == USER_ERROR_EXIT and err.startswith("エラー: ") and len(err.strip().splitlines()) == 1, err
         assert needle in err
     with SpeechServer() as server:
         code, out, _ = run("persona", "voice", "mina", "--engine", "openai-compatible", "--url", f"{server.url}/v1",
