@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from cli._frame import add_json, command, print_json, world
+from cli._voice import add_voice_options, voice_command
 
 if TYPE_CHECKING:
     from saiverse.manager import SAIVerseManager
@@ -46,7 +47,7 @@ def check_usage(args: argparse.Namespace) -> None:
     """What can be refused from the arguments alone (UsageError, exit 2), before the world opens."""
     from saiverse.errors import UsageError
 
-    if args.action in ("delete", "move-on-map", "reflex-on", "reflex-off"):
+    if args.action in ("delete", "move-on-map", "reflex-on", "reflex-off", "voice"):
         if not args.id:
             raise UsageError(f"{args.command} {args.action} needs the {args.command} id")
         if args.action == "move-on-map" and args.auto == (args.map_x is not None or args.map_y is not None):
@@ -136,13 +137,13 @@ def _administer(args: argparse.Namespace) -> int:
     check_usage(args)  # before the home is opened: a refused command writes nothing
     with world(args) as manager:
         run = {"create": create_command, "delete": delete_command, "move-on-map": move_on_map_command,
-               "reflex-on": reflex_command, "reflex-off": reflex_command}[args.action]
+               "reflex-on": reflex_command, "reflex-off": reflex_command, "voice": voice_command}[args.action]
         return run(manager, args, print_json)
 
 
 def persona(args: argparse.Namespace) -> int:
-    """persona administration: create one, delete a persona (a backup keeps its memory), or turn its reflex
-    recall on or off (reflex-on / reflex-off)"""
+    """persona administration: create one, delete a persona (a backup keeps its memory), turn its reflex
+    recall on or off (reflex-on / reflex-off), or show or set her voice (voice P [--engine …] [--voice …])"""
     return _administer(args)
 
 
@@ -157,9 +158,11 @@ def register(sub: Any) -> None:
         noun = func.__name__
         p = command(sub, func)
         p.add_argument("action", choices=["create", "delete", "move-on-map"] if noun == "building" else
-                       ["create", "delete", "reflex-on", "reflex-off"])
+                       ["create", "delete", "reflex-on", "reflex-off", "voice"])
         p.add_argument("id", nargs="?", help=f"the {noun} id (delete; optional for persona create)")
         add_create_options(p, noun)
+        if noun == "persona":
+            add_voice_options(p)
         if noun == "building":
             p.add_argument("--move-to", metavar="ID", help="the building that takes the deleted building's items")
         add_json(p, "print what was done as one JSON object")

@@ -10,12 +10,13 @@ import argparse
 import sys
 from importlib import import_module
 
+import words
 from cli._args import Parser, check_args
 from cli._frame import add_bind, add_home
 
 COMMAND_MODULES = (
     "cli._system", "cli._world", "cli._memory", "cli._tracks", "cli._playbooks", "cli._backup", "cli._admin",
-    "cli._model", "cli._login", "cli._usage",
+    "cli._voice", "cli._listen", "cli._model", "cli._login", "cli._usage",
 )
 """The modules whose `register(sub)` adds commands, in `--help` order."""
 
@@ -39,6 +40,16 @@ def _utf8_output() -> None:
             stream.reconfigure(encoding="utf-8")
 
 
+def _use_language() -> None:
+    """Word the parser's refusals in SAIVERSE_LANG already (a command's own settings, with its --home, follow)."""
+    from saiverse.settings import load_settings
+
+    try:
+        words.use(load_settings().lang)
+    except Exception:  # noqa: BLE001 - an unreadable setting is the command's to report, in Japanese meanwhile
+        words.use("ja")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; user errors print one line (exit 2), bugs name their type (exit 1)."""
     from saiverse.errors import (
@@ -52,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     from saiverse.settings import raise_errors
 
     _utf8_output()
+    _use_language()
     args = build_parser().parse_args(argv)
     if args.command is None:  # no command: the UI
         from cli._system import serve
@@ -65,9 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         busy = busy_database_message(exc)
         if is_user_error(exc) or busy:
-            print(f"error: {busy or exc}", file=sys.stderr)
+            print(words.say("cli_error", message=busy or exc), file=sys.stderr)
             return USER_ERROR_EXIT
         if raise_errors():
             raise
-        print(f"error ({type(exc).__name__}): {exc}\n(set {RAISE_ERRORS_ENV}=1 to see the traceback)", file=sys.stderr)
+        print(words.say("cli_bug", kind=type(exc).__name__, message=exc, env=RAISE_ERRORS_ENV), file=sys.stderr)
         return FAILED_EXIT

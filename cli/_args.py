@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
+import words
 from saiverse.errors import USER_ERROR_EXIT, UsageError
 from saiverse.inputs import check_json_value, check_text
 
@@ -19,11 +21,32 @@ POSITIONAL_ARGS = frozenset({"text", "name", "run_id", "path", "action", "comman
 """Arguments named by their metavar (TEXT) in messages, not as a flag."""
 
 
+ARGPARSE_MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"the following arguments are required: (?P<args>.+)"), "ap_required"),
+    (re.compile(r"unrecognized arguments: (?P<args>.+)"), "ap_unrecognized"),
+    (re.compile(r"argument (?P<arg>[^:]+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)"),
+     "ap_choice"),
+    (re.compile(r"argument (?P<arg>[^:]+): expected one argument"), "ap_one_value"),
+    (re.compile(r"argument (?P<arg>[^:]+): invalid (?P<kind>.+?) value: (?P<value>.+)"), "ap_invalid"),
+    (re.compile(r"argument (?P<arg>[^:]+): (?P<rest>.+)"), "ap_argument"),  # a type's own refusal (`whole`)
+)
+"""argparse's own refusals (English, from Python's argparse.py) and the words.py key that says each."""
+
+
+def worded(message: str) -> str:
+    """An argparse refusal in the language in force; one this table does not know stays as argparse said it."""
+    for pattern, key in ARGPARSE_MESSAGES:
+        match = pattern.fullmatch(message)
+        if match:
+            return words.say(key, **match.groupdict())
+    return message
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(USER_ERROR_EXIT, f"error: {self.prog}: {message} (see `python {self.prog} --help`)\n")
+        self.exit(USER_ERROR_EXIT, words.say("cli_usage", prog=self.prog, message=worded(message)) + "\n")
 
 
 def whole(low: int, high: int) -> Callable[[str], int]:
@@ -33,10 +56,9 @@ def whole(low: int, high: int) -> Callable[[str], int]:
         try:
             value = int(raw.strip().replace("_", ""), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {low:,} to {high:,}, got {raw[:40]!r}") \
-                from None
+            raise argparse.ArgumentTypeError(words.say("ap_whole", low=low, high=high, raw=repr(raw[:40]))) from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {raw[:40]}")
+            raise argparse.ArgumentTypeError(words.say("ap_range", low=low, high=high, raw=raw[:40]))
         return value
 
     parse.__name__ = "whole number"
@@ -61,18 +83,18 @@ def json_object(raw: str, what: str = "--args") -> dict[str, Any]:
     """A JSON object from the command line; UsageError naming `what` for anything else."""
 
     def refuse_constant(name: str) -> Any:
-        raise UsageError(f"{what} holds {name}, which is not a JSON number")
+        raise UsageError(words.say("cli_json_constant", what=what, name=name))
 
     try:
         value = json.loads(raw, parse_constant=refuse_constant)
     except UsageError:
         raise
     except json.JSONDecodeError as exc:
-        raise UsageError(f"{what} is not valid JSON ({exc.msg} at column {exc.colno})") from exc
+        raise UsageError(words.say("cli_not_json", what=what, msg=exc.msg, col=exc.colno)) from exc
     except RecursionError as exc:
-        raise UsageError(f"{what} is nested too deeply to read") from exc
+        raise UsageError(words.say("cli_json_deep", what=what)) from exc
     except ValueError as exc:  # a number with more digits than Python converts (4300)
-        raise UsageError(f"{what} holds a number with too many digits to read") from exc
+        raise UsageError(words.say("cli_json_digits", what=what)) from exc
     if not isinstance(value, dict):
-        raise UsageError(f"{what} must be a JSON object, got {type(value).__name__}")
+        raise UsageError(words.say("cli_json_object", what=what, kind=words.say("json_" + type(value).__name__)))
     return check_json_value(value, what)

@@ -42,14 +42,15 @@ def backup(args: argparse.Namespace) -> int:
     from saiverse.care import BackupStore, create_backup
     from saiverse.disk import human_size
 
+    with_audio = bool(args.with_audio or st.voice_in_backups)
     progress, close = terminal_progress("backup")
     try:
         if args.out:
             result = create_backup(st.home, st.db_path, Path(args.out), checkpoints_path=st.checkpoints_path,
-                                   progress=progress, database_url=st.database_url)
+                                   progress=progress, database_url=st.database_url, with_audio=with_audio)
         else:
             store = BackupStore(st.home, st.db_path, checkpoints_path=st.checkpoints_path,
-                                database_url=st.database_url)
+                                database_url=st.database_url, with_audio=lambda: with_audio)
             result = store.create("manual", progress=progress)
     finally:
         close()
@@ -93,6 +94,8 @@ def register(sub: Any) -> None:
     """This module's commands on the main parser."""
     p = command(sub, backup)
     p.add_argument("--out", help="the archive to write (default: <home>/backups/saiverse-manual-<time>.zip)")
+    p.add_argument("--with-audio", action="store_true",
+                   help="hold the spoken audio cache (<home>/audio) too (default: the setting voice_in_backups, off)")
     add_json(p, "print what was written as one JSON object")
 
     p = command(sub, restore)

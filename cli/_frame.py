@@ -59,9 +59,12 @@ def command(sub: Any, func: Command, name: str | None = None, *, home: bool = Tr
 
 def settings(args: argparse.Namespace) -> Settings:
     """The settings in force: flags, then env, `.env`, settings.json, defaults (saiverse/settings.py)."""
+    import words
     from saiverse.settings import load_settings
 
-    return load_settings(args.home, host=args.host, port=args.port)
+    loaded = load_settings(args.home, host=args.host, port=args.port)
+    words.use(loaded.lang)  # this home's language (its .env may say) words every message from here on
+    return loaded
 
 
 @contextmanager

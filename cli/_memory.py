@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+import words
 from cli._frame import add_json, command, print_json, world
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def context(args: argparse.Namespace) -> int:
 
     check_message(args.text, settings(args).max_message_chars)  # what `chat` would refuse, refused here too
     if not args.text.strip():
-        raise UsageError("the message is empty; say something (TEXT)")
+        raise UsageError(words.say("cli_empty_message"))
     with world(args) as manager:
         building = args.building or manager.world.persona(args.persona).building_id
         if not building:

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import words
 from cli._frame import add_json, command, print_events, print_json, world
 
 
@@ -32,7 +33,7 @@ def chat(args: argparse.Namespace) -> int:
     # Before the home is opened: a message that cannot be sent writes nothing, not even a first-run world.
     check_message(args.text, settings(args).max_message_chars)
     if not args.text.strip():
-        raise UsageError("the message is empty; say something (TEXT)")
+        raise UsageError(words.say("cli_empty_message"))
     with world(args) as manager:
         building = manager.chat_target(args.building, args.persona)
         if manager.server_scan is not None:  # a one-shot chat waits the look's short timeout for `auto`

@@ -11,9 +11,11 @@ from typing import Any
 
 from database import Database
 from saiverse.llm.answering import Answering, answering_all
+from saiverse.llm.words import say as llm_say
 from saiverse.pulse import ProductionService
 from saiverse.settings import SettingsStore
 from saiverse.world import BuildingInfo, HistoryEntry, ItemStore, MapSpot, PersonaInfo, World, avatar_path, map_layout
+from words import say
 
 
 class CityView:
@@ -113,7 +115,7 @@ class CityView:
         building = building_id or (persona.building_id if persona else self.user_building())
         self.world.building(building)
         if persona is not None and persona.building_id != building:
-            raise UsageError(f"persona {persona_id!r} is not in {building!r} (it is in {persona.building_id!r})")
+            raise UsageError(say("persona_elsewhere", persona=persona_id, building=building, where=persona.building_id))
         return building
 
     def history(self, building_id: str, *, limit: int = 200, before_id: int | None = None) -> list[HistoryEntry]:
@@ -126,7 +128,7 @@ class CityView:
         model, why = describe_default(self.settings_store.current)
         # A persona whose own model cannot answer says so too (an imported `gemini-…` with no key).
         own = [f"\n  {a.line()}" for a in self.persona_models() if a.fallback and a.own]
-        return f"model: {model} — {why}" + "".join(own)
+        return llm_say(self.settings_store.current, "startup", model=model, why=why) + "".join(own)
 
     def autonomy_status(self) -> dict[str, Any]:
         """The 自律 switch as the chat view shows it: on/off, which personas act, and how often."""

@@ -53,7 +53,8 @@ def busy_database_message(exc: BaseException) -> str | None:
         for err in (seen, orig):
             if isinstance(err, sqlite3.OperationalError) and any(
                     w in str(err).lower() for w in ("database is locked", "database table is locked", "busy")):
-                return ("the database is locked by another program (an SQLite browser, or a command still "
-                        "writing?); nothing was written — close that program and try again")
+                from words import say
+
+                return say("db_locked")
         seen = seen.__cause__ or seen.__context__
     return None

@@ -23,6 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import words
 from chat import ChatModel, LLMError
 from database.migrate import MigrationError
 from saiverse.care import AdminError, AdminService, DeleteHooks, RepairReport
@@ -65,6 +66,7 @@ from saiverse.store import backup_hook, checkpoints_of
 from saiverse.ticker import EventSink, Ticker
 from saiverse.tool_calls import ToolCalls
 from saiverse.uploads import Uploads
+from saiverse.voice import VoiceService
 from saiverse.world import (
     AutonomousTurns,
     BuildingInfo,
@@ -91,6 +93,7 @@ class SAIVerseManager:
 
     def __init__(self, settings: Settings, *, seed: bool = True, models: ModelResolver | None = None,
                  index: bool = True) -> None:
+        words.use(settings.lang)  # the backend's messages are worded in the language of these settings
         self.settings_store = SettingsStore(settings)
         """The settings in force; the 設定 tab saves through it."""
         home = open_home(self.settings_store)  # saiverse/opening.py: checks, the database, its migration
@@ -154,6 +157,8 @@ class SAIVerseManager:
         )
         self.world_settings = WorldSettings(self.db)
         """Settings kept in the world's database (the 自律 switch)."""
+        self.voices = VoiceService(settings.home, lambda: self.settings, self.world_settings)
+        """Each persona's voice, speech synthesis and the audio cache (saiverse/voice/)."""
         self.view = CityView(db=self.db, world=self.world, items=self.items, production=self.production,
                              settings=self.settings_store, autonomous=lambda: self.clock.autonomous)
         self.conversation = Conversation(
@@ -204,6 +209,7 @@ class SAIVerseManager:
             self.memory_index.stop()
         self.pulses.shutdown()
         self.production.close()
+        self.voices.close()
         self.db.dispose()
         self.home_lock.close()
 

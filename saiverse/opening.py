@@ -61,7 +61,7 @@ def open_home(store: SettingsStore) -> OpenedHome:
     notices = tighten(settings.home, settings.db_path)
     backups = BackupStore(settings.home, settings.db_path, checkpoints_path=settings.checkpoints_path,
                           keep=lambda: store.current.backup_keep, lock_home=False,
-                          database_url=settings.database_url)
+                          database_url=settings.database_url, with_audio=lambda: store.current.voice_in_backups)
     if not is_postgres(settings.database_url):
         refuse_upstream_home(settings.home, settings.db_path)
         create_private(settings.db_path)  # a new database is 0600 from its first byte (its -wal/-shm follow)

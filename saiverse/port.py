@@ -28,6 +28,7 @@ from saiverse.costs import parse_prices
 from saiverse.disk import human_size
 from saiverse.errors import UserError, busy_database_message, is_user_error
 from saiverse.heap import settle
+from saiverse.listen import MAX_AUDIO_BYTES, ListenError, listen_refusal, listener_status, save_listener, transcribe
 from saiverse.llm import installed_models
 from saiverse.llm.local import CATALOG, PullJobs, describe, local_name, make_default, resolve
 from saiverse.llm.registry import describe_default, local_broken, provider_status, retry_local
@@ -35,7 +36,8 @@ from saiverse.llm.servers import found_servers, probe
 from saiverse.manager import SAIVerseManager
 from saiverse.mcp_tools import save_servers, shown_json, unmask
 from saiverse.memory import export_memory, parse_day
-from saiverse.settings import Settings, SettingsError, SettingsStore
+from saiverse.settings import Settings, SettingsError, SettingsStore, mask_key
+from saiverse.voice import VOICE_ENGINES, SentenceSplitter, VoiceError, VoiceSettings, sentences, speakable
 from saiverse.world import SUMMARY_LIMIT, short_id
 
 if TYPE_CHECKING:
@@ -45,6 +47,7 @@ if TYPE_CHECKING:
     from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
     from saiverse.pulse import PlaybookCatalog, Sight
     from saiverse.ticker import EventSink, Ticker
+    from saiverse.voice import VoiceService
     from saiverse.world import (
         BuildingInfo,
         HistoryEntry,
@@ -99,6 +102,9 @@ class CityPort(Protocol):
     """The 自律 switch of the whole city (stored in the world)."""
     sight: Sight
     """What a persona would be given for a message (the メモリ tab's 見えているもの), and chat-line pins."""
+    voices: VoiceService
+    """Each persona's voice (`voice_for`, `set_voice`), `synthesize` / `speak` → a cached WAV, `list_voices`
+    (saiverse/voice/)."""
     costs: Costs
     """Tokens per persona and day, the home's price table, daily budgets (the 設定 tab's 💰 利用量)."""
 
@@ -363,6 +369,8 @@ __all__ = [
     "DEFAULT_USER",
     "Gate",
     "LOGIN_CLIENT",
+    "ListenError",
+    "MAX_AUDIO_BYTES",
     "PullJobs",
     "SAIVerseManager",
     "SUMMARY_LIMIT",
@@ -371,6 +379,10 @@ __all__ = [
     "SettingsError",
     "SettingsStore",
     "UserError",
+    "VOICE_ENGINES",
+    "SentenceSplitter",
+    "VoiceError",
+    "VoiceSettings",
     "busy_database_message",
     "clear_login",
     "describe",
@@ -382,7 +394,10 @@ __all__ = [
     "is_user_error",
     "local_broken",
     "local_name",
+    "listen_refusal",
+    "listener_status",
     "make_default",
+    "mask_key",
     "parse_day",
     "parse_prices",
     "probe",
@@ -391,10 +406,14 @@ __all__ = [
     "resolve",
     "restore_backup",
     "retry_local",
+    "save_listener",
     "save_servers",
     "set_login",
+    "sentences",
     "settle",
     "short_id",
     "shown_json",
+    "speakable",
+    "transcribe",
     "unmask",
 ]

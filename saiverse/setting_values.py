@@ -148,3 +148,21 @@ def sqlite_url(value: str) -> str:
     if not value.startswith("sqlite:///") or value == "sqlite:///":
         raise ValueError("must be a sqlite:///PATH URL or a postgresql+psycopg://USER@HOST:PORT/DB URL")
     return value
+
+
+STT_ENGINES = ("", "off", "openai-compatible", "openai", "gemini")
+"""Who listens (saiverse/listen); '' lets stt_url decide."""
+
+
+def stt_engine(value: str) -> str:
+    engine = value.strip().lower()
+    if engine not in STT_ENGINES:
+        raise ValueError(f"must be one of {', '.join(e for e in STT_ENGINES if e)}")
+    return engine
+
+
+def http_url(value: str) -> str:
+    url = value.strip().rstrip("/")
+    if not url.startswith(("http://", "https://")) or any(c.isspace() for c in url):
+        raise ValueError("must be an http:// or https:// URL")
+    return url

@@ -116,6 +116,13 @@ OPTIONS: tuple[Option, ...] = (
     Option("worker_heartbeat", "SAIVERSE_WORKER_HEARTBEAT", setting_values.worker_heartbeat),
     Option("worker_tick", "SAIVERSE_WORKER_TICK", setting_values.worker_tick),
     Option("mcp_timeout", "SAIVERSE_MCP_TIMEOUT", setting_values.seconds),
+    Option("stt_engine", "SAIVERSE_STT_ENGINE", setting_values.stt_engine, saved=True),
+    Option("stt_url", "SAIVERSE_STT_URL", setting_values.http_url, saved=True),
+    Option("stt_model", "SAIVERSE_STT_MODEL", saved=True),
+    Option("stt_api_key", "SAIVERSE_STT_API_KEY", saved=True, secret=True),
+    Option("voice_cache_mb", "SAIVERSE_VOICE_CACHE_MB", setting_values.integer, saved=True),
+    Option("voice_stall_seconds", "SAIVERSE_VOICE_STALL_SECONDS", setting_values.seconds),
+    Option("voice_in_backups", "SAIVERSE_VOICE_IN_BACKUPS", setting_values.switch, saved=True),
 )
 """Every setting read from flags, the environment, `.env` files or settings.json (besides the home)."""
 HOME_ENV = "SAIVERSE_HOME"
@@ -219,6 +226,19 @@ class Settings:
     """Seconds between a pulse worker's city ticks (the in-process ticker's interval, saiverse/ticker.py)."""
     mcp_timeout: float = 20.0
     """Seconds one exchange with an MCP server (start, handshake, the call) may take (saiverse/mcp_tools.py)."""
+    stt_engine: str = ""
+    """Who listens (saiverse/listen): `openai-compatible`, `openai`, `gemini`, `off` ('': stt_url's server, if any);
+    stt_url: that server's base URL (`…/v1`), stt_model: the model ('': the engine's), stt_api_key: its key."""
+    stt_url: str | None = None
+    stt_model: str = ""
+    stt_api_key: str | None = field(default=None, repr=False)
+    voice_cache_mb: int = 200
+    """Largest size of the spoken audio kept in `<home>/audio/` (MB); the oldest used files go first
+    (saiverse/voice/_cache.py). 0 keeps only the last line."""
+    voice_stall_seconds: float = 60.0
+    """Seconds the embedded voice's process may take for one line before it is called hung and restarted."""
+    voice_in_backups: bool = False
+    """Whether backups hold the spoken audio cache too (off: it can be made again)."""
     sources: Mapping[str, Source] = field(default_factory=dict, repr=False, compare=False)
     """Field → where its value came from; a field not listed is a default (or was set in code)."""
 
@@ -273,9 +293,7 @@ def raise_errors(environ: Mapping[str, str] | None = None) -> bool:
 
 def mask_key(key: str | None) -> str:
     """`****abcd` (the last four characters) for a key, '' for none: keys are never shown whole."""
-    if not key:
-        return ""
-    return "****" + key[-4:] if len(key) > 8 else "****"
+    return "" if not key else "****" + key[-4:] if len(key) > 8 else "****"
 
 
 def read_saved_settings(home: Path) -> dict[str, str]:
@@ -283,13 +301,7 @@ def read_saved_settings(home: Path) -> dict[str, str]:
 
     Only known keys with non-empty string values are returned; a damaged file must not stop the app.
     """
-    try:
-        raw = json.loads((home / SAVED_SETTINGS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(raw, dict):
-        return {}
-    return {k: v for k, v in raw.items() if k in SAVED_KEYS and isinstance(v, str) and v.strip()}
+    return {k: v for k, v in _raw_saved(home).items() if k in SAVED_KEYS and isinstance(v, str) and v.strip()}
 
 
 def _raw_saved(home: Path) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 from saiverse.pulse import ModelResolver, persona_context
 from saiverse.settings import SettingsStore
 from saiverse.world import CheckedImage, ItemInfo, ItemStore, World, check_image, check_pdf, crop_to_ratio, is_pdf
+from words import say
 
 
 class Uploads:
@@ -52,7 +53,7 @@ class Uploads:
         """An uploaded image becomes a picture item in the building (checked before storing)."""
         self.world.building(building_id)
         return self.items.create_picture(
-            self.check_image(data), (name or "アップロード画像").strip() or "アップロード画像",
+            self.check_image(data), (name or "").strip() or say("img_default_name"),
             owner_kind="building", owner_id=building_id, state={"created_by": "user_upload"},
         )
 
@@ -79,7 +80,7 @@ class Uploads:
         try:
             return self.upload_file(building_id, data, name)
         except ValueError as exc:  # not an image or a PDF, too many pixels, a bad name: say which file
-            raise UsageError(f"upload {path}: {exc}") from exc
+            raise UsageError(say("upload_refused", path=path, why=exc)) from exc
 
     def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
         """A PDF becomes a document item, anything else must be an image (a picture item); judged by content."""

@@ -29,6 +29,13 @@ if [ "${SAIVERSE_TEST_POSTGRES:-1}" != "0" ] && ! ls /usr/lib/postgresql/*/bin/i
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
 fi
 
+# sox makes and measures the recordings of the voice tests (tests/support/fakes_listen.py, the embedded voice's WAV).
+if ! command -v sox >/dev/null 2>&1; then
+  echo "== installing sox (apt-get), for the voice tests"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq sox >/dev/null
+fi
+
 PY="${PYTHON:-python3}"
 echo "== installing Python packages (the first build of llama-cpp-python takes 10-20 minutes)"
 "$PY" -m pip install -q --disable-pip-version-check -r requirements-dev.txt

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+import words
 from chat import ChatModel
 from saiverse.settings import HOME_ENV, OPTIONS
 from tests.support.models import MakeManager, only
@@ -42,6 +43,7 @@ def saiverse_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "home"
     monkeypatch.setenv("SAIVERSE_HOME", str(home))
     monkeypatch.setenv("SAIVERSE_RAISE_ERRORS", "1")
+    monkeypatch.setattr(words, "_lang", "ja")  # a world opened in English by one test leaves the next in Japanese
     # A developer's .env must not leak into tests.
     monkeypatch.chdir(tmp_path)
     return home

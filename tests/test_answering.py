@@ -72,5 +72,5 @@ def test_the_console_line_names_personas_that_fell_back(manager: SAIVerseManager
     assert "\n" not in manager.startup_notice()
     manager.admin.update_persona("sora", {"default_model": "claude-sonnet-4-5"})
     first, *rest = manager.startup_notice().splitlines()
-    assert first.startswith("model: offline — ")
+    assert first.startswith("モデル: offline — ")
     assert rest == ["  ソラ: claude-sonnet-4-5 — キーがないため オフライン"]

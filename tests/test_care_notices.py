@@ -19,11 +19,11 @@ from saiverse.settings import load_settings
 def test_startup_notice_says_which_model_and_why(make_manager: Callable[..., SAIVerseManager],
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     line = make_manager().startup_notice()  # tests/conftest.py sets SAIVERSE_DEFAULT_MODEL=offline
-    assert line.startswith("model: offline — ") and "env (SAIVERSE_DEFAULT_MODEL)" in line
+    assert line.startswith("モデル: offline — ") and "env (SAIVERSE_DEFAULT_MODEL)" in line
     monkeypatch.setenv("SAIVERSE_DEFAULT_MODEL", "gemini-2.5-flash")
     line = make_manager().startup_notice()  # no key: what `auto` answers with (local where llama.cpp runs)
     chosen = auto_choice(load_settings())[0]
-    assert line.startswith(f"model: {chosen} — ") and "GEMINI_API_KEY" in line and "\n" not in line
+    assert line.startswith(f"モデル: {chosen} — ") and "GEMINI_API_KEY" in line and "\n" not in line
 
 
 def test_a_message_nobody_answers_gets_who_is_where(manager: SAIVerseManager) -> None:

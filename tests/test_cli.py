@@ -66,7 +66,7 @@ def cli(*args: str, home: Path, env: dict[str, str] | None = None) -> subprocess
 
 def _refused(r: Run, *needles: str) -> None:
     assert r.code == USER_ERROR_EXIT, (r.code, r.err)
-    assert r.err.startswith("error: ") and len(r.err.strip().splitlines()) == 1, r.err
+    assert r.err.startswith("エラー: ") and len(r.err.strip().splitlines()) == 1, r.err
     for needle in needles:
         assert needle in r.err, (needle, r.err)
 
@@ -113,7 +113,7 @@ def test_known_errors_are_one_line_without_traceback(saiverse_home: Path) -> Non
                  ("items", "--building", "../../etc"), ("tool", "no_such_tool", "--persona", "mina")):
         bad = cli(*args, home=saiverse_home, env=quiet)
         assert bad.returncode == USER_ERROR_EXIT, (args, bad.stderr)
-        assert bad.stderr.startswith("error: ") and "Traceback" not in bad.stderr, bad.stderr
+        assert bad.stderr.startswith("エラー: ") and "Traceback" not in bad.stderr, bad.stderr
 
 
 def test_corrupt_home_database_is_refused(saiverse_home: Path) -> None:
@@ -153,7 +153,7 @@ def test_a_bug_names_its_type_or_raises_when_asked(run: Callable[..., Run], monk
     monkeypatch.delenv("SAIVERSE_RAISE_ERRORS")
     hidden = run("world")
     assert hidden.code == FAILED_EXIT
-    assert hidden.err.startswith("error (RuntimeError): an unexpected state") and "SAIVERSE_RAISE_ERRORS=1" in hidden.err
+    assert hidden.err.startswith("エラー (RuntimeError): an unexpected state") and "SAIVERSE_RAISE_ERRORS=1" in hidden.err
 
 
 def test_home_flag_before_the_subcommand_counts(run: Callable[..., Run], tmp_path: Path) -> None:
@@ -207,7 +207,7 @@ def test_playbook_commands(run: Callable[..., Run], tmp_path: Path) -> None:
     assert checked == {"ok": True, "name": "tea_time", "display_name": "お茶の時間", "stored": False, "nodes": 1,
                        "router_callable": True,
                        "user_selectable": False, "needs": [], "ignored": [], "expects": [],
-                       "deprecated": []}
+                       "deprecated": [], "mcp_tools": {}}
     assert "tea_time" not in run("playbooks").out
     assert run("import-playbook", str(good)).json()["stored"] is True
     rows = {r["name"]: r for r in run("playbooks", "--json").lines()}
@@ -233,7 +233,7 @@ def test_run_playbook(run: Callable[..., Run], tmp_path: Path) -> None:
     assert by_name.code == 0 and any(e["type"] == "speak" for e in by_name.lines())
     _refused(run("run-playbook", "no_such_playbook", "--persona", "mina"), "no_such_playbook")
     _refused(run("run-playbook", str(good), "--persona", "mina", "--args", "{not json"), "--args", "JSON")
-    _refused(run("run-playbook", str(good), "--persona", "mina", "--args", "[1]"), "JSON object")
+    _refused(run("run-playbook", str(good), "--persona", "mina", "--args", "[1]"), "JSON のオブジェクト")
     _refused(run("run-playbook", str(good), "--persona", "mina", "--args", '{"mood": "x"}'), "mood")
     _refused(run("run-playbook", str(good), "--persona", "nobody"), "nobody")
 

@@ -46,7 +46,7 @@ def test_variant_imports_or_refuses_cleanly(kind: str, variant: str, tmp_path: P
     assert "Traceback" not in out + err
     assert tree_digest(root) == before  # the source is never written to
     if code == 2:  # a refusal: one line, and nothing half-imported
-        assert err.startswith("error: ") and err.strip().count("\n") == 0, err
+        assert err.startswith("エラー: ") and err.strip().count("\n") == 0, err
         assert _world_rows(home) == 0
         return
     assert code == 0, err

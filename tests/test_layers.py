@@ -1,4 +1,4 @@
-"""Imports point one way: ui → saiverse → sea → tools → chat, database → portable (docs/ARCHITECTURE.md).
+"""Imports point one way: ui → saiverse → sea → tools → chat, database → portable, words (docs/ARCHITECTURE.md).
 
 Read from the source with `ast`, so a back-edge fails here before it confuses anyone. An entry-point
 block (`if __name__ == "__main__":`) is a program of its own and may import anything. And only
@@ -13,16 +13,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FIRST_PARTY = {"cli", "ui", "saiverse", "sea", "tools", "chat", "database", "main", "portable"}
+FIRST_PARTY = {"cli", "ui", "saiverse", "sea", "tools", "chat", "database", "main", "portable", "words"}
 ALLOWED: dict[str, set[str]] = {
     "portable": set(),
-    "chat": {"chat", "portable"},
-    "database": {"database", "portable"},
-    "tools": {"tools", "database", "chat", "portable"},
-    "sea": {"sea", "tools", "database", "chat", "portable"},
-    "saiverse": {"saiverse", "sea", "tools", "database", "chat", "portable"},
-    "ui": {"ui", "saiverse", "portable"},
-    "cli": {"cli", "ui", "saiverse", "sea", "database", "portable"},
+    "words": set(),
+    "chat": {"chat", "portable", "words"},
+    "database": {"database", "portable", "words"},
+    "tools": {"tools", "database", "chat", "portable", "words"},
+    "sea": {"sea", "tools", "database", "chat", "portable", "words"},
+    "saiverse": {"saiverse", "sea", "tools", "database", "chat", "portable", "words"},
+    "ui": {"ui", "saiverse", "portable", "words"},
+    "cli": {"cli", "ui", "saiverse", "sea", "database", "portable", "words"},
 }
 """Layer → the first-party packages its modules may import."""
 

@@ -104,7 +104,7 @@ def test_the_cli_says_so_in_one_line_instead_of_raw_sql(saiverse_home: Path) -> 
         conn.execute("ALTER TABLE ai DROP COLUMN VISION_MODEL")
     proc = subprocess.run([os.sys.executable, str(Path(cli_main.__file__)), "world", "--json"], capture_output=True,
                           text=True, env={**os.environ, "SAIVERSE_RAISE_ERRORS": ""}, check=False, timeout=60)
-    assert proc.returncode == 2 and proc.stderr.startswith("error: ") and len(proc.stderr.splitlines()) == 1
+    assert proc.returncode == 2 and proc.stderr.startswith("エラー: ") and len(proc.stderr.splitlines()) == 1
     assert "no column 'VISION_MODEL'" in proc.stderr and "Traceback" not in proc.stderr
 
 

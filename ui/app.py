@@ -35,6 +35,9 @@ from ui.session import begin_send, end_send, first_building, sending, session_lo
 from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
 from ui.stream import ChatView, catch_up, live_html, load_earlier, open_building, show_finished  # noqa: E402
 from ui.tabs.models import build_chat_pull  # noqa: E402
+from ui.voice import VOICE_CSS_PATH, listen_buttons, speaker_button, voice_js  # noqa: E402  (speech and listening)
+from ui.voice_routes import ROUTES as VOICE_ROUTES  # noqa: E402
+from ui.voice_routes import attach as attach_voice  # noqa: E402
 
 CSS_PATH = Path(__file__).with_name("style.css")
 FIT_CSS_PATH = Path(__file__).with_name("style_fit.css")
@@ -76,7 +79,7 @@ GLOBAL_JS = """
 
 def app_css() -> str:
     """The stylesheet passed to `launch(css=...)` (Gradio 6 takes CSS at launch, not in Blocks)."""
-    return "\n".join(p.read_text(encoding="utf-8") for p in (CSS_PATH, FIT_CSS_PATH, MAP_CSS_PATH))
+    return "\n".join(p.read_text(encoding="utf-8") for p in (CSS_PATH, FIT_CSS_PATH, MAP_CSS_PATH, VOICE_CSS_PATH))
 
 
 def app_theme() -> gr.themes.Base:
@@ -111,7 +114,8 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         # page as SAIVerse's own (manifest, icons, head; ui/page.py).
         "app_kwargs": {"middleware": [Middleware(HostGuard, names=names, any_address=any_address),
                                       Middleware(SiteGuard, gate=gate, login_page=door),
-                                      Middleware(PageDress, lang=labels.lang)]},
+                                      Middleware(PageDress, lang=labels.lang)],
+                       "routes": list(VOICE_ROUTES)},  # /voice/… (ui/voice_routes.py), behind the same guards
         "ssr_mode": False,  # Python answers every request itself (no Node front server beside the check)
         "pwa": True,  # installable on a phone's home screen (README, "From a phone")
         "server_name": settings.host,
@@ -121,7 +125,8 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         "quiet": True,
         "footer_links": [],
         "css": app_css(),
-        "js": with_guard(with_js(GLOBAL_JS, FIT_JS, gradio_words_js(labels)), settings.max_upload_bytes, labels),
+        "js": with_guard(with_js(GLOBAL_JS, FIT_JS, gradio_words_js(labels), voice_js(labels)),
+                         settings.max_upload_bytes, labels),
         "head": PHONE_HEAD,
         "i18n": gradio_i18n(labels),  # Gradio's own words in the app's language (ui/page.py)
         "favicon_path": str(STATIC_DIR / "icon-192.png"),
@@ -227,6 +232,7 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                                 container=False, elem_id="sub-select", scale=0, min_width=230, visible=False,
                             )
                             autonomy = autonomy_switch(manager, labels)
+                            gr.HTML(speaker_button(labels), elem_id="sv-speaker-box", container=False)
                             stop = gr.Button(labels("stop"), elem_id="chat-stop", size="sm", scale=0, min_width=80)
                             gr.HTML(drawer_button("right", labels), elem_id="sv-menu-right", container=False)
                             gr.HTML(more_button(labels), elem_id="sv-menu-more", container=False)
@@ -245,12 +251,15 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                         live = gr.HTML("", elem_id="chat-live")
                         notice = gr.HTML(views.notice(), elem_id="model-notice", js_on_load=SETTINGS_LINK_JS)
                         build_chat_pull(manager, labels)  # one click to a model that can talk (ui/tabs/models.py)
-                        chat_input = gr.MultimodalTextbox(
-                            elem_id="chat-input", show_label=False, label=labels("input_label"),
-                            placeholder=labels("input_placeholder"),
-                            # Any file: ui/attachments.py judges it and refuses in Japanese, keeping the message.
-                            file_types=None, file_count="multiple", sources=["upload"],
-                        )
+                        with gr.Row(elem_id="sv-input-row", equal_height=True):
+                            chat_input = gr.MultimodalTextbox(
+                                elem_id="chat-input", show_label=False, label=labels("input_label"),
+                                placeholder=labels("input_placeholder"),
+                                # Any file: ui/attachments.py judges it and refuses in Japanese, keeping the message.
+                                file_types=None, file_count="multiple", sources=["upload"], scale=1,
+                            )
+                            gr.HTML(listen_buttons(labels), elem_id="sv-listen", container=False, scale=0,
+                                    min_width=100)  # 🎤, 📞 (ui/voice.py)
                     with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
                         panel = gr.HTML("", elem_id="building-panel")
                         item_list = gr.HTML("", elem_id="item-list", js_on_load=ITEM_LIST_JS)
@@ -409,5 +418,6 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
         timer.tick(on_tick, [view_state, shown], [chatbot, live, *panel_outputs, building, earlier, shown],
                    show_progress="hidden")
         wire_autonomy(manager, labels, autonomy, demo, chat_tab)
+        attach_voice(demo, manager)  # the /voice/… routes of the app serving this window reach this city
         wire_line_actions(manager, labels, line_actions, chatbot, view_state, earlier, [building], demo)
     return demo

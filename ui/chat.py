@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from html import escape
 from typing import Any
+from uuid import uuid4
 
 from ui.chat_time import with_time
 from ui.i18n import Labels
@@ -100,6 +101,9 @@ class _Reply:
     text: str = ""
     final: bool = False
     cut: str = ""
+    persona_id: str = ""
+    say: str = field(default_factory=lambda: uuid4().hex[:12])
+    """The bubble's key for the page's voice (ui/voice.py reads it from the live strip as `data-say`)."""
 
 
 @dataclass
@@ -148,6 +152,8 @@ class EventRenderer:
         # A finished reply shows when it was said, like the stored line it now is.
         self.messages[reply.index] = persona_message(reply.name, reply.avatar, text,
                                                      datetime.now() if reply.final else None)
+        # Read by ui/live.py only (the Chatbot ignores keys it does not know): which bubble, whose, finished.
+        self.messages[reply.index].update(say=reply.say, persona=reply.persona_id, said=reply.final)
 
     def _open(self, ev: dict[str, Any]) -> _Reply:
         """The bubble of this pulse, creating it when the pulse speaks without a pulse_start."""
@@ -157,6 +163,7 @@ class EventRenderer:
             self.messages.append({"role": "assistant", "content": ""})
             reply = _Reply(len(self.messages) - 1, ev.get("persona_name") or "?", None)
             self.replies[key] = reply
+        reply.persona_id = reply.persona_id or str(ev.get("persona_id") or "")
         if not reply.avatar:  # a picture, as the stored line will draw it, else the event's emoji
             reply.avatar = self.avatars.get(str(ev.get("persona_id") or "")) or ev.get("avatar")
         return reply

@@ -77,6 +77,7 @@ class LiveRenderer:
 def live_bubble(message: Message) -> str:
     """One pending entry as an escaped bubble (plain text: the Chatbot renders the final markdown)."""
     content = message.get("content")
+    match = None
     if isinstance(content, dict):  # an uploaded picture
         text, name = f"🖼 {content.get('alt_text') or ''}", ""
     else:
@@ -88,5 +89,9 @@ def live_bubble(message: Message) -> str:
             name, text = f"{avatar}{match.group(2)}", text[match.end():]
     role = "user" if message.get("role") == "user" else "bot"
     head = f'<div class="sv-live-name">{escape(name)}</div>' if name else ""
-    return f'<div class="sv-live-row sv-live-{role}"><div class="sv-live-bubble">{head}' \
+    say = ""
+    if message.get("say") and match:  # a persona's words: the page's voice says them (ui/voice.py)
+        say = (f' data-say="{escape(str(message["say"]))}" data-persona="{escape(str(message.get("persona") or ""))}"'
+               f' data-name="{escape(match.group(2))}" data-final="{1 if message.get("said") else 0}"')
+    return f'<div class="sv-live-row sv-live-{role}"{say}><div class="sv-live-bubble">{head}' \
            f'<div class="sv-live-text">{escape(text)}</div></div></div>'

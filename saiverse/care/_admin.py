@@ -37,6 +37,7 @@ from saiverse.world import (
     delete_item,
     rename_item,
 )
+from words import say
 
 MODES = ("user", "auto", "sleep")
 MIN_AUTO_INTERVAL_SEC = 60
@@ -316,7 +317,7 @@ class AdminService:
         with self.db.session() as s:
             row = s.get(Building, building_id)
             if row is None:
-                raise AdminError(f"建物 {building_id!r} は存在しません。")
+                raise AdminError(say("no_building", id=building_id))
             name = row.name
             inside = [f"{p.name} ({p.persona_id})" for p in s.scalars(
                 select(Persona).where(Persona.building_id == building_id).order_by(Persona.name))]
@@ -330,7 +331,7 @@ class AdminService:
             if move_to is not None:
                 dest = s.get(Building, move_to)
                 if dest is None:
-                    raise AdminError(f"移動先の建物 {move_to!r} (--move-to) は存在しません。")
+                    raise AdminError(say("no_move_to", id=move_to))
                 if move_to == building_id:
                     raise AdminError("移動先 (--move-to) には削除する建物とは別の建物を指定してください。")
             elif items:
@@ -358,7 +359,7 @@ class AdminService:
         try:
             return self.world.persona(persona_id)
         except LookupError:
-            raise AdminError(f"ペルソナ {persona_id!r} は存在しません。") from None
+            raise AdminError(say("no_persona", id=persona_id)) from None
 
     # ---- settings -------------------------------------------------------------------------------
     def settings_view(self) -> dict[str, str]:

@@ -48,6 +48,11 @@ CHECKPOINTS_ENTRY = "checkpoints.db"
 SETTINGS_ENTRY = SAVED_SETTINGS_FILE
 FILE_DIRS = ("image", "documents", "icons")
 """Top-level folders an archive may hold files under (item files, bundles, avatars)."""
+AUDIO_DIR = "audio"
+"""The spoken audio cache (saiverse/voice/_cache.py): archived only when asked (`with_audio`; the setting
+`voice_in_backups`, `backup --with-audio`), as it can be made again and may be large."""
+ARCHIVED_DIRS = (*FILE_DIRS, AUDIO_DIR)
+"""Every top-level folder an archive may hold (what a restore accepts)."""
 STORED_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".zip", ".pdf")
 """Already compressed: stored as they are rather than deflated again."""
 CHUNK = 1 << 20
@@ -234,6 +239,19 @@ def _plan_files(home: Path, names: Iterable[str], plan: _Plan,
                 plan.missing.append(rel)
 
 
+def _plan_audio(home: Path, plan: _Plan) -> None:
+    """The audio cache's files (`audio/<aa>/<sha256>.wav`), none through a link."""
+    root = home / AUDIO_DIR
+    if not root.is_dir() or root.is_symlink():
+        return
+    for sub in sorted(root.iterdir()):
+        if not sub.is_dir() or sub.is_symlink():
+            continue
+        for path in sorted(sub.glob("*.wav")):
+            if path.is_file() and not path.is_symlink():
+                plan.entries.append(_Entry(f"{AUDIO_DIR}/{sub.name}/{path.name}", path, path.stat().st_size))
+
+
 def _settings_without_keys(home: Path) -> bytes | None:
     """settings.json minus every secret field (None when nothing else is saved)."""
     saved = {k: v for k, v in read_saved_settings(home).items() if k not in SECRET_KEYS}
@@ -310,7 +328,7 @@ def _check_out(home: Path, out: Path) -> None:
 
 
 def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: Path | None, kind: str,
-           progress: ProgressFn | None, database_url: str | None = None) -> dict[str, Any]:
+           progress: ProgressFn | None, database_url: str | None = None, with_audio: bool = False) -> dict[str, Any]:
     """Snapshot the databases into `work` and write the archive to `tmp`; returns its manifest."""
     if progress is not None:
         progress(0, 1, DB_ENTRY)
@@ -346,6 +364,8 @@ def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: P
         plan.entries.append(_Entry(CHECKPOINTS_ENTRY, work / CHECKPOINTS_ENTRY,
                                    (work / CHECKPOINTS_ENTRY).stat().st_size))
     _plan_files(home, names, plan, document_states(work / DB_ENTRY))
+    if with_audio:
+        _plan_audio(home, plan)
     archive = Claim(tmp, folder=False)
     with os.fdopen(os.dup(archive.fd), "wb") as fh:
         try:
@@ -375,7 +395,7 @@ def _write(home: Path, db_path: Path, work: Path, tmp: Path, checkpoints_path: P
 
 def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Path | None = None,
                   kind: str = "manual", progress: ProgressFn | None = None, lock_home: bool = True,
-                  database_url: str | None = None) -> BackupResult:
+                  database_url: str | None = None, with_audio: bool = False) -> BackupResult:
     """Write the world under `home` into the new archive `out` (see the module docstring).
 
     `database_url` of a PostgreSQL city: its rows come from one snapshot of that database (the item
@@ -408,7 +428,7 @@ def create_backup(home: Path, db_path: Path, out: Path, *, checkpoints_path: Pat
     lock = HomeLock(home) if lock_home else None
     tmp = out.with_name(work_name(f".{out.name}.", ".tmp"))
     try:
-        manifest = _write(home, db_path, work.path, tmp, checkpoints_path, kind, progress, database_url)
+        manifest = _write(home, db_path, work.path, tmp, checkpoints_path, kind, progress, database_url, with_audio)
         os.replace(tmp, out)
     except OSError as exc:
         tmp.unlink(missing_ok=True)

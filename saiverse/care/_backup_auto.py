@@ -55,7 +55,8 @@ class BackupStore:
     """The backups folder of one home: make, list and rotate archives."""
 
     def __init__(self, home: Path, db_path: Path, *, checkpoints_path: Path | None = None,
-                 keep: Callable[[], int] = lambda: 7, lock_home: bool = True, database_url: str | None = None) -> None:
+                 keep: Callable[[], int] = lambda: 7, lock_home: bool = True, database_url: str | None = None,
+                 with_audio: Callable[[], bool] = lambda: False) -> None:
         self.home = home
         self.db_path = db_path
         self.checkpoints_path = checkpoints_path
@@ -66,6 +67,8 @@ class BackupStore:
         self.database_url = database_url
         """A PostgreSQL city's URL: its rows are read from there (None: the SQLite file `db_path`)."""
         """Take the home's shared lock while backing up (False in the app, which holds it already)."""
+        self.with_audio = with_audio
+        """Whether archives hold the spoken audio cache too (the setting `voice_in_backups`; read at each backup)."""
         self._lock = threading.Lock()
 
     def _new_path(self, kind: str, label: str, now: datetime) -> Path:
@@ -85,7 +88,8 @@ class BackupStore:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             result = create_backup(self.home, self.db_path, self._new_path(kind, label, now or datetime.now()),
                                    checkpoints_path=self.checkpoints_path, kind=kind, progress=progress,
-                                   lock_home=self.lock_home, database_url=self.database_url)
+                                   lock_home=self.lock_home, database_url=self.database_url,
+                                   with_audio=self.with_audio())
             if kind != "manual":
                 self.rotate(kind)
         log.info("backup written: %s", result.path)

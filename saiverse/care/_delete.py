@@ -18,6 +18,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.orm import Session
 
 from saiverse.memory import reflex_setting_key
+from saiverse.voice import voice_setting_key
 from saiverse.world import move_numbered
 
 PERSONA_TABLES: tuple[tuple[str, str], ...] = (
@@ -93,9 +94,10 @@ def forget_persona(s: Session, persona_id: str) -> dict[str, int]:
         n = s.execute(text(f"DELETE FROM {table} WHERE {column} = :p"), {"p": persona_id}).rowcount or 0
         if n:
             removed[table] = int(n)
-    # Her own world settings (reflex recall's switch, saiverse/memory/_reflex.py): a persona made later
-    # under the same id starts with the defaults.
-    n = s.execute(text("DELETE FROM world_setting WHERE KEY = :k"), {"k": reflex_setting_key(persona_id)}).rowcount or 0
+    # Her own world settings (reflex recall's switch, saiverse/memory/_reflex.py; her voice, saiverse/voice/):
+    # a persona made later under the same id starts with the defaults.
+    n = sum(s.execute(text("DELETE FROM world_setting WHERE KEY = :k"), {"k": key}).rowcount or 0
+            for key in (reflex_setting_key(persona_id), voice_setting_key(persona_id)))
     if n:
         removed["world_setting"] = int(n)
     s.execute(text("DELETE FROM ai WHERE AIID = :p"), {"p": persona_id})

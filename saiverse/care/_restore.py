@@ -29,6 +29,7 @@ from typing import IO, Any
 
 from portable import O_BINARY
 from saiverse.care._backup import (
+    ARCHIVED_DIRS,
     CHECKPOINTS_ENTRY,
     CHUNK,
     DB_ENTRY,
@@ -81,7 +82,7 @@ def check_entry_name(name: str) -> str:
         raise RestoreError(f"the archive entry {name!r} leaves its folder or is hidden; the archive was refused")
     if name in _TOP_FILES or name == MANIFEST:
         return name
-    if len(parts) < 2 or parts[0] not in FILE_DIRS:
+    if len(parts) < 2 or parts[0] not in ARCHIVED_DIRS:
         raise RestoreError(f"the archive entry {name!r} is not part of a SAIVerse backup; the archive was refused")
     return name
 

@@ -31,6 +31,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "note_messages": ("ノートのメッセージ", "note messages"),
     "track_open_notes": ("トラックで開いたノート", "notes open on tracks"),
     "meta_judgments": ("メタ判断ログ", "meta judgments"),
+    "voices": ("声の設定 (voice-tts アドオンから)", "voices (from the voice-tts addon)"),
 }
 """Every kind the importer counts, with its label in the summary (Japanese, English)."""
 

@@ -23,6 +23,7 @@ from saiverse.importer.schedules import import_events, import_schedules
 from saiverse.importer.source import ImportRefused, SourceHome, locate, open_readonly
 from saiverse.importer.target import import_engine, raw, read_state, world_summary
 from saiverse.importer.v03 import import_tracks_and_notes, note_left_out
+from saiverse.importer.voices import import_voices
 from saiverse.importer.world import import_buildings, import_cities, import_personas, import_user
 from saiverse.settings import Settings
 from sea.playbook import builtin_playbooks
@@ -58,6 +59,7 @@ def _phases(ctx: Context) -> None:
     import_memory(ctx, {p for p in ctx.personas_ok if p not in ctx.state.personas})
     import_tracks_and_notes(ctx)
     note_left_out(ctx)
+    import_voices(ctx)
     import_logs(ctx)
     import_playbooks(ctx)
     meta = {r[0] for r in ctx.db.execute("SELECT NAME FROM playbooks")}

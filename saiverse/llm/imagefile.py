@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chat import LLMError
+from words import say
 
 _MAGIC = [
     (b"\x89PNG\r\n\x1a\n", "image/png"),
@@ -30,6 +31,6 @@ def read_image(path: str) -> tuple[bytes, str]:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise LLMError(f"添付画像を読み込めません: {Path(path).name} ({exc.strerror})",
+        raise LLMError(say("img_unreadable", name=Path(path).name, why=exc.strerror),
                        kind="bad_request") from exc
     return data, sniff_mime(data)

@@ -74,12 +74,6 @@ def parse_name(name: str | None) -> ModelName:
     return ModelName(raw, "unknown", raw)
 
 
-NAME_FORMS_JA = ("auto / offline / local / local:<GGUF のパスか名前> / gpt-… / o3… / claude-… / gemini-… / "
-                 "openai:<モデル名> (OpenAI 互換サーバー) / ollama:<モデル名> / lmstudio:<モデル名> / "
-                 "llamacpp:<モデル名>")
-"""The name forms, for messages that tell the user what may be written."""
-
-
 def made_by_note(model_name: str) -> str:
     """The closing line of a production's rule-based draft (sea/production/drafts.py): which model the run
     used, and that rules wrote it (`RunPorts.draft_note`, saiverse/pulse/_production.py)."""

@@ -27,7 +27,7 @@ from saiverse.llm.local import (
     packaged_available,
     runtime_available,
 )
-from saiverse.llm.names import AUTO_CHOICES, NAME_FORMS_JA, ModelName, parse_name
+from saiverse.llm.names import AUTO_CHOICES, ModelName, parse_name
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.retry import RetryPolicy
 from saiverse.llm.servers import auto_server, found_servers, server_url
@@ -38,9 +38,8 @@ _OFFLINE = OfflineModel()
 _cache: dict[tuple[object, ...], ChatModel] = {}
 _lock = threading.Lock()
 
-_PURPOSE_TEXT = {
-    "chat": "", "lightweight": "（軽量モデル）", "vision": "（画像認識）", "image": "（画像生成）",
-}
+_PURPOSE_TEXT = {"lightweight": "purpose_lightweight", "vision": "purpose_vision", "image": "purpose_image"}
+"""How a fallback notice words the purpose (saiverse/llm/words.py keys); a chat model's notice names none."""
 _KEYS = {"openai": ("openai_official_api_key", "OPENAI_API_KEY"),
          "anthropic": ("anthropic_api_key", "ANTHROPIC_API_KEY"), "gemini": ("gemini_api_key", "GEMINI_API_KEY")}
 
@@ -221,9 +220,9 @@ def fallback_name(settings: Settings, instead_of: str = "") -> str:
     return default.raw
 
 
-def model_label(name: str) -> str:
+def model_label(name: str, settings: Settings) -> str:
     """How a notice names a model: `local` → 組み込みのローカルモデル (llama.cpp), `offline` → オフラインモデル."""
-    return {"local": "組み込みのローカルモデル (llama.cpp)", "offline": "オフラインモデル"}.get(name, name)
+    return say(settings, f"label_{name}") if name in ("local", "offline") else name
 
 
 def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat",
@@ -235,7 +234,7 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
     the backoff policy (tests). `auto` falls back without a notice: `describe_default` says why.
     """
     parsed = parse_name(name)
-    what = _PURPOSE_TEXT.get(purpose, "")
+    what = say(settings, _PURPOSE_TEXT[purpose]) if purpose in _PURPOSE_TEXT else ""
     automatic = parsed.kind == "auto"
     if automatic:
         parsed = parse_name(auto_choice(settings)[0])
@@ -243,8 +242,8 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
         return _OFFLINE, None
     if parsed.kind == "unknown":
         model = _fallback_model(parsed, settings, retry) if _fallback else _OFFLINE
-        return model, (f"モデル「{parsed.raw}」{what}には対応していないため、{model_label(model.name)}で応答します"
-                       f"（書けるのは {NAME_FORMS_JA}）。")
+        return model, say(settings, "notice_unknown", name=parsed.raw, what=what,
+                          label=model_label(model.name, settings), forms=say(settings, "name_forms"))
     problem = unavailable(parsed, settings)
     if problem is None and parsed.kind == "local":
         try:
@@ -259,7 +258,8 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
         if automatic:
             return _OFFLINE, None
         model = _fallback_model(parsed, settings, retry) if _fallback else _OFFLINE
-        return model, f"{problem}ため、「{parsed.raw}」{what}の代わりに{model_label(model.name)}で応答します。"
+        return model, say(settings, "notice_instead", problem=problem, name=parsed.raw, what=what,
+                          label=model_label(model.name, settings))
     return _build(parsed, settings, retry), None
 
 

@@ -45,6 +45,15 @@ WORDS: dict[str, dict[str, str]] = {
         "pv_compatible_needed": "SAIVERSE_OPENAI_BASE_URL を設定すると openai:<モデル名> で使えます",
         "pv_no_models": "モデルがありません",
         "pv_offline": "決定的な応答 (テスト用・最後の手段)、常に使えます",
+        "purpose_lightweight": "（軽量モデル）",
+        "purpose_vision": "（画像認識）",
+        "purpose_image": "（画像生成）",
+        "notice_unknown": "モデル「{name}」{what}には対応していないため、{label}で応答します（書けるのは {forms}）。",
+        "notice_instead": "{problem}ため、「{name}」{what}の代わりに{label}で応答します。",
+        "name_forms": ("auto / offline / local / local:<GGUF のパスか名前> / gpt-… / o3… / claude-… / gemini-… / "
+                       "openai:<モデル名> (OpenAI 互換サーバー) / ollama:<モデル名> / lmstudio:<モデル名> / "
+                       "llamacpp:<モデル名>"),
+        "startup": "モデル: {model} — {why}",
         "embed_needs": "{name} には {what} が必要です",
         "embed_no_server": "{name} のサーバーがこのコンピューターに見つかりません",
         "embed_unknown": "{name} は埋め込みモデルの名前として読めません",
@@ -87,6 +96,15 @@ WORDS: dict[str, dict[str, str]] = {
         "pv_compatible_needed": "usable as openai:<model> once SAIVERSE_OPENAI_BASE_URL is set",
         "pv_no_models": "no models",
         "pv_offline": "deterministic replies (for tests, the last resort), always available",
+        "purpose_lightweight": " (lightweight model)",
+        "purpose_vision": " (image recognition)",
+        "purpose_image": " (image generation)",
+        "notice_unknown": "SAIVerse does not know the model {name!r}{what}, so {label} answers (names: {forms}).",
+        "notice_instead": "{problem}, so {label} answers instead of {name!r}{what}.",
+        "name_forms": ("auto / offline / local / local:<GGUF path or name> / gpt-… / o3… / claude-… / gemini-… / "
+                       "openai:<model> (an OpenAI-compatible server) / ollama:<model> / lmstudio:<model> / "
+                       "llamacpp:<model>"),
+        "startup": "model: {model} — {why}",
         "embed_needs": "{name} needs {what}",
         "embed_no_server": "no server for {name} was found on this computer",
         "embed_unknown": "{name} is not a name of an embedding model",

@@ -34,6 +34,7 @@ from saiverse.llm.names import made_by_note
 from saiverse.memory import SAIMemory
 from saiverse.pulse._journal import ModelResolver, persona_context, system_prompt_for
 from saiverse.world import ItemInfo, ItemStore, World, atomic_write, new_file_name
+from words import say
 
 if TYPE_CHECKING:  # LangGraph and the production graph load on a production's first use, not at start-up
     from sea.production import ProductionEngine, RunSummary
@@ -308,7 +309,7 @@ class ProductionService:
         with self.db.session() as s:
             row = s.get(ProductionRun, run_id)
             if row is None:
-                raise UnknownRunError(f"制作 {run_id!r} は存在しません (python main.py production list で一覧)。")
+                raise UnknownRunError(say("no_run", id=run_id))
             persona_id, building_id = row.persona_id, row.building_id
         self.summary(run_id)
 
@@ -327,8 +328,7 @@ class ProductionService:
                 raise LookupError(run_id)
             return self.engine.summary(run_id)
         except LookupError as exc:
-            raise UnknownRunError(f"制作 {run_id!r} の記録がありません (python main.py production list で一覧)。") \
-                from exc
+            raise UnknownRunError(say("no_run_record", id=run_id)) from exc
 
     def resume_interrupted(self, emit: Callable[[dict[str, Any]], None]) -> list[RunSummary]:
         """Resume every run a previous process left unfinished (called when the app starts)."""

@@ -11,6 +11,7 @@ from database import Database
 from database.models import Persona
 from saiverse.world._media import CheckedImage, atomic_write, resolve_in_home
 from saiverse.world._world import UnknownIdError
+from words import say
 
 ICONS_DIR = "icons"
 """Avatar pictures, relative to the data home."""
@@ -26,7 +27,7 @@ def store_avatar(db: Database, home: Path, persona_id: str, image: CheckedImage)
         UnknownIdError: no such persona (nothing is written)."""
     with db.session() as s:
         if s.get(Persona, persona_id) is None:
-            raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            raise UnknownIdError(say("no_persona", id=persona_id))
     stem = re.sub(r"[^A-Za-z0-9_-]", "_", persona_id)[:40] or "persona"
     rel = f"{ICONS_DIR}/{stem}-{hashlib.sha256(image.data).hexdigest()[:12]}.{image.ext}"
     path = resolve_in_home(home, rel)
@@ -35,7 +36,7 @@ def store_avatar(db: Database, home: Path, persona_id: str, image: CheckedImage)
     with db.session() as s:
         persona = s.get(Persona, persona_id)
         if persona is None:
-            raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            raise UnknownIdError(say("no_persona", id=persona_id))
         persona.avatar_image = rel
     return rel
 
@@ -45,7 +46,7 @@ def clear_avatar(db: Database, persona_id: str) -> None:
     with db.session() as s:
         persona = s.get(Persona, persona_id)
         if persona is None:
-            raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            raise UnknownIdError(say("no_persona", id=persona_id))
         persona.avatar_image = None
 
 

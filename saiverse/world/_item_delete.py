@@ -19,6 +19,7 @@ from saiverse.locks import item_lock
 from saiverse.world._item_slots import free_slot
 from saiverse.world._items import ItemInfo, ItemNotFoundError, _info
 from saiverse.world._media import remove_quietly, resolve_in_home, summary_path
+from words import say
 
 
 def delete_item(db: Database, home: Path, item_id: str) -> tuple[ItemInfo, int]:
@@ -26,7 +27,7 @@ def delete_item(db: Database, home: Path, item_id: str) -> tuple[ItemInfo, int]:
     with db.session() as s:
         item = s.get(Item, item_id)
         if item is None:
-            raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+            raise ItemNotFoundError(say("no_item", id=item_id))
         loc = s.get(ItemLocation, item_id)
         info = _info(item, loc)
         held = [r[0] for r in s.execute(text(

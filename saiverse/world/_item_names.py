@@ -7,6 +7,7 @@ from datetime import datetime
 from database import Database
 from database.models import Item, ItemLocation
 from saiverse.world._items import ItemInfo, ItemNotFoundError, _info, check_item_name
+from words import say
 
 
 def rename_item(db: Database, item_id: str, name: str) -> ItemInfo:
@@ -15,7 +16,7 @@ def rename_item(db: Database, item_id: str, name: str) -> ItemInfo:
     with db.session() as s:
         item = s.get(Item, item_id)
         if item is None:
-            raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+            raise ItemNotFoundError(say("no_item", id=item_id))
         item.name = clean
         item.updated_at = datetime.now()
         s.flush()

@@ -47,6 +47,7 @@ from saiverse.world._media import (
 )
 from saiverse.world._pdf import MIME as PDF_MIME
 from saiverse.world._pdf import is_pdf_path, pdf_text
+from words import say
 
 ITEM_TYPES = ("object", "picture", "document", "bag")
 SUMMARY_LIMIT = 300
@@ -181,7 +182,7 @@ class ItemStore:
         with self.db.session() as s:
             item = s.get(Item, item_id)
             if item is None:
-                raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+                raise ItemNotFoundError(say("no_item", id=item_id))
             return _info(item, s.get(ItemLocation, item_id))
 
     def list_owned(self, owner_kind: str, owner_id: str) -> list[ItemInfo]:
@@ -361,7 +362,7 @@ class ItemStore:
             with self.db.session() as s:
                 item = s.get(Item, info.item_id)
                 if item is None:
-                    raise ItemNotFoundError(f"アイテム {info.item_id!r} は存在しません。")
+                    raise ItemNotFoundError(say("no_item", id=info.item_id))
                 state = {**info.state, "version": version, "sha256": text_sha256(content)}
                 item.description = summary
                 item.state_json = json.dumps(state, ensure_ascii=False)
@@ -385,7 +386,7 @@ class ItemStore:
         with self.db.session() as s:
             item = s.get(Item, item_id)
             if item is None:
-                raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+                raise ItemNotFoundError(say("no_item", id=item_id))
             item.description = text
             item.updated_at = datetime.now()
             s.flush()
@@ -406,7 +407,7 @@ class ItemStore:
         with self.db.session() as s:
             item = s.get(Item, item_id)
             if item is None:
-                raise ItemNotFoundError(f"アイテム {item_id!r} は存在しません。")
+                raise ItemNotFoundError(say("no_item", id=item_id))
             if owner_kind == "bag":
                 check_into_bag(s, item_id, owner_id)  # a bag, and not the item itself or a bag inside it
             loc = s.get(ItemLocation, item_id)

@@ -22,6 +22,7 @@ from saiverse.disk import relative_to_home as relative_to_home
 from saiverse.disk import resolve_in_home as resolve_in_home
 from saiverse.disk import stage_write as stage_write
 from saiverse.errors import UserError
+from words import say
 
 SUMMARY_SUFFIX = ".summary.txt"
 IMAGE_FORMATS = {"PNG": "png", "JPEG": "jpg", "GIF": "gif", "WEBP": "webp"}
@@ -78,10 +79,10 @@ class CheckedImage:
 def check_image(data: bytes, *, max_bytes: int, max_pixels: int) -> CheckedImage:
     """Judge an upload by its content (not its name): format, byte size, pixel count, integrity."""
     if not data:
-        raise InvalidImageError("ファイルが空です (0 bytes)。画像ファイルを選んでください。")
+        raise InvalidImageError(say("img_empty"))
     if len(data) > max_bytes:
         raise InvalidImageError(
-            f"ファイルが大きすぎます ({len(data) / 1_048_576:.1f} MB)。上限は {max_bytes / 1_048_576:.0f} MB です。"
+            say("img_too_big", mb=len(data) / 1_048_576, limit=max_bytes / 1_048_576)
         )
     try:
         with Image.open(io.BytesIO(data)) as img:
@@ -89,12 +90,11 @@ def check_image(data: bytes, *, max_bytes: int, max_pixels: int) -> CheckedImage
             width, height = img.size
             if fmt not in IMAGE_FORMATS:
                 raise InvalidImageError(
-                    f"対応していない画像形式です ({fmt or '不明'})。PNG/JPEG/GIF/WebP に対応しています。"
+                    say("img_format", fmt=fmt or say("img_format_unknown"))
                 )
             if width * height > max_pixels:
                 raise InvalidImageError(
-                    f"画像の画素数が多すぎます ({width}×{height} = {width * height / 1e6:.0f} メガピクセル)。"
-                    f"上限は {max_pixels / 1e6:.0f} メガピクセルです。"
+                    say("img_pixels", w=width, h=height, mp=width * height / 1e6, limit=max_pixels / 1e6)
                 )
             img.verify()
         with Image.open(io.BytesIO(data)) as img:
@@ -103,11 +103,11 @@ def check_image(data: bytes, *, max_bytes: int, max_pixels: int) -> CheckedImage
         raise
     except Image.DecompressionBombError as exc:
         raise InvalidImageError(
-            f"画像の画素数が多すぎます (展開すると巨大になる画像です)。上限は {max_pixels / 1e6:.0f} メガピクセルです。"
+            say("img_bomb", limit=max_pixels / 1e6)
         ) from exc
     except UnidentifiedImageError as exc:
-        raise InvalidImageError("画像ファイルではありません (内容から画像形式を判別できませんでした)。") from exc
+        raise InvalidImageError(say("img_not_image")) from exc
     except (OSError, SyntaxError, ValueError) as exc:
-        raise InvalidImageError(f"画像ファイルが壊れています: {exc}") from exc
+        raise InvalidImageError(say("img_broken", detail=exc)) from exc
     ext = IMAGE_FORMATS[fmt]
     return CheckedImage(data=data, ext=ext, mime=IMAGE_MIME[ext], width=width, height=height)

@@ -15,6 +15,7 @@ if TYPE_CHECKING:  # pypdf loads with the first PDF, not at start-up
     from pypdf import PdfReader
 
 from saiverse.errors import UserError
+from words import say
 
 PDF_MAGIC = b"%PDF-"
 MIME = "application/pdf"
@@ -43,24 +44,24 @@ def _reader(source: bytes | Path) -> PdfReader:
     try:
         reader = PdfReader(io.BytesIO(source) if isinstance(source, bytes) else source)
         if reader.is_encrypted and not reader.decrypt(""):
-            raise InvalidPdfError("パスワードで保護された PDF は読めません。")
+            raise InvalidPdfError(say("pdf_password"))
         _ = len(reader.pages)  # a broken page tree fails here, not later
     except InvalidPdfError:
         raise
     except (PdfReadError, OSError, ValueError, KeyError, TypeError) as exc:
-        raise InvalidPdfError(f"PDF ファイルが壊れています: {exc}") from exc
+        raise InvalidPdfError(say("pdf_broken", detail=exc)) from exc
     return reader
 
 
 def check_pdf(data: bytes, *, max_bytes: int) -> int:
     """Judge uploaded bytes as a PDF (content, size, readable page tree); returns the page count."""
     if not data:
-        raise InvalidPdfError("ファイルが空です (0 bytes)。")
+        raise InvalidPdfError(say("pdf_empty"))
     if len(data) > max_bytes:
         raise InvalidPdfError(
             f"ファイルが大きすぎます ({len(data) / 1_048_576:.1f} MB)。上限は {max_bytes / 1_048_576:.0f} MB です。")
     if not is_pdf(data):
-        raise InvalidPdfError("PDF ファイルではありません (内容が %PDF- で始まっていません)。")
+        raise InvalidPdfError(say("pdf_not_pdf"))
     return len(_reader(data).pages)
 
 

@@ -13,6 +13,7 @@ from database import Database
 from database.direct import fetch_one, read_row, sqlite_sql
 from database.models import Building, BuildingHistory, City, Persona, User
 from saiverse.errors import UserError
+from words import say
 
 USER_ID = "user"
 
@@ -153,7 +154,7 @@ class World:
         with self.db.engine.connect() as conn:
             row = conn.execute(_BUILDING_BY_ID, {"id": building_id}).first()
         if row is None:
-            raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
+            raise UnknownIdError(say("no_building", id=building_id))
         return BuildingInfo(row[0], row[1], row[2] or "", row[3], row[4] or "", row[5])
 
     def building_and_persona(self, building_id: str, persona_id: str | None) -> tuple[BuildingInfo, PersonaInfo | None]:
@@ -165,7 +166,7 @@ class World:
             p = read_row(conn, _PERSONA_BY_ID, _PERSONA_SQL, {"id": persona_id}) if row is not None and persona_id \
                 else None
         if row is None:
-            raise UnknownIdError(f"建物 {building_id!r} は存在しません。")
+            raise UnknownIdError(say("no_building", id=building_id))
         building = BuildingInfo(row[0], row[1], row[2] or "", row[3], row[4] or "", row[5])
         return building, _persona_row(p) if p is not None else None
 
@@ -190,7 +191,7 @@ class World:
         with self.db.engine.connect() as conn:  # a plain row read, as `building`
             p = conn.execute(_PERSONA_BY_ID, {"id": persona_id}).first()
         if p is None:
-            raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+            raise UnknownIdError(say("no_persona", id=persona_id))
         return _persona_row(p)
 
     def user_building(self) -> str | None:
@@ -213,11 +214,11 @@ class World:
         with self.db.session() as s:
             p = s.get(Persona, persona_id)
             if p is None:
-                raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+                raise UnknownIdError(say("no_persona", id=persona_id))
             occupants = s.scalar(select(func.count()).select_from(Persona).where(
                 Persona.building_id == building_id, Persona.persona_id != persona_id))
             if (occupants or 0) >= info.capacity:
-                raise ValueError(f"{info.name} は満員です (定員 {info.capacity})。")
+                raise ValueError(say("building_full", name=info.name, capacity=info.capacity))
             p.building_id = building_id
             s.flush()
             return _persona(p)
@@ -267,7 +268,7 @@ class World:
         with self.db.session() as s:
             p = s.get(Persona, persona_id)
             if p is None:
-                raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+                raise UnknownIdError(say("no_persona", id=persona_id))
             return _extra(p.extra_json).get(key)
 
     def set_persona_extra(self, persona_id: str, key: str, value: Any) -> None:
@@ -275,7 +276,7 @@ class World:
         with self.db.session() as s:
             p = s.get(Persona, persona_id)
             if p is None:
-                raise UnknownIdError(f"ペルソナ {persona_id!r} は存在しません。")
+                raise UnknownIdError(say("no_persona", id=persona_id))
             extra = _extra(p.extra_json)
             if value is None:
                 extra.pop(key, None)

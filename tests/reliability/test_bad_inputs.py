@@ -194,8 +194,8 @@ def _cases() -> list[Case]:
         _case(text, "chat-nul", ["chat", "--persona", "mina", "こん\x00にちは"], "NUL"),
         _case(text, "chat-too-long", ["chat", "--persona", "mina", "あ" * 20_001], "20,001", "20,000"),
         _case(text, "chat-two-million", ["chat", "--persona", "mina", "x" * 2_000_000], "2,000,000"),
-        _case(text, "chat-empty", ["chat", "--persona", "mina", ""], "empty"),
-        _case(text, "chat-blank", ["chat", "--persona", "mina", "   \n\t "], "empty"),
+        _case(text, "chat-empty", ["chat", "--persona", "mina", ""], "空です"),
+        _case(text, "chat-blank", ["chat", "--persona", "mina", "   \n\t "], "空です"),
         _case(text, "persona-surrogate", ["chat", "--persona", "mi\udcffna", "やあ"], "--persona", "UTF-8"),
         _case(text, "building-surrogate", ["items", "--building", "lib\udc80rary"], "--building"),
         _case(text, "search-surrogate", ["memory", "--persona", "mina", "--search", "\udcff"], "--search"),
@@ -208,16 +208,16 @@ def _cases() -> list[Case]:
     tool = ["tool", "item_list", "--persona", "mina", "--args"]
     c += [
         _case(args, "not-json", [*tool, "{oops"], "--args", "JSON"),
-        _case(args, "array", [*tool, "[1]"], "--args", "object"),
-        _case(args, "string", [*tool, '"a"'], "--args", "object"),
+        _case(args, "array", [*tool, "[1]"], "--args", "オブジェクト"),
+        _case(args, "string", [*tool, '"a"'], "--args", "オブジェクト"),
         _case(args, "empty", [*tool, ""], "--args"),
         _case(args, "trailing", [*tool, "{} {}"], "--args"),
-        _case(args, "deep-100000", [*tool, "[" * 100_000 + "]" * 100_000], "--args", "deep"),
+        _case(args, "deep-100000", [*tool, "[" * 100_000 + "]" * 100_000], "--args", "入れ子が深すぎ"),
         _case(args, "deep-70", [*tool, '{"a":' * 70 + "1" + "}" * 70], "--args", "64"),
         _case(args, "nan", [*tool, '{"x": NaN}'], "--args", "NaN"),
         _case(args, "infinity", [*tool, '{"x": -Infinity}'], "--args", "Infinity"),
         _case(args, "huge-int", [*tool, '{"x": 1000000000000000000000000000000}'], "--args", "too large"),
-        _case(args, "digits-5000", [*tool, '{"x": ' + "9" * 5000 + "}"], "--args", "digits"),
+        _case(args, "digits-5000", [*tool, '{"x": ' + "9" * 5000 + "}"], "--args", "桁が多すぎ"),
         _case(args, "surrogate-value", [*tool, '{"x": "\\ud800"}'], "--args", "$.x"),
         _case(args, "surrogate-key", [*tool, '{"\\udc80": 1}'], "--args", "key"),
         _case(args, "nul-value", [*tool, '{"x": "a\\u0000b"}'], "--args", "NUL"),
@@ -371,7 +371,7 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str,
 
 def _refused(code: int, err: str, needles: tuple[str, ...]) -> None:
     assert code == USER_ERROR_EXIT, (code, err[:500])
-    assert err.startswith("error: ") and len(err.rstrip("\n").splitlines()) == 1, err[:500]
+    assert err.startswith("エラー: ") and len(err.rstrip("\n").splitlines()) == 1, err[:500]
     assert "Traceback" not in err and len(err) < 2000, err[:500]
     for needle in needles:
         assert needle in err, (needle, err[:500])

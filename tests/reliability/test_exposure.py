@@ -100,6 +100,11 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
         with httpx.Client(base_url=url, timeout=30) as client:
             assert client.get("/config").status_code == 401
             assert client.get(f"/gradio_api/file={picture}").status_code == 401
+            # The voice's routes too (ui/voice_routes.py): no speaking, listening or audio before the login.
+            assert client.post("/voice/say", json={"name": "ミナ", "text": "こんにちは"}).status_code == 401
+            assert client.post("/voice/listen", content=b"RIFF").status_code == 401
+            assert client.get("/voice/listen").status_code == 401
+            assert client.get("/voice/audio/anything").status_code == 401
             for user, password in [("mika", "wrong password"), ("mika", PASSWORD + " "), ("mika", "")]:
                 r = client.post("/login", data={"username": user, "password": password})
                 assert r.status_code >= 400 and not client.cookies, (user, r.status_code)
@@ -108,6 +113,7 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
             assert r.status_code == 200 and r.json() == {"success": True}
             assert client.get("/config").status_code == 200
             assert client.get(f"/gradio_api/file={picture}").status_code == 200
+            assert client.get("/voice/listen").json()["ready"] is False  # logged in: answered (nobody listens here)
             # The login does not open the door to a foreign Host.
             assert client.get("/config", headers={"Host": "evil.example"}).status_code == 403
         set_login(saiverse_home, "a new password 2", "mika")  # changed (the 設定 tab) while serving
@@ -178,7 +184,7 @@ def test_a_wide_host_without_a_password_is_refused_and_binds_nothing(saiverse_ho
     proc = _main(saiverse_home, "--host", "0.0.0.0", "--port", str(port))
     assert proc.returncode == USER_ERROR_EXIT, proc.stderr[-2000:]
     err = proc.stderr.strip()
-    assert err.startswith("error: ") and len(err.splitlines()) == 1 and "password set" in err, err
+    assert err.startswith("エラー: ") and len(err.splitlines()) == 1 and "password set" in err, err
     assert f"python main.py --home {saiverse_home} password set" in err, err  # the command for this home
     assert not (saiverse_home / "saiverse.db").exists()  # refused before the world was opened
     with pytest.raises(httpx.ConnectError):
@@ -223,7 +229,7 @@ def test_a_second_server_on_one_home_is_refused_naming_the_first(saiverse_home: 
         second = _main(saiverse_home, "--port", str(second_port))
         assert second.returncode == USER_ERROR_EXIT, second.stderr[-2000:]
         err = second.stderr.strip()
-        assert err.startswith("error: ") and len(err.splitlines()) == 1, err
+        assert err.startswith("エラー: ") and len(err.splitlines()) == 1, err
         assert f":{first_port}/" in err and str(first.proc.pid) in err and str(saiverse_home) in err, err
         with pytest.raises(httpx.ConnectError):
             httpx.get(f"http://127.0.0.1:{second_port}/", timeout=5)

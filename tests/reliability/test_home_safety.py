@@ -61,7 +61,7 @@ def _world(home: Path) -> None:
 def _refused(argv: list[str], capsys: pytest.CaptureFixture[str], *needles: str) -> str:
     assert cli_main.main(argv) == USER_ERROR_EXIT
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: ") and "Traceback" not in err, err
+    assert err.startswith("エラー: ") and "Traceback" not in err, err
     for needle in needles:
         assert needle in err, err
     return err

@@ -45,7 +45,7 @@ def _snapshot(home: Path) -> dict[str, Any]:
 def _refused(proc: subprocess.CompletedProcess[str], *needles: str) -> None:
     err = proc.stderr
     assert proc.returncode == USER_ERROR_EXIT, (proc.returncode, err[-2000:])
-    assert err.startswith("error: ") and len(err.rstrip("\n").splitlines()) == 1, err[-2000:]
+    assert err.startswith("エラー: ") and len(err.rstrip("\n").splitlines()) == 1, err[-2000:]
     for needle in needles:
         assert needle in err, (needle, err)
 
@@ -208,7 +208,7 @@ def test_chat_on_a_locked_database_says_so_in_one_line(world: dict[str, Any]) ->
     finally:
         holder.execute("ROLLBACK")
         holder.close()
-    _refused(proc, "locked by another program", "nothing was written")
+    _refused(proc, "ロックされています", "何も書き込んでいません")
     assert "INSERT" not in proc.stderr and "[SQL" not in proc.stderr
     assert _snapshot(home) == before
 

@@ -3,7 +3,8 @@
 Parts: `models` (ScriptedModel, the `make_manager` type), `browser` (Chromium driving the real app), `pg`
 (a throwaway PostgreSQL cluster), `processes` (starting and stopping the app's processes), `threads`,
 `compat` (upstream homes for the import tests), `upstream_home` and `upstream_small` / `upstream_rough*` /
-`upstream_v03` (writing an upstream SAIVerse home), `fakes_llm` / `fakes_hub` / `fakes_ports` (loopback
-fakes speaking the real wire formats), `ltm_helpers` (long-term memory rows), `mcp_server` (a FastMCP server).
+`upstream_v03` (writing an upstream SAIVerse home), `fakes_llm` / `fakes_hub` / `fakes_ports` /
+`fakes_listen` (loopback fakes speaking the real wire formats; `fakes_listen` also makes recordings with
+sox), `ltm_helpers` (long-term memory rows), `mcp_server` (a FastMCP server).
 Import the part: `from tests.support.browser import chromium`.
 """

@@ -169,13 +169,19 @@ def served(home: Path, **kwargs: Any) -> Iterator[RunningApp]:
         app.close()
 
 
+MEDIA_ARGS = ["--autoplay-policy=no-user-gesture-required", "--use-fake-ui-for-media-stream",
+              "--use-fake-device-for-media-stream"]
+"""Sound without a person at the keyboard: audio plays unasked, the microphone is allowed and is Chromium's
+fake device (with `--use-file-for-fake-audio-capture=F.wav`, that WAV, looped)."""
+
+
 @contextmanager
-def chromium() -> Iterator[Any]:
-    """A headless Chromium (the system one) under Playwright's sync API."""
+def chromium(*extra_args: str) -> Iterator[Any]:
+    """A headless Chromium (the system one) under Playwright's sync API; `extra_args` join CHROMIUM_ARGS."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, *extra_args], headless=True)
         try:
             yield browser
         finally:

@@ -16,6 +16,7 @@ from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html, table_html
 from ui.tabs.persona_avatar import build_avatar_panel
 from ui.tabs.persona_mcp import build_mcp_panel
+from ui.tabs.persona_voice import build_voice_panel
 
 NEW = "__new__"
 MODES = ("user", "auto", "sleep")
@@ -89,6 +90,7 @@ def build_personas_tab(manager: CityPort, labels: Labels) -> TabRefresh:
                     yes = gr.Button(labels("delete_yes"), variant="stop", elem_id="persona-delete-yes", size="sm")
             build_mcp_panel(manager, labels, pick, NEW)  # the persona's MCP servers (ui/tabs/persona_mcp.py)
             build_avatar_panel(manager, labels, pick, NEW)  # its avatar picture (ui/tabs/persona_avatar.py)
+            build_voice_panel(manager, labels, pick, NEW)  # its voice and 試聴 (ui/tabs/persona_voice.py)
     form = [name, avatar, description, prompt, mode, building, *models]
 
     def fill(persona_id: str) -> list[Any]:

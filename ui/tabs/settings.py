@@ -17,6 +17,7 @@ from saiverse.port import AdminService, Settings, describe_default, local_broken
 from ui.i18n import Labels
 from ui.tabs import TabRefresh, error_html, ok_html
 from ui.tabs.backups import build_backup_section
+from ui.tabs.listen import build_listen_section
 from ui.tabs.login import build_login_section
 from ui.tabs.models import build_models_section
 from ui.tabs.usage import build_usage_section
@@ -160,14 +161,15 @@ def build_settings_tab(manager: SettingsOwner, labels: Labels) -> TabRefresh:
     models = build_models_section(manager, labels)  # type: ignore[arg-type]  # its own section (ui/tabs/models.py)
     backups = build_backup_section(manager, labels)  # type: ignore[arg-type]  # its own section (ui/tabs/backups.py)
     login = build_login_section(manager, labels)  # the password for other devices (ui/tabs/login.py)
+    listen = build_listen_section(manager, labels)  # who turns the microphone into words (ui/tabs/listen.py)
     usage = build_usage_section(manager, labels)  # type: ignore[arg-type]  # tokens, prices, budgets (ui/tabs/usage.py)
 
     def refresh() -> list[Any]:
         now = manager.admin.settings_view()
         return [*model_box_values(manager.settings, now), *masked_all(), overridden_html(manager, labels),
                 providers_html(manager, labels), gr.update(visible=local_broken(manager.settings)),
-                *models.fn(), *backups.fn(), *login.fn(), *usage.fn()]
+                *models.fn(), *backups.fn(), *login.fn(), *usage.fn(), *listen.fn()]
 
     return TabRefresh(refresh, [*boxes, *masks, overridden, providers, retry, *models.outputs, *backups.outputs,
-                                *login.outputs, *usage.outputs],
-                      drawn=models.drawn and backups.drawn and login.drawn and usage.drawn)
+                                *login.outputs, *usage.outputs, *listen.outputs],
+                      drawn=models.drawn and backups.drawn and login.drawn and usage.drawn and listen.drawn)

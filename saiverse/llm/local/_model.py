@@ -37,19 +37,14 @@ from saiverse.llm.local._prompt import chat_messages, merged_system, stops, tran
 from saiverse.llm.local._sanity import SUGGEST_PULL, honest_line
 from saiverse.llm.offline import OfflineModel, procedural_image, read_voice
 from saiverse.llm.structured import answer_json, schema_text
+from words import say
 
 log = logging.getLogger(__name__)
 
 LINE_TOKENS = 96
 """Most tokens of one transcript line (a base model's reply is one line)."""
-SUGGEST_TEXT = ("内蔵の小さなモデルではうまく話せないことがあります。設定タブの「モデルを入手」で日本語の得意なモデル"
-                "（例: qwen2.5-1.5b-instruct, 約 1 GB）を入れると、会話がずっと自然になります。")
-"""The `model_suggest_pull` notice (the chat shows it once per session)."""
 TEMPLATE_SLACK = 48
 """Tokens a chat template or transcript header adds around the fitted prompt."""
-REBUILD_HINT = ("llama.cpp がこの CPU に合わない作りかもしれません: "
-                "pip install --force-reinstall --no-cache-dir -r requirements.txt で作り直せます。")
-"""What a model broken while loading suggests (a build made for another CPU dies at its first use)."""
 COUNT_CACHE = 4096
 """Token counts kept per model: the same history lines are counted again every pulse, and each count
 is a round trip to the inference process."""
@@ -116,13 +111,13 @@ class LocalModel:
         """The model's live process, loaded (started on first use and after a death)."""
         with self._load_lock:
             if self.load_error:
-                raise LLMError(f"ローカルモデルを使えません: {self.load_error}", kind="local_unavailable")
+                raise LLMError(say("local_unusable", why=self.load_error), kind="local_unavailable")
             if self._child is None:
                 try:
                     path = ensure_file(self._path())
                 except (LocalModelMissing, OSError) as exc:
                     self.load_error = str(exc) or type(exc).__name__
-                    raise LLMError(f"ローカルモデルを読み込めませんでした: {self.load_error}",
+                    raise LLMError(say("local_load_failed", why=self.load_error),
                                    kind="local_unavailable") from exc
                 self._child = LlamaChild(self.name, {"path": str(path), "n_ctx": self.n_ctx,
                                                      "n_threads": self.n_threads}, stall_seconds=self._stall,
@@ -134,13 +129,12 @@ class LocalModel:
             except ModelBroken as exc:
                 self._record("broken", exc.reason)
                 self.load_error = broken_words(exc.reason)
-                raise LLMError(f"ローカルモデル「{self.name}」は読み込み中に 2 回続けて異常終了しました "
-                               f"({exc.reason})。このモデルは使えない状態にし、次の返事からは別のモデルが答えます。"
-                               f"{REBUILD_HINT}設定タブで確かめてください。",
+                # A build made for another CPU dies at its first use: the line suggests rebuilding it.
+                raise LLMError(say("local_broke_loading", name=self.name, reason=exc.reason, hint=say("local_rebuild")),
                                kind="local_broken") from exc
             except RunnerError as exc:
                 self.load_error = str(exc) or exc.type_name
-                raise LLMError(f"ローカルモデルを読み込めませんでした: {self.load_error}",
+                raise LLMError(say("local_load_failed", why=self.load_error),
                                kind="local_unavailable") from exc
             if fresh:
                 self.load_seconds = float(info.get("seconds") or 0.0)
@@ -169,12 +163,10 @@ class LocalModel:
         """The line the chat shows when the model's process died or hung during a reply."""
         self._counts.clear()
         if exc.kind == "local_hang":
-            what = f"応答が止まりました ({exc})"
+            what = say("local_hung", detail=exc)
         else:
-            what = f"処理が異常終了しました ({exc})"
-        return LLMError(f"ローカルモデル「{self.name}」の{what}。この返事はここで止まりました。"
-                        "もう一度話しかけてください（モデルは自動で起動し直します）。続くときは、設定タブで別のモデルを選ぶか入手してください。",
-                        kind=exc.kind)
+            what = say("local_crashed", detail=exc)
+        return LLMError(say("local_died", name=self.name, what=what), kind=exc.kind)
 
     def close(self) -> None:
         """End the model's process (the app's close; tests)."""
@@ -199,7 +191,7 @@ class LocalModel:
         except RunnerError as exc:
             if exc.type_name == "ValueError":
                 raise ValueError(str(exc)) from exc
-            raise LLMError(f"ローカルモデル「{self.name}」が答えられませんでした: {exc}", kind="local_error") from exc
+            raise LLMError(say("local_failed", name=self.name, detail=exc), kind="local_error") from exc
 
     @property
     def profile(self) -> LocalProfile:
@@ -288,7 +280,8 @@ class LocalModel:
     def _unusable(self, request: ChatRequest) -> str:
         """The persona's honest words when the model's line was unusable, and the notice to pull a better model."""
         log.info("local model wrote no usable line; the persona says so")
-        self._notes.items = [*getattr(self._notes, "items", []), {"kind": SUGGEST_PULL, "text": SUGGEST_TEXT}]
+        notice = {"kind": SUGGEST_PULL, "text": say("local_suggest_pull")}
+        self._notes.items = [*getattr(self._notes, "items", []), notice]
         return honest_line(read_voice(request.system, request.persona_name))
 
     def _line(self, request: ChatRequest) -> tuple[str, int]:

@@ -1,0 +1,180 @@
+"""The page's three voice requests, beside Gradio's routes (issue 37; the page side is ui/voice.py).
+
+- `POST /voice/say` `{"persona": id, "name": shown name, "text": …}` → how the page says it:
+  `{"engine": "browser", "text", "voice", "speed", "pitch"}` (the page's own speechSynthesis), `{"engine",
+  "url"}` (a WAV the app made, or found in its cache), `{"engine": "off"}`, or `{"error": …}` (the reply
+  stays silent; the page shows the message once). The persona is found by id, else by the name her bubble shows.
+- `GET /voice/audio/<token>`: a WAV `say` handed out, by the random token it gave. Nothing else of the
+  home is reachable: a token names a file this process made or found in `<home>/audio/`, and the file
+  is served only while it is still a regular file there (not a link out of the home).
+- `POST /voice/listen` (the recording as the body, at most saiverse/listen MAX_AUDIO_BYTES) →
+  `{"text"}` or `{"error"}`: the microphone button and call mode; `GET /voice/listen` → `{"ready", "line"}`:
+  whether anyone listens, asked before recording.
+
+ui/web_guard.py's rules hold for them as for every route: a POST from another site's page gets 403, and
+before the login of a networked app everything here gets 401. The manager is found through the Gradio
+app serving the request (`attach`, called by ui/app.py build_app).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from saiverse.port import CityPort, UserError, transcribe
+
+MAX_SAY_BYTES = 64 * 1024
+"""A sentence (or a past line) to say: far more than any chat line's sentence."""
+ISSUED_KEEP = 512
+"""Audio tokens remembered per app (the oldest is forgotten first; a forgotten one is said again)."""
+_CITIES: WeakKeyDictionary[Any, Desk] = WeakKeyDictionary()
+
+
+class Desk:
+    """One app's voice desk: its manager and the audio tokens it handed out."""
+
+    def __init__(self, manager: CityPort) -> None:
+        self.manager = manager
+        self._issued: OrderedDict[str, Path] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def issue(self, path: Path) -> str:
+        token = secrets.token_urlsafe(16)
+        with self._lock:
+            self._issued[token] = path
+            while len(self._issued) > ISSUED_KEEP:
+                self._issued.popitem(last=False)
+        return token
+
+    def issued(self, token: str) -> Path | None:
+        with self._lock:
+            return self._issued.get(token)
+
+    def persona(self, ref: str, name: str) -> Any:
+        personas = self.manager.personas()
+        return next((p for p in personas if p.persona_id == ref), None) or next(
+            (p for p in personas if name and p.name == name), None)
+
+    def say(self, body: dict[str, Any]) -> dict[str, Any]:
+        """What the page is to do for one sentence of one persona (see the module docstring)."""
+        from saiverse.port import VoiceError, speakable
+
+        lang = str(getattr(self.manager.settings, "lang", "ja"))
+        persona = self.persona(str(body.get("persona") or ""), str(body.get("name") or "").strip())
+        if persona is None:
+            return {"engine": "off"}
+        voices = self.manager.voices
+        voice = voices.voice_for(persona.persona_id)
+        text = str(body.get("text") or "")
+        if voice.engine == "off":
+            return {"engine": "off"}
+        if voice.engine == "browser":
+            return {"engine": "browser", "text": speakable(text), "voice": voice.voice or "",
+                    "speed": voice.speed, "pitch": voice.pitch}
+        try:
+            path = voices.synthesize(voice, text)
+        except VoiceError as exc:
+            return {"engine": voice.engine, "error": _said(exc, lang)}
+        if path is None:
+            return {"engine": voice.engine}
+        return {"engine": voice.engine, "url": f"voice/audio/{self.issue(Path(path))}"}
+
+
+def _said(exc: BaseException, lang: str) -> str:
+    text = getattr(exc, "text", None)  # VoiceError.text(lang): its message in the window's language
+    return str(text(lang)) if callable(text) else str(exc)
+
+
+def attach(blocks: Any, manager: CityPort) -> None:
+    """Let the voice routes of the app serving `blocks` reach `manager` (ui/app.py build_app)."""
+    _CITIES[blocks] = Desk(manager)
+
+
+def audio_url(manager: CityPort, path: Path) -> str | None:
+    """The page's URL of a WAV `manager`'s voices made (the ペルソナ tab's 試聴); None before a window is served."""
+    desk = next((d for d in list(_CITIES.values()) if d.manager is manager), None)
+    return f"voice/audio/{desk.issue(Path(path))}" if desk is not None else None
+
+
+def _desk(request: Request) -> Desk | None:
+    try:
+        return _CITIES.get(request.app.get_blocks())
+    except Exception:  # noqa: BLE001 - an app without Blocks (none yet): no voice
+        return None
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None once it is larger than `limit` (read no further)."""
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def say(request: Request) -> Response:
+    desk = _desk(request)
+    raw = await _body(request, MAX_SAY_BYTES)
+    if desk is None or raw is None:
+        return JSONResponse({"error": "too large" if raw is None else "no city"}, status_code=413 if raw is None
+                            else 503)
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):
+        return JSONResponse({"error": "a JSON object is expected"}, status_code=400)
+    return JSONResponse(await run_in_threadpool(desk.say, body))
+
+
+async def audio(request: Request) -> Response:
+    desk = _desk(request)
+    path = desk.issued(request.path_params["token"]) if desk is not None else None
+    if desk is None or path is None:
+        return Response("No such audio.\n", status_code=404, media_type="text/plain")
+    home = Path(desk.manager.settings.home).resolve()
+    # Served only while it is what was handed out: a regular file inside the home, reached by no link.
+    if path.is_symlink() or not path.is_file() or not path.resolve().is_relative_to(home):
+        return Response("No such audio.\n", status_code=404, media_type="text/plain")
+    return FileResponse(path, media_type="audio/wav", headers={"Cache-Control": "private, max-age=3600"})
+
+
+async def listen(request: Request) -> Response:
+    from saiverse.port import MAX_AUDIO_BYTES, ListenError, listen_refusal
+
+    desk = _desk(request)
+    if request.method == "GET":  # 🎤 asks first whether anyone listens (the refusal says where to set one)
+        why = listen_refusal(desk.manager.settings) if desk is not None else "no city"
+        return JSONResponse({"ready": why is None, "line": why or ""})
+    lang = str(getattr(desk.manager.settings, "lang", "ja")) if desk is not None else "ja"
+    raw = await _body(request, MAX_AUDIO_BYTES)
+    if desk is None:
+        return JSONResponse({"error": "no city"}, status_code=503)
+    if raw is None:
+        return JSONResponse({"error": str(ListenError("too_large", lang, size=f"> {MAX_AUDIO_BYTES // 2**20} MB",
+                                                      limit=f"{MAX_AUDIO_BYTES // 2**20} MB"))}, status_code=413)
+    try:
+        text = await run_in_threadpool(transcribe, desk.manager.settings, raw)
+    except UserError as exc:  # ListenError: no listener, not audio, the server down or refusing
+        return JSONResponse({"error": str(exc)}, status_code=422)
+    return JSONResponse({"text": text})
+
+
+ROUTES = [
+    Route("/voice/say", say, methods=["POST"]),
+    Route("/voice/audio/{token:str}", audio, methods=["GET"]),
+    Route("/voice/listen", listen, methods=["GET", "POST"]),
+]
+"""Handed to the app Gradio makes (ui/app.py launch_kwargs `app_kwargs["routes"]`)."""
