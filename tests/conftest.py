@@ -51,14 +51,14 @@ def saiverse_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """`@pytest.mark.backends("sqlite", "postgresql")`: every test of the mark that opens a manager runs once
-    per store (the `backend` fixture); a test that opens none runs once."""
+    per store (the `manager_store` fixture); a test that opens none runs once."""
     marker = metafunc.definition.get_closest_marker("backends")
-    if marker is not None and "backend" in metafunc.fixturenames:
-        metafunc.parametrize("backend", marker.args, indirect=True)
+    if marker is not None and "manager_store" in metafunc.fixturenames:
+        metafunc.parametrize("manager_store", marker.args, indirect=True)
 
 
 @pytest.fixture
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+def manager_store(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """The store the test's managers open: SQLite in the home unless `backends` names PostgreSQL too
     (then a fresh database of the test cluster, tests/support/pg.py)."""
     name = getattr(request, "param", "sqlite")
@@ -68,7 +68,7 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
 
 
 @pytest.fixture
-def make_manager(saiverse_home: Path, backend: str,
+def make_manager(saiverse_home: Path, manager_store: str,
                  request: pytest.FixtureRequest) -> Iterator[MakeManager]:
     """Open managers on the test's data home and store (closed at the end); `model=` answers every call.
     Under `@pytest.mark.chronicle_by_hand` their Chronicle worker is stopped: the test builds when it says so."""

@@ -54,6 +54,11 @@ def _arm(when: str, spec: str) -> None:
         return result
 
     setattr(owner, name, hooked)
+    if not path:  # a module's function: modules that imported it by name (package faces import eagerly) hold it too
+        for module in list(sys.modules.values()):
+            for held, value in list(vars(module).items()) if module is not None else ():
+                if value is real:
+                    setattr(module, held, hooked)
 
 
 def main() -> int:
