@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from saiverse.voice import sentences, speakable
 from tests.support.browser import MEDIA_ARGS, act, chromium, new_page, open_tab, pick, served, settle
 from tests.support.fakes_listen import TranscriptionServer, sox_wav
 from tests.support.fakes_speech import SpeechServer
+from ui.i18n import Labels
 
 QUESTION = "明日の天気はどうですか"
 
@@ -45,6 +47,15 @@ def test_a_reply_is_spoken_sentence_by_sentence_and_plays_to_its_end(world: dict
         reply = page.locator("#chat .message.bot").last.inner_text().replace("\n", "")
         assert "".join(said) in reply, (said, reply)
         ended = page.evaluate("() => window.__ended")
+
+        # The page cuts a line as the server's SentenceSplitter does: a long first sentence's first clause
+        # alone (first audio sooner), never the chat's own ✂/⏹ mark under a cut reply.
+        cut_mark = Labels("ja")("reply_cut_length")
+        for text in ("こんにちは、ミナです。今日は、いい天気。", "はい、そうです。", "はい、そうですね、きっと。次です。",
+                     "<user_only>秘密です</user_only>はい、そう。", f"ここまで、言えました。\n\n{cut_mark}",
+                     f"途中で\n\n{Labels('ja')('cancelled')}"):
+            parts = page.evaluate("(t) => window.svVoice.cut(t)", text)
+            assert [speakable(x).replace("\n", " ") for x in parts if speakable(x)] == list(sentences([text])), text
         assert ended == len(said) == page.evaluate("() => window.svVoice.played")
 
         # ▶ on the finished line says it again, from the audio cache (no new request to the server).
@@ -145,6 +156,9 @@ def test_the_voice_routes_serve_only_what_they_handed_out(world: dict[str, Any])
         assert huge.status_code == 413 and "大きすぎます" in huge.json()["error"]
         assert client.post("voice/say", content=b"[1, 2]").status_code == 400
         assert client.get("voice/listen").json()["ready"] is True
+        # Turning the speaker on warms the embedded engine; these personas speak through a server: nothing starts.
+        assert client.post("voice/warm", json={}).json() == {"warming": False}
+        assert client.post("voice/warm", json={}, headers=foreign).status_code == 403
         # The browser's own voices: the page is handed the speakable words and the settings, no audio.
         sora = next(p for p in world["app"].manager.personas() if p.name == "ソラ")
         world["app"].manager.voices.set_voice(sora.persona_id, engine="browser", voice="", speed=1.5, pitch=2)

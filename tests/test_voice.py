@@ -36,6 +36,16 @@ def test_speakable_leaves_out_what_is_not_speech() -> None:
     assert speakable(reply) == "ミナです！この本を見て:\nととと資料。\n箇条書き\nまたね"
     assert speakable("😀🎉 https://x.y ```x```") == ""
     assert speakable("") == ""
+    # The chat's own marks under a cut or stopped reply (ui/chat.py cut_text) are not hers: never said.
+    from ui.i18n import Labels
+
+    for lang in ("ja", "en"):
+        labels = Labels(lang)
+        for mark in (labels("reply_cut_length"), labels("reply_cut_stopped"), labels("cancelled")):
+            assert speakable(f"ここまで、言えました。\n\n{mark}") == "ここまで、言えました。", mark
+            assert speakable(mark) == "", mark
+            assert list(sentences(["長い話の途中で", f"切れ\n\n{mark}"])) == ["長い話の途中で切れ"], mark
+    assert speakable("はさみ✂で切ります") == "はさみで切ります", "a scissors inside her words is only an emoji"
 
 
 def test_sentences_come_as_soon_as_each_ends() -> None:

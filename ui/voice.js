@@ -94,26 +94,61 @@
 
   // -- the live strip: sentences as they are written -------------------------------------------------
   const END = /[。！？!?…‥]+[」』）)"'”’]*|\n+|[.](?=\s)/g;
+  // A reply's first clause is said alone once it has FIRST_CLAUSE_CHARS to say: the first audio comes
+  // sooner. The same rule as saiverse/voice/_text.py SentenceSplitter (keep the two alike: a ▶ on the
+  // finished line cuts it as the live strip did, and finds each piece in the audio cache).
+  const CLAUSE = /[、，]|,(?=\s)/g;
+  const FIRST_CLAUSE_CHARS = 5;
+  // About what the server's `speakable` leaves of a piece (tags, URLs, code marks, decorations, emoji out).
+  const words = (part) => part.replace(/<(user_only|in_heart|think|thinking)\b[^>]*>[\s\S]*?<\/\1\s*>|```[\s\S]*?```/gi, '')
+    .replace(/<[^>\n]{1,200}>|(?:https?|ftp|file):\/\/\S+|www\.\S+|[\s*_~|#>`]/g, '')
+    .replace(/\p{Extended_Pictographic}|\uFE0F|\u200D/gu, '');
+  const HAS_WORDS = /[\p{L}\p{N}]/u;
+  // The chat's own marks under a cut or stopped reply (ui/chat.py cut_text, the labels reply_cut_* and
+  // cancelled): the window's words, never said.
+  const MARKS = /\n*[ \t]*[\u2702\u23f9]\uFE0F?[ \t][^\n]*$/;
+  const unmarked = (text) => text.replace(MARKS, '');
   const open = (head) => (head.split('```').length % 2 === 0) ||
     (head.split('<user_only>').length > head.split('</user_only>').length);
-  // The finished sentences of `text` after `from` (all of it when `final`), and where the next one starts.
-  const pieces = (text, from, final) => {
-    const parts = [];
-    END.lastIndex = from;
-    for (let m; (m = END.exec(text));) {
+  // Where the first end `re` finds in `text` after `from` lies (not inside code or a hidden part, and `ok`), or -1.
+  const endOf = (re, text, from, ok) => {
+    re.lastIndex = from;
+    for (let m; (m = re.exec(text));) {
       const end = m.index + m[0].length;
-      if (open(text.slice(0, end))) continue;
-      parts.push(text.slice(from, end));
+      if (!open(text.slice(0, end)) && ok(end)) return end;
+    }
+    return -1;
+  };
+  // The finished pieces of `text` after `from` (all of it when `final`), where the next one starts, and whether
+  // the next is still the reply's first (`first`: nothing with words said yet, so it may end at a comma).
+  const pieces = (text, from, final, first) => {
+    const parts = [];
+    for (;;) {
+      let end = endOf(END, text, from, () => true);
+      if (first) {
+        const start = from;
+        const clause = endOf(CLAUSE, text, from, (at) => words(text.slice(start, at)).length >= FIRST_CLAUSE_CHARS);
+        if (clause >= 0 && (end < 0 || clause < end)) end = clause;
+      }
+      if (end < 0) break;
+      const part = text.slice(from, end);
+      parts.push(part);
       from = end;
+      if (HAS_WORDS.test(words(part))) first = false;
     }
     if (final && from < text.length && !open(text)) { parts.push(text.slice(from)); from = text.length; }
-    return {parts, next: from};
+    return {parts, next: from, first};
   };
+  // A whole line's pieces in the order they are said (▶, a line from elsewhere; tests hold them to the server's).
+  sv.cut = (text) => pieces(unmarked(text), 0, true, true).parts;
+  const saidAll = (persona, name, text) => sv.cut(text).forEach((part) => say(persona, name, part));
   const take = (st, text, final) => {
     if (text === L.thinking || st.done === Infinity) return;
-    const {parts, next} = pieces(text, Math.min(st.done, text.length), final);
+    text = unmarked(text);
+    const {parts, next, first} = pieces(text, Math.min(st.done, text.length), final, st.first);
     if (sv.on) parts.forEach((part) => say(st.persona, st.name, part));
     st.done = final ? Infinity : next;
+    st.first = first;
   };
   const watchLive = () => {
     const live = document.querySelector('#chat-live');
@@ -125,7 +160,10 @@
         const key = row.dataset.say;
         now.add(key);
         let st = sv.track.get(key);
-        if (!st) sv.track.set(key, st = {done: 0, persona: row.dataset.persona || '', name: row.dataset.name || ''});
+        if (!st) {
+          st = {done: 0, first: true, persona: row.dataset.persona || '', name: row.dataset.name || ''};
+          sv.track.set(key, st);
+        }
         const el = row.querySelector('.sv-live-text');
         st.text = el ? el.textContent : '';
         take(st, st.text, row.dataset.final === '1');
@@ -166,7 +204,7 @@
     if (play) {
       ev.stopPropagation(); ev.preventDefault();
       const line = lineOf(play.parentElement.querySelector('[data-testid="bot"]'));
-      if (line) { sv.stop(); pieces(line.text, 0, true).parts.forEach((part) => say('', line.name, part)); }
+      if (line) { sv.stop(); saidAll('', line.name, line.text); }
       return;
     }
     if (t.closest('#chat-stop')) { sv.stop(); if (sv.call) setTimeout(idle, 300); return; }
@@ -192,7 +230,7 @@
     if ((last !== undefined && at < 0) || labels.length <= before.labels.length) return;
     for (const bubble of bubbles.slice(at + 1)) {
       const line = lineOf(bubble);
-      if (line) pieces(line.text, 0, true).parts.forEach((part) => say('', line.name, part));
+      if (line) saidAll('', line.name, line.text);
     }
   };
   const watchChat = () => {
@@ -207,6 +245,7 @@
     sv.on = on;
     sessionStorage.setItem('sv-speaker', on ? '1' : '0');
     if (!on) sv.stop();
+    else post('voice/warm', '{}');  // the embedded engine starts now, not at the first sentence
     drawSpeaker();
   };
   const drawSpeaker = () => {
@@ -217,6 +256,7 @@
     b.setAttribute('aria-pressed', sv.on ? 'true' : 'false');
   };
   drawSpeaker();
+  if (sv.on) post('voice/warm', '{}');  // kept on from before this page load
 
   // -- listening -----------------------------------------------------------------------------------
   const mic = {rec: null, stream: null, ctx: null, timer: null};

@@ -1,9 +1,12 @@
-"""The page's three voice requests, beside Gradio's routes (issue 37; the page side is ui/voice.py).
+"""The page's voice requests, beside Gradio's routes (issue 37; the page side is ui/voice.py).
 
 - `POST /voice/say` `{"persona": id, "name": shown name, "text": …}` → how the page says it:
   `{"engine": "browser", "text", "voice", "speed", "pitch"}` (the page's own speechSynthesis), `{"engine",
   "url"}` (a WAV the app made, or found in its cache), `{"engine": "off"}`, or `{"error": …}` (the reply
   stays silent; the page shows the message once). The persona is found by id, else by the name her bubble shows.
+- `POST /voice/warm` `{}` → `{"warming": bool}`: the speaker was turned on; the embedded engine's process
+  (seconds to start and load its model) is started now, unless it is already being started, so the first
+  sentence does not wait for it (saiverse/voice VoiceService.warm). Nothing else is started or said.
 - `GET /voice/audio/<token>`: a WAV `say` handed out, by the random token it gave. Nothing else of the
   home is reachable: a token names a file this process made or found in `<home>/audio/`, and the file
   is served only while it is still a regular file there (not a link out of the home).
@@ -47,6 +50,7 @@ class Desk:
         self.manager = manager
         self._issued: OrderedDict[str, Path] = OrderedDict()
         self._lock = threading.Lock()
+        self._warming: threading.Thread | None = None
 
     def issue(self, path: Path) -> str:
         token = secrets.token_urlsafe(16)
@@ -64,6 +68,19 @@ class Desk:
         personas = self.manager.personas()
         return next((p for p in personas if p.persona_id == ref), None) or next(
             (p for p in personas if name and p.name == name), None)
+
+    def warm(self) -> bool:
+        """Start the embedded engine when a persona speaks through it (one start at a time; module docstring)."""
+        with self._lock:
+            if self._warming is not None and self._warming.is_alive():
+                return True
+        voices = self.manager.voices
+        voice = next((v for v in (voices.voice_for(p.persona_id) for p in self.manager.personas())
+                      if v.engine == "embedded"), None)
+        worker = voices.warm(voice) if voice is not None else None
+        with self._lock:
+            self._warming = worker
+        return worker is not None
 
     def say(self, body: dict[str, Any]) -> dict[str, Any]:
         """What the page is to do for one sentence of one persona (see the module docstring)."""
@@ -139,6 +156,14 @@ async def say(request: Request) -> Response:
     return JSONResponse(await run_in_threadpool(desk.say, body))
 
 
+async def warm(request: Request) -> Response:
+    desk = _desk(request)
+    if desk is None:
+        return JSONResponse({"error": "no city"}, status_code=503)
+    await _body(request, MAX_SAY_BYTES)  # nothing in it is used
+    return JSONResponse({"warming": await run_in_threadpool(desk.warm)})
+
+
 async def audio(request: Request) -> Response:
     desk = _desk(request)
     path = desk.issued(request.path_params["token"]) if desk is not None else None
@@ -174,6 +199,7 @@ async def listen(request: Request) -> Response:
 
 ROUTES = [
     Route("/voice/say", say, methods=["POST"]),
+    Route("/voice/warm", warm, methods=["POST"]),
     Route("/voice/audio/{token:str}", audio, methods=["GET"]),
     Route("/voice/listen", listen, methods=["GET", "POST"]),
 ]

@@ -3,9 +3,10 @@
 Spoken text skips what is not speech, as upstream's voice-tts addon does before its engine: parts meant
 only for the user's eyes (`<user_only>…</user_only>`, `<in_heart>…</in_heart>`), code (fenced and
 inline), URLs, Markdown links and images (their words stay), item markers (`[[item:…]]`, `[item: …]`,
-`📎 …`), the chat's time tags and HTML, emoji and decorations. Sentences end at Japanese 。！？ and
-latin . ! ? followed by a space, and at line breaks; a streamed reply gives each sentence as soon as its
-end has arrived, so the first can be spoken while the rest is still being written.
+`📎 …`), the chat's time tags and HTML, emoji and decorations, and the chat's own `✂`/`⏹` marks under
+a cut reply. Sentences end at Japanese 。！？ and latin . ! ? followed by a space, and at line breaks; a
+streamed reply gives each sentence as soon as its end has arrived, so the first can be spoken while the
+rest is still being written.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+_NOTICE = re.compile(r"(?m)^[ \t]*[\u2702\u23f9]\ufe0f?[ \t][^\n]*$")
+"""The chat's own marks under a reply (ui/chat.py cut_text, a stopped send): `✂ …` cut at the length limit,
+`⏹ …` stopped. They are the window's words, not hers: never said."""
 _HIDDEN = re.compile(r"<(user_only|in_heart|think|thinking)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.S | re.I)
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -41,7 +45,8 @@ _WORDLESS = re.compile(r"^[\s\W_]*$")
 
 def speakable(text: str) -> str:
     """The words of `text` an engine should say; "" when nothing is left (a reply of code or emoji only)."""
-    out = _HIDDEN.sub(" ", text or "")
+    out = _NOTICE.sub(" ", text or "")
+    out = _HIDDEN.sub(" ", out)
     out = _FENCE.sub(" ", out)
     out = _INLINE_CODE.sub(" ", out)
     out = _IMAGE.sub(r"\1", out)
