@@ -1,3 +1,3 @@
-"""The reliability campaigns' fixtures: `backend`, the store a campaign runs against (tests/reliability/backends.py)."""
+"""The reliability campaigns' fixtures: `backend`, the store a campaign runs against (tests/support/backends.py)."""
 
-from tests.reliability.backends import backend  # noqa: F401 - a fixture for the campaigns
+from tests.support.backends import backend  # noqa: F401 - a fixture for the campaigns

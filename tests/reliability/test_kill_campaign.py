@@ -1,5 +1,5 @@
 """kill -9 campaign: kills at random moments of pulses, document patches, uploads and productions,
-on both stores (tests/reliability/backends.py): the home's SQLite file (52 kills) and PostgreSQL (8).
+on both stores (tests/support/backends.py): the home's SQLite file (52 kills) and PostgreSQL (8).
 
 After each kill the next child's start repairs the home; at the end the parent checks the database's
 own consistency (SQLite's integrity check, PostgreSQL's amcheck) and that no row lost its parent, that
@@ -26,10 +26,10 @@ from pathlib import Path
 
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.reliability.backends import Store
+from tests.support.backends import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKLOAD = Path(__file__).with_name("workload.py")
+WORKLOAD = Path(__file__).parents[1] / "support" / "workload.py"
 KILLS = {"sqlite": 52, "postgres": 8}
 """Kills per store; PostgreSQL's children start slower, so fewer keep the suite's time (SAIVERSE_KILLS sets both)."""
 

@@ -37,7 +37,7 @@ from saiverse.settings import load_settings
 from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[2]
-KILLAT = Path(__file__).with_name("killat.py")
+KILLAT = Path(__file__).parents[1] / "support" / "killat.py"
 WAIT = 90.0
 """A liveness bound for things that should happen within a few ticks, not a timing."""
 

@@ -1,4 +1,4 @@
-"""Pulse workers killed at chosen points (tests/reliability/killat.py), found by the random campaign
+"""Pulse workers killed at chosen points (tests/support/killat.py), found by the random campaign
 (tests/reliability/test_worker_kill_campaign.py) or its checks, each at the same point every time:
 
 - a pulse lost twice: its first worker killed mid-pulse, the second killed after it wrote the
