@@ -229,7 +229,7 @@ JUNK = {
 @pytest.mark.parametrize("junk", list(JUNK), ids=list(JUNK))
 def test_a_found_ollama_answering_decisions_with_junk_still_replies(junk: str, world: dict[str, Any]) -> None:
     from tests.support.fakes_hub import FakeModelServer
-    from tests.test_model_servers import closed_port
+    from tests.support.model_servers import closed_port
 
     with FakeModelServer("ollama", ["qwen2.5:3b"], say="はい、ミナです。", decide=lambda body: JUNK[junk]) as ollama:
         env = {**os.environ, "SAIVERSE_RAISE_ERRORS": "1", "SAIVERSE_DETECT_SERVERS": "1",
