@@ -23,6 +23,7 @@ def _imports(path: Path) -> list[str]:
             found += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             found.append(node.module)
+            found += [f"{node.module}.{a.name}" for a in node.names]  # `from tests import test_x` names a module
     return found
 
 

@@ -9,7 +9,9 @@ sox), `ltm_helpers` (long-term memory rows), `mcp_server` (a FastMCP server) and
 settings.json entry), `model_pull` (the fake hub serving the packaged GGUF; its fixtures registered in
 tests/conftest.py), `model_servers` (model-server addresses), `local_line` (LocalModel answering one fixed
 line), `embedder` (a deterministic concept embedder), `production_runs` (an interrupted production run),
-`backends` (the reliability campaigns' stores, the `backend` fixture) and the child-process scripts the
-campaigns run: `killat`, `pulser`, `workload`, `home_user`.
+`served` (the real app on a loopback port), `home_snapshot` (a home's rows and files, to compare),
+`backends` (the reliability campaigns' stores, the `backend` fixture), `worker_city` (a PostgreSQL city with
+worker subprocesses, the `city` fixture) and the child-process scripts the campaigns run: `killat`,
+`pulser`, `workload`, `home_user`.
 Import the part: `from tests.support.browser import chromium`.
 """
