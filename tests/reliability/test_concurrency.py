@@ -66,8 +66,8 @@ def _patch(m: SAIVerseManager, doc_id: str, tag: str) -> None:
         m.items.edit_document(doc_id, lambda t, line=line: (t + line + "\n", None))
 
 
-def test_concurrent_pulses_processes_and_patches(backend: Store) -> None:
-    saiverse_home = backend.home
+def test_concurrent_pulses_processes_and_patches(store: Store) -> None:
+    saiverse_home = store.home
     doc_id = _prepare(saiverse_home)
     started = time.monotonic()
     env = {**os.environ, "SAIVERSE_HOME": str(saiverse_home)}
@@ -106,9 +106,9 @@ def test_concurrent_pulses_processes_and_patches(backend: Store) -> None:
         assert m.items.get(doc_id).state["version"] == 1 + len(appended)
     finally:
         m.close()
-    checked = backend.check_consistent()
+    checked = store.check_consistent()
     total = len(PERSONAS) * PULSES + len(CHILDREN) * CHILD_PULSES
-    print(f"\nconcurrency ({backend.kind}): {total} pulses ({len(PERSONAS)} personas × {PULSES} in threads + {len(CHILDREN)} "
+    print(f"\nconcurrency ({store.kind}): {total} pulses ({len(PERSONAS)} personas × {PULSES} in threads + {len(CHILDREN)} "
           f"processes × {CHILD_PULSES}), {len(appended)} concurrent document appends, {took:.1f} s, lost 0, "
           f"out of order 0, {checked}")
 

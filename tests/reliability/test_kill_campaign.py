@@ -78,29 +78,29 @@ def _run_until_killed(home: Path, seed: int, rng: random.Random, window: float) 
     return reports
 
 
-def test_kill_campaign(backend: Store) -> None:
-    home = backend.home
+def test_kill_campaign(store: Store) -> None:
+    home = store.home
     m = SAIVerseManager(load_settings(home))
     m.world.move_persona("sora", "atelier")
     m.close()
     rng = random.Random(20261123)
     committed: list[dict[str, object]] = []
-    kills = _kills(backend.kind)
+    kills = _kills(store.kind)
     started = time.monotonic()
     for seed in range(kills):
-        committed += _run_until_killed(home, seed, rng, WINDOW[backend.kind])
+        committed += _run_until_killed(home, seed, rng, WINDOW[store.kind])
     ops = Counter(str(r["op"]) for r in committed)
     assert all(ops[k] > 0 for k in ("pulse", "patch", "upload")), ops
 
     m = SAIVerseManager(load_settings(home))  # the last repair
     try:
         m.production.resume_interrupted(lambda _e: None)
-        _check(m, backend, committed)
-        pulses = _check_journal(backend)
+        _check(m, store, committed)
+        pulses = _check_journal(store)
     finally:
         m.close()
-    checked = backend.check_consistent()
-    print(f"\nkill campaign ({backend.kind}): {kills} kills in {time.monotonic() - started:.0f} s, committed writes "
+    checked = store.check_consistent()
+    print(f"\nkill campaign ({store.kind}): {kills} kills in {time.monotonic() - started:.0f} s, committed writes "
           f"checked: {dict(ops)}, lost 0; {pulses}; {checked}")
 
 

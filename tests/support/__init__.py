@@ -10,7 +10,7 @@ settings.json entry), `model_pull` (the fake hub serving the packaged GGUF; its 
 tests/conftest.py), `model_servers` (model-server addresses), `local_line` (LocalModel answering one fixed
 line), `embedder` (a deterministic concept embedder), `production_runs` (an interrupted production run),
 `served` (the real app on a loopback port), `home_snapshot` (a home's rows and files, to compare),
-`backends` (the reliability campaigns' stores, the `backend` fixture), `worker_city` (a PostgreSQL city with
+`backends` (the reliability campaigns' stores, the `store` fixture), `worker_city` (a PostgreSQL city with
 worker subprocesses, the `city` fixture) and the child-process scripts the campaigns run: `killat`,
 `pulser`, `workload`, `home_user`.
 Import the part: `from tests.support.browser import chromium`.
