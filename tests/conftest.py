@@ -18,6 +18,7 @@ import pytest
 import words
 from chat import ChatModel
 from saiverse.settings import HOME_ENV, OPTIONS
+from tests.support.model_pull import gguf, hub  # noqa: F401 - the fake hub serving the packaged GGUF
 from tests.support.models import MakeManager, only
 from tests.support.pg import pg_cluster, pg_url  # noqa: F401 - the PostgreSQL fixtures, for every test module
 

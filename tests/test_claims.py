@@ -23,7 +23,7 @@ from saiverse.care._serverlock import HomeInUseError
 from saiverse.claims import claim, claimed
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._production import RunBusyError
-from tests.test_production import interrupted_run
+from tests.support.production_runs import interrupted_run
 
 ROOT = Path(__file__).resolve().parents[1]
 

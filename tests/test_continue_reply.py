@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -16,24 +15,9 @@ from saiverse.llm.openai_sdk import OpenAIModel
 from saiverse.llm.retry import RetryPolicy
 from saiverse.manager import SAIVerseManager
 from tests.support.fakes_llm import FakeServer, anthropic_stream, openai_stream
-from tests.support.models import ScriptedModel
+from tests.support.models import CuttingModel
 
 KEY = "sk-fake-secret-0123456789abcdef"
-
-
-class CuttingModel(ScriptedModel):
-    """A scripted model whose streamed replies in `cut` stop as an answer length would stop them."""
-
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(**kw)
-        self.cut: set[str] = set()
-
-    def stream(self, request: ChatRequest) -> Generator[str, None, str | None]:  # type: ignore[override]
-        text = self.generate(request).text
-        for i in range(0, len(text), 4):
-            time.sleep(self.chunk_delay)
-            yield text[i:i + 4]
-        return CUT_LENGTH if text in self.cut else None
 
 
 def _stream_all(gen: Generator[str, None, str | None]) -> tuple[str, str | None]:

@@ -1,7 +1,7 @@
 """Recall's embeddings through a cloud provider's API (issue 33): the real SDKs (google-genai, openai)
 against a loopback server speaking Gemini's `batchEmbedContents` and OpenAI's `/v1/embeddings`.
 
-The fake answers each text with the concept vector of tests/test_dense_recall.py (`embed`), padded to
+The fake answers each text with the concept vector of tests/support/embedder.py (`embed`), padded to
 the width asked for, so what is asserted is the wire format, the indexer and the fusion.
 """
 
@@ -25,7 +25,7 @@ from database.engine import Database
 from database.migrate import migrate
 from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory, open_memory_index, recall
 from saiverse.settings import load_settings
-from tests.test_dense_recall import LINES, embed
+from tests.support.embedder import LINES, embed
 
 KEY = "sk-test-embedding-key-123"
 ROOT = Path(__file__).resolve().parents[1]

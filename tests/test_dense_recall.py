@@ -10,7 +10,6 @@ LocalEmbedder in its own process: a kill -9 of that process in the middle of a b
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -29,22 +28,10 @@ from database.migrate import migrate
 from database.migrate_pg import migrate_pg
 from saiverse.memory import ChronicleStore, MemopediaStore, MemoryIndex, SAIMemory, recall
 from saiverse.settings import load_settings
+from tests.support.embedder import LINES, embed
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = datetime.now(UTC)
-CONCEPTS = [("volvo", "car", "vehicle", "車"), ("broke", "stop working", "故障", "壊れ"), ("tea", "bowl", "茶碗"),
-            ("kyoto", "京都"), ("cat", "猫"), ("library", "図書館"), ("job", "work", "就職", "仕事")]
-
-
-def embed(texts: list[str]) -> list[list[float]]:
-    """A unit vector per text: one axis per concept it names, a little of its length so none is zero."""
-    out = []
-    for t in texts:
-        low = t.lower()
-        vec = [float(sum(low.count(w) for w in words)) for words in CONCEPTS] + [0.05 + len(t) % 7 / 100]
-        norm = math.sqrt(sum(v * v for v in vec))
-        out.append([v / norm for v in vec])
-    return out
 
 
 def _open(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Database:
@@ -65,10 +52,6 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
             conn.execute(text("INSERT INTO ai (AIID, CITYID, AINAME) VALUES (:p, 'c', :p)"), {"p": pid})
     yield database
     database.dispose()
-
-
-LINES = ["The Volvo broke down on the motorway", "I bought a tea bowl in Kyoto", "My cat sleeps all day",
-         "The library opens at nine", "I started a new job in April", "", "   "]
 
 
 def _fill(memory: SAIMemory, persona: str = "mina", n: int = 1) -> list[int]:
@@ -132,7 +115,7 @@ import sys, time
 sys.path.insert(0, sys.argv[2])
 from database.engine import Database
 from saiverse.memory import MemoryIndex
-from tests.test_dense_recall import embed
+from tests.support.embedder import embed
 
 def slow(texts):
     time.sleep(0.05)

@@ -6,8 +6,6 @@ on the real Gemma 3 270M."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -15,6 +13,7 @@ from chat import ChatRequest
 from saiverse.llm.local._prompt import transcript_lines, usable_line
 from saiverse.llm.local._sanity import HONEST, SUGGEST_PULL, claims_other_name, honest_line, is_bare, recalled
 from saiverse.llm.offline import read_voice
+from tests.support.local_line import local_saying
 
 MINA = ("あなたはミナです。\nあなたは図書館の司書ミナです。本と物語を愛し、落ち着いた丁寧な口調で話します。\n"
         "一人称: わたし\n語尾: 〜ですね\n\n現在地: 図書館。静かな図書館。")
@@ -67,55 +66,20 @@ def test_the_offline_telling_of_a_recall_says_who_said_it() -> None:
     assert polite.startswith("思い出しました。あなたが「私の名前はタロウです。") and "おっしゃっていました" in polite
 
 
-class _LineChild:
-    """A stand-in inference process (saiverse/llm/local/_child.py) whose completion is one fixed line: it
-    drives LocalModel's checks without weights."""
-
-    pid = None
-    starts = 1
-
-    def __init__(self, line: str) -> None:
-        self.line = line
-        self.loaded = {"metadata": {}, "seconds": 0.0}
-
-    def ensure(self) -> tuple[None, dict[str, object]]:
-        return None, self.loaded
-
-    def request(self, op: str, **payload: object) -> Iterator[dict[str, object]]:
-        yield {"event": "chunk", "data": {"choices": [{"text": self.line}]}}
-        yield {"event": "done", "data": {}}
-
-    def call(self, op: str, **payload: object) -> dict[str, object]:
-        return {"count": len(str(payload.get("text", "")).encode()) // 3 + 1}
-
-    def close(self) -> None:
-        pass
-
-
-def _local(line: str) -> object:
-    from saiverse.llm.local import LocalModel
-    from saiverse.llm.local._profile import PACKAGED_NAME
-
-    model = LocalModel("local", path=lambda: Path("unused.gguf"), file_name=PACKAGED_NAME)
-    model.load_error = None
-    model._child = _LineChild(line)  # type: ignore[assignment]
-    return model
-
-
 def test_an_unusable_line_is_said_honestly_with_one_notice() -> None:
-    model = _local("私の名前はタロウです。")
+    model = local_saying("私の名前はタロウです。")
     text = "".join(model.stream(request("私の名前を覚えていますか？")))  # type: ignore[attr-defined]
     assert text == honest_line(read_voice(MINA, "ミナ")) and text.startswith(HONEST[0][:12])  # polite ミナ's own words
     notes = model.take_notices()  # type: ignore[attr-defined]
     assert [n["kind"] for n in notes] == [SUGGEST_PULL] and "モデルを入手" in notes[0]["text"]
     assert model.take_notices() == []  # type: ignore[attr-defined]
-    good = _local("奥に絵本の部屋がありますよ。")
+    good = local_saying("奥に絵本の部屋がありますよ。")
     assert "".join(good.stream(request("他にどんな部屋がありますか？"))) == "奥に絵本の部屋がありますよ。"  # type: ignore[attr-defined]
     assert good.take_notices() == []  # type: ignore[attr-defined]
 
 
 def test_the_pulse_carries_the_notice(make_manager: object) -> None:
-    manager = make_manager(_local("あります。"))  # type: ignore[operator]
+    manager = make_manager(local_saying("あります。"))  # type: ignore[operator]
     events = list(manager.handle_user_input("library", "ほかに部屋はありますか？", persona_id="mina"))
     speak = next(e for e in events if e["type"] == "speak")
     notes = [e for e in events if e["type"] == "notice" and e.get("kind") == SUGGEST_PULL]

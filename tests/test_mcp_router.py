@@ -13,8 +13,8 @@ from pathlib import Path
 
 from saiverse.manager import SAIVerseManager
 from saiverse.mcp_tools import save_servers
+from tests.support.mcp_entries import stdio
 from tests.support.models import ScriptedModel
-from tests.test_mcp_tools import stdio
 
 ROOT = Path(__file__).resolve().parents[1]
 

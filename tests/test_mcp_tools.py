@@ -24,19 +24,12 @@ from saiverse.manager import SAIVerseManager
 from saiverse.mcp_tools import read_servers, save_servers
 from saiverse.settings import SettingsError, SettingsStore, load_settings
 from sea.playbook import parse_playbook
+from tests.support.mcp_entries import SERVER, stdio
 from tests.support.models import ScriptedModel
 from tools.mcp_client import close_all
 from tools.registry import ToolArgumentError, ToolError
 
-SERVER = Path(__file__).parent / "support" / "mcp_server.py"
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def stdio(name: str, mode: str = "stdio", **env: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"name": name, "command": [sys.executable, str(SERVER), mode]}
-    if env:
-        entry["env"] = env
-    return entry
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ fakes speaking their real wire formats, and `auto` answering through one with th
 from __future__ import annotations
 
 import json
-import socket
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,6 +16,7 @@ from saiverse.llm.servers import forget_servers, found_servers, probe
 from saiverse.settings import load_settings
 from tests.support.fakes_hub import FakeModelServer
 from tests.support.fakes_llm import openai_stream, openai_text
+from tests.support.model_servers import closed_port, point_at
 
 
 @pytest.fixture(autouse=True)
@@ -28,13 +28,6 @@ def _fresh(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
     forget_servers()
     clear_model_cache()
-
-
-def closed_port() -> str:
-    """An address where nothing listens (a port bound, then released)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
 class Silent:
@@ -67,12 +60,6 @@ class Silent:
         self.release.set()
         self.server.shutdown()
         self.server.server_close()
-
-
-def point_at(monkeypatch: pytest.MonkeyPatch, ollama: str, lmstudio: str, llamacpp: str) -> None:
-    monkeypatch.setenv("SAIVERSE_OLLAMA_URL", ollama)
-    monkeypatch.setenv("SAIVERSE_LMSTUDIO_URL", lmstudio)
-    monkeypatch.setenv("SAIVERSE_LLAMACPP_URL", llamacpp)
 
 
 def test_ollama_is_found_and_auto_talks_to_it_through_the_openai_sdk(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,6 +25,7 @@ from sea.production.planner import PLAN_SCHEMA, read_request, template_plan
 from sea.production.state import TargetScope
 from tests.support.fakes_llm import FakeServer, Reply, openai_image, openai_message
 from tests.support.models import MakeManager, ScriptedModel
+from tests.support.production_runs import interrupted_run
 
 ROOT = Path(__file__).resolve().parents[1]
 STEP_FIELDS = {"id", "capability", "instruction", "title", "fallback", "depends_on", "target_scope", "status",
@@ -247,26 +248,6 @@ def test_resume_after_a_killed_process(saiverse_home: Path) -> None:
         assert m.production.runs()[0]["status"] == "done"
     finally:
         m.close()
-
-
-class _Crash(BaseException):
-    """Stands for the process dying in the middle of a step (not an error a worker would catch)."""
-
-
-def interrupted_run(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """A picture-book run whose process "died" at its first picture (ソラ in the atelier): its row."""
-    original = RunPorts.create_picture
-
-    def crash(self: RunPorts, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        raise _Crash()
-
-    monkeypatch.setattr(RunPorts, "create_picture", crash)
-    with pytest.raises(_Crash):
-        manager.production.start("sora", "atelier", "絵本を作って: 猫の冒険", lambda ev: None)
-    monkeypatch.setattr(RunPorts, "create_picture", original)
-    (run,) = manager.production.runs()
-    assert run["status"] == "interrupted"
-    return run
 
 
 def test_interrupted_runs_resume_when_the_app_starts(manager: SAIVerseManager, monkeypatch: pytest.MonkeyPatch) -> None:

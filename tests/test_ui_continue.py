@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.support.browser import RunningApp, act, new_page, served, settle, shot, wait_toast
-from tests.test_continue_reply import CuttingModel
+from tests.support.models import CuttingModel
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 

@@ -93,9 +93,9 @@ def test_get_a_model_with_progress_and_make_it_the_default(running: RunningApp, 
 
 def test_the_chat_suggests_pulling_once_per_session(running: RunningApp, browser: Any) -> None:
     from saiverse.llm.local._sanity import SUGGEST_PULL
-    from tests.test_local_sanity import _local
+    from tests.support.local_line import local_saying
 
-    small = _local("あります。")
+    small = local_saying("あります。")
     running.manager.models = lambda _p, _k: (small, None)
     try:
         with new_page(browser, running.url) as page:

@@ -20,7 +20,7 @@ from saiverse.llm.servers import forget_servers
 from saiverse.llm.structured import SERVER_MODES
 from saiverse.manager import SAIVerseManager
 from tests.support.fakes_hub import FakeModelServer
-from tests.test_model_servers import closed_port, point_at
+from tests.support.model_servers import closed_port, point_at
 
 SAY = "こんにちは、ミナです。今日は何を読みましょうか。"
 PROSE = "ユーザーは挨拶をしているので、普通に会話するのがよいと思います。basic_chat を選びます。"

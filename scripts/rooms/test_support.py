@@ -22,6 +22,9 @@ HELPERS = ("browser", "compat", "fakes_hub", "fakes_llm", "fakes_ports", "ltm_he
            "processes", "threads", "upstream_home", "upstream_rough", "upstream_rough_more", "upstream_small",
            "upstream_v03")
 """tests/<name>.py → tests/support/<name>.py."""
+RELIABILITY = ("backends", "home_user", "killat", "pulser", "workload")
+"""tests/reliability/<name>.py → tests/support/<name>.py (the campaigns' stores and child-process scripts; the
+scripts find the repository as `parents[2]`, the same from either folder)."""
 FROM_CONFTEST = ("ScriptedModel", "Scripted", "MakeManager", "only")
 """Names tests used to import from tests/conftest.py, now in tests/support/models.py."""
 SCANNED = ("tests", "benchmarks", "scripts", "docs", "README.md")
@@ -32,6 +35,10 @@ JOINED = re.compile(rf'"tests" / "({NAMES})\.py"')
 CONFTEST_IMPORT = re.compile(r"from tests\.conftest import ([\w, ]+)")
 FROM_TESTS = re.compile(r"from tests import ([\w, ]+)")
 BESIDE = re.compile(rf'Path\(__file__\)\.with_name\("({NAMES})\.py"\)')
+RNAMES = "|".join(sorted(RELIABILITY, key=len, reverse=True))
+R_DOTTED = re.compile(rf"\btests\.reliability\.({RNAMES})\b")
+R_PATHS = re.compile(rf"(?<![\w/])tests/reliability/({RNAMES})\.py\b")
+R_BESIDE = re.compile(rf'Path\(__file__\)\.with_name\("({RNAMES})\.py"\)')
 
 
 def move(root: Path) -> None:
@@ -39,6 +46,10 @@ def move(root: Path) -> None:
     support.mkdir(exist_ok=True)
     for name in HELPERS:
         old, new = root / "tests" / f"{name}.py", support / f"{name}.py"
+        if old.exists() and not new.exists():
+            subprocess.run(["git", "mv", str(old), str(new)], cwd=root, check=True)
+    for name in RELIABILITY:
+        old, new = root / "tests" / "reliability" / f"{name}.py", support / f"{name}.py"
         if old.exists() and not new.exists():
             subprocess.run(["git", "mv", str(old), str(new)], cwd=root, check=True)
     compat = support / "compat.py"
@@ -76,6 +87,10 @@ def rewrite(root: Path) -> int:
         new = FROM_TESTS.sub(_tests_names, new)
         if path.parent == root / "tests":  # a test module found a helper beside it
             new = BESIDE.sub(r'Path(__file__).parent / "support" / "\1.py"', new)
+        new = R_DOTTED.sub(r"tests.support.\1", new)
+        new = R_PATHS.sub(r"tests/support/\1.py", new)
+        if path.parent == root / "tests" / "reliability":  # a campaign found its script beside it
+            new = R_BESIDE.sub(r'Path(__file__).parents[1] / "support" / "\1.py"', new)
         if path.suffix == ".py" and path.name != "conftest.py":
             new = CONFTEST_IMPORT.sub(_conftest_names, new)
         if new != text:

@@ -11,11 +11,9 @@ so a bug raises with its traceback instead of passing as an exit code.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from PIL import Image
 
 import main as cli_main
 from saiverse.errors import USER_ERROR_EXIT
+from tests.support.home_snapshot import snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -311,28 +310,6 @@ def _cases() -> list[Case]:
 CASES = _cases()
 
 
-def _snapshot(home: Path) -> dict[str, Any]:
-    """Rows of every table (count and digest) and every file under the home (size, mtime)."""
-    conn = sqlite3.connect(f"{(home / 'saiverse.db').as_uri()}?mode=ro", uri=True)
-    try:
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND sql NOT LIKE 'CREATE VIRTUAL%' "
-            "AND name NOT LIKE 'saimemory_fts_%' AND name != 'saimemory_gram_pos'")]
-        rows: dict[str, tuple[int, str]] = {}
-        for table in tables:
-            digest = hashlib.sha256()
-            count = 0
-            for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1"):
-                digest.update(repr(row).encode("utf-8", "backslashreplace"))
-                count += 1
-            rows[table] = (count, digest.hexdigest())
-    finally:
-        conn.close()
-    files = {str(p.relative_to(home)): (p.stat().st_size, p.stat().st_mtime_ns)
-             for p in home.rglob("*") if p.is_file() and not p.name.startswith("saiverse.db")}
-    return {"rows": rows, "files": files}
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """One home for every case (opened once, seeded) and a folder of bad files beside it."""
@@ -383,11 +360,11 @@ def test_bad_input_is_refused_in_one_line_and_changes_nothing(
     home = Path(world["home"])
     argv = [a.replace("{inputs}", world["inputs"]).replace("{key}", world["key"])
             .replace("{picture}", world["picture"]).replace("{doc}", world["doc"]) for a in case.argv]
-    before = _snapshot(home)
+    before = snapshot(home)
     code, out, err = _run(["--home", str(home), *argv], capsys)
     _refused(code, err, case.needles)
     assert out == "", out[:500]
-    after = _snapshot(home)
+    after = snapshot(home)
     assert after["rows"] == before["rows"], [t for t in after["rows"] if after["rows"][t] != before["rows"].get(t)]
     assert after["files"] == before["files"], set(after["files"]) ^ set(before["files"])
 
@@ -403,13 +380,13 @@ BYTES_CASES = [  # what a shell hands over: bytes that are not UTF-8 (Python see
 def test_non_utf8_command_line_bytes_as_a_user_types_them(
         name: str, argv: list[bytes], needle: str, world: dict[str, str]) -> None:
     home = Path(world["home"])
-    before = _snapshot(home)
+    before = snapshot(home)
     env = {**os.environ, "SAIVERSE_RAISE_ERRORS": ""}  # what a user's shell has
     proc = subprocess.run([sys.executable.encode(), str(ROOT / "main.py").encode(), b"--home", str(home).encode(),
                            *argv], capture_output=True, env=env, check=False, timeout=60)
     err = proc.stderr.decode("utf-8", "replace")
     _refused(proc.returncode, err, (needle, "UTF-8"))
-    assert _snapshot(home) == before
+    assert snapshot(home) == before
 
 
 def test_the_corpus_is_large_and_covers_every_kind() -> None:

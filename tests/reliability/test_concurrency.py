@@ -3,12 +3,12 @@ and concurrent document patches — nothing lost, nothing reordered, the databas
 
 In this process each of 4 personas gets 25 pulses, submitted to the pulse controller 5 at a time (so
 they queue), while 2 threads append lines to one document. At the same moment 2 child processes
-(tests/reliability/pulser.py) each pulse a persona of their own 15 times and append to the same
+(tests/support/pulser.py) each pulse a persona of their own 15 times and append to the same
 document after every pulse. Afterwards: every pulse ended `ok`; each persona's SAIMemory holds its
 messages in the order they were sent, each pulse's messages together (user line, then the reply);
 each persona's building lines are in that order too; the document holds every appended line exactly
 once at version 1 + the number of appends; the database's own check says ok. It runs on both stores
-(tests/reliability/backends.py): the home's SQLite file and a PostgreSQL database, which the child
+(tests/support/backends.py): the home's SQLite file and a PostgreSQL database, which the child
 processes reach through the SAIVERSE_DATABASE_URL they inherit.
 """
 
@@ -25,9 +25,9 @@ from pathlib import Path
 
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.reliability.backends import Store
+from tests.support.backends import Store
 
-PULSER = Path(__file__).with_name("pulser.py")
+PULSER = Path(__file__).parents[1] / "support" / "pulser.py"
 PERSONAS = {"mina": "library", "sora": "atelier", "kai": "museum", "rin": "entrance"}
 """Pulsed in this process (threads), each in its own building."""
 CHILDREN = {"yuki": "user_room", "haru": "library"}
@@ -66,8 +66,8 @@ def _patch(m: SAIVerseManager, doc_id: str, tag: str) -> None:
         m.items.edit_document(doc_id, lambda t, line=line: (t + line + "\n", None))
 
 
-def test_concurrent_pulses_processes_and_patches(backend: Store) -> None:
-    saiverse_home = backend.home
+def test_concurrent_pulses_processes_and_patches(store: Store) -> None:
+    saiverse_home = store.home
     doc_id = _prepare(saiverse_home)
     started = time.monotonic()
     env = {**os.environ, "SAIVERSE_HOME": str(saiverse_home)}
@@ -106,9 +106,9 @@ def test_concurrent_pulses_processes_and_patches(backend: Store) -> None:
         assert m.items.get(doc_id).state["version"] == 1 + len(appended)
     finally:
         m.close()
-    checked = backend.check_consistent()
+    checked = store.check_consistent()
     total = len(PERSONAS) * PULSES + len(CHILDREN) * CHILD_PULSES
-    print(f"\nconcurrency ({backend.kind}): {total} pulses ({len(PERSONAS)} personas × {PULSES} in threads + {len(CHILDREN)} "
+    print(f"\nconcurrency ({store.kind}): {total} pulses ({len(PERSONAS)} personas × {PULSES} in threads + {len(CHILDREN)} "
           f"processes × {CHILD_PULSES}), {len(appended)} concurrent document appends, {took:.1f} s, lost 0, "
           f"out of order 0, {checked}")
 

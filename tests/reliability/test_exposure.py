@@ -15,10 +15,7 @@ import subprocess
 import sys
 import time
 import zipfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -26,33 +23,9 @@ import pytest
 from saiverse.errors import USER_ERROR_EXIT
 from saiverse.manager import SAIVerseManager
 from tests.support.browser import free_port
+from tests.support.served import PASSWORD, served
 
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "correct horse battery"
-
-
-@contextmanager
-def _served(home: Path, *, allowed_hosts: tuple[str, ...] = (), login_required: bool = False
-            ) -> Iterator[tuple[str, Any]]:
-    """The real app on a free loopback port, launched with ui/app.py's own launch arguments."""
-    from saiverse.manager import SAIVerseManager
-    from saiverse.settings import Settings
-    from ui.app import build_app, launch_kwargs
-
-    home.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    settings = Settings(home=home, database_url=f"sqlite:///{home / 'saiverse.db'}", port=port,
-                        default_model="offline", allowed_hosts=allowed_hosts)
-    manager = SAIVerseManager(settings)
-    app = build_app(manager)
-    try:
-        app.launch(**launch_kwargs(settings, login_required=login_required), prevent_thread_lock=True)
-        yield f"http://127.0.0.1:{port}", manager
-    finally:
-        app.close()
-        manager.close()
-
-
 def _picture(manager: SAIVerseManager) -> Path:
     item = next(i for i in manager.items.list_owned("building", "museum") if i.type == "picture")
     return Path(manager.item_view(item.item_id)["image_path"])
@@ -63,7 +36,7 @@ BAD_HOSTS = ["evil.example", "evil.example:7860", "localhost.evil.example", "127
 
 
 def test_every_route_refuses_a_foreign_host_and_answers_ours(saiverse_home: Path) -> None:
-    with _served(saiverse_home, allowed_hosts=("mypc.lan",)) as (url, manager):
+    with served(saiverse_home, allowed_hosts=("mypc.lan",)) as (url, manager):
         picture = _picture(manager)
         routes = ["/", "/config", "/gradio_api/info", f"/gradio_api/file={picture}", "/manifest.json",
                   "/gradio_api/queue/status"]
@@ -82,7 +55,7 @@ def test_every_route_refuses_a_foreign_host_and_answers_ours(saiverse_home: Path
 
 
 def test_backups_are_not_served_by_their_path(saiverse_home: Path) -> None:
-    with _served(saiverse_home) as (url, manager):
+    with served(saiverse_home) as (url, manager):
         made = manager.backups.create("manual")
         with httpx.Client(base_url=url, timeout=30) as client:
             r = client.get(f"/gradio_api/file={made.path}")
@@ -95,7 +68,7 @@ def test_the_login_guards_every_route(saiverse_home: Path) -> None:
     from saiverse.care import clear_login, set_login
 
     set_login(saiverse_home, PASSWORD, "mika")
-    with _served(saiverse_home, login_required=True) as (url, manager):
+    with served(saiverse_home, login_required=True) as (url, manager):
         picture = _picture(manager)
         with httpx.Client(base_url=url, timeout=30) as client:
             assert client.get("/config").status_code == 401

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.support.fakes_hub import FakeHub
-from tests.test_model_pull import FILE, REPO, gguf  # noqa: F401 - the fixture
+from tests.support.model_pull import FILE, REPO
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -57,7 +57,7 @@ def test_a_new_home_served_is_private_and_says_nothing_about_it(tmp_path: Path) 
     assert _open_to_others(home) == []
 
 
-def test_cli_commands_and_a_pull_leave_only_private_files(tmp_path: Path, gguf: Path) -> None:  # noqa: F811
+def test_cli_commands_and_a_pull_leave_only_private_files(tmp_path: Path, gguf: Path) -> None:
     import time
 
     home = tmp_path / "new" / "home"

@@ -3,7 +3,7 @@
 Issue 34: three processes patching one document while four others opened and closed the home died with
 `FileNotFoundError` on their staged `….summary.txt.v41.tmp` — a process whose "am I alone?" try failed
 had lost its share of the home lock (database/locking.py `tried_lock`), so the next opener repaired
-the home under it. Real processes throughout (tests/reliability/home_user.py).
+the home under it. Real processes throughout (tests/support/home_user.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
-USER = Path(__file__).with_name("home_user.py")
+USER = Path(__file__).parents[1] / "support" / "home_user.py"
 PATCHERS, OPENERS, PATCHES = 3, 4, 15
 
 

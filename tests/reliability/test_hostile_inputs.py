@@ -4,7 +4,7 @@ where the input is fine after all — an answer.
 
 Every case runs `python main.py` in its own process with a generous timeout, so a case that hangs
 again fails here instead of hanging the suite. The home's rows (table by table) and files are
-compared before and after each refusal (tests/reliability/test_bad_inputs.py `_snapshot`).
+compared before and after each refusal (tests/support/home_snapshot.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from saiverse.errors import USER_ERROR_EXIT
-from tests.reliability.test_bad_inputs import _snapshot as _full_snapshot
+from tests.support.home_snapshot import snapshot as _full_snapshot
 from tests.support.upstream_small import small_home
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -229,7 +229,7 @@ JUNK = {
 @pytest.mark.parametrize("junk", list(JUNK), ids=list(JUNK))
 def test_a_found_ollama_answering_decisions_with_junk_still_replies(junk: str, world: dict[str, Any]) -> None:
     from tests.support.fakes_hub import FakeModelServer
-    from tests.test_model_servers import closed_port
+    from tests.support.model_servers import closed_port
 
     with FakeModelServer("ollama", ["qwen2.5:3b"], say="はい、ミナです。", decide=lambda body: JUNK[junk]) as ollama:
         env = {**os.environ, "SAIVERSE_RAISE_ERRORS": "1", "SAIVERSE_DETECT_SERVERS": "1",

@@ -1,5 +1,5 @@
 """kill -9 campaign: kills at random moments of pulses, document patches, uploads and productions,
-on both stores (tests/reliability/backends.py): the home's SQLite file (52 kills) and PostgreSQL (8).
+on both stores (tests/support/backends.py): the home's SQLite file (52 kills) and PostgreSQL (8).
 
 After each kill the next child's start repairs the home; at the end the parent checks the database's
 own consistency (SQLite's integrity check, PostgreSQL's amcheck) and that no row lost its parent, that
@@ -26,10 +26,10 @@ from pathlib import Path
 
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.reliability.backends import Store
+from tests.support.backends import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKLOAD = Path(__file__).with_name("workload.py")
+WORKLOAD = Path(__file__).parents[1] / "support" / "workload.py"
 KILLS = {"sqlite": 52, "postgres": 8}
 """Kills per store; PostgreSQL's children start slower, so fewer keep the suite's time (SAIVERSE_KILLS sets both)."""
 
@@ -78,29 +78,29 @@ def _run_until_killed(home: Path, seed: int, rng: random.Random, window: float) 
     return reports
 
 
-def test_kill_campaign(backend: Store) -> None:
-    home = backend.home
+def test_kill_campaign(store: Store) -> None:
+    home = store.home
     m = SAIVerseManager(load_settings(home))
     m.world.move_persona("sora", "atelier")
     m.close()
     rng = random.Random(20261123)
     committed: list[dict[str, object]] = []
-    kills = _kills(backend.kind)
+    kills = _kills(store.kind)
     started = time.monotonic()
     for seed in range(kills):
-        committed += _run_until_killed(home, seed, rng, WINDOW[backend.kind])
+        committed += _run_until_killed(home, seed, rng, WINDOW[store.kind])
     ops = Counter(str(r["op"]) for r in committed)
     assert all(ops[k] > 0 for k in ("pulse", "patch", "upload")), ops
 
     m = SAIVerseManager(load_settings(home))  # the last repair
     try:
         m.production.resume_interrupted(lambda _e: None)
-        _check(m, backend, committed)
-        pulses = _check_journal(backend)
+        _check(m, store, committed)
+        pulses = _check_journal(store)
     finally:
         m.close()
-    checked = backend.check_consistent()
-    print(f"\nkill campaign ({backend.kind}): {kills} kills in {time.monotonic() - started:.0f} s, committed writes "
+    checked = store.check_consistent()
+    print(f"\nkill campaign ({store.kind}): {kills} kills in {time.monotonic() - started:.0f} s, committed writes "
           f"checked: {dict(ops)}, lost 0; {pulses}; {checked}")
 
 

@@ -1,4 +1,4 @@
-"""kill -9 at chosen points of the write paths, every time at the same point (tests/reliability/killat.py).
+"""kill -9 at chosen points of the write paths, every time at the same point (tests/support/killat.py).
 
 Each case kills a real child process running a real CLI command at one hook point — between a
 document's commit and its rename, after a backup's snapshot, in the middle of an archive, after a
@@ -28,7 +28,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from saiverse.world import Summarizer
 
-KILLAT = Path(__file__).with_name("killat.py")
+KILLAT = Path(__file__).parents[1] / "support" / "killat.py"
 
 
 def _killed(when: str, hook: str, *argv: str) -> None:

@@ -23,7 +23,7 @@ import pytest
 
 from saiverse.manager import SAIVerseManager
 from saiverse.mcp_tools import MAX_RESULT_BYTES, save_servers
-from tests.test_mcp_tools import SERVER, stdio
+from tests.support.mcp_entries import SERVER, stdio
 from tools.registry import ToolError
 
 ROOT = Path(__file__).resolve().parents[2]

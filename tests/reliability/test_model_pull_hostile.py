@@ -20,14 +20,16 @@ import saiverse.llm.local._pull as pull_module
 from saiverse.care._home_safety import HomeRefused
 from saiverse.llm.local._pull import SPARE_BYTES, PullRefused, pull
 from tests.support.fakes_hub import FakeHub, file_sha256
-from tests.test_model_pull import FILE, REPO, cli, gguf, hub, settings_for, transfers  # noqa: F401 - fixtures
+from tests.support.model_pull import FILE, REPO, cli, settings_for, transfers
+
+pytest.importorskip("huggingface_hub", reason="huggingface_hub is not installed (pip install -r requirements.txt)")
 
 
 def _parts(home: Path) -> list[Path]:
     return list((home / "models" / ".pull").glob("*.part")) if (home / "models" / ".pull").is_dir() else []
 
 
-def test_an_endless_body_stops_at_the_announced_size(hub: FakeHub, gguf: Path, saiverse_home: Path) -> None:  # noqa: F811
+def test_an_endless_body_stops_at_the_announced_size(hub: FakeHub, gguf: Path, saiverse_home: Path) -> None:
     hub.endless = True
     started = time.monotonic()
     done = cli("model", "pull", f"{REPO}/{FILE}", hub=hub)
@@ -39,7 +41,7 @@ def test_an_endless_body_stops_at_the_announced_size(hub: FakeHub, gguf: Path, s
     assert hub.sent_endless < 64 * 1024 * 1024  # it hung up at once, not after filling anything
 
 
-def test_a_download_stops_at_the_free_space_margin(hub: FakeHub, saiverse_home: Path,  # noqa: F811
+def test_a_download_stops_at_the_free_space_margin(hub: FakeHub, saiverse_home: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     real = pull_module.shutil.disk_usage
     calls = {"n": 0}
@@ -57,7 +59,7 @@ def test_a_download_stops_at_the_free_space_margin(hub: FakeHub, saiverse_home: 
     assert calls["n"] >= 2 and not _parts(saiverse_home) and not (saiverse_home / "models" / FILE).exists()
 
 
-def test_models_linked_out_of_the_home_is_refused(hub: FakeHub, saiverse_home: Path, tmp_path: Path) -> None:  # noqa: F811
+def test_models_linked_out_of_the_home_is_refused(hub: FakeHub, saiverse_home: Path, tmp_path: Path) -> None:
     from saiverse.manager import SAIVerseManager
     from saiverse.settings import load_settings
 
@@ -73,7 +75,7 @@ def test_models_linked_out_of_the_home_is_refused(hub: FakeHub, saiverse_home: P
     assert list(elsewhere.iterdir()) == []
 
 
-def test_a_damaged_pulled_file_is_pulled_again(hub: FakeHub, gguf: Path, saiverse_home: Path) -> None:  # noqa: F811
+def test_a_damaged_pulled_file_is_pulled_again(hub: FakeHub, gguf: Path, saiverse_home: Path) -> None:
     from saiverse.llm.local import LocalModelMissing, ensure_file
 
     settings = settings_for(hub)

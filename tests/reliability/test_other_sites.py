@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from saiverse.care import set_login
-from tests.reliability.test_exposure import PASSWORD, _served
+from tests.support.served import PASSWORD, served
 
 EVIL = "http://evil.example"
 
@@ -29,7 +29,7 @@ def _client(url: str, source: str = "127.0.0.1") -> httpx.Client:
 
 
 def test_other_sites_cannot_post(saiverse_home: Path) -> None:
-    with _served(saiverse_home) as (url, _manager), _client(url) as client:
+    with served(saiverse_home) as (url, _manager), _client(url) as client:
         files = {"files": ("x.txt", b"hello", "text/plain")}
         assert client.post("/gradio_api/upload", files=files, headers={"Origin": EVIL}).status_code == 403
         assert client.post("/gradio_api/upload", files=files, headers={"Origin": "null"}).status_code == 403
@@ -51,7 +51,7 @@ def test_other_sites_cannot_post(saiverse_home: Path) -> None:
 
 def test_before_the_login_only_the_login_page_answers(saiverse_home: Path) -> None:
     set_login(saiverse_home, PASSWORD, "mika")
-    with _served(saiverse_home, login_required=True) as (url, _manager), _client(url) as client:
+    with served(saiverse_home, login_required=True) as (url, _manager), _client(url) as client:
         page = client.get("/")
         # SAIVerse's own login page (ui/login_page.py), none of Gradio's config or API in it.
         assert page.status_code == 200 and 'id="login-password"' in page.text and "gradio_" not in page.text
@@ -72,7 +72,7 @@ def test_wrong_passwords_lock_their_own_address_only(saiverse_home: Path) -> Non
     from saiverse.care._login import MAX_FAILURES
 
     set_login(saiverse_home, PASSWORD, "mika")
-    with _served(saiverse_home, login_required=True) as (url, _manager):
+    with served(saiverse_home, login_required=True) as (url, _manager):
         with _client(url, "127.0.0.2") as stranger:
             for _ in range(MAX_FAILURES + 2):
                 assert stranger.post("/login", data={"username": "mika", "password": "guess"}).status_code == 400
@@ -102,7 +102,7 @@ def test_guesses_from_everywhere_slow_down_but_never_lock_the_owner() -> None:
 
 def test_a_bogus_function_index_is_a_client_error_and_one_line(saiverse_home: Path,
                                                                caplog: pytest.LogCaptureFixture) -> None:
-    with _served(saiverse_home) as (url, _manager), _client(url) as client:
+    with served(saiverse_home) as (url, _manager), _client(url) as client:
         with caplog.at_level(logging.WARNING):
             for bogus in (99999, -1, "x", [1], True):
                 r = client.post("/gradio_api/queue/join", json={"fn_index": bogus, "data": [], "session_hash": "s"})

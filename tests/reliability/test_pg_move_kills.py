@@ -1,4 +1,4 @@
-"""kill -9 at chosen points of a PostgreSQL city's backup, restore and move back (tests/reliability/killat.py).
+"""kill -9 at chosen points of a PostgreSQL city's backup, restore and move back (tests/support/killat.py).
 
 On a real throwaway cluster (tests/support/pg.py). A restore into PostgreSQL killed after its files became the
 home but before its rows committed leaves an empty database and a marked home: the app refuses to
@@ -28,7 +28,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from tests.support.pg import Cluster
 
-KILLAT = Path(__file__).with_name("killat.py")
+KILLAT = Path(__file__).parents[1] / "support" / "killat.py"
 
 
 def _killed(when: str, hook: str, *argv: str) -> None:

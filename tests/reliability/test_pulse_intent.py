@@ -1,7 +1,7 @@
 """kill -9 between a tool's change and its note (saiverse/pulse/_intent.py): the persona still learns of it.
 
 A real CLI process runs a real pulse whose tool makes a document, and is SIGKILLed just after the item
-store committed the document — before the tool could report it (tests/reliability/killat.py). The
+store committed the document — before the tool could report it (tests/support/killat.py). The
 intent the pulse kept before the tool ran must then become, at the next start, a memory note naming
 the tool and saying its result is unknown; the document stays. A read-only tool keeps no intent.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._open import EFFECT_TAGS, INTENT_TAGS, STOPPED_TAGS
 
-KILLAT = Path(__file__).with_name("killat.py")
+KILLAT = Path(__file__).parents[1] / "support" / "killat.py"
 CREATE = "saiverse.world._items:ItemStore.create_document"
 COMMIT = "saiverse.pulse._journal:PulseJournal.commit"
 

@@ -1,7 +1,7 @@
 """kill -9 in the middle of a pulse (saiverse/pulse/_open.py): the next start accounts for it.
 
 A real CLI process runs a real pulse and is SIGKILLed just before the pulse's journal would commit
-(tests/reliability/killat.py). What the world must then show, after the app's next start:
+(tests/support/killat.py). What the world must then show, after the app's next start:
 - a user's message: kept, with a note in the persona's memory that its pulse stopped, and a line in
   the building saying the reply stopped — not a message answered by silence;
 - a change a tool had made (a document): kept, and remembered by a note, as a pulse that failed
@@ -23,7 +23,7 @@ from pathlib import Path
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._open import EFFECT_TAGS, STOPPED_TAGS
 
-KILLAT = Path(__file__).with_name("killat.py")
+KILLAT = Path(__file__).parents[1] / "support" / "killat.py"
 COMMIT = "saiverse.pulse._journal:PulseJournal.commit"
 
 

@@ -17,103 +17,26 @@ subprocesses (`python main.py worker`, saiverse/pulse/_queue.py):
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import psycopg
 import pytest
 
 from database.models import Schedule
 from saiverse.manager import SAIVerseManager
-from saiverse.pulse._remote import REMOTE_ENV, QueuedPulses, libpq_url
+from saiverse.pulse._remote import REMOTE_ENV, libpq_url
 from saiverse.settings import load_settings
-from tests.support.processes import stop_all
+from tests.support.worker_city import WAIT, City, queued, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
-KILLAT = Path(__file__).with_name("killat.py")
-WAIT = 90.0
-"""A liveness bound for things that should happen within a few ticks, not a timing."""
-
-
-def _wait_for(cond: Callable[[], Any], what: str) -> Any:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        got = cond()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError(f"never happened: {what}")
-
-
-class City:
-    """A city in PostgreSQL with worker subprocesses."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.workers: list[subprocess.Popen[str]] = []
-        manager = SAIVerseManager(load_settings())  # migrates and seeds the world
-        try:
-            persona = manager.world.personas()[0]
-            self.persona_id, self.building_id = persona.persona_id, persona.building_id
-        finally:
-            manager.close()
-
-    def worker(self, *, kill: tuple[str, str] | None = None, concurrency: int = 2,
-               autonomous: bool = False) -> subprocess.Popen[str]:
-        argv = ["worker", "--concurrency", str(concurrency), *(["--autonomous"] if autonomous else [])]
-        cmd = [sys.executable, str(KILLAT), *kill, "--", *argv] if kill else [sys.executable, str(ROOT / "main.py"),
-                                                                            *argv]
-        log = open(Path.cwd() / f"worker-{len(self.workers)}.log", "w")  # noqa: SIM115 - kept while it runs
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=log, text=True,
-                                env={**os.environ, REMOTE_ENV: "0"})
-        line = proc.stdout.readline() if proc.stdout else ""
-        assert json.loads(line)["type"] == "worker_started", line
-        self.workers.append(proc)
-        return proc
-
-    def sql(self, query: str, *params: Any) -> list[tuple[Any, ...]]:
-        with psycopg.connect(libpq_url(self.url), autocommit=True) as conn:
-            return list(conn.execute(query, params).fetchall())  # type: ignore[arg-type]
-
-    def memory(self, pulse_id: str) -> list[tuple[str, str]]:
-        return [(r[0], r[1]) for r in self.sql(
-            "SELECT ROLE, CONTENT FROM saimemory WHERE PULSE_ID = %s ORDER BY ID", pulse_id)]
-
-    def stop(self) -> None:
-        stop_all(self.workers)
-
-
-@pytest.fixture
-def city(pg_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[City]:
-    monkeypatch.setenv("SAIVERSE_DATABASE_URL", pg_url)
-    monkeypatch.setenv("SAIVERSE_WORKER_HEARTBEAT", "0.5")  # a killed worker is noticed after 1.5 s
-    monkeypatch.setenv("SAIVERSE_WORKER_TICK", "1")
-    c = City(pg_url)
-    try:
-        yield c
-    finally:
-        c.stop()
-
-
-def _queue(city: City) -> tuple[SAIVerseManager, QueuedPulses]:
-    os.environ[REMOTE_ENV] = "1"
-    try:
-        manager = SAIVerseManager(load_settings(), seed=False)
-    finally:
-        del os.environ[REMOTE_ENV]
-    assert isinstance(manager.pulses, QueuedPulses)
-    return manager, manager.pulses
 
 
 def test_a_reply_streams_from_a_worker(city: City) -> None:
-    manager, _ = _queue(city)
+    manager, _ = queued(city)
     city.worker()
     try:
         # The test holds the memory table: the worker's pulse starts, then waits at its first write.
@@ -136,7 +59,7 @@ def test_a_reply_streams_from_a_worker(city: City) -> None:
     assert stored[0] == ("user", "こんにちは、元気？") and stored[-1][0] == "assistant"
     said = [e for e in rest if e["type"] in ("speak", "say")]
     assert said and said[-1].get("text") == stored[-1][1], [e["type"] for e in rest]
-    _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+    wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
                                pulse_id) == [("succeeded",)], "the worker marks the job done after its last event")
 
 
@@ -147,7 +70,7 @@ def _kept(city: City, last_query: str) -> list[int]:
 
 
 def test_users_pulses_reuse_kept_connections(city: City) -> None:
-    manager, _ = _queue(city)
+    manager, _ = queued(city)
     city.worker()
     try:
         streams, backends = [], []
@@ -173,7 +96,7 @@ def test_users_pulses_reuse_kept_connections(city: City) -> None:
 
 
 def test_two_workers_one_persona_one_pulse_at_a_time(city: City) -> None:
-    manager, queue = _queue(city)
+    manager, queue = queued(city)
     city.worker()
     city.worker()
     try:
@@ -202,7 +125,7 @@ def test_two_workers_one_persona_one_pulse_at_a_time(city: City) -> None:
 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_kill_a_worker_mid_pulse(city: City, when: str) -> None:
-    manager, queue = _queue(city)
+    manager, queue = queued(city)
     dying = city.worker(kill=(when, "saiverse.pulse._journal:PulseJournal.commit"))
     try:
         persona = manager.world.persona(city.persona_id)
@@ -216,7 +139,7 @@ def test_kill_a_worker_mid_pulse(city: City, when: str) -> None:
     stored = city.memory(handle.pulse_id)
     assert stored.count(("user", "途中で止まるかも")) == 1
     final = "failed" if when == "before" else "succeeded"
-    _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+    wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
                                handle.pulse_id) == [(final,)], f"the job ends {final}")
     if when == "before":  # it had started: ended as failed, never run twice
         assert events[-1]["status"] == "error" and any(e.get("kind") == "worker_lost" for e in events)
@@ -237,11 +160,11 @@ def test_a_schedule_fires_once_with_three_workers(city: City) -> None:
         manager.close()
     for _ in range(3):
         city.worker()
-    ran = _wait_for(lambda: city.sql("SELECT id, status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+    ran = wait_for(lambda: city.sql("SELECT id, status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
                                      " AND status IN ('succeeded', 'failed')"), "the schedule's pulse ran")
     ticks_then = city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
                           " AND status = 'succeeded'")[0][0]
-    _wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
+    wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
                                " AND status = 'succeeded'")[0][0] >= ticks_then + 3, "three more ticks")
     pulses = city.sql("SELECT args->>'kind', status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'")
     assert pulses == [("schedule", "succeeded")], (pulses, ran)
@@ -258,13 +181,13 @@ def test_only_autonomous_workers_start_autonomous_turns(city: City) -> None:
         plain = city.worker()
         succeeded_ticks = ("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.city_tick'"
                            " AND status = 'succeeded'")
-        _wait_for(lambda: city.sql(succeeded_ticks)[0][0] >= 3, "three ticks of the plain worker")
+        wait_for(lambda: city.sql(succeeded_ticks)[0][0] >= 3, "three ticks of the plain worker")
         assert manager.autonomous  # a worker never switches the city's autonomous mode
         assert city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'") == [(0,)]
         plain.terminate()
         plain.wait(30)
         city.worker(autonomous=True)
-        _wait_for(lambda: city.sql("SELECT args->>'kind' FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+        wait_for(lambda: city.sql("SELECT args->>'kind' FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
                                    " AND status = 'succeeded'") == [("auto",)], "the persona's autonomous turn")
         assert manager.autonomous
     finally:
@@ -275,7 +198,7 @@ def test_a_users_pulse_runs_while_autonomous_turns_hold_every_slot(city: City, t
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     release = tmp_path / "release"
     monkeypatch.setenv("SAIVERSE_TEST_RELEASE", str(release))
-    manager, queue = _queue(city)
+    manager, queue = queued(city)
     try:
         block = manager.admin.create_building({"name": "block", "capacity": 10})
         autos = [manager.admin.create_persona({"name": f"住人{i}", "building_id": block.building_id,
@@ -284,7 +207,7 @@ def test_a_users_pulse_runs_while_autonomous_turns_hold_every_slot(city: City, t
             queue.submit_auto(p, block.building_id, manager.meta_playbook("meta_auto"))
         # One slot, and the first autonomous turn held in it (as its pulse starts).
         city.worker(kill=("hold", "saiverse.pulse._controller:PulseController._execute"), concurrency=1)
-        _wait_for(lambda: Path(f"{release}.held").exists(), "an autonomous turn holds the slot")
+        wait_for(lambda: Path(f"{release}.held").exists(), "an autonomous turn holds the slot")
         persona = manager.world.persona(city.persona_id)
         user = queue.submit_user(persona, city.building_id, "割り込みます", manager.meta_playbook(None))
         assert user.done.wait(WAIT) and user.record.status == "ok"  # it did not wait for the slot
@@ -293,9 +216,9 @@ def test_a_users_pulse_runs_while_autonomous_turns_hold_every_slot(city: City, t
                             " AND status IN ('doing', 'succeeded') ORDER BY id")
 
         # The job is marked succeeded just after its last event reached us: wait for that, the turn still held.
-        _wait_for(lambda: kinds() == [("auto", "doing"), ("user", "succeeded")], "the user's job succeeded first")
+        wait_for(lambda: kinds() == [("auto", "doing"), ("user", "succeeded")], "the user's job succeeded first")
         release.touch()
-        _wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+        wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
                                    " AND status = 'succeeded'") == [(4,)], "the autonomous turns ran after all")
     finally:
         release.touch()
@@ -303,7 +226,7 @@ def test_a_users_pulse_runs_while_autonomous_turns_hold_every_slot(city: City, t
 
 
 def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City) -> None:
-    manager, queue = _queue(city)
+    manager, queue = queued(city)
     try:
         persona = manager.world.persona(city.persona_id)
         auto = queue.submit_auto(persona, city.building_id, manager.meta_playbook("meta_auto"))
@@ -313,7 +236,7 @@ def test_a_users_pulse_is_taken_before_schedules_and_autonomous_turns(city: City
         assert auto.done.is_set() and schedule.done.is_set()  # not followed: only a user's pulse is
         city.worker(concurrency=1)  # queued first, taken in priority order
         assert user.done.wait(WAIT) and user.record.status == "ok"
-        _wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
+        wait_for(lambda: city.sql("SELECT count(*) FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
                                    " AND status = 'succeeded'") == [(3,)], "the three pulses ran")
     finally:
         manager.close()

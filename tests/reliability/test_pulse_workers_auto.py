@@ -10,13 +10,14 @@ import time
 
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.reliability.test_pulse_workers import City, _queue, _wait_for, city  # noqa: F401 - the fixture
+from tests.support.worker_city import City, queued, wait_for
 
 AUTO = ("kai", "rin", "tao")
+
 _DONE = "SELECT count(*) FROM procrastinate_jobs WHERE task_name = %s AND status IN ('succeeded', 'failed')"
 
 
-def test_one_turn_per_interval_across_workers_and_an_app(city: City) -> None:  # noqa: F811 - the fixture
+def test_one_turn_per_interval_across_workers_and_an_app(city: City) -> None:
     manager = SAIVerseManager(load_settings(), seed=False)
     try:
         b = manager.admin.create_building({"name": "Harbor", "capacity": 5, "auto_interval_sec": 3600})
@@ -28,16 +29,16 @@ def test_one_turn_per_interval_across_workers_and_an_app(city: City) -> None:  #
         manager.close()
     city.worker(autonomous=True)
     city.worker(autonomous=True)  # two processes, each ticking when the cron's tick job lands on it
-    app, _queue_ = _queue(city)  # an app whose ticker enqueues its turns for the workers
+    app, _queue_ = queued(city)  # an app whose ticker enqueues its turns for the workers
     try:
         ticks = city.sql(_DONE, "saiverse.city_tick")[0][0]
         for _ in range(4):
             app.autonomous_tick()
             time.sleep(1.0)
-        _wait_for(lambda: city.sql(_DONE, "saiverse.city_tick")[0][0] >= ticks + 4, "four more worker ticks")
+        wait_for(lambda: city.sql(_DONE, "saiverse.city_tick")[0][0] >= ticks + 4, "four more worker ticks")
     finally:
         app.close()
-    _wait_for(lambda: city.sql(_DONE, "saiverse.run_pulse")[0][0] >= len(AUTO), "the turns ran")
+    wait_for(lambda: city.sql(_DONE, "saiverse.run_pulse")[0][0] >= len(AUTO), "the turns ran")
     turns = city.sql("SELECT args->>'persona_id', status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'"
                      " AND args->>'kind' = 'auto' ORDER BY 1")
     assert turns == [(pid, "succeeded") for pid in AUTO]  # once each, not once per process or per tick

@@ -41,7 +41,7 @@ from database.models import Schedule
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._remote import REMOTE_ENV
 from saiverse.settings import load_settings
-from tests.reliability.backends import Store
+from tests.support.backends import Store
 from tests.support.processes import stop_all
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""Pulse workers killed at chosen points (tests/reliability/killat.py), found by the random campaign
+"""Pulse workers killed at chosen points (tests/support/killat.py), found by the random campaign
 (tests/reliability/test_worker_kill_campaign.py) or its checks, each at the same point every time:
 
 - a pulse lost twice: its first worker killed mid-pulse, the second killed after it wrote the
@@ -18,17 +18,11 @@ from datetime import datetime, timedelta
 from database.models import Schedule
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
-from tests.reliability.test_pulse_workers import (  # noqa: F401 - `city`, the fixture
-    WAIT,
-    City,
-    _queue,
-    _wait_for,
-    city,
-)
+from tests.support.worker_city import WAIT, City, queued, wait_for
 
 
-def test_a_pulse_lost_twice_ends_its_job_failed(city: City) -> None:  # noqa: F811 - the fixture
-    manager, queue = _queue(city)
+def test_a_pulse_lost_twice_ends_its_job_failed(city: City) -> None:
+    manager, queue = queued(city)
     first = city.worker(kill=("before", "saiverse.pulse._journal:PulseJournal.commit"))
     try:
         persona = manager.world.persona(city.persona_id)
@@ -39,7 +33,7 @@ def test_a_pulse_lost_twice_ends_its_job_failed(city: City) -> None:  # noqa: F8
         assert handle.done.wait(WAIT)
         events = list(handle.events())
         city.worker()  # takes the job a third time
-        _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+        wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
                                    handle.pulse_id)[0][0] in ("succeeded", "failed"), "the job ends")
     finally:
         manager.close()
@@ -50,7 +44,7 @@ def test_a_pulse_lost_twice_ends_its_job_failed(city: City) -> None:  # noqa: F8
     assert [role for role, _ in stored] == ["user", "user"] and "途中で止まりました" in stored[-1][1], stored
 
 
-def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> None:  # noqa: F811 - the fixture
+def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> None:
     manager = SAIVerseManager(load_settings(), seed=False)
     try:
         later = (datetime.now() + timedelta(days=1)).strftime("%Y-%m-%d %H:%M")
@@ -63,7 +57,7 @@ def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> Non
     dying = city.worker(kill=("before", "saiverse.pulse._remote:QueuedPulses.submit"))  # claimed, not deferred
     assert dying.wait(WAIT) == -9
     city.worker()
-    _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'")
+    wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE task_name = 'saiverse.run_pulse'")
               == [("succeeded",)], "the schedule's pulse ran")
     assert city.sql("SELECT ENABLED FROM schedule WHERE SCHEDULE_ID = %s", entry.schedule_id) == [(0,)]
     said = city.sql("SELECT count(*) FROM saimemory WHERE PERSONA_ID = %s AND PULSE_ID IS NOT NULL",
@@ -71,8 +65,8 @@ def test_a_schedule_claimed_by_a_killed_tick_still_fires_once(city: City) -> Non
     assert said == [(1,)]
 
 
-def test_a_pulse_that_fails_on_a_worker_fails_its_job(city: City) -> None:  # noqa: F811 - the fixture
-    manager, queue = _queue(city)
+def test_a_pulse_that_fails_on_a_worker_fails_its_job(city: City) -> None:
+    manager, queue = queued(city)
     city.worker()
     try:
         persona = manager.world.persona(city.persona_id)
@@ -80,7 +74,7 @@ def test_a_pulse_that_fails_on_a_worker_fails_its_job(city: City) -> None:  # no
         handle = queue.submit_user(persona, city.building_id, "失敗するはず", gone)
         assert handle.done.wait(WAIT)
         events = list(handle.events())
-        _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+        wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
                                    handle.pulse_id)[0][0] in ("succeeded", "failed"), "the job ends")
     finally:
         manager.close()

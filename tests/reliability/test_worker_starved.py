@@ -17,25 +17,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.test_pulse_workers import (  # noqa: F401 - `city`, the fixture
-    WAIT,
-    City,
-    _queue,
-    _wait_for,
-    city,
-)
+from tests.support.worker_city import WAIT, City, queued, wait_for
 
 
-def test_a_stopped_worker_keeps_its_job_and_its_life(city: City, tmp_path: Path,  # noqa: F811 - the fixture
+def test_a_stopped_worker_keeps_its_job_and_its_life(city: City, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     release = tmp_path / "release"
     monkeypatch.setenv("SAIVERSE_TEST_RELEASE", str(release))
-    manager, queue = _queue(city)
+    manager, queue = queued(city)
     slow = city.worker(kill=("hold", "saiverse.pulse._controller:PulseController._execute"), concurrency=1)
     try:
         persona = manager.world.persona(city.persona_id)
         handle = queue.submit_user(persona, city.building_id, "遅いワーカーへ", manager.meta_playbook(None))
-        _wait_for(lambda: Path(f"{release}.held").exists(), "the pulse runs on the slow worker")
+        wait_for(lambda: Path(f"{release}.held").exists(), "the pulse runs on the slow worker")
         slow.send_signal(signal.SIGSTOP)
         try:
             time.sleep(2.0)  # 4 heartbeats missed before the second worker starts (and prunes what it finds stalled)
@@ -61,19 +55,19 @@ def test_a_stopped_worker_keeps_its_job_and_its_life(city: City, tmp_path: Path,
     assert [role for role, _ in city.memory(handle.pulse_id)] == ["user", "assistant"]
 
 
-def test_an_app_closed_while_it_follows_a_pulse(city: City, tmp_path: Path,  # noqa: F811 - the fixture
+def test_an_app_closed_while_it_follows_a_pulse(city: City, tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch,
                                                 caplog: pytest.LogCaptureFixture) -> None:
     """The app's follower never calls into the closed procrastinate App (it raised AppNotOpen while
     cancelling): closing cancels the job first and the follower ends the pulse `cancelled`, quietly."""
     release = tmp_path / "release"
     monkeypatch.setenv("SAIVERSE_TEST_RELEASE", str(release))
-    manager, queue = _queue(city)
+    manager, queue = queued(city)
     city.worker(kill=("hold", "saiverse.pulse._controller:PulseController._execute"), concurrency=1)
     try:
         persona = manager.world.persona(city.persona_id)
         handle = queue.submit_user(persona, city.building_id, "閉じる前に", manager.meta_playbook(None))
-        _wait_for(lambda: Path(f"{release}.held").exists(), "the pulse runs on the worker")
+        wait_for(lambda: Path(f"{release}.held").exists(), "the pulse runs on the worker")
         manager.close()
         assert handle.done.wait(WAIT)
         events = list(handle.events())
@@ -82,6 +76,6 @@ def test_an_app_closed_while_it_follows_a_pulse(city: City, tmp_path: Path,  # n
     assert events[-1]["type"] == "pulse_end" and events[-1]["status"] == "cancelled", events[-3:]
     assert not [e for e in events if e["type"] == "error"], events
     assert "AppNotOpen" not in caplog.text and "following pulse" not in caplog.text, caplog.text[-3000:]
-    _wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
+    wait_for(lambda: city.sql("SELECT status FROM procrastinate_jobs WHERE args->>'pulse_id' = %s",
                                handle.pulse_id)[0][0] in ("succeeded", "failed", "aborted", "cancelled"),
               "the job ends (asked to stop as the app closed)")

@@ -2,18 +2,19 @@
 
 `ScriptedModel` answers from a script (`enqueue`) and keeps every request in `history`; with nothing
 scripted for a request it answers like the offline model, optionally slowly (a remote model's latency, for
-cancel tests). `only(model)` is the manager's `models` hook that answers every persona and kind with it.
+cancel tests); `CuttingModel` streams the replies in its `cut` as an answer length would stop them.
+`only(model)` is the manager's `models` hook that answers every persona and kind with it.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from chat import ChatModel, ChatRequest, ChatResult, LLMError, ToolCall
+from chat import CUT_LENGTH, ChatModel, ChatRequest, ChatResult, LLMError, ToolCall
 from saiverse.llm.offline import OfflineModel
 
 if TYPE_CHECKING:
@@ -88,3 +89,18 @@ class ScriptedModel(OfflineModel):
 def only(model: ChatModel) -> Callable[[Any, str], tuple[ChatModel, None]]:
     """A `models` hook for SAIVerseManager that answers every persona and kind with `model`."""
     return lambda persona, kind: (model, None)
+
+
+class CuttingModel(ScriptedModel):
+    """A scripted model whose streamed replies in `cut` stop as an answer length would stop them."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(**kw)
+        self.cut: set[str] = set()
+
+    def stream(self, request: ChatRequest) -> Generator[str, None, str | None]:  # type: ignore[override]
+        text = self.generate(request).text
+        for i in range(0, len(text), 4):
+            time.sleep(self.chunk_delay)
+            yield text[i:i + 4]
+        return CUT_LENGTH if text in self.cut else None

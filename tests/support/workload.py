@@ -1,6 +1,6 @@
 """A child process for the kill campaign: random writes against one home, reporting each commit.
 
-Run as `python tests/reliability/workload.py HOME SEED`. It opens the manager (which repairs what
+Run as `python tests/support/workload.py HOME SEED`. It opens the manager (which repairs what
 the previous kill left), prints `READY`, then loops forever over pulses, document patches, uploads
 and productions, printing one JSON line per operation *after* it committed. The parent kills it
 with SIGKILL at a random moment and checks that every reported commit survived.

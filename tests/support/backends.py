@@ -1,6 +1,6 @@
 """The two stores the reliability campaigns run against: SQLite in the home, and PostgreSQL (tests/support/pg.py).
 
-`backend` (a fixture, parametrized `sqlite` / `postgres`) points the test's home at its store — for
+`store` (a fixture, parametrized `sqlite` / `postgres`) points the test's home at its store — for
 PostgreSQL an empty database of the test's own on the session's throwaway cluster, through
 SAIVERSE_DATABASE_URL, which child processes inherit — and hands back a `Store` that reads rows with
 plain SQL and checks the database's own consistency afterwards: SQLite's `PRAGMA integrity_check`, or
@@ -92,7 +92,7 @@ class Store:
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
-def backend(request: pytest.FixtureRequest, saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
+def store(request: pytest.FixtureRequest, saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Store]:
     """The test's city in SQLite (the home) or in a PostgreSQL database of its own."""
     if request.param == "sqlite":
         yield Store("sqlite", saiverse_home)

@@ -1,7 +1,7 @@
 """A child process for the concurrency test: pulses of one persona and document patches, against a home
 another process is using at the same moment.
 
-Run as `python tests/reliability/pulser.py HOME PERSONA BUILDING PULSES DOC_ID TAG`. It prints one JSON
+Run as `python tests/support/pulser.py HOME PERSONA BUILDING PULSES DOC_ID TAG`. It prints one JSON
 line at the end: the texts it sent (in order), the lines it appended, and the statuses of its pulses.
 """
 

@@ -1,6 +1,6 @@
 """A child process for the deterministic kill tests: run one CLI command, SIGKILLed at a hook point.
 
-Run as `python tests/reliability/killat.py before|after MODULE:NAME[#N] -- ARGV…`. It replaces the
+Run as `python tests/support/killat.py before|after MODULE:NAME[#N] -- ARGV…`. It replaces the
 function `NAME` of `MODULE` (a `Class.method` too) by one that kills this process with SIGKILL just
 before (or just after) its N-th call (default the first), then runs `main.main(ARGV)`. So a kill
 lands at exactly one point of a write path — between a commit and a rename, say — every time, which

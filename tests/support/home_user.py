@@ -1,10 +1,10 @@
 """A child process for tests/reliability/test_home_share.py: one user of a home, as another program is.
 
-- `python tests/reliability/home_user.py patch HOME DOC_ID TAG N`: open the home, append N lines to
+- `python tests/support/home_user.py patch HOME DOC_ID TAG N`: open the home, append N lines to
   the document, print one JSON line with the lines appended, close.
-- `python tests/reliability/home_user.py cycle HOME STOP`: open and close the home again and again
+- `python tests/support/home_user.py cycle HOME STOP`: open and close the home again and again
   (each open runs start-up repair when it is alone) until the file STOP exists; prints how many.
-- `python tests/reliability/home_user.py hold HOME`: open the home, print `open`, and keep it open
+- `python tests/support/home_user.py hold HOME`: open the home, print `open`, and keep it open
   until its stdin closes.
 """
 
