@@ -16,6 +16,7 @@ from events, not read back) are found too.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 from typing import Any
@@ -279,35 +280,29 @@ def wire_line_actions(manager: CityPort, labels: Labels, actions: LineActions, c
                 return [*redraw(view), *_bar(manager, labels, view, int(chosen[1]))]  # type: ignore[index]
         return handler
 
-    def on_regen(view: ChatView) -> list[Any]:
+    def _rewrite(view: ChatView, run: Callable[[str], Any], said: Callable[[dict[str, Any]], str]) -> list[Any]:
+        """↻ and ▶ 続きを生成 alike: refused while a reply runs, else the redrawn chat and the line's bar."""
         with session_lock(view):
             if view.busy or sending(view) or not view.building_id:
                 gr.Warning(labels("line_busy"))
                 return [gr.skip(), gr.skip(), *_closed()]
-            events = list(manager.regenerate(str(view.building_id)))
+            events = list(run(str(view.building_id)))
             problem = _events_said(events)
             chat = redraw(view)
             if problem is not None:
                 gr.Warning(problem)
                 return [*chat, *_closed()]
             done = events[-1]
-            gr.Info(labels("line_regenerated", n=done["chosen"] + 1, of=len(done["answers"])))
+            gr.Info(said(done))
             return [*chat, *_bar(manager, labels, view, int(done["history_id"]))]
 
+    def on_regen(view: ChatView) -> list[Any]:
+        return _rewrite(view, manager.regenerate,
+                        lambda done: labels("line_regenerated", n=done["chosen"] + 1, of=len(done["answers"])))
+
     def on_continue(view: ChatView) -> list[Any]:
-        with session_lock(view):
-            if view.busy or sending(view) or not view.building_id:
-                gr.Warning(labels("line_busy"))
-                return [gr.skip(), gr.skip(), *_closed()]
-            events = list(manager.continue_reply(str(view.building_id)))
-            problem = _events_said(events)
-            chat = redraw(view)
-            if problem is not None:
-                gr.Warning(problem)
-                return [*chat, *_closed()]
-            done = events[-1]
-            gr.Info(labels("line_continued_cut" if done.get("cut") else "line_continued"))
-            return [*chat, *_bar(manager, labels, view, int(done["history_id"]))]
+        return _rewrite(view, manager.continue_reply,
+                        lambda done: labels("line_continued_cut" if done.get("cut") else "line_continued"))
 
     def on_edit(view: ChatView, evt: gr.EditData) -> list[Any]:
         index = evt.index[0] if isinstance(evt.index, (list, tuple)) else evt.index
