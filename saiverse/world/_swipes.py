@@ -84,12 +84,17 @@ def _reply(conn: Any, building_id: str) -> Any:
     return row
 
 
+
+def _line(conn: Any, building_id: str, history_id: int) -> Any:
+    """Line `history_id` of the building as the swipes read it (None when the building has no such line)."""
+    return conn.execute(text(
+        "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
+        "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
+
 def reply_swipes(db: Database, building_id: str, history_id: int) -> Swipes | None:
     """The answers of line `history_id` (None when it is not a reply with several answers or the last line)."""
     with db.engine.connect() as conn:
-        row = conn.execute(text(
-            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
-            "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
+        row = _line(conn, building_id, history_id)
     if row is None:
         raise UnknownIdError(f"この建物に行 {history_id} はありません。")
     if row[1] != "persona":
@@ -136,9 +141,7 @@ def fold_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -
         NoReplyError: the new pulse wrote no reply (the old answer stays the chosen one)."""
     with db.session() as s:
         conn = s.connection()
-        old = conn.execute(text(
-            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
-            "WHERE ID = :i AND BUILDINGID = :b"), {"i": history_id, "b": building_id}).first()
+        old = _line(conn, building_id, history_id)
         if old is None:
             raise UnknownIdError(f"この建物に行 {history_id} はありません (消されたかもしれません)。")
         new = conn.execute(text(
@@ -172,9 +175,7 @@ def choose_swipe(db: Database, building_id: str, history_id: int, index: int) ->
         NoReplyError: the line has no such answer."""
     with db.session() as s:
         conn = s.connection()
-        row = conn.execute(text(
-            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
-            "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
+        row = _line(conn, building_id, history_id)
         if row is None:
             raise UnknownIdError(f"この建物に行 {history_id} はありません。")
         swipes = _swipes_of(row)
@@ -197,9 +198,7 @@ def keep_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -
     under `pulse_id` (the caller stored it there again)."""
     with db.session() as s:
         conn = s.connection()
-        row = conn.execute(text(
-            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
-            "WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
+        row = _line(conn, building_id, history_id)
         if row is not None:
             _store(conn, row, _swipes_of(row), memory_pulse=pulse_id)
 
@@ -238,9 +237,7 @@ def extend_reply(db: Database, building_id: str, history_id: int, pulse_id: str)
         NoReplyError: the pulse said nothing (the line stays as it was)."""
     with db.session() as s:
         conn = s.connection()
-        old = conn.execute(text(
-            "SELECT ID, SPEAKER_KIND, SPEAKER_ID, CONTENT, PULSE_ID, CREATED_AT, METADATA FROM building_history "
-            "WHERE ID = :i AND BUILDINGID = :b"), {"i": history_id, "b": building_id}).first()
+        old = _line(conn, building_id, history_id)
         if old is None:
             raise UnknownIdError(f"この建物に行 {history_id} はありません (消されたかもしれません)。")
         new = conn.execute(text(

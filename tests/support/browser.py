@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 CHROMIUM = os.environ.get("SAIVERSE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -106,11 +106,14 @@ EVENTS_JS = r"""
 def require_chromium() -> None:
     """Browser tests need the Debian Chromium; `scripts/test.sh` installs it. Without it a
     developer's run skips them, but CI fails: a browser suite that silently ran nothing is a lie."""
+    if not Path(CHROMIUM).exists():
+        not_installed(f"no Chromium at {CHROMIUM} (apt-get install chromium, or run scripts/test.sh)")
+
+
+def not_installed(message: str) -> NoReturn:
+    """A program a test needs is missing: a developer's run skips, CI fails (scripts/test.sh installs it)."""
     import pytest
 
-    if Path(CHROMIUM).exists():
-        return
-    message = f"no Chromium at {CHROMIUM} (apt-get install chromium, or run scripts/test.sh)"
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)

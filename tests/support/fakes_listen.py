@@ -121,14 +121,11 @@ def sox_wav(path: Path, *, speech: float = 1.5, silence: float = 2.5, rate: int 
     """A mono WAV made by sox: `silence`/2 of quiet, `speech` seconds of a voice-like sound (a 180 Hz
     sawtooth, tremolo at 4 Hz like syllables), then `silence` of quiet — what a microphone hears when
     someone asks a short question and stops. Skips the test when sox is missing (scripts/test.sh installs it)."""
-    import os
-
-    import pytest
+    from tests.support.browser import not_installed
 
     sox = shutil.which("sox")
-    if sox is None:  # as tests/support/browser.py require_chromium: a developer's run skips, CI fails
-        message = "sox is not installed (apt-get install sox, or run scripts/test.sh)"
-        pytest.fail(message) if os.environ.get("CI") else pytest.skip(message)
+    if sox is None:
+        not_installed("sox is not installed (apt-get install sox, or run scripts/test.sh)")
     subprocess.run([sox, "-n", "-r", str(rate), "-c", "1", "-b", "16", str(path), "synth", str(speech),
                     "sawtooth", "180", "tremolo", "4", "80", "vol", "0.6", "pad", str(silence / 2), str(silence)],
                    check=True, capture_output=True)
