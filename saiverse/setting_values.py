@@ -1,4 +1,4 @@
-"""How each setting's text becomes its value (saiverse/settings.py OPTIONS): one parser per kind,
+"""How each setting's text becomes its value (saiverse/setting_fields.py OPTIONS): one parser per kind,
 each refusing with a message that says what the value must be."""
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import Any
 from saiverse.port import UserError
 
 DEFAULT_HOME = Path("~/.saiverse")
-"""saiverse/settings.py's DEFAULT_HOME (tests/test_labels.py holds them equal)."""
+"""saiverse/setting_fields.py's DEFAULT_HOME (tests/test_labels.py holds them equal)."""
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})
 

@@ -1,4 +1,4 @@
-"""The listeners: who turns a recording into words, as the settings name it (saiverse/settings.py `stt_*`).
+"""The listeners: who turns a recording into words, as the settings name it (saiverse/setting_fields.py `stt_*`).
 
 - `openai-compatible`: any server with OpenAI's `POST {base}/audio/transcriptions` (multipart: `file`,
   `model`; answers `{"text": …}`): faster-whisper-server / Speaches, whisper.cpp's server,
