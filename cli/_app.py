@@ -16,7 +16,7 @@ from cli._frame import add_bind, add_home
 
 COMMAND_MODULES = (
     "cli._system", "cli._world", "cli._memory", "cli._tracks", "cli._playbooks", "cli._backup", "cli._admin",
-    "cli._voice", "cli._listen", "cli._model", "cli._login", "cli._usage",
+    "cli._voice", "cli._listen", "cli._model", "cli._login", "cli._tls", "cli._usage",
 )
 """The modules whose `register(sub)` adds commands, in `--help` order."""
 

@@ -23,6 +23,7 @@ from saiverse.care import (
     read_login,
     restore_backup,
     set_login,
+    tls_files,
 )
 from saiverse.costs import parse_prices
 from saiverse.disk import human_size
@@ -414,6 +415,7 @@ __all__ = [
     "short_id",
     "shown_json",
     "speakable",
+    "tls_files",
     "transcribe",
     "unmask",
 ]

@@ -60,6 +60,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("host", "SAIVERSE_HOST"),
     Option("port", "SAIVERSE_PORT", setting_values.integer),
     Option("allowed_hosts", "SAIVERSE_ALLOWED_HOSTS", setting_values.host_names),
+    Option("tls_cert", "SAIVERSE_TLS_CERT", saved=True),
+    Option("tls_key", "SAIVERSE_TLS_KEY", saved=True),
     Option("lang", "SAIVERSE_LANG", setting_values.lang),
     Option("default_model", "SAIVERSE_DEFAULT_MODEL", saved=True),
     Option("default_lightweight_model", "SAIVERSE_DEFAULT_LIGHTWEIGHT_MODEL", saved=True),
@@ -126,6 +128,11 @@ class Settings:
     allowed_hosts: tuple[str, ...] = ()
     """Extra host names the UI answers to besides localhost and the addresses (ui/guard.py checks the
     Host header of every request against them, against DNS rebinding); SAIVERSE_ALLOWED_HOSTS, comma-separated."""
+    tls_cert: str = ""
+    """The certificate (PEM) the UI serves https with, and tls_key its private key (PEM, unencrypted): both or
+    neither ('': plain http); a relative path is under the data home (`python main.py tls make` writes
+    `tls/cert.pem` and `tls/key.pem` there). Checked before the app starts (saiverse/care/_tls.py)."""
+    tls_key: str = ""
     lang: str = "ja"
     """UI language: `ja` (default) or `en`."""
     default_model: str = "auto"

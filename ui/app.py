@@ -89,10 +89,11 @@ def app_theme() -> gr.themes.Base:
                           font_mono=["Noto Sans Mono CJK JP", "ui-monospace", "monospace"])
 
 
-def launch_kwargs(settings: Any, *, port: int | None = None, login_required: bool = False) -> dict[str, Any]:
+def launch_kwargs(settings: Any, *, port: int | None = None, login_required: bool = False,
+                  tls: Any = None) -> dict[str, Any]:
     """Keyword arguments for `Blocks.launch`: loopback by default, no sharing, errors shown, every
-    request's Host checked (ui/guard.py) and, when `login_required`, Gradio's login page over the
-    login stored in the home (saiverse/care/_login.py)."""
+    request's Host checked (ui/guard.py), when `login_required` Gradio's login page over the login
+    stored in the home (saiverse/care/_login.py), and with `tls` (checked `TlsFiles`) https."""
     from starlette.middleware import Middleware
 
     from saiverse.port import Gate, read_login
@@ -136,6 +137,7 @@ def launch_kwargs(settings: Any, *, port: int | None = None, login_required: boo
         "allowed_paths": [str(Path(settings.home) / "image"), str(Path(settings.home) / "icons")],
         # Gradio refuses a larger attachment while it streams in, before it is written or read.
         "max_file_size": settings.max_upload_bytes,
+        **(tls.launch_kwargs() if tls is not None else {}),
     }
 
 

@@ -132,14 +132,15 @@ def lan_addresses() -> list[str]:
     return out
 
 
-def addresses_to_open(host: str, port: int) -> list[str]:
-    """The URLs to type on another device (or this one) for an app bound to `host`:`port`."""
+def addresses_to_open(host: str, port: int, scheme: str = "http") -> list[str]:
+    """The URLs to type on another device (or this one) for an app bound to `host`:`port` (https when the
+    page is served with a certificate, saiverse/care/_tls.py)."""
     bound = host.strip().strip("[]")
     if bound in WILDCARDS:
         hosts = lan_addresses() or ["127.0.0.1"]
     else:
         hosts = [bound]
-    return [f"http://{f'[{h}]' if ':' in h else h}:{port}/" for h in hosts]
+    return [f"{scheme}://{f'[{h}]' if ':' in h else h}:{port}/" for h in hosts]
 
 
 def password_command(settings: Any) -> str:

@@ -32,12 +32,14 @@ def announce_servers(manager: CityPort) -> None:
 
 def launch(settings: Any) -> int:
     """Open the world under `settings.home` and serve the UI until interrupted; returns an exit code."""
-    from saiverse.port import SAIVerseManager, ServerLock, read_login, settle
+    from saiverse.port import SAIVerseManager, ServerLock, read_login, settle, tls_files
     from ui.guard import addresses_to_open, is_loopback, password_command, require_login_for
 
     login = read_login(settings.home)
     # A UserError: main.py prints its one line, exit 2.
     require_login_for(settings.host, login, password_command(settings))
+    tls = tls_files(settings)  # a certificate the server would refuse stops the start here, in one line
+    scheme = "https" if tls is not None else "http"
     # Before the world is opened: a second server on this home must not repair, back up or tick.
     server_lock = ServerLock(settings.home, host=settings.host, port=settings.port,
                              database_url=settings.database_url)
@@ -51,15 +53,17 @@ def launch(settings: Any) -> int:
     wide = not is_loopback(settings.host)
     try:
         app = build_app(manager)
-        app.launch(**launch_kwargs(settings, login_required=wide), prevent_thread_lock=True)
+        app.launch(**launch_kwargs(settings, login_required=wide, tls=tls), prevent_thread_lock=True)
         ticker.start()  # schedules and autonomous turns run while the window is served
         # Printed once the port is really bound, so the line is never a lie.
         shown = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
-        print(f"SAIVerse: http://{shown}:{settings.port}/  (Ctrl+C to stop)", flush=True)
+        print(f"SAIVerse: {scheme}://{shown}:{settings.port}/  (Ctrl+C to stop)", flush=True)
         if wide and login is not None:
-            urls = "  ".join(addresses_to_open(settings.host, settings.port))
+            urls = "  ".join(addresses_to_open(settings.host, settings.port, scheme))
             print(f"From your phone or another device on this network open: {urls}  (log in with the password)",
                   flush=True)
+            if tls is None:  # a phone's browser gives plain http no microphone (README, "From a phone")
+                print("For 🎤 and call mode from a phone the page needs https: `python main.py tls make`", flush=True)
         print(manager.startup_notice(), flush=True)
         settle()  # start-up's objects out of the collector's full passes (saiverse/heap.py)
         announce_servers(manager)  # a server found after this line changes what `auto` answers with: say so

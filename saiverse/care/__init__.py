@@ -16,6 +16,7 @@ Parts (private modules; import from here):
 - `_restore`: Restore: a backup archive (saiverse/care/_backup.py) becomes a world again, in an …
 - `_restore_pg`: Restore into a PostgreSQL city: any backup archive (of a SQLite home or of a …
 - `_serverlock`: One app server per data home: the second start is refused, naming the first …
+- `_tls`: https for the page (README, "From a phone"): the user's certificate and key, checked before …
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from saiverse.care._restore_pg import (
     settle_pending_restore,
 )
 from saiverse.care._serverlock import ServerLock
+from saiverse.care._tls import TLS_DIR, TlsError, TlsFiles, make_certificate, tls_files
 
 __all__ = [
     "AdminError",
@@ -57,6 +59,9 @@ __all__ = [
     "ProgressFn",
     "RepairReport",
     "ServerLock",
+    "TLS_DIR",
+    "TlsError",
+    "TlsFiles",
     "UnfinishedRestore",
     "check_home",
     "check_password",
@@ -65,6 +70,7 @@ __all__ = [
     "create_private",
     "link_out_of_home",
     "login_path",
+    "make_certificate",
     "make_home",
     "migrate_home",
     "move_back",
@@ -77,4 +83,5 @@ __all__ = [
     "set_login",
     "settle_pending_restore",
     "tighten",
+    "tls_files",
 ]

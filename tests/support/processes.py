@@ -6,19 +6,20 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Callable, Iterable
+from typing import Any
 
 import httpx
 
 
 def wait_serving(proc: subprocess.Popen, url: str, *, timeout: float, output: Callable[[], str],  # type: ignore[type-arg]
-                 every: float = 0.1) -> None:
+                 every: float = 0.1, verify: Any = True) -> None:
     """Poll `url` until it answers 200. Fails with the end of `output()` (the process's log) if the
-    process exits first, or after `timeout` s."""
+    process exits first, or after `timeout` s. `verify`: httpx's (an SSLContext trusting a test certificate)."""
     deadline = time.monotonic() + timeout
     while True:
         assert proc.poll() is None, f"{proc.args[:3]} exited: {output()[-3000:]}"
         try:
-            if httpx.get(url, timeout=5).status_code == 200:
+            if httpx.get(url, timeout=5, verify=verify).status_code == 200:
                 return
         except httpx.TransportError:
             pass
