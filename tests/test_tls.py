@@ -19,12 +19,13 @@ import pytest
 from cli._app import main
 from saiverse.care import TlsError, make_certificate, tls_files
 from saiverse.settings import Settings, load_settings
-from tests.support.browser import MEDIA_ARGS, chromium, free_port, new_page, require_chromium
+from tests.support.browser import MEDIA_ARGS, chromium, free_port, new_context, require_chromium, settle, shot
 from tests.support.fakes_listen import TranscriptionServer, sox_wav
 from tests.support.processes import stop_all, wait_serving
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "電話からも聞こえますか"
+PASSWORD = "correct horse battery"
 
 
 def _settings(home: Path, cert: str, key: str, lang: str = "en") -> Settings:
@@ -130,17 +131,21 @@ class _PlainPage(http.server.BaseHTTPRequestHandler):
 @pytest.mark.browser
 @pytest.mark.filterwarnings("ignore:::gradio.queueing")
 def test_the_page_over_https_has_the_microphone(saiverse_home: Path, tmp_path: Path) -> None:
-    """As a phone reaches the app: by a name that is not localhost (Chromium maps phone.test to 127.0.0.1)."""
+    """As a phone reaches the app: bound to every address behind the login, by a name that is not localhost
+    (Chromium maps phone.test to 127.0.0.1), logging in over https first."""
+    from saiverse.care import set_login
+
     require_chromium()
     assert main(["tls", "make", "--name", "phone.test"]) == 0
+    set_login(saiverse_home, PASSWORD)
     port = free_port()
     wav = sox_wav(tmp_path / "question.wav", speech=1.2, silence=2.4)
     plain = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _PlainPage)
     threading.Thread(target=plain.serve_forever, daemon=True).start()
     with TranscriptionServer(text=QUESTION) as stt:
         env = {**os.environ, "SAIVERSE_ALLOWED_HOSTS": "phone.test", "SAIVERSE_STT_URL": stt.url}
-        proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "--port", str(port)], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path))
+        proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), "--host", "0.0.0.0", "--port", str(port)],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=str(tmp_path))
         try:
             trust = ssl.create_default_context(cafile=str(saiverse_home / "tls" / "cert.pem"))
             wait_serving(proc, f"https://127.0.0.1:{port}/", timeout=180, verify=trust,
@@ -153,15 +158,23 @@ def test_the_page_over_https_has_the_microphone(saiverse_home: Path, tmp_path: P
                 assert page.evaluate("() => [window.isSecureContext, typeof navigator.mediaDevices]") == [
                     False, "undefined"]  # what plain http gives a page on a phone's address
                 context.close()
-                with new_page(browser, f"https://phone.test:{port}/") as page:
-                    assert page.evaluate("() => window.isSecureContext && !!navigator.mediaDevices.getUserMedia")
-                    page.click("#sv-mic")
-                    page.wait_for_function("(q) => (document.querySelector('#chat-input textarea') || {}).value === q",
-                                           arg=QUESTION, timeout=60_000)
+                context = new_context(browser)
+                page = context.new_page()
+                page.goto(f"https://phone.test:{port}/")
+                page.fill("#login-password", PASSWORD)  # a wider bind than loopback stays behind the login
+                page.click("#login-submit")
+                page.wait_for_selector("#item-list [data-item-id], #item-list .sv-empty", timeout=60_000)
+                settle(page)
+                assert page.evaluate("() => window.isSecureContext && !!navigator.mediaDevices.getUserMedia")
+                page.click("#sv-mic")
+                page.wait_for_function("(q) => (document.querySelector('#chat-input textarea') || {}).value === q",
+                                       arg=QUESTION, timeout=60_000)
+                shot(page, "tls_phone_https")
+                context.close()
             (heard,) = stt.heard
             assert heard.form["file"].content_type == "audio/webm" and len(heard.form["file"].data) > 2000
         finally:
             plain.shutdown()
             stop_all([proc])
     printed = proc.stdout.read() if proc.stdout else ""
-    assert f"SAIVerse: https://127.0.0.1:{port}/" in printed
+    assert f"SAIVerse: https://127.0.0.1:{port}/" in printed and "https://" in printed.split("open:")[1]
