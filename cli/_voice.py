@@ -106,18 +106,21 @@ def _voice(manager: Any, args: argparse.Namespace, print_json: Any) -> int:
 
 
 def speak(args: argparse.Namespace) -> int:
-    """say a text in a persona's voice into a WAV file: speak --persona P "text" --out F.wav"""
+    """say a text in a persona's voice into a WAV file: speak --persona P "text" --out F.wav [--keep-in BUILDING]"""
     from saiverse.voice import VoiceError
 
-    out = Path(args.out).expanduser()
-    if out.is_dir():
+    if not args.out and not args.keep_in:
+        raise VoiceError("--out F.wav か --keep-in BUILDING (またはその両方) を指定してください",
+                         "give --out F.wav or --keep-in BUILDING (or both)")
+    out = Path(args.out).expanduser() if args.out else None
+    if out is not None and out.is_dir():
         raise VoiceError(f"--out {out} はフォルダです。{out / 'line.wav'} のようにファイル名を",
                          f"--out {out} is a folder; give a file name such as {out / 'line.wav'}")
     with world(args) as manager, _language(manager):
         return _speak(manager, args, out)
 
 
-def _speak(manager: Any, args: argparse.Namespace, out: Path) -> int:
+def _speak(manager: Any, args: argparse.Namespace, out: Path | None) -> int:
     from saiverse.disk import atomic_write
     from saiverse.voice import VoiceError
 
@@ -128,18 +131,33 @@ def _speak(manager: Any, args: argparse.Namespace, out: Path) -> int:
                          "(persona voice で embedded などに変えてください)",
                          f"{info.name}'s voice is {voice.engine}: the server makes no audio "
                          "(set another engine with persona voice)")
-    made = manager.voices.synthesize(voice, args.text)
-    if made is None:
-        raise VoiceError("話す言葉がありません (コード・URL・絵文字だけです)",
+    nothing = VoiceError("話す言葉がありません (コード・URL・絵文字だけです)",
                          "nothing in the text is speech (only code, URLs or emoji)")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, made.read_bytes())
-    shutil.copymode(made, out)
+    result: dict[str, Any] = {"persona_id": info.persona_id, "voice": voice.to_dict()}
+    if out is not None:
+        made = manager.voices.synthesize(voice, args.text)
+        if made is None:
+            raise nothing
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(out, made.read_bytes())
+        shutil.copymode(made, out)
+        result |= {"out": str(out), "bytes": out.stat().st_size}
+    if args.keep_in:  # as the page's 💾: sentence by sentence from the cache, one WAV, an audio item
+        from saiverse.voice import speakable
+
+        data = manager.voices.line_wav(voice, args.text)
+        if data is None:
+            raise nothing
+        said = speakable(args.text)
+        kept = manager.uploads.keep_audio(args.keep_in, data, f"{info.name}: {said[:24]}", description=said,
+                                          state={"created_by": "voice", "persona_id": info.persona_id})
+        result["item"] = kept.to_dict()
     if args.json:
-        print_json({"persona_id": info.persona_id, "out": str(out), "bytes": out.stat().st_size,
-                    "voice": voice.to_dict()})
+        print_json(result)
     else:
-        print(f"{out} ({info.name}, {voice.engine}{' ' + voice.voice if voice.voice else ''})")
+        where = [str(out)] if out is not None else []
+        where += [f"item:{result['item']['slot_number']} {result['item']['name']}"] if args.keep_in else []
+        print(f"{', '.join(where)} ({info.name}, {voice.engine}{' ' + voice.voice if voice.voice else ''})")
     return 0
 
 
@@ -148,5 +166,6 @@ def register(sub: Any) -> None:
     p = command(sub, speak)
     p.add_argument("--persona", required=True, metavar="P", help="the persona (id or name) whose voice speaks")
     p.add_argument("text", help="what to say")
-    p.add_argument("--out", required=True, metavar="F.wav", help="the WAV file to write")
+    p.add_argument("--out", metavar="F.wav", help="the WAV file to write")
+    p.add_argument("--keep-in", metavar="BUILDING", help="also keep the voice as an audio item in this building")
     add_json(p, "print what was written as one JSON object")

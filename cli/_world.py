@@ -98,7 +98,7 @@ def bag(args: argparse.Namespace) -> int:
 
 
 def upload(args: argparse.Namespace) -> int:
-    """add an image (picture item) or a PDF (document item) to a building"""
+    """add an image (picture item), a PDF (document item) or audio (audio item) to a building"""
     with world(args) as manager:
         info = manager.upload_path(args.building, Path(args.file))
     print_json(info.to_dict())

@@ -17,7 +17,10 @@ from pathlib import Path
 from portable import pid_alive as pid_alive  # lives beside the other per-system code; named here too
 from saiverse.errors import UserError
 
-HOME_DIRS = ("image", "documents", "icons", "orphans", "backups", "models", ".locks")
+ITEM_DIRS = ("image", "documents", "recordings")
+"""Folders of item files: pictures, documents, audio items (saiverse/world/_item_audio.py). Backups, restore,
+start-up repair and the importer walk exactly these (with `icons/` for avatars)."""
+HOME_DIRS = (*ITEM_DIRS, "icons", "orphans", "backups", "models", ".locks")
 """Folders of a home the app writes into or walks: none of them may lead out of the home."""
 
 

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from saiverse.memory import ChronicleStore, MemopediaStore, SAIMemory
     from saiverse.pulse import PlaybookCatalog, Sight
     from saiverse.ticker import EventSink, Ticker
+    from saiverse.uploads import Uploads
     from saiverse.voice import VoiceService
     from saiverse.world import (
         BuildingInfo,
@@ -103,6 +104,8 @@ class CityPort(Protocol):
     """The 自律 switch of the whole city (stored in the world)."""
     sight: Sight
     """What a persona would be given for a message (the メモリ tab's 見えているもの), and chat-line pins."""
+    uploads: Uploads
+    """What the item modal, uploads and `keep_audio` (a spoken line, a recording kept as an audio item) do."""
     voices: VoiceService
     """Each persona's voice (`voice_for`, `set_voice`), `synthesize` / `speak` → a cached WAV, `list_voices`
     (saiverse/voice/)."""

@@ -10,9 +10,21 @@ import os
 from pathlib import Path
 from typing import Any
 
+from saiverse.listen import audio_kind
 from saiverse.pulse import ModelResolver, persona_context
 from saiverse.settings import SettingsStore
-from saiverse.world import CheckedImage, ItemInfo, ItemStore, World, check_image, check_pdf, crop_to_ratio, is_pdf
+from saiverse.world import (
+    CheckedImage,
+    ItemInfo,
+    ItemStore,
+    World,
+    check_audio,
+    check_image,
+    check_pdf,
+    create_audio,
+    crop_to_ratio,
+    is_pdf,
+)
 from words import say
 
 
@@ -31,11 +43,13 @@ class Uploads:
         return self.items.get(item_id)
 
     def item_view(self, item_id: str) -> dict[str, Any]:
-        """What the item modal shows: picture → image path, document → text, object → 閲覧不可."""
+        """What the item modal shows: picture → image path, audio → its file, document → text, object → 閲覧不可."""
         info = self.items.get(item_id)
-        view: dict[str, Any] = {"item": info, "viewable": info.type in ("picture", "document")}
+        view: dict[str, Any] = {"item": info, "viewable": info.type in ("picture", "document", "audio")}
         if info.type == "picture":
             view["image_path"] = str(self.items.file_of(info))
+        elif info.type == "audio":
+            view["audio_path"] = str(self.items.file_of(info))
         elif info.type == "document":
             view["text"] = self.items.read_document(item_id)
         return view
@@ -68,7 +82,7 @@ class Uploads:
         """A file on disk as an item of `building_id` (read in chunks up to the upload limit).
 
         Raises UnknownIdError before a long read, InputError for an unreadable, non-regular or too
-        large file, UsageError naming the file when it is neither an image nor a PDF."""
+        large file, UsageError naming the file when it is neither an image, audio nor a PDF."""
         from saiverse.errors import UsageError
         from saiverse.inputs import read_limited
 
@@ -79,14 +93,26 @@ class Uploads:
         name = os.fsencode(path.stem).decode("utf-8", "replace")
         try:
             return self.upload_file(building_id, data, name)
-        except ValueError as exc:  # not an image or a PDF, too many pixels, a bad name: say which file
+        except ValueError as exc:  # not an image, audio or a PDF, too many pixels, a bad name: say which file
             raise UsageError(say("upload_refused", path=path, why=exc)) from exc
 
     def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
-        """A PDF becomes a document item, anything else must be an image (a picture item); judged by content."""
+        """A PDF becomes a document item, audio an audio item, anything else must be an image (a picture
+        item); judged by content."""
         if is_pdf(data):
             return self.upload_pdf(building_id, data, name)
+        if audio_kind(data) is not None:
+            return self.keep_audio(building_id, data, name, state={"created_by": "user_upload"})
         return self.upload_image(building_id, data, name)
+
+    def keep_audio(self, building_id: str, data: bytes, name: str | None = None, *, description: str = "",
+                   state: dict[str, Any] | None = None) -> ItemInfo:
+        """Audio kept as an item in the building (saiverse/world/_item_audio.py): an upload, a spoken line
+        (ui/voice_routes.py `keep`), a recorded voice message; `description` is what is said in it."""
+        self.world.building(building_id)
+        audio = check_audio(data, max_bytes=self.settings_store.current.max_upload_bytes)
+        return create_audio(self.items, audio, name, owner_kind="building", owner_id=building_id,
+                            description=description, state=state)
 
     def draw_picture(self, persona_id: str, building_id: str, prompt: str, name: str,
                      state: dict[str, Any], *, aspect_ratio: str | None = None) -> ItemInfo:

@@ -58,8 +58,8 @@ class Labels:
         return text.format(**kwargs) if kwargs else text
 
 
-ITEM_ICONS = {"object": "📦", "picture": "🖼", "document": "📄", "bag": "👜"}
-"""Icon shown before an item's name, by item type."""
+ITEM_ICONS = {"object": "📦", "picture": "🖼", "document": "📄", "bag": "👜", "audio": "🎵"}
+"""Icon shown before an item's name, by item type (each has its `type_<type>` label)."""
 
 
 def item_icon(item_type: str) -> str:

@@ -1,4 +1,4 @@
-"""The item modal: a fixed overlay that shows one item — picture, editable document, or 閲覧不可 — with
+"""The item modal: a fixed overlay that shows one item — picture, audio to play, editable document, or 閲覧不可 — with
 its short id (`item:N`, its slot in the room), and lets the person rename it, rewrite its description
 and delete it (ui/modal_edit.py: a confirmation saying a backup is taken first, as every delete).
 
@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from html import escape
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
 from saiverse.port import CityPort, short_id
-from ui.i18n import Labels, item_icon
+from ui.i18n import ITEM_ICONS, Labels, item_icon
 from ui.modal_edit import build_item_edit, edit_fields, wire_item_edit
 
 
@@ -29,6 +30,8 @@ class ItemModal:
     title: gr.HTML
     summary: gr.HTML
     image: gr.Image
+    audio: gr.HTML
+    """An audio item's player: `<audio controls>` on a URL handed out for its file (ui/voice_routes.py)."""
     text: gr.Textbox
     save: gr.Button
     status: gr.HTML
@@ -42,7 +45,7 @@ class ItemModal:
     def open_outputs(self) -> list[Any]:
         """Components updated when an item is opened or the modal is closed."""
         return [
-            self.container, self.item_id, self.title, self.summary, self.image,
+            self.container, self.item_id, self.title, self.summary, self.image, self.audio,
             self.text, self.save, self.status, self.not_viewable, self.version,
             *(self.edit.fields() if self.edit is not None else []),
         ]
@@ -63,6 +66,7 @@ def build_modal(labels: Labels) -> ItemModal:
                 elem_id="item-modal-image", visible=False, interactive=False, show_label=False,
                 type="filepath", height=460, buttons=["fullscreen", "download"],
             )
+            audio = gr.HTML("", elem_id="item-modal-audio", visible=False)
             text = gr.Textbox(
                 elem_id="item-modal-text", visible=False, lines=16, max_lines=28, show_label=False,
                 interactive=True,
@@ -75,13 +79,13 @@ def build_modal(labels: Labels) -> ItemModal:
                     scale=0, min_width=110,
                 )
             edit = build_item_edit(labels)
-    return ItemModal(container, gr.State(None), title, summary, image, text, save, status, not_viewable, close,
-                     gr.State(None), edit)
+    return ItemModal(container, gr.State(None), title, summary, image, audio, text, save, status, not_viewable,
+                     close, gr.State(None), edit)
 
 
 def title_html(item: Any, labels: Labels) -> str:
     """The modal's title: icon, name, kind and the short id (`item:N`)."""
-    kind = labels(f"type_{item.type}") if item.type in ("object", "picture", "document", "bag") else item.type
+    kind = labels(f"type_{item.type}") if item.type in ITEM_ICONS else item.type
     short = short_id(item.slot_number)
     return (
         f'<div class="sv-modal-title"><span class="sv-modal-icon">{item_icon(item.type)}</span>'
@@ -110,6 +114,7 @@ def open_item(manager: CityPort, labels: Labels, item_id: str) -> list[Any]:
         return closed()
     item = view["item"]
     is_picture = item.type == "picture" and bool(view.get("image_path"))
+    player = audio_html(manager, labels, view.get("audio_path")) if item.type == "audio" else ""
     is_document = item.type == "document"
     return [
         gr.Column(visible=True),
@@ -117,6 +122,7 @@ def open_item(manager: CityPort, labels: Labels, item_id: str) -> list[Any]:
         title_html(item, labels),
         summary_html(item.description, labels),
         gr.Image(value=view.get("image_path") if is_picture else None, visible=is_picture),
+        gr.HTML(value=player, visible=bool(player)),
         gr.Textbox(value=view.get("text", "") if is_document else "", visible=is_document),
         gr.Button(visible=is_document),
         "",
@@ -125,6 +131,17 @@ def open_item(manager: CityPort, labels: Labels, item_id: str) -> list[Any]:
         item.state.get("version", 1) if is_document else None,
         *edit_fields(item),
     ]
+
+
+def audio_html(manager: CityPort, labels: Labels, path: str | None) -> str:
+    """An audio item's player; its file is reached only by a token handed out for it now, as every voice file."""
+    from ui.voice_routes import audio_url
+
+    url = audio_url(manager, Path(path)) if path else None
+    if url is None:
+        return ""
+    return (f'<audio id="item-modal-player" controls preload="metadata" src="{escape(url)}" '
+            f'aria-label="{escape(labels("audio_player"))}"></audio>')
 
 
 def bag_html(manager: CityPort, labels: Labels, bag_id: str) -> str:
@@ -140,7 +157,7 @@ def bag_html(manager: CityPort, labels: Labels, bag_id: str) -> str:
 def closed() -> list[Any]:
     """Updates that hide the modal and forget the item (the big text is dropped too)."""
     return [
-        gr.Column(visible=False), None, "", "", gr.Image(value=None, visible=False),
+        gr.Column(visible=False), None, "", "", gr.Image(value=None, visible=False), gr.HTML(value="", visible=False),
         gr.Textbox(value="", visible=False), gr.Button(visible=False), "", gr.HTML(visible=False), None,
         *edit_fields(None),
     ]

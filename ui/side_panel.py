@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote
 
 from saiverse.port import short_id
-from ui.i18n import Labels, item_icon
+from ui.i18n import ITEM_ICONS, Labels, item_icon
 from ui.model_lines import model_badge, persona_model_title
 
 ITEM_LIST_JS = """
@@ -138,7 +138,7 @@ def item_list_html(items: list[Any], labels: Labels) -> str:
     for item in items:
         item_type = _attr(item, "type", "object")
         short = short_id(_attr(item, "slot_number", None))  # `item:N`, as the modal and the tools say it
-        kind = labels(f"type_{item_type}") if item_type in ("object", "picture", "document", "bag") else item_type
+        kind = labels(f"type_{item_type}") if item_type in ITEM_ICONS else item_type
         rows.append(
             f'<button type="button" class="sv-item sv-item-{escape(item_type)}" '
             f'data-item-id="{escape(_attr(item, "item_id"))}" '

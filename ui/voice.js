@@ -4,7 +4,8 @@
   if (window.svVoice) return;
   const L = __LABELS__;
   const sv = window.svVoice = {on: sessionStorage.getItem('sv-speaker') === '1', queue: [], busy: false, gen: 0,
-    played: 0, spoken: [], track: new Map(), call: false, phase: 'idle', stopCurrent: null, told: new Set()};
+    played: 0, spoken: [], track: new Map(), call: false, phase: 'idle', stopCurrent: null, told: new Set(),
+    kept: [], lastRec: null};
   const player = document.createElement('audio');
   player.id = 'sv-voice-player';
   player.preload = 'auto';
@@ -194,8 +195,28 @@
       const b = document.createElement('button');
       b.type = 'button'; b.className = 'sv-say-line'; b.textContent = '▶';
       b.title = L.voice_play_line; b.setAttribute('aria-label', L.voice_play_line);
-      box.appendChild(b);
+      const k = document.createElement('button');  // 💾: this line's voice kept as an audio item
+      k.type = 'button'; k.className = 'sv-keep-line'; k.textContent = '💾';
+      k.title = L.voice_keep_line; k.setAttribute('aria-label', L.voice_keep_line);
+      box.append(b, k);
     });
+  };
+  // -- 💾: a line's voice or the last recording kept as an audio item of the building shown ------------------
+  const building = () => { const h = document.querySelector('#chat-header [data-building-id]');
+    return h ? h.dataset.buildingId : ''; };
+  const kept = (answer) => {
+    toast(answer.error || L.voice_kept.replace('{name}', answer.name));
+    if (!answer.error) sv.kept.push(answer);
+  };
+  const keepLine = async (line) => kept(await post('voice/keep',
+    JSON.stringify({persona: '', name: line.name, text: line.text, building: building()})));
+  const drawKeep = () => { const b = document.querySelector('#sv-keep-rec'); if (b) b.hidden = !sv.lastRec; };
+  const keepRec = async () => {
+    const rec = sv.lastRec;
+    if (!rec) return;
+    sv.lastRec = null; drawKeep();
+    kept(await post('voice/keep-recording?building=' + encodeURIComponent(building()) + '&text=' +
+      encodeURIComponent(rec.text.slice(0, 2000)), rec.blob, rec.blob.type || 'application/octet-stream'));
   };
   document.addEventListener('click', (ev) => {
     const t = ev.target && ev.target.closest ? ev.target : null;
@@ -207,6 +228,14 @@
       if (line) { sv.stop(); saidAll('', line.name, line.text); }
       return;
     }
+    const keep = t.closest('.sv-keep-line');
+    if (keep) {
+      ev.stopPropagation(); ev.preventDefault();
+      const line = lineOf(keep.parentElement.querySelector('[data-testid="bot"]'));
+      if (line) keepLine(line);
+      return;
+    }
+    if (t.closest('#sv-keep-rec')) { ev.preventDefault(); keepRec(); return; }
     if (t.closest('#chat-stop')) { sv.stop(); if (sv.call) setTimeout(idle, 300); return; }
     if (t.closest('#sv-speaker')) { setSpeaker(!sv.on); return; }
     if (t.closest('#sv-mic')) { ev.preventDefault(); micClick(); return; }
@@ -288,7 +317,7 @@
     setPhase(send ? 'waiting' : 'idle');
     if (answer.error) { toast(answer.error); if (send) { sv.call = false; setPhase('idle'); } return; }
     sv.heard = answer.text;
-    if (send) { sv.sentAt = performance.now(); sv.liveSeen = false; }
+    if (send) { sv.sentAt = performance.now(); sv.liveSeen = false; } else { sv.lastRec = {blob, text: answer.text}; drawKeep(); }
     land(answer.text, send);
   };
   const finish = () => {

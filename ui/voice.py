@@ -18,6 +18,8 @@ the routes of ui/voice_routes.py.
   threshold over WebAudio); the recording goes to `/voice/listen` and its words land in the message box,
   to check before sending. Without a microphone API (a page over plain http from another device is not a
   secure context) 🎤 opens the device's recorder through a file picker instead.
+- **💾** beside ▶ keeps that line's voice as an audio item of the building (`/voice/keep`); after a 🎤
+  recording, **💾 録音をアイテムにする** keeps the recording, with its transcription (`/voice/keep-recording`).
 - **📞 call mode**: hands-free turns: listen → the quiet ends the turn → the words are sent → the
   reply is spoken → listening resumes, until 📞 is pressed again.
 """
@@ -35,7 +37,7 @@ VOICE_CSS_PATH = Path(__file__).with_name("style_voice.css")
 JS_LABELS = ("voice_speaker_on", "voice_speaker_off", "voice_play_line", "voice_listening", "voice_transcribing",
              "voice_speaking", "voice_call_waiting", "voice_no_mic", "voice_mic_denied", "voice_heard_nothing",
              "voice_autoplay", "voice_no_browser_voice", "voice_failed", "thinking", "voice_call_on",
-             "voice_call_off")
+             "voice_call_off", "voice_keep_line", "voice_kept")
 
 VOICE_JS_PATH = Path(__file__).with_name("voice.js")
 """The page's script (one `() => {…}`; its labels filled in by `voice_js`)."""
@@ -59,4 +61,5 @@ def listen_buttons(labels: Labels) -> str:
             f'title="{escape(labels("voice_mic"))}" aria-label="{escape(labels("voice_mic"))}">🎤</button>'
             f'<button type="button" id="sv-call" class="sv-voice-btn" aria-pressed="false" '
             f'title="{escape(labels("voice_call_off"))}" aria-label="{escape(labels("voice_call"))}">📞</button>'
+            f'<button type="button" id="sv-keep-rec" hidden>💾 {escape(labels("voice_keep_rec"))}</button>'
             f'<span id="sv-voice-status" class="sv-muted" aria-live="polite"></span></div>')

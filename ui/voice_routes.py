@@ -7,9 +7,15 @@
 - `POST /voice/warm` `{}` → `{"warming": bool}`: the speaker was turned on; the embedded engine's process
   (seconds to start and load its model) is started now, unless it is already being started, so the first
   sentence does not wait for it (saiverse/voice VoiceService.warm). Nothing else is started or said.
-- `GET /voice/audio/<token>`: a WAV `say` handed out, by the random token it gave. Nothing else of the
-  home is reachable: a token names a file this process made or found in `<home>/audio/`, and the file
-  is served only while it is still a regular file there (not a link out of the home).
+- `GET /voice/audio/<token>`: a WAV `say` handed out (or an audio item's file the item modal opened), by
+  the random token it gave. Nothing else of the home is reachable: a token names a file this process made,
+  found in `<home>/audio/` or was shown, and it is served only while it is still a regular file in the home
+  (not a link out of it).
+- `POST /voice/keep` `{"persona", "name", "text", "building"}` → `{"item_id", "name"}` or `{"error"}`: the 💾 of a
+  persona line: the line in her voice, sentence by sentence from the audio cache (nothing heard is made again),
+  joined into one WAV and kept as an audio item in the building (saiverse/world/_item_audio.py).
+- `POST /voice/keep-recording?building=ID&text=…` (the recording as the body) → the same: the last 🎤 recording
+  kept as an audio item, its transcription (`text`) as what is said in it.
 - `POST /voice/listen` (the recording as the body, at most saiverse/listen MAX_AUDIO_BYTES) →
   `{"text"}` or `{"error"}`: the microphone button and call mode; `GET /voice/listen` → `{"ready", "line"}`:
   whether anyone listens, asked before recording.
@@ -22,9 +28,11 @@ app serving the request (`attach`, called by ui/app.py build_app).
 from __future__ import annotations
 
 import json
+import mimetypes
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -35,6 +43,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from saiverse.port import CityPort, UserError, transcribe
+from ui.i18n import Labels
 
 MAX_SAY_BYTES = 64 * 1024
 """A sentence (or a past line) to say: far more than any chat line's sentence."""
@@ -107,6 +116,49 @@ class Desk:
         return {"engine": voice.engine, "url": f"voice/audio/{self.issue(Path(path))}"}
 
 
+    def keep(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A persona line's voice kept as an audio item in the building the window shows."""
+        from saiverse.port import VoiceError, speakable
+
+        labels = Labels(str(getattr(self.manager.settings, "lang", "ja")))
+        persona = self.persona(str(body.get("persona") or ""), str(body.get("name") or "").strip())
+        text = str(body.get("text") or "")
+        if persona is None:
+            return {"error": labels("voice_keep_nothing")}
+        voice = self.manager.voices.voice_for(persona.persona_id)
+        if voice.engine == "browser":
+            return {"error": labels("voice_keep_browser")}
+        try:
+            data = self.manager.voices.line_wav(voice, text)
+        except VoiceError as exc:
+            return {"error": labels("voice_failed", error=_said(exc, labels.lang))}
+        if data is None:
+            return {"error": labels("voice_keep_nothing")}
+        said = speakable(text)
+        name = labels("voice_item_name", persona=persona.name, words=_snippet(said))
+        return self._kept(str(body.get("building") or ""), data, name, said,
+                          {"created_by": "voice", "persona_id": persona.persona_id, "engine": voice.engine})
+
+    def keep_recording(self, building: str, data: bytes, text: str) -> dict[str, Any]:
+        """The last 🎤 recording kept as an audio item, its transcription as what is said in it."""
+        labels = Labels(str(getattr(self.manager.settings, "lang", "ja")))
+        name = labels("voice_rec_name", words=_snippet(text)) if text.strip() else labels("voice_rec_untitled")
+        return self._kept(building, data, name, text, {"created_by": "recording"})
+
+    def _kept(self, building: str, data: bytes, name: str, said: str, state: dict[str, Any]) -> dict[str, Any]:
+        try:
+            item = self.manager.uploads.keep_audio(building, data, name, description=said, state=state)
+        except (UserError, ValueError, LookupError) as exc:  # no such building, not audio, too large
+            return {"error": str(exc)}
+        return {"item_id": item.item_id, "name": item.name}
+
+
+def _snippet(text: str, limit: int = 24) -> str:
+    """The first words of what is said, for an item's name."""
+    words = " ".join(text.split())
+    return words if len(words) <= limit else words[: limit - 1] + "…"
+
+
 def _said(exc: BaseException, lang: str) -> str:
     text = getattr(exc, "text", None)  # VoiceError.text(lang): its message in the window's language
     return str(text(lang)) if callable(text) else str(exc)
@@ -141,7 +193,8 @@ async def _body(request: Request, limit: int) -> bytes | None:
     return b"".join(chunks)
 
 
-async def say(request: Request) -> Response:
+async def _asked(request: Request, answer: Callable[[Desk, dict[str, Any]], dict[str, Any]]) -> Response:
+    """A JSON object in (at most MAX_SAY_BYTES), `answer`'s JSON out, run off the event loop."""
     desk = _desk(request)
     raw = await _body(request, MAX_SAY_BYTES)
     if desk is None or raw is None:
@@ -153,7 +206,11 @@ async def say(request: Request) -> Response:
         body = None
     if not isinstance(body, dict):
         return JSONResponse({"error": "a JSON object is expected"}, status_code=400)
-    return JSONResponse(await run_in_threadpool(desk.say, body))
+    return JSONResponse(await run_in_threadpool(answer, desk, body))
+
+
+async def say(request: Request) -> Response:
+    return await _asked(request, Desk.say)
 
 
 async def warm(request: Request) -> Response:
@@ -173,7 +230,8 @@ async def audio(request: Request) -> Response:
     # Served only while it is what was handed out: a regular file inside the home, reached by no link.
     if path.is_symlink() or not path.is_file() or not path.resolve().is_relative_to(home):
         return Response("No such audio.\n", status_code=404, media_type="text/plain")
-    return FileResponse(path, media_type="audio/wav", headers={"Cache-Control": "private, max-age=3600"})
+    kind = mimetypes.guess_type(path.name)[0] or "audio/wav"  # the cache's WAVs; an audio item's own kind
+    return FileResponse(path, media_type=kind, headers={"Cache-Control": "private, max-age=3600"})
 
 
 async def listen(request: Request) -> Response:
@@ -197,8 +255,26 @@ async def listen(request: Request) -> Response:
     return JSONResponse({"text": text})
 
 
+async def keep(request: Request) -> Response:
+    return await _asked(request, Desk.keep)
+
+
+async def keep_recording(request: Request) -> Response:
+    from saiverse.port import MAX_AUDIO_BYTES
+
+    desk = _desk(request)
+    raw = await _body(request, MAX_AUDIO_BYTES)
+    if desk is None or raw is None:
+        return JSONResponse({"error": "too large" if raw is None else "no city"}, status_code=413 if raw is None
+                            else 503)
+    building, text = request.query_params.get("building", ""), request.query_params.get("text", "")[:2000]
+    return JSONResponse(await run_in_threadpool(desk.keep_recording, building, raw, text))
+
+
 ROUTES = [
     Route("/voice/say", say, methods=["POST"]),
+    Route("/voice/keep", keep, methods=["POST"]),
+    Route("/voice/keep-recording", keep_recording, methods=["POST"]),
     Route("/voice/warm", warm, methods=["POST"]),
     Route("/voice/audio/{token:str}", audio, methods=["GET"]),
     Route("/voice/listen", listen, methods=["GET", "POST"]),

@@ -35,6 +35,7 @@ from database.engine import is_postgres
 from saiverse import __version__
 from saiverse.care._debris import Claim, remove_backup_debris, work_name
 from saiverse.care._home_safety import link_out_of_home
+from saiverse.disk import ITEM_DIRS
 from saiverse.errors import UserError
 from saiverse.locks import HomeLock
 from saiverse.settings import SAVED_SETTINGS_FILE, SECRET_KEYS, read_saved_settings
@@ -46,14 +47,14 @@ MANIFEST = "manifest.json"
 DB_ENTRY = "saiverse.db"
 CHECKPOINTS_ENTRY = "checkpoints.db"
 SETTINGS_ENTRY = SAVED_SETTINGS_FILE
-FILE_DIRS = ("image", "documents", "icons")
+FILE_DIRS = (*ITEM_DIRS, "icons")
 """Top-level folders an archive may hold files under (item files, bundles, avatars)."""
 AUDIO_DIR = "audio"
 """The spoken audio cache (saiverse/voice/_cache.py): archived only when asked (`with_audio`; the setting
 `voice_in_backups`, `backup --with-audio`), as it can be made again and may be large."""
 ARCHIVED_DIRS = (*FILE_DIRS, AUDIO_DIR)
 """Every top-level folder an archive may hold (what a restore accepts)."""
-STORED_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".zip", ".pdf")
+STORED_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".gif", ".zip", ".pdf", ".mp3", ".webm", ".ogg", ".m4a", ".aac")
 """Already compressed: stored as they are rather than deflated again."""
 CHUNK = 1 << 20
 COUNTS: dict[str, str] = {

@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 
 from portable import O_BINARY
-from saiverse.disk import pid_alive
+from saiverse.disk import ITEM_DIRS, pid_alive
 
 log = logging.getLogger(__name__)
 BACKUP_WORK = re.compile(r"^\.backup-(?:(?P<pid>\d+)-[0-9a-f]{8}|[A-Za-z0-9_]{8})$")
@@ -33,7 +33,7 @@ BACKUP_WORK_FILES = {f"{db}{side}" for db in ("saiverse.db", "checkpoints.db")
 """A snapshot's files; a PostgreSQL city's checkpoints are written through SqliteSaver, in WAL mode until done."""
 PENDING_RESTORE = re.compile(r"^\.restore-pending-(?P<pid>\d+)$")
 """The mark a restore into a PostgreSQL city leaves in the home until its rows commit (saiverse/care/_restore_pg.py)."""
-RESTORE_FILES = {"saiverse.db", "checkpoints.db", "settings.json", "image", "documents", "icons",
+RESTORE_FILES = {"saiverse.db", "checkpoints.db", "settings.json", *ITEM_DIRS, "icons",
                  *(f"{db}{side}" for db in ("saiverse.db", "checkpoints.db") for side in ("-journal", "-wal", "-shm"))}
 
 

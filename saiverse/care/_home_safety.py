@@ -31,6 +31,7 @@ from pathlib import Path
 from database.foreign import foreign_database_problem
 from database.migrate import UpstreamDatabaseError, is_upstream_database, upstream_refusal
 from portable import O_BINARY, POSIX_MODES, PSEUDO_ROOTS
+from saiverse.disk import ITEM_DIRS
 from saiverse.disk import link_out_of_home as link_out_of_home  # below llm/ too, which checks it (saiverse/disk.py)
 from saiverse.errors import UserError
 
@@ -60,7 +61,7 @@ def _upstream_above(home: Path) -> Path | None:
 
 
 def _media_files(home: Path) -> int:
-    return sum(1 for sub in ("image", "documents") if (home / sub).is_dir()
+    return sum(1 for sub in ITEM_DIRS if (home / sub).is_dir()
                for _ in own_files(home / sub))
 
 
@@ -248,7 +249,7 @@ def make_home(home: Path) -> None:
     try:
         if not home.exists():
             home.mkdir(mode=0o700, parents=True)
-        for sub in ("image", "documents"):
+        for sub in ITEM_DIRS:
             (home / sub).mkdir(mode=0o700, exist_ok=True)
     except OSError as exc:
         raise HomeRefused(f"cannot create the data home {home} ({exc.strerror or exc}); choose a folder you can "

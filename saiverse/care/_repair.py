@@ -32,12 +32,12 @@ from sqlalchemy import inspect, text
 
 from database import Database
 from saiverse.care._home_safety import OWN_TEMP, is_own_name, link_out_of_home, own_files, safe_destination
-from saiverse.disk import sha256_of
+from saiverse.disk import ITEM_DIRS, sha256_of
 from saiverse.locks import item_lock_free
 from saiverse.world import SUMMARY_SUFFIX, commit_staged, remove_quietly
 
 log = logging.getLogger(__name__)
-MEDIA_DIRS = ("image", "documents")
+MEDIA_DIRS = ITEM_DIRS
 ORPHAN_DIR = "orphans"
 _VERSIONED = re.compile(r"^\.(?P<name>.+)\.v(?P<version>\d+)\.tmp$")
 

@@ -1,8 +1,8 @@
 """Files of an import (item files, `.summary.txt` sidecars, avatars): found in the source, staged in the target.
 
 Where upstream keeps an item's file (`FILE_PATH`, see `item_source`): relative to its home, or an
-absolute path from an older install, of which the part from `documents/` or `image/` on is used,
-else `documents/<name>` / `image/<name>` by type. An avatar is found by the `user_data/icons/` part
+absolute path from an older install, of which the part from `documents/`, `image/` or `audio/` on is used,
+else `documents/<name>` / `image/<name>` / `audio/<name>` by type. An avatar is found by the `user_data/icons/` part
 of its (usually stale, absolute) path. Nothing outside the source home is ever read.
 
 Copies go to temp names beside their final place in the target home and are renamed only after the
@@ -21,13 +21,14 @@ from pathlib import Path, PurePosixPath
 from sqlalchemy import text
 
 from database import Database
-from saiverse.disk import pid_alive
+from saiverse.disk import ITEM_DIRS, pid_alive
 from saiverse.importer.source import inside
 from saiverse.world import SUMMARY_SUFFIX, relative_to_home, resolve_in_home
 
 MANIFEST_PREFIX = ".import-saiverse-"
 SCRATCH_PREFIX = ".import-scratch-"
-TYPE_DIRS = {"document": "documents", "picture": "image"}
+TYPE_DIRS = {"document": "documents", "picture": "image", "audio": "audio"}
+"""Where upstream keeps each kind's files (its audio items under `audio/`, this app's spoken-audio cache here)."""
 
 
 def _item_candidates(file_path: str, item_type: str) -> tuple[str, list[str]]:
@@ -36,7 +37,7 @@ def _item_candidates(file_path: str, item_type: str) -> tuple[str, list[str]]:
     if not _absolute(raw):
         candidates.append(raw)
     parts = raw.split("/")
-    for marker in ("documents", "image"):
+    for marker in ("documents", "image", "audio"):
         if marker in parts:
             candidates.append("/".join(parts[parts.index(marker):]))
     if item_type in TYPE_DIRS:
@@ -158,7 +159,7 @@ def recover_staged_files(home: Path, db: Database) -> int:
             continue  # an import still running in another process
         referenced = _referenced(db)
         suffix = _temp_suffix(token)
-        for top in ("image", "documents", "icons"):
+        for top in (*ITEM_DIRS, "icons"):
             for tmp in (home / top).rglob(f".*{suffix}"):
                 final = tmp.with_name(tmp.name[1:-len(suffix)])
                 main = final.name.removesuffix(SUMMARY_SUFFIX)

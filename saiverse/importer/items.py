@@ -1,8 +1,10 @@
 """Items: rows with their owner, description and state, and their files copied byte for byte.
 
 A file keeps its relative place (`image/…`, `documents/…`) unless the target already has a file
-there; its `.summary.txt` sidecar comes along. An item whose file is gone from the source is not
-imported (a picture or document without its file cannot be opened) and is reported.
+there; an audio item's file (upstream's `audio/…`) goes to `recordings/` (here `audio/` is the spoken-audio
+cache, pruned by size: saiverse/world/_item_audio.py). Its `.summary.txt` sidecar comes along. An item whose
+file is gone from the source is not imported (a picture or document without its file cannot be opened) and
+is reported.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from saiverse.importer.convert import dumps, json_value, naive_text, stamp
 from saiverse.importer.files import item_source, why_not_found
 from saiverse.importer.report import Text
 from saiverse.importer.v03 import free_slot
-from saiverse.world import ITEM_TYPES, SUMMARY_SUFFIX, relative_to_home
+from saiverse.world import AUDIO_ITEMS_DIR, ITEM_TYPES, SUMMARY_SUFFIX, relative_to_home
 
 
 def _state(raw: Any, item_type: str) -> str:
@@ -53,7 +55,8 @@ def _copy_file(ctx: Context, item_id: str, name: str, stored: str, item_type: st
         ctx.report.skip("item", item_id, reason)
         ctx.report.problem(f"item {item_id}", reason)
         return None
-    final = ctx.stager.free_path(relative_to_home(ctx.source.home, found))
+    rel = f"{AUDIO_ITEMS_DIR}/{found.name}" if item_type == "audio" else relative_to_home(ctx.source.home, found)
+    final = ctx.stager.free_path(rel)
     ctx.stager.copy(found, final)
     ctx.report.imported["files"] += 1
     sidecar = found.with_name(found.name + SUMMARY_SUFFIX)

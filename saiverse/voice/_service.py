@@ -16,8 +16,8 @@ from typing import Any, Protocol
 
 from saiverse.voice._cache import AudioCache
 from saiverse.voice._settings import SERVER_ENGINES, VoiceError, VoiceSettings, set_voice, voice_for
-from saiverse.voice._text import speakable
-from saiverse.world import WorldSettings
+from saiverse.voice._text import sentences, speakable
+from saiverse.world import WorldSettings, join_wavs
 
 MB = 1024 * 1024
 
@@ -132,6 +132,20 @@ class VoiceService:
                 entry[1] -= 1
                 if not entry[1]:
                     self._keys.pop(key, None)
+
+    def line_wav(self, voice: VoiceSettings, text: str) -> bytes | None:
+        """One WAV of a whole line, sentence by sentence as the page says it (each from the cache when it was
+        heard, so a line already spoken is not made again), joined (an audio item's file). None as `synthesize`."""
+        parts = []
+        for piece in sentences([text]):
+            for _ in range(2):  # each read at once: a small cache prunes the one before as the next is kept
+                path = self.synthesize(voice, piece)
+                try:
+                    parts += [path.read_bytes()] if path is not None else []
+                    break
+                except FileNotFoundError:
+                    continue  # pruned by another window's line in between: made again
+        return join_wavs(parts) if parts else None
 
     def speak(self, persona_id: str, text: str) -> Path | None:
         """`synthesize` in the persona's own voice."""

@@ -8,11 +8,12 @@ Parts (private modules; import from here):
 - `_chat_edit`: Deleting a chat line: from the building history and, where it was remembered, from …
 - `_chat_search`: Search in one building's chat: the lines whose text contains every word asked for, …
 - `_doc_versions`: A document save that committed but was not renamed into place is finished by whoever …
+- `_item_audio`: Audio items (upstream's `audio` item type): a reply's spoken audio or a recorded voice …
 - `_item_bags`: Bags (upstream v0.3's containers): an item of type `bag` holds items — their location is …
 - `_item_delete`: Deleting an item from the room's modal (the caller takes the automatic backup first, …
 - `_item_names`: Renaming an item (upstream v0.3's `item_change_name`): the name checked like a new …
 - `_item_slots`: Item slots (upstream v0.3): an item's numbered place in its container, unique per …
-- `_items`: Items: objects, pictures and documents, their locations, and their files on disk.
+- `_items`: Items: objects, pictures, documents, bags and audio, their locations, and their files on disk.
 - `_map`: The city map: where each building stands, who is in it, where the user is …
 - `_media`: Media files under the data home: naming, safe path resolution, atomic writes, image …
 - `_patching`: Document patches for `item_use` `patch_content`: a unified diff is applied, anything …
@@ -34,6 +35,7 @@ from saiverse.world._avatars import avatar_path, clear_avatar, store_avatar
 from saiverse.world._chat_edit import LineDeletion, delete_line, plan_line_deletion
 from saiverse.world._chat_search import search_history
 from saiverse.world._doc_versions import committed_copy
+from saiverse.world._item_audio import AUDIO_ITEMS_DIR, CheckedAudio, check_audio, create_audio, join_wavs
 from saiverse.world._item_bags import BagError, container_of, is_bag
 from saiverse.world._item_delete import delete_item
 from saiverse.world._item_names import rename_item
@@ -94,10 +96,12 @@ from saiverse.world._world import USER_ID, BuildingInfo, HistoryEntry, PersonaIn
 
 __all__ = [
     "ANSWERING_MODES",
+    "AUDIO_ITEMS_DIR",
     "AUTONOMOUS",
     "AutonomousTurns",
     "BagError",
     "BuildingInfo",
+    "CheckedAudio",
     "CheckedImage",
     "DAYS",
     "HistoryEntry",
@@ -130,6 +134,7 @@ __all__ = [
     "apply_patch",
     "atomic_write",
     "avatar_path",
+    "check_audio",
     "check_image",
     "check_pdf",
     "choose_swipe",
@@ -138,6 +143,7 @@ __all__ = [
     "commit_staged",
     "committed_copy",
     "container_of",
+    "create_audio",
     "crop_to_ratio",
     "cut_of",
     "cut_reply",
@@ -150,6 +156,7 @@ __all__ = [
     "is_bag",
     "is_pdf",
     "is_pdf_path",
+    "join_wavs",
     "keep_reply",
     "map_layout",
     "move_numbered",

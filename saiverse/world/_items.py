@@ -1,4 +1,4 @@
-"""Items: objects, pictures and documents, their locations, and their files on disk.
+"""Items: objects, pictures, documents, bags and audio (saiverse/world/_item_audio.py), their locations, and files.
 
 A picture or document is a DB row plus a file (and a `.summary.txt` sidecar) under the data home.
 Creating one writes the file first (atomically), then the row in one transaction; if the row fails
@@ -49,7 +49,7 @@ from saiverse.world._pdf import MIME as PDF_MIME
 from saiverse.world._pdf import is_pdf_path, pdf_text
 from words import say
 
-ITEM_TYPES = ("object", "picture", "document", "bag")
+ITEM_TYPES = ("object", "picture", "document", "bag", "audio")
 SUMMARY_LIMIT = 300
 MAX_DOCUMENT_CHARS = 200_000
 """Longest document text, for every writer (tools, the item modal, patches)."""
@@ -255,11 +255,12 @@ class ItemStore:
             state=state or {}, owner_kind=owner_kind, owner_id=owner_id, item_id=item_id,
         )
 
-    def _create_with_file(
+    def create_with_file(
         self, path: Path, data: bytes | str, summarize: Callable[[], str], *, name: str, type_: str,
         state: dict[str, Any], owner_kind: str, owner_id: str,
     ) -> ItemInfo:
-        """File, then `.summary.txt`, then the rows; on any failure the files go too."""
+        """File, then `.summary.txt`, then the rows; on any failure the files go too (also for the kinds made
+        beside this store: audio items, saiverse/world/_item_audio.py)."""
         sidecar = summary_path(path)
         try:
             atomic_write(path, data)
@@ -279,7 +280,7 @@ class ItemStore:
         """In this order: file, summary sidecar, item row, location row (the FILE_PATH rule, docs/ARCHITECTURE.md)."""
         check_document_text(content)
         name = check_item_name(name)
-        return self._create_with_file(
+        return self.create_with_file(
             self.home / "documents" / new_file_name("txt"), content,
             lambda: self.summarize_document(content, summary_model) or description or "",
             name=name, type_="document",
@@ -292,7 +293,7 @@ class ItemStore:
     ) -> ItemInfo:
         """A document item holding a PDF (bytes checked by `check_pdf`), summarised from its text."""
         text = pdf_text(data)
-        return self._create_with_file(
+        return self.create_with_file(
             self.home / "documents" / new_file_name("pdf"), data,
             lambda: self.summarize_document(text, summary_model) if text else f"PDF「{name}」({pages}ページ、文字なし)",
             name=name, type_="document",
@@ -305,7 +306,7 @@ class ItemStore:
     ) -> ItemInfo:
         """A picture item from checked image bytes: file, summary sidecar, rows."""
         path = self.home / "image" / new_file_name(image.ext)
-        return self._create_with_file(
+        return self.create_with_file(
             path, image.data, lambda: self.summarize_picture(path, summary_model),
             name=name, type_="picture",
             state={"mime_type": image.mime, "width": image.width, "height": image.height, **(state or {})},

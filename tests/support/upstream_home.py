@@ -177,7 +177,7 @@ class UpstreamHome:
         item_id = str(uuid.uuid4())
         file_path, path = None, None
         if data is not None:
-            folder = "image" if kind == "picture" else "documents"
+            folder = {"picture": "image", "audio": "audio"}.get(kind, "documents")  # upstream's media folders
             path = self.root / folder / f"20261123_131723_{uuid.uuid4().hex}.{ext}"
             path.parent.mkdir(exist_ok=True)
             path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)

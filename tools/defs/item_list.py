@@ -6,7 +6,7 @@ from __future__ import annotations
 from tools.context import ToolContext
 from tools.registry import tool
 
-_KIND = {"object": "オブジェクト", "picture": "絵", "document": "文書", "bag": "袋"}
+_KIND = {"object": "オブジェクト", "picture": "絵", "document": "文書", "bag": "袋", "audio": "音声"}
 
 
 @tool("item_list")
