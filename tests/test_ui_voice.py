@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from saiverse.voice import sentences, speakable
-from tests.support.browser import MEDIA_ARGS, act, chromium, new_page, open_tab, pick, served, settle
+from tests.support.browser import MEDIA_ARGS, act, chromium, new_page, open_tab, pick, served, settle, shot
 from tests.support.fakes_listen import TranscriptionServer, sox_wav
 from tests.support.fakes_speech import SpeechServer
 from ui.i18n import Labels
@@ -185,3 +185,76 @@ def test_a_line_from_elsewhere_is_read_when_it_arrives(world: dict[str, Any]) ->
                                " && window.svVoice.queue.length === 0", arg=spoken, timeout=60_000)
         said = page.evaluate("(n) => window.svVoice.spoken.slice(n)", spoken)
         assert "".join(said).replace(" ", "") in reply.replace(" ", "") and said
+
+
+def test_a_line_and_a_recording_kept_as_audio_items_play_in_the_modal(world: dict[str, Any]) -> None:
+    """💾 beside ▶ keeps the line's voice (from the cache: no new request); 💾 録音をアイテムにする keeps the
+    last 🎤 recording with its words; each is a 🎵 item of the building whose modal plays it to its end."""
+    app, speech = world["app"], world["speech"]
+    with new_page(world["browser"], app.url) as page:
+        box = page.locator("#chat-input textarea")
+        box.fill("おはよう")
+        box.press("Enter")
+        line = page.locator("#chat .message.bot").last
+        line.locator(".sv-keep-line").wait_for(timeout=60_000)
+        page.wait_for_function("() => !document.querySelector('#chat-live .sv-live-row')", timeout=60_000)
+        page.locator("#chat .message.bot .sv-say-line").last.click()  # heard once: its sentences are cached
+        page.wait_for_function("() => window.svVoice.played > 0 && !window.svVoice.busy", timeout=60_000)
+        made = len(speech.speech())
+        page.locator("#chat .message.bot .sv-keep-line").last.click()
+        page.wait_for_function("() => window.svVoice.kept.length === 1", timeout=60_000)
+        assert len(speech.speech()) == made  # kept from what was already spoken
+        kept = page.evaluate("() => window.svVoice.kept[0]")
+        item = app.manager.items.get(kept["item_id"])
+        assert item.type == "audio" and item.owner_id == "library" and item.state["created_by"] == "voice"
+        assert page.locator("#sv-toast", has_text=kept["name"]).count() == 1
+
+        page.click("#sv-mic")
+        page.locator("#sv-keep-rec").wait_for(state="visible", timeout=60_000)
+        shot(page, "audio_keep_recording")
+        page.click("#sv-keep-rec")
+        page.wait_for_function("() => window.svVoice.kept.length === 2", timeout=60_000)
+        assert page.locator("#sv-keep-rec").is_hidden()
+        recording = app.manager.items.get(page.evaluate("() => window.svVoice.kept[1].item_id"))
+        assert recording.description == QUESTION and recording.state == {"mime_type": "audio/webm",
+                                                                          "created_by": "recording"}
+        assert recording.file_path is not None and recording.file_path.endswith(".webm")
+
+        for shown in (item, recording):
+            page.locator("#item-list [data-item-id]", has_text=shown.name).first.click(timeout=30_000)
+            page.locator("#item-modal-title", has_text="音声").wait_for()
+            player = page.locator("#item-modal-player")
+            player.wait_for()
+            assert page.evaluate("""() => new Promise((done) => { const a = document.querySelector('#item-modal-player');
+                a.addEventListener('ended', () => done(a.duration), {once: true}); a.play(); })""") > 0.3
+            if shown is item:
+                shot(page, "audio_item_modal")
+            page.click("#item-modal-close")
+            page.locator("#item-modal").wait_for(state="hidden")
+
+
+def test_audio_items_look_right_on_a_phone_and_in_the_dark(world: dict[str, Any]) -> None:
+    app = world["app"]
+    wav = app.manager.voices.speak("mina", "見た目の確認です。")  # through the loopback speech server
+    assert wav is not None
+    item = app.manager.uploads.keep_audio("library", wav.read_bytes(), "ミナの声「見た目」", description="見た目の確認です。")
+    for theme, size in (("light", {"width": 390, "height": 844}), ("dark", {"width": 1440, "height": 900}),
+                        ("dark", {"width": 390, "height": 844})):
+        with new_page(world["browser"], f"{app.url}?__theme={theme}") as page:
+            page.locator("#item-list [data-item-id]", has_text=item.name).first.click(timeout=30_000)
+            page.locator("#item-modal-player").wait_for()
+            page.set_viewport_size(size)  # the modal as it stands on that screen (a phone folds the item list away)
+            shot(page, f"audio_item_modal_{theme}_{size['width']}")
+            page.click("#item-modal-close")
+            page.locator("#item-modal").wait_for(state="hidden")
+            if theme == "dark" and size["width"] == 1440:
+                continue
+            box = page.locator("#chat-input textarea")  # a line with its ▶ and 💾, and a recording to keep
+            box.fill("こんばんは")
+            box.press("Enter")
+            page.locator("#chat .message.bot .sv-keep-line").last.wait_for(timeout=60_000)
+            page.click("#sv-mic")
+            page.locator("#sv-keep-rec").wait_for(state="visible", timeout=60_000)
+            keep = page.locator("#sv-keep-rec").bounding_box()
+            assert keep is not None and keep["x"] >= 0 and keep["x"] + keep["width"] <= size["width"]
+            shot(page, f"audio_item_line_{theme}_{size['width']}")

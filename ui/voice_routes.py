@@ -153,7 +153,7 @@ class Desk:
         return {"item_id": item.item_id, "name": item.name}
 
 
-def _snippet(text: str, limit: int = 24) -> str:
+def _snippet(text: str, limit: int = 14) -> str:
     """The first words of what is said, for an item's name."""
     words = " ".join(text.split())
     return words if len(words) <= limit else words[: limit - 1] + "…"
