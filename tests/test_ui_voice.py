@@ -4,6 +4,7 @@ the loopback Whisper server hears it as multipart, and its words land in the mes
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -113,6 +114,35 @@ def test_a_persona_voice_is_tried_before_saving_and_then_saved(world: dict[str, 
         assert manager.voices.voice_for(sora.persona_id).voice == "jm_kumo"
         settle(page)
 
+
+
+def test_the_browser_engine_offers_the_pages_own_voices(world: dict[str, Any]) -> None:
+    """With `browser` the voice list is what this page's speechSynthesis has: headless Chromium here has none,
+    and the panel says so; the list the page sends is what the dropdown offers, the window's language first."""
+    from ui.tabs.persona_voice import browser_choices
+
+    manager = world["app"].manager
+    mina = next(p for p in manager.personas() if p.name == "ミナ")
+    with new_page(world["browser"], world["app"].url) as page:
+        open_tab(page, "ペルソナ")
+        pick(page, "persona-pick", f"({mina.persona_id})")
+        page.locator("#persona-voice-panel button").first.click()
+        sent = page.evaluate("() => window.svVoice.browserVoices()")
+        assert sent == json.dumps([{"name": v["name"], "lang": v["lang"]} for v in page.evaluate(
+            "() => speechSynthesis.getVoices().map((v) => ({name: v.name, lang: v.lang}))")], separators=(",", ":"))
+        pick(page, "persona-voice-engine", "ブラウザの声")
+        hint = page.locator("#persona-voice-hint")
+        offered = browser_choices(sent, "ja")
+        expected = Labels("ja")("pv_browser_listed", n=len(offered)) if offered else Labels("ja")("pv_browser_none")
+        hint.get_by_text(expected, exact=False).wait_for()
+        assert page.locator("#persona-voice-pitch").is_visible() and not page.locator("#persona-voice-url").is_visible()
+        shot(page, "voice_browser_engine")
+    listed = json.dumps([{"name": "Google US English", "lang": "en-US"}, {"name": "Kyoko", "lang": "ja-JP"},
+                         {"name": "Google 日本語", "lang": "ja-JP"}, {"name": "Kyoko", "lang": "ja-JP"}, {"lang": "x"}])
+    assert browser_choices(listed, "ja") == [("Google 日本語 (ja-JP)", "Google 日本語"), ("Kyoko (ja-JP)", "Kyoko"),
+                                             ("Google US English (en-US)", "Google US English")]
+    assert browser_choices(listed, "en")[0] == ("Google US English (en-US)", "Google US English")
+    assert browser_choices("not json", "ja") == []
 
 def test_call_mode_sends_what_it_heard_speaks_the_reply_and_listens_again(world: dict[str, Any]) -> None:
     stt, speech = world["stt"], world["speech"]

@@ -86,6 +86,11 @@
   };
   sv.say = say;
   sv.speakHere = speakHere;
+  // The page's own voices, for the ペルソナ tab's list when the engine is `browser` (ui/tabs/persona_voice.py).
+  // Asked once now: Chromium fills the list a moment later (`voiceschanged`).
+  if (window.speechSynthesis) window.speechSynthesis.getVoices();
+  sv.browserVoices = () => JSON.stringify((window.speechSynthesis ? window.speechSynthesis.getVoices() : [])
+    .map((v) => ({name: v.name, lang: v.lang || ''})));
   sv.stop = () => {
     sv.gen += 1; sv.queue = []; sv.chain = null;
     if (sv.stopCurrent) sv.stopCurrent();

@@ -1,5 +1,6 @@
 """ペルソナ tab, voice: the chosen persona's engine, voice (listed by the engine: the embedded voices, a
-server's `/audio/voices`, OpenAI's or Gemini's names), speed, pitch (the browser's voices have it), a
+server's `/audio/voices`, OpenAI's or Gemini's names, or for `browser` the page's own `speechSynthesis`
+voices, read in the browser at each change by `VOICES_JS`), speed, pitch (the browser's voices have it), a
 server's URL, and ▶ 試聴 — the form as it stands, before saving (saiverse/voice; issue 37).
 
 試聴 with a server engine makes the sample on the server and plays it from `voice/audio/<token>`
@@ -8,6 +9,7 @@ server's URL, and ▶ 試聴 — the form as it stands, before saving (saiverse/
 
 from __future__ import annotations
 
+import json
 from html import escape
 from typing import Any
 
@@ -29,6 +31,27 @@ TRY_JS = """(engine, voice, speed, pitch, url, persona, sample) => {
   }
   return [engine, voice, speed, pitch, url, persona, sample];
 }"""
+
+
+VOICES_JS = """(...args) => {
+  args[args.length - 1] = window.svVoice && window.svVoice.browserVoices ? window.svVoice.browserVoices() : '[]';
+  return args;
+}"""
+"""Puts the page's voices (ui/voice.js `svVoice.browserVoices`: `[{"name", "lang"}]`) in the event's last input."""
+
+
+def browser_choices(listed: str, lang: str) -> list[tuple[str, str]]:
+    """The dropdown's voices from what the page sent (`VOICES_JS`), those of the window's language first."""
+    try:
+        voices = json.loads(listed or "[]")
+    except ValueError:
+        voices = []
+    seen: dict[str, str] = {}
+    for v in voices if isinstance(voices, list) else []:
+        if isinstance(v, dict) and isinstance(v.get("name"), str) and v["name"].strip():
+            seen.setdefault(v["name"], str(v.get("lang") or ""))
+    ordered = sorted(seen.items(), key=lambda nv: (not nv[1].lower().startswith(lang), nv[1], nv[0]))
+    return [(f"{name} ({tag})" if tag else name, name) for name, tag in ordered]
 
 
 def _said(exc: BaseException, labels: Labels) -> str:
@@ -57,30 +80,37 @@ def build_voice_panel(manager: CityPort, labels: Labels, pick: Any, new: str) ->
             save = gr.Button(labels("pv_save"), variant="primary", elem_id="persona-voice-save", size="sm", scale=0,
                              min_width=130)
         sample = gr.Textbox(visible=False, elem_id="persona-voice-sample")
+        browser_list = gr.Textbox("[]", visible=False, elem_id="persona-voice-browser-list")  # VOICES_JS fills it
         player = gr.HTML("", elem_id="persona-voice-player")
 
-    def shape(engine_name: str, current: str, url_text: str) -> list[Any]:
-        """The voice list and which fields show, for `engine_name`."""
+    def shape(engine_name: str, current: str, url_text: str, listed: str = "[]") -> list[Any]:
+        """The voice list and which fields show, for `engine_name` (`listed`: the page's own voices)."""
         names: list[str] = []
         message = ""
-        if engine_name not in ("browser", "off"):
+        if engine_name == "browser":
+            offered = browser_choices(listed, labels.lang)
+            known = {name for _, name in offered}
+            choices = [("—", ""), *offered] + ([(current, current)] if current and current not in known else [])
+            note = labels("pv_browser_listed", n=len(offered)) if offered else labels("pv_browser_none")
+            return [gr.Dropdown(choices=choices, value=current, interactive=True), gr.Slider(visible=True),
+                    gr.Textbox(visible=False),
+                    f'<p class="sv-muted sv-note">{escape(labels("pv_browser_hint"))} {escape(note)}</p>']
+        if engine_name != "off":
             try:
                 names = manager.voices.list_voices(VoiceSettings.from_dict({"engine": engine_name, "url": url_text}))
             except UserError as exc:  # a server that is down: the name can still be typed
                 message = error_html(labels("pv_voices_failed", error=_said(exc, labels)))
         choices = [("—", "")] + [(n, n) for n in names] + ([(current, current)] if current and current not in names
                                                              else [])
-        note = f'<p class="sv-muted sv-note">{escape(labels("pv_browser_hint"))}</p>' if engine_name == "browser" \
-            else ""
         return [gr.Dropdown(choices=choices, value=current, interactive=engine_name != "off"),
-                gr.Slider(visible=engine_name in PITCHED), gr.Textbox(visible=engine_name in URLED), note + message]
+                gr.Slider(visible=engine_name in PITCHED), gr.Textbox(visible=engine_name in URLED), message]
 
-    def fill(persona_id: str) -> list[Any]:
+    def fill(persona_id: str, browser_voices: str) -> list[Any]:
         if not persona_id or persona_id == new:
             return ["embedded", *shape("embedded", "", "")[:1], 1.0, gr.Slider(value=0, visible=False),
                     gr.Textbox(value="", visible=False), "", "", "", ""]
         current = manager.voices.voice_for(persona_id)
-        listed, pitch_box, url_box, note = shape(current.engine, current.voice, current.url)
+        listed, pitch_box, url_box, note = shape(current.engine, current.voice, current.url, browser_voices)
         try:
             name = manager.world.persona(persona_id).name
         except LookupError:
@@ -90,8 +120,8 @@ def build_voice_panel(manager: CityPort, labels: Labels, pick: Any, new: str) ->
                 gr.Slider(value=current.pitch, visible=current.engine in PITCHED),
                 gr.Textbox(value=current.url, visible=current.engine in URLED), note, "", said, ""]
 
-    def on_engine(engine_name: str, url_text: str) -> list[Any]:
-        return shape(engine_name, "", url_text)
+    def on_engine(engine_name: str, url_text: str, browser_voices: str) -> list[Any]:
+        return shape(engine_name, "", url_text, browser_voices)
 
     def on_try(engine_name: str, voice_name: str, pace: float, tone: float, url_text: str, persona_id: str,
                text: str) -> list[Any]:
@@ -120,8 +150,10 @@ def build_voice_panel(manager: CityPort, labels: Labels, pick: Any, new: str) ->
         return ok_html(labels("pv_saved", name=name))
 
     form = [engine, voice, speed, pitch, url]
-    pick.change(fill, pick, [*form, hint, status, sample, player], show_progress="hidden")
-    engine.input(on_engine, [engine, url], [voice, pitch, url, hint], show_progress="hidden")
-    url.blur(on_engine, [engine, url], [voice, pitch, url, hint], show_progress="hidden")
+    pick.change(fill, [pick, browser_list], [*form, hint, status, sample, player], js=VOICES_JS,
+                show_progress="hidden")
+    engine.input(on_engine, [engine, url, browser_list], [voice, pitch, url, hint], js=VOICES_JS,
+                 show_progress="hidden")
+    url.blur(on_engine, [engine, url, browser_list], [voice, pitch, url, hint], js=VOICES_JS, show_progress="hidden")
     try_it.click(on_try, [*form, pick, sample], [status, player], js=TRY_JS, show_progress="minimal")
     save.click(on_save, [pick, *form], status, show_progress="hidden")
