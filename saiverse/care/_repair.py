@@ -1,4 +1,4 @@
-"""Start-up repair: finish or undo what a killed process left in `image/` and `documents/`.
+"""Start-up repair: finish or undo what a killed process left in `image/`, `documents/` and `recordings/`.
 
 Runs when the app opens a home and no other process has it open (`HomeLock.alone`), so nothing it
 touches can be another process's write in flight; and a document's staged files are touched only

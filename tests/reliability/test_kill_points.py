@@ -205,3 +205,26 @@ def test_a_killed_migration_copy_is_never_named_a_backup(tmp_path: Path, capsys:
         assert conn.execute("SELECT MAX(VERSION) FROM schema_version").fetchone()[0] == LATEST_VERSION
     finally:
         conn.close()
+
+
+def test_an_audio_item_killed_between_its_file_and_its_row_is_set_aside_at_start(
+        saiverse_home: Path, tmp_path: Path) -> None:
+    """kill -9 after an audio item's file and sidecar are written, before its rows (saiverse/world/_item_audio.py):
+    no half item, and the next start moves the file to orphans/ (nothing the user kept is deleted)."""
+    from tests.support.fakes_listen import sox_wav
+
+    wav = sox_wav(tmp_path / "memo.wav", speech=0.4, silence=0.4)
+    SAIVerseManager(load_settings(saiverse_home)).close()
+    _killed("before", "saiverse.world._items:ItemStore._insert", "upload", "--home", str(saiverse_home),
+            "--building", "library", str(wav))
+    left = sorted(p.name for p in (saiverse_home / "recordings").iterdir())
+    assert len(left) == 2 and left[1] == left[0] + ".summary.txt"  # the file, whole, and its sidecar; no row
+    manager = SAIVerseManager(load_settings(saiverse_home))  # start-up repair
+    try:
+        assert not any(i.type == "audio" for i in manager.items.list_owned("building", "library"))
+        assert not list((saiverse_home / "recordings").iterdir())
+        assert (saiverse_home / "orphans" / "recordings" / left[0]).read_bytes() == wav.read_bytes()
+        again = manager.upload_path("library", wav)  # and the next one works
+        assert again.type == "audio"
+    finally:
+        manager.close()
