@@ -222,11 +222,12 @@ def test_a_line_and_a_recording_kept_as_audio_items_play_in_the_modal(world: dic
     last 🎤 recording with its words; each is a 🎵 item of the building whose modal plays it to its end."""
     app, speech = world["app"], world["speech"]
     with new_page(world["browser"], app.url) as page:
+        lines = page.locator("#chat .message.bot").count()
         box = page.locator("#chat-input textarea")
         box.fill("おはよう")
         box.press("Enter")
-        line = page.locator("#chat .message.bot").last
-        line.locator(".sv-keep-line").wait_for(timeout=60_000)
+        page.wait_for_function("(n) => document.querySelectorAll('#chat .message.bot .sv-keep-line').length > n",
+                               arg=lines, timeout=60_000)  # the reply to this message, with its ▶ and 💾
         page.wait_for_function("() => !document.querySelector('#chat-live .sv-live-row')", timeout=60_000)
         page.locator("#chat .message.bot .sv-say-line").last.click()  # heard once: its sentences are cached
         page.wait_for_function("() => window.svVoice.played > 0 && !window.svVoice.busy", timeout=60_000)
