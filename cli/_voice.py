@@ -144,12 +144,15 @@ def _speak(manager: Any, args: argparse.Namespace, out: Path | None) -> int:
         result |= {"out": str(out), "bytes": out.stat().st_size}
     if args.keep_in:  # as the page's 💾: sentence by sentence from the cache, one WAV, an audio item
         from saiverse.voice import speakable
+        from ui.i18n import Labels
+        from ui.voice_routes import line_item_name
 
         data = manager.voices.line_wav(voice, args.text)
         if data is None:
             raise nothing
         said = speakable(args.text)
-        kept = manager.uploads.keep_audio(args.keep_in, data, f"{info.name}: {said[:24]}", description=said,
+        name = line_item_name(Labels(manager.settings.lang), info.name, said)
+        kept = manager.uploads.keep_audio(args.keep_in, data, name, description=said,
                                           state={"created_by": "voice", "persona_id": info.persona_id})
         result["item"] = kept.to_dict()
     if args.json:

@@ -105,7 +105,7 @@ def test_a_line_kept_in_her_voice_is_made_of_the_sentences_already_spoken(saiver
         assert done.returncode == 0, done.stderr
         assert len(speech.speech()) == 2  # kept from the cache: nothing was made again
     item = json.loads(done.stdout)["item"]
-    assert item["type"] == "audio" and item["description"] == LINE
+    assert item["type"] == "audio" and item["description"] == LINE and item["name"] == "ミナの声「こんにちは。今日は図書館で…」"
     assert item["state"]["created_by"] == "voice" and item["state"]["persona_id"] == "mina"
     kept = saiverse_home / item["file_path"]
     assert _seconds(kept) == pytest.approx(sum(_seconds(p) for p in spoken if p is not None), abs=0.01)

@@ -135,7 +135,7 @@ class Desk:
         if data is None:
             return {"error": labels("voice_keep_nothing")}
         said = speakable(text)
-        name = labels("voice_item_name", persona=persona.name, words=_snippet(said))
+        name = line_item_name(labels, persona.name, said)
         return self._kept(str(body.get("building") or ""), data, name, said,
                           {"created_by": "voice", "persona_id": persona.persona_id, "engine": voice.engine})
 
@@ -151,6 +151,11 @@ class Desk:
         except (UserError, ValueError, LookupError) as exc:  # no such building, not audio, too large
             return {"error": str(exc)}
         return {"item_id": item.item_id, "name": item.name}
+
+
+def line_item_name(labels: Labels, persona: str, said: str) -> str:
+    """The name of a line kept in her voice: `ミナの声「first words…」` (the page's 💾 and `speak --keep-in`)."""
+    return labels("voice_item_name", persona=persona, words=_snippet(said))
 
 
 def _snippet(text: str, limit: int = 14) -> str:
