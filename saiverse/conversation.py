@@ -43,7 +43,7 @@ class Conversation:
     """The user's side of the chat: a message in a building → the events of every answering pulse."""
 
     def __init__(self, *, world: World, pulses: PulseKinds, playbooks: PlaybookCatalog,
-                 production: ProductionService, upload_image: Callable[[str, bytes, str | None], ItemInfo],
+                 production: ProductionService, upload_attachment: Callable[[str, bytes, str | None], ItemInfo],
                  settings: SettingsStore, user_building: Callable[[], str]) -> None:
         self.world = world
         self.pulses = pulses
@@ -51,8 +51,8 @@ class Conversation:
         self.playbooks = playbooks
         self.production = production
         """A message in a building where a production runs is an instruction for its plan."""
-        self.upload_image = upload_image
-        """(building id, bytes, name) → the picture item an attached image becomes (saiverse/uploads.py)."""
+        self.upload_attachment = upload_attachment
+        """(building id, bytes, name) → the item an attachment becomes: a picture, or audio (saiverse/uploads.py)."""
         self.settings_store = settings
         self.user_building = user_building
         """→ where the user is: a playbook run for a persona without a building runs there."""
@@ -121,11 +121,12 @@ class Conversation:
         notes: list[str] = []
         for filename, data in attachments:
             try:
-                item = self.upload_image(building_id, data, Path(filename).stem)
+                item = self.upload_attachment(building_id, data, Path(filename).stem)
             except (InvalidImageError, ValueError) as exc:
                 yield event("error", kind="upload", message=f"{Path(filename).name}: {exc}", building_id=building_id)
                 continue
-            notes.append(f"[画像「{item.name}」をアップロードしました]")
+            kind = "音声" if item.type == "audio" else "画像"  # a voice message from the phone's recorder, or a picture
+            notes.append(f"[{kind}「{item.name}」をアップロードしました]")
             yield event("item_created", item=item.to_dict(), building_id=building_id)
         text = text.strip()
         said = "\n".join([text, *notes]).strip()

@@ -163,7 +163,8 @@ class SAIVerseManager:
                              settings=self.settings_store, autonomous=lambda: self.clock.autonomous)
         self.conversation = Conversation(
             world=self.world, pulses=self.pulses, playbooks=self.playbooks, production=self.production,
-            upload_image=self.uploads.upload_image, settings=self.settings_store, user_building=self.view.user_building)
+            upload_attachment=self.uploads.upload_attachment, settings=self.settings_store,
+            user_building=self.view.user_building)
         self.clock = CityClock(
             world=self.world, world_settings=self.world_settings, schedules=self.schedules, auto_turns=self.auto_turns,
             playbooks=self.playbooks, pulses=self.pulses, production=self.production, backups=self.backups,

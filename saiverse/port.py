@@ -29,7 +29,15 @@ from saiverse.costs import parse_prices
 from saiverse.disk import human_size
 from saiverse.errors import UserError, busy_database_message, is_user_error
 from saiverse.heap import settle
-from saiverse.listen import MAX_AUDIO_BYTES, ListenError, listen_refusal, listener_status, save_listener, transcribe
+from saiverse.listen import (
+    MAX_AUDIO_BYTES,
+    ListenError,
+    audio_kind,
+    listen_refusal,
+    listener_status,
+    save_listener,
+    transcribe,
+)
 from saiverse.llm import installed_models
 from saiverse.llm.local import CATALOG, PullJobs, describe, local_name, make_default, resolve
 from saiverse.llm.registry import describe_default, local_broken, provider_status, retry_local
@@ -387,6 +395,7 @@ __all__ = [
     "SentenceSplitter",
     "VoiceError",
     "VoiceSettings",
+    "audio_kind",
     "busy_database_message",
     "clear_login",
     "describe",

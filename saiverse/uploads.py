@@ -96,6 +96,13 @@ class Uploads:
         except ValueError as exc:  # not an image, audio or a PDF, too many pixels, a bad name: say which file
             raise UsageError(say("upload_refused", path=path, why=exc)) from exc
 
+    def upload_attachment(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
+        """A chat attachment: audio (a voice message from the phone's recorder) becomes an audio item, anything
+        else must be an image (a picture item); judged by content."""
+        if audio_kind(data) is not None:
+            return self.keep_audio(building_id, data, name, state={"created_by": "user_upload"})
+        return self.upload_image(building_id, data, name)
+
     def upload_file(self, building_id: str, data: bytes, name: str | None = None) -> ItemInfo:
         """A PDF becomes a document item, audio an audio item, anything else must be an image (a picture
         item); judged by content."""

@@ -57,3 +57,22 @@ def test_a_refused_send_sends_nothing_and_keeps_the_box(manager: SAIVerseManager
                         "library", None, None))
     assert out == [[gr.skip()] * 5]  # no output changes: the text and the file stay in the box
     assert len(manager.history("library")) == before
+
+
+def test_a_voice_message_attached_becomes_an_audio_item(manager: SAIVerseManager, tmp_path: Path) -> None:
+    """A sound file from the phone's recorder, attached in the chat: accepted by its content, kept as an audio
+    item of the building, and the message says so."""
+    from tests.support.fakes_listen import sox_wav
+
+    wav = sox_wav(tmp_path / "ボイスメモ.wav", speech=0.5, silence=0.5)
+    assert refusal([str(wav)], 10_000_000, Labels("ja")) is None
+    disguised = tmp_path / "memo.png"  # the name does not decide: the content does
+    disguised.write_bytes(wav.read_bytes())
+    assert refusal([str(disguised)], 10_000_000, Labels("ja")) is None
+    list(send(manager, Labels("ja"), _Views(), ChatView(), {"text": "聞いてみて", "files": [str(wav)]},
+              "library", None, None))
+    kept = [i for i in manager.items.list_owned("building", "library") if i.type == "audio"]
+    assert [(i.name, i.state["created_by"], i.state["mime_type"]) for i in kept] == [
+        ("ボイスメモ", "user_upload", "audio/wav")]
+    said = [h for h in manager.history("library") if h.speaker_kind == "user"][-1]
+    assert "聞いてみて" in said.content and "[音声「ボイスメモ」をアップロードしました]" in said.content

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -289,3 +290,21 @@ def test_audio_items_look_right_on_a_phone_and_in_the_dark(world: dict[str, Any]
             keep = page.locator("#sv-keep-rec").bounding_box()
             assert keep is not None and keep["x"] >= 0 and keep["x"] + keep["width"] <= size["width"]
             shot(page, f"audio_item_line_{theme}_{size['width']}")
+
+
+def test_a_voice_message_attached_in_the_chat_is_an_audio_item(world: dict[str, Any], tmp_path: Path) -> None:
+    """A sound file from the phone's recorder, through 📎: the page lets it by, the send keeps it as a 🎵 item."""
+    app = world["app"]
+    memo = sox_wav(tmp_path / "ボイスメモ.wav", speech=0.6, silence=0.6)
+    with new_page(world["browser"], app.url) as page:
+        page.locator("#chat-input input[type='file']").set_input_files(str(memo))
+        page.locator("#chat-input .thumbnail-item, #chat-input .file-preview, #chat-input [data-testid='file']").first \
+            .wait_for(timeout=30_000)
+        assert page.locator("#sv-toast.sv-toast-show").count() == 0  # not refused
+        box = page.locator("#chat-input textarea")
+        box.fill("録音を置いておきます")
+        box.press("Enter")
+        page.locator("#chat .message.user", has_text="[音声「ボイスメモ」をアップロードしました]").wait_for(timeout=60_000)
+        page.locator("#item-list [data-item-id]", has_text="ボイスメモ").wait_for(timeout=30_000)
+    kept = [i for i in app.manager.items.list_owned("building", "library") if i.name == "ボイスメモ"]
+    assert [i.type for i in kept] == ["audio"] and kept[0].state["created_by"] == "user_upload"

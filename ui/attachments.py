@@ -5,7 +5,8 @@ the message went out without the file. So the chat input accepts any file and th
 in the browser before anything uploads (`guard_js`: too large or not an image/PDF → a Japanese toast,
 the file is not added), and again on the server when the message is sent (`refusal`: by size and by
 content, whatever the name says) — a refused message is not sent and stays in the box. A chat
-attachment becomes a picture in the building, so images only (PDFs go in with `upload`).
+attachment becomes a picture in the building, or an audio item for a sound file (a voice message from a
+phone's recorder: saiverse/world/_item_audio.py); PDFs go in with `upload`.
 """
 
 from __future__ import annotations
@@ -14,17 +15,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-from saiverse.port import human_size
+from saiverse.port import audio_kind, human_size
 from ui.i18n import Labels
 
 IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
 """How the image formats the app keeps begin (WebP is RIFF….WEBP, checked apart)."""
-ACCEPTED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+ACCEPTED_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp", "audio/wav", "audio/x-wav", "audio/wave",
+                  "audio/mpeg", "audio/mp3", "audio/webm", "audio/ogg", "audio/flac", "audio/x-flac", "audio/mp4",
+                  "audio/x-m4a", "audio/m4a", "audio/aac")
 """MIME types the browser guard lets through (the server checks the content again)."""
 
 
 def _looks_accepted(head: bytes) -> bool:
-    return head.startswith(IMAGE_MAGIC) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+    webp = head[:4] == b"RIFF" and head[8:12] == b"WEBP"
+    return head.startswith(IMAGE_MAGIC) or webp or audio_kind(head) is not None
 
 
 def refusal(files: list[Any], max_bytes: int, labels: Labels) -> str | None:
