@@ -108,9 +108,7 @@ class Uploads:
         item); judged by content."""
         if is_pdf(data):
             return self.upload_pdf(building_id, data, name)
-        if audio_kind(data) is not None:
-            return self.keep_audio(building_id, data, name, state={"created_by": "user_upload"})
-        return self.upload_image(building_id, data, name)
+        return self.upload_attachment(building_id, data, name)
 
     def keep_audio(self, building_id: str, data: bytes, name: str | None = None, *, description: str = "",
                    state: dict[str, Any] | None = None) -> ItemInfo:
