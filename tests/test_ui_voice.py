@@ -202,6 +202,31 @@ def test_the_voice_routes_serve_only_what_they_handed_out(world: dict[str, Any])
         assert here == {"engine": "browser", "voice": "", "speed": 1.5, "pitch": 2.0}
 
 
+
+def test_the_keep_routes_refuse_in_one_line_and_keep_nothing(world: dict[str, Any]) -> None:
+    import httpx
+
+    app = world["app"]
+    sora = next(p for p in app.manager.personas() if p.name == "ソラ")
+    before = len(app.manager.items.list_owned("building", "library"))
+    with httpx.Client(base_url=app.url, timeout=30) as client:
+        app.manager.voices.set_voice(sora.persona_id, engine="browser")
+        try:
+            browser = client.post("voice/keep", json={"name": "ソラ", "text": "きれい。", "building": "library"}).json()
+        finally:
+            app.manager.voices.set_voice(sora.persona_id, engine="openai-compatible", url=f"{world['speech'].url}/v1")
+        assert browser == {"error": Labels("ja")("voice_keep_browser")}
+        code = client.post("voice/keep", json={"name": "ソラ", "text": "```x = 1```", "building": "library"}).json()
+        assert code == {"error": Labels("ja")("voice_keep_nothing")}
+        nowhere = client.post("voice/keep", json={"name": "ソラ", "text": "はい。", "building": "nowhere"}).json()
+        assert "nowhere" in nowhere["error"]
+        not_audio = client.post("voice/keep-recording?building=library&text=x", content=b"just text").json()
+        assert "音声ファイルではありません" in not_audio["error"]
+        assert client.post("voice/keep", content=b"[1]").status_code == 400
+        foreign = {"Origin": "https://evil.example"}
+        assert client.post("voice/keep-recording?building=library", content=b"RIFF", headers=foreign).status_code == 403
+    assert len(app.manager.items.list_owned("building", "library")) == before
+
 def test_a_line_from_elsewhere_is_read_when_it_arrives(world: dict[str, Any]) -> None:
     """Another window (here: the manager itself, as a second device would) talks in this building; the
     refresh brings the reply into this window's chat, and the speaker reads it."""
