@@ -12,7 +12,7 @@ import pytest
 
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import recall
-from saiverse.memory._lexical import MAX_EXPANSIONS, SYNONYM_WEIGHT, query_terms
+from saiverse.memory._lexical import MAX_EXPANSIONS, SYNONYM_WEIGHT, UNIGRAM_WEIGHT, query_terms
 from saiverse.memory._timely import named_window, time_bias
 from saiverse.pulse import ManagerToolContext
 from tools import call_tool
@@ -40,7 +40,7 @@ def test_the_thesaurus_adds_whole_words_at_half_weight() -> None:
     assert "母" not in {t.key for t in query_terms("家に帰った")}  # 家 is no family word, and no 1-kanji inside a run
     assert "引っ越" in {t.key for t in query_terms("どこに住んでいる？")}  # 住 alone is a whole run
     assert "vet" in {t.key for t in query_terms("Why did the cat go to the animal doctor?")}  # a phrase key
-    assert len([t for t in query_terms("楽器とペットと家族と仕事") if t.weight < 1]) <= MAX_EXPANSIONS
+    assert len([t for t in query_terms("楽器とペットと家族と仕事") if t.weight == SYNONYM_WEIGHT]) <= MAX_EXPANSIONS
 
 
 def test_a_question_worded_apart_finds_its_evidence(manager: SAIVerseManager) -> None:
@@ -138,3 +138,13 @@ def test_a_name_used_to_address_someone_weighs_little(manager: SAIVerseManager) 
     assert found[0].startswith("The adoption agencies") and found[1].startswith("I spent the whole week")
     terms = {t.key: t for t in query_terms("What did Caroline say about adoption agencies?")}
     assert terms["carolin"].name and not terms["adopt"].name
+    assert query_terms("Which races has Priya's dog run?")[1].name  # a possessive is the name too
+
+
+def test_a_kanji_shared_finds_a_word_worded_apart(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 8, 1, 19, 0)
+    _say(manager, [("user", t) for t in TALK_JA * 4], start)
+    _say(manager, [("user", "改装は地元の大工さんにお願いした。")], start + timedelta(days=1))
+    terms = {t.key: t.weight for t in query_terms("店の改修工事は誰に頼んだ？")}
+    assert terms["改修"] == 1.0 and terms["改"] == UNIGRAM_WEIGHT and "誰" not in terms  # 誰 names no topic
+    assert _contents(manager, "店の改修工事は誰に頼んだ？")[0] == "改装は地元の大工さんにお願いした。"
