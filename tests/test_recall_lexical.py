@@ -74,6 +74,10 @@ def test_a_statement_brings_the_turn_that_completes_it(manager: SAIVerseManager)
     assert hits["本屋のバイト、辞めることにした。"]["next"].startswith("代わりに塾で")
     shown = call_tool("memory_recall", {"query": "バイト"}, ManagerToolContext(manager, P, "library"))
     assert "→ 代わりに塾で国語を教えることになった。" in shown
+    # Brought whole as the completing turn, it is not shown again as a hit of its own; an old line
+    # says its day without the minute (it is long past: "this morning" needs the hour, March does not).
+    shown = call_tool("memory_recall", {"query": "バイト 塾", "topk": 10}, ManagerToolContext(manager, P, "library"))
+    assert shown.count("代わりに塾で国語を教えることになった。") == 1 and "- [2025-03-06] (相手) 本屋のバイト" in shown
 
 
 def test_the_budget_holds_more_distinct_memories(manager: SAIVerseManager) -> None:
