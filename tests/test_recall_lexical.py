@@ -12,6 +12,7 @@ import pytest
 
 from saiverse.manager import SAIVerseManager
 from saiverse.memory import recall
+from saiverse.memory._feedback import feedback_terms
 from saiverse.memory._lexical import MAX_EXPANSIONS, SYNONYM_WEIGHT, UNIGRAM_WEIGHT, query_terms
 from saiverse.memory._timely import named_window, time_bias
 from saiverse.pulse import ManagerToolContext
@@ -152,3 +153,19 @@ def test_a_kanji_shared_finds_a_word_worded_apart(manager: SAIVerseManager) -> N
     terms = {t.key: t.weight for t in query_terms("店の改修工事は誰に頼んだ？")}
     assert terms["改修"] == 1.0 and terms["改"] == UNIGRAM_WEIGHT and "誰" not in terms  # 誰 names no topic
     assert _contents(manager, "店の改修工事は誰に頼んだ？")[0] == "改装は地元の大工さんにお願いした。"
+
+
+def test_the_best_hits_words_find_what_the_question_does_not_say(manager: SAIVerseManager) -> None:
+    start = datetime(2025, 9, 1, 19, 0)
+    _say(manager, [("user", f"The weather was grey again, day {i} of the rain.") for i in range(40)], start)
+    _say(manager, [("user", "I won the contest! First prize for my sourdough at the county fair.")],
+         start + timedelta(days=3))
+    _say(manager, [("user", "Blue ribbon again at the county fair on Sunday, for the rye sourdough this time.")],
+         start + timedelta(days=90))
+    def found(feedback: bool) -> list[str]:
+        return [h["content"] for h in recall(manager.memory, manager.chronicle, manager.memopedia, P,
+                                             "Which contests has she entered?", limit=5, feedback=feedback)]
+    assert not any(c.startswith("Blue ribbon") for c in found(False))  # it says neither "contest" nor "enter"
+    assert found(True)[0].startswith("I won the contest") and any(c.startswith("Blue ribbon") for c in found(True))
+    assert not any(t.latin is False for t in feedback_terms(query_terms("家族の話"), [
+        {"kind": "message", "content": "家族で旅行に行った。"}]))  # Japanese grams bring no feedback
