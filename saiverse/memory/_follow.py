@@ -20,11 +20,8 @@ from saiverse.memory._common import parse_time
 from saiverse.memory._rank import completes
 from saiverse.memory._store import _COLUMNS, MemoryRecord, SAIMemory, _record
 
-FOLLOW_HITS = 20
-"""How many of the best message hits look for the turn that completes them (one lookup each): as many as
-memory_recall shows at most. Six until session 10; twenty found 0.79 → 0.85 of the English and 0.93 → 0.95
-of the Japanese questions of benchmarks/data/heldout_en_priya / heldout_ja_sora (no change on dev_*, whose
-small talk is scattered between the facts, so a fact's next turn is seldom its own)."""
+FOLLOW_HITS = 6
+"""How many of the best message hits look for the turn that completes them (one lookup each)."""
 SAME_TALK_MINUTES = 20.0
 FOLLOW_CHARS = 60
 
