@@ -6,7 +6,8 @@ HELD OUT: these conversations are for measuring recall, never for tuning it. Nob
 saiverse/memory/ may read their misses to pick words, weights or rules; a change is judged on the
 dev_*.json conversations and then measured here, and the figure at first read is the one reported
 (benchmarks/RESULTS-recall.md). Once a held-out conversation's misses have been read to guide a
-change it is no longer held out: move it to the dev set (rename it dev_*) and write a new one.
+change it is no longer held out: its docstring says so (heldout_en_priya and heldout_ja_sora, read in
+session 10), and a new pair is written (heldout_en_wen, heldout_ja_kotone: not read).
 
 Unlike dev_*.py (handwritten facts with small talk drawn at random around them), every turn here is
 written out: two friends both telling their own lives, LoCoMo's way (every session a conversation,
