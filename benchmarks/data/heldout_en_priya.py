@@ -1,5 +1,6 @@
 """READ, NO LONGER HELD OUT: measured at first read, then its misses guided session 10's changes
-(benchmarks/RESULTS-recall.md); heldout_en_wen.py and heldout_ja_kotone.py are the held-out pair now. English, LoCoMo-style: Priya, a sound
+(benchmarks/RESULTS-recall.md); heldout_en_wen.py and heldout_ja_kotone.py are the held-out pair now.
+English, LoCoMo-style: Priya, a sound
 engineer in Portland, and her friend Tom, a history teacher, over January 2023 to June 2024.
 Written in session 10 before any change of that session; its first-read figure is in
 benchmarks/RESULTS-recall.md."""

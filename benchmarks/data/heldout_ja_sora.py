@@ -1,5 +1,6 @@
 """READ, NO LONGER HELD OUT: measured at first read, then its misses guided session 10's changes
-(benchmarks/RESULTS-recall.md); heldout_en_wen.py and heldout_ja_kotone.py are the held-out pair now. Japanese, LoCoMo-style: そら, a baker in
+(benchmarks/RESULTS-recall.md); heldout_en_wen.py and heldout_ja_kotone.py are the held-out pair now.
+Japanese, LoCoMo-style: そら, a baker in
 Fukuoka who opens her own shop in Kumamoto, and her friend みのり, a librarian who moves to Nagasaki,
 April 2024 to March 2025. Written in session 10 before any change of that session; its first-read
 figure is in benchmarks/RESULTS-recall.md."""
