@@ -164,7 +164,7 @@ def test_the_best_hits_words_find_what_the_question_does_not_say(manager: SAIVer
          start + timedelta(days=90))
     def found(feedback: bool) -> list[str]:
         return [h["content"] for h in recall(manager.memory, manager.chronicle, manager.memopedia, P,
-                                             "Which contests has she entered?", limit=5, feedback=feedback)]
+                                             "Which contests has she entered?", limit=5, thorough=feedback)]
     assert not any(c.startswith("Blue ribbon") for c in found(False))  # it says neither "contest" nor "enter"
     assert found(True)[0].startswith("I won the contest") and any(c.startswith("Blue ribbon") for c in found(True))
     assert not any(t.latin is False for t in feedback_terms(query_terms("家族の話"), [
