@@ -7,7 +7,7 @@ marathon, mile) find the marathon months later, which says neither "race" nor "c
 first, longer first among equals: a long word is a rarer one) at `FEEDBACK_WEIGHT`, and the messages are
 ranked again with them (Rocchio / RM3 without a model; the query's own terms keep their weight, so the
 first ranking's best stay near the top). Latin words only: on Japanese the hits' grams brought their
-small talk back (measured in benchmarks/RESULTS-recall.md, held-out Japanese 0.93 → 0.88). The figures
+small talk back (benchmarks/RESULTS-recall.md: heldout_ja_sora 0.93 → 0.88). The figures
 were chosen on the dev conversations (benchmarks/data/dev_*.json).
 """
 
