@@ -12,6 +12,7 @@ from typing import Any
 from cli._args import whole
 from cli._frame import add_json, command, print_json, world
 from saiverse.errors import UsageError
+from words import say
 
 
 def register(sub: Any) -> None:
@@ -30,9 +31,9 @@ def _budget(raw: str) -> float | None:
     try:
         value = float(raw)
     except ValueError:
-        raise UsageError(f"--budget の金額は数 (ドル) か none にしてください: {raw[:40]!r}") from None
+        raise UsageError(say("budget_not_number", raw=raw[:40])) from None
     if not math.isfinite(value) or value < 0:
-        raise UsageError(f"--budget の金額は 0 以上にしてください: {raw[:40]!r}")
+        raise UsageError(say("budget_negative", raw=raw[:40]))
     return value
 
 

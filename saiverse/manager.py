@@ -235,8 +235,7 @@ class SAIVerseManager:
     def _stop_persona(self, persona_id: str) -> None:
         """Before a persona is deleted: its pulses are cancelled and have ended (AdminError if one will not)."""
         if not self.pulses.stop_persona(persona_id):
-            raise AdminError(f"{self.world.persona(persona_id).name} のパルスが止まりません。少し待ってからもう一度"
-                             "削除してください。")
+            raise AdminError(words.say("del_pulse_busy", name=self.world.persona(persona_id).name))
 
     # ---- CityPort and the CLI, by delegation (each documented where it is defined) ----------------
     def model_notice(self) -> str | None:

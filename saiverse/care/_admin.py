@@ -64,7 +64,8 @@ def _text(spec: dict[str, Any], key: str, default: str = "") -> str:
     value = spec.get(key, default)
     text = "" if value is None else str(value).strip()
     try:  # NUL, text UTF-8 cannot hold, and (in a name) any control character are refused
-        return check_name(text, key) if key == "name" and text else check_text(text, key)
+        what = say("what_field", field=key)
+        return check_name(text, what) if key == "name" and text else check_text(text, what)
     except InputError as exc:
         raise AdminError(str(exc)) from exc
 
@@ -249,17 +250,17 @@ class AdminService:
     @property
     def items(self) -> ItemStore:
         if self._items is None:
-            raise AdminError("アイテムの編集には manager から開いた AdminService が必要です。")
+            raise AdminError(say("admin_needs_manager"))
         return self._items
 
     def edit_item(self, item_id: str, name: str, description: str) -> ItemInfo:
         """Rename an item and set its description (a name checked like a new item's; a description of at
         most 300 characters, as every summary). The description is written only when it changed."""
         if len(description.strip()) > SUMMARY_LIMIT:
-            raise AdminError(f"説明が長すぎます ({len(description.strip())} 文字、上限 {SUMMARY_LIMIT} 文字)。")
+            raise AdminError(say("description_long", n=len(description.strip()), limit=SUMMARY_LIMIT))
         before = self.items.get(item_id)
         try:
-            check_text(description, "description")
+            check_text(description, say("what_description"))
             info = rename_item(self.db, item_id, name) if name.strip() != before.name else before
         except InputError as exc:
             raise AdminError(str(exc)) from exc
@@ -281,7 +282,7 @@ class AdminService:
     # ---- deleting -------------------------------------------------------------------------------
     def _hooks(self) -> DeleteHooks:
         if self.hooks is None:
-            raise AdminError("削除にはアプリのバックアップとパルス制御が必要です (manager から開いてください)")
+            raise AdminError(say("admin_delete_needs_hooks"))
         return self.hooks
 
     def delete_persona(self, persona_id: str) -> DeleteReport:
@@ -291,8 +292,8 @@ class AdminService:
         persona = self._persona(persona_id)
         for run_id, owner, building_id in hooks.live_runs():
             if owner == persona_id:
-                raise AdminError(f"{persona.name} ({persona_id}) は {building_id} で制作中です (run {run_id[:8]})。"
-                                 "終わってから削除してください。")
+                raise AdminError(say("del_persona_producing", name=persona.name, id=persona_id, building=building_id,
+                                     run=run_id[:8]))
         hooks.stop_persona(persona_id)
         report = DeleteReport("persona", persona_id, persona.name)
         report.backup = hooks.backup(f"persona_{persona_id}")
@@ -303,8 +304,7 @@ class AdminService:
                 target = user.building_id if user and user.building_id else None
             held = item_count(s, "persona", persona_id)
             if held and target is None:
-                raise AdminError(f"{persona.name} は {held} 個のアイテムを持っていますが、置いていける建物が"
-                                 "ありません。")
+                raise AdminError(say("del_persona_no_place", name=persona.name, held=held))
             report.items_moved = move_items(s, "persona", persona_id, target) if held and target else 0
             report.moved_to = target if report.items_moved else None
             report.removed = forget_persona(s, persona_id)
@@ -322,36 +322,33 @@ class AdminService:
             inside = [f"{p.name} ({p.persona_id})" for p in s.scalars(
                 select(Persona).where(Persona.building_id == building_id).order_by(Persona.name))]
             if inside:
-                raise AdminError(f"{name} ({building_id}) は削除できません: {'、'.join(inside)} がいます。"
-                                 "先に別の建物へ移動させてください。")
+                raise AdminError(say("del_building_someone", name=name, id=building_id,
+                                     inside=say("list_sep").join(inside)))
             if s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
-                raise AdminError(f"{name} ({building_id}) は削除できません: あなたが今いる建物です。"
-                                 "先に別の建物へ移動してください。")
+                raise AdminError(say("del_building_user", name=name, id=building_id))
             items = item_count(s, "building", building_id)
             if move_to is not None:
                 dest = s.get(Building, move_to)
                 if dest is None:
                     raise AdminError(say("no_move_to", id=move_to))
                 if move_to == building_id:
-                    raise AdminError("移動先 (--move-to) には削除する建物とは別の建物を指定してください。")
+                    raise AdminError(say("del_building_same"))
             elif items:
-                raise AdminError(f"{name} ({building_id}) には {items} 個のアイテムがあります。移動先の建物を"
-                                 "指定してください (--move-to ID)。")
+                raise AdminError(say("del_building_items", name=name, id=building_id, items=items))
         for run_id, _owner, where in hooks.live_runs():
             if where == building_id:
-                raise AdminError(f"{name} ({building_id}) では制作が進行中です (run {run_id[:8]})。"
-                                 "終わってから削除してください。")
+                raise AdminError(say("del_building_producing", name=name, id=building_id, run=run_id[:8]))
         report = DeleteReport("building", building_id, name)
         report.backup = hooks.backup(f"building_{building_id}")
         with self.db.session() as s:
             if s.scalar(select(func.count()).select_from(Persona).where(Persona.building_id == building_id)) or \
                     s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
-                raise AdminError(f"バックアップ中に誰かが {name} ({building_id}) に入りました。何も削除していません。")
+                raise AdminError(say("del_building_entered", name=name, id=building_id))
             if move_to is not None:
                 report.items_moved = move_items(s, "building", building_id, move_to)
                 report.moved_to = move_to if report.items_moved else None
             elif item_count(s, "building", building_id):
-                raise AdminError(f"その間に {name} ({building_id}) にアイテムが置かれました。何も削除していません。")
+                raise AdminError(say("del_building_item_put", name=name, id=building_id))
             report.removed = forget_building(s, building_id)
         return report
 

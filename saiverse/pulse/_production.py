@@ -297,7 +297,7 @@ class ProductionService:
             s.add(ProductionRun(run_id=run_id, persona_id=persona_id, building_id=building_id, request=request,
                                 status="running", created_at=datetime.now(), updated_at=datetime.now()))
         emit({"type": "notice", "kind": "production_started", "run_id": run_id,
-              "text": f"制作を始めました (run {run_id[:8]})。途中で指示を送ると計画に反映します。"})
+              "text": say("run_started", run=run_id[:8])})
         from sea.production.state import TargetScope
 
         return self._finish(run_id, lambda: self.engine.start(
@@ -350,7 +350,7 @@ class ProductionService:
         # PostgreSQL city) is running is never resumed here, so it never runs twice.
         with claim(self.home, self.db.url, f"production:{run_id}") as mine:
             if not mine:
-                raise RunBusyError(f"制作 {run_id!r} は別のプロセスで進行中です。終わるか止まるまで待ってください。")
+                raise RunBusyError(say("run_busy", id=run_id))
             with self._lock:
                 self._live.add(run_id)
             try:

@@ -1,0 +1,112 @@
+"""The city's rarer refusals: deleting a persona or a building (saiverse/care/_admin.py), redoing a reply
+(saiverse/world/_swipes.py, saiverse/chat_redo.py), documents and bags (saiverse/world/_items.py,
+_item_bags.py), prices and budgets (saiverse/costs.py, cli/_usage.py), production runs."""
+
+from __future__ import annotations
+
+JA: dict[str, str] = {
+    # Deleting (saiverse/care/_admin.py, saiverse/manager.py).
+    "admin_needs_manager": "アイテムの編集には manager から開いた AdminService が必要です。",
+    "admin_delete_needs_hooks": "削除にはアプリのバックアップとパルス制御が必要です (manager から開いてください)",
+    "del_persona_producing": "{name} ({id}) は {building} で制作中です (run {run})。終わってから削除してください。",
+    "del_persona_no_place": "{name} は {held} 個のアイテムを持っていますが、置いていける建物がありません。",
+    "del_building_someone": "{name} ({id}) は削除できません: {inside} がいます。先に別の建物へ移動させてください。",
+    "del_building_user": "{name} ({id}) は削除できません: あなたが今いる建物です。先に別の建物へ移動してください。",
+    "del_building_same": "移動先 (--move-to) には削除する建物とは別の建物を指定してください。",
+    "del_building_items": ("{name} ({id}) には {items} 個のアイテムがあります。"
+                           "移動先の建物を指定してください (--move-to ID)。"),
+    "del_building_producing": "{name} ({id}) では制作が進行中です (run {run})。終わってから削除してください。",
+    "del_building_entered": "バックアップ中に誰かが {name} ({id}) に入りました。何も削除していません。",
+    "del_building_item_put": "その間に {name} ({id}) にアイテムが置かれました。何も削除していません。",
+    "del_pulse_busy": "{name} のパルスが止まりません。少し待ってからもう一度削除してください。",
+    "list_sep": "、",
+    # Items and documents (saiverse/world/_items.py).
+    "item_no_file": "アイテム「{name}」にはファイルがありません。",
+    "item_not_document": "アイテム「{name}」は文書ではありません ({type})。",
+    "doc_stale": ("文書「{name}」は開いた後に更新されています (v{expected} → v{current})。保存していません。"
+                  "最新の内容を開き直してから編集してください。"),
+    "doc_not_editable": "アイテム「{name}」は文書ではないので内容を編集できません ({type})。",
+    "doc_pdf": "「{name}」は PDF なので内容を編集できません (説明は変更できます)。",
+    # Bags (saiverse/world/_item_bags.py).
+    "bag_missing": "袋 {id!r} はありません。",
+    "bag_not_bag": "「{name}」は袋ではないので、中に入れられません。",
+    "bag_into_itself": "袋「{name}」を、それ自身かその中の袋に入れることはできません。",
+    "bag_too_deep": "袋「{name}」は袋の入れ子が深すぎます ({depth} 段まで)。",
+    # Redoing, continuing and editing a reply (saiverse/world/_swipes.py, _chat_edit.py, saiverse/chat_redo.py).
+    "redo_not_last": "再生成できるのは、最後の行がペルソナの返事のときだけです。",
+    "redo_many_lines": "この返事は何行にも分かれているので、再生成できません。",
+    "redo_no_line": "この建物に行 {id} はありません。",
+    "redo_line_gone": "この建物に行 {id} はありません (消されたかもしれません)。",
+    "redo_not_to_you": "この返事はあなたの言葉への返事ではないので、再生成できません。",
+    "redo_nothing_new": "新しい返事ができませんでした。前の返事はそのままです。",
+    "redo_no_answer": "この返事に {n} 番目の答えはありません。",
+    "continue_not_cut": "続きを生成できるのは、最後の行が途中で止まったペルソナの返事のときだけです。",
+    "continue_nothing": "続きが生成されませんでした。返事はそのままです。",
+    "continue_no_playbook": "プレイブック {name} がありません。",
+    "edit_no_message": "この建物にはまだあなたのメッセージがありません。",
+    "edit_not_last": "編集できるのは、最後のメッセージとその返事だけが続いているときです。",
+    # Prices and budgets (saiverse/costs.py, cli/_usage.py).
+    "price_not_number": "{where} は 0 以上の数にしてください ({value!r})。",
+    "price_no_table": "{source}: \"models\" の表 (モデル名 → {{\"input\", \"output\"}}) がありません。",
+    "price_bad_row": "{source}: モデル {name!r} の行は {{\"input\": 数, \"output\": 数}} にしてください。",
+    "price_where": "{source} の {name} {part}",
+    "price_budget": "予算",
+    "price_unreadable": "{path} を読めません: {why}",
+    "budget_not_number": "--budget の金額は数 (ドル) か none にしてください: {raw!r}",
+    "budget_negative": "--budget の金額は 0 以上にしてください: {raw!r}",
+    "budget_used_up": ("{name}は今日の予算 {budget} を使い切ったので ({spent})、{model} の代わりにローカルモデル "
+                       "({local}) で答えます。予算は 設定 → 💰 利用量 で変えられます。"),
+    # Production runs (saiverse/pulse/_production.py).
+    "run_busy": "制作 {id!r} は別のプロセスで進行中です。終わるか止まるまで待ってください。",
+    "run_started": "制作を始めました (run {run})。途中で指示を送ると計画に反映します。",
+}
+
+EN: dict[str, str] = {
+    "admin_needs_manager": "Editing an item needs the AdminService opened from the manager.",
+    "admin_delete_needs_hooks": "Deleting needs the app's backups and pulse control (open it from the manager)",
+    "del_persona_producing": "{name} ({id}) is producing in {building} (run {run}). Delete her when it is done.",
+    "del_persona_no_place": "{name} holds {held} items, and there is no building to leave them in.",
+    "del_building_someone": "{name} ({id}) cannot be deleted: {inside} are there. Move them to another building first.",
+    "del_building_user": "{name} ({id}) cannot be deleted: you are in it. Move to another building first.",
+    "del_building_same": "Name a building other than the one being deleted to move to (--move-to).",
+    "del_building_items": "{name} ({id}) holds {items} items. Name a building to move them to (--move-to ID).",
+    "del_building_producing": "A production run is under way in {name} ({id}) (run {run}). Delete it when it is done.",
+    "del_building_entered": "Someone entered {name} ({id}) during the backup. Nothing was deleted.",
+    "del_building_item_put": "An item was put in {name} ({id}) meanwhile. Nothing was deleted.",
+    "del_pulse_busy": "{name}'s pulse does not stop. Wait a moment and delete again.",
+    "list_sep": ", ",
+    "item_no_file": "The item {name!r} has no file.",
+    "item_not_document": "The item {name!r} is not a document ({type}).",
+    "doc_stale": ("The document {name!r} changed after it was opened (v{expected} → v{current}). Nothing was saved; "
+                  "open the latest content again and edit that."),
+    "doc_not_editable": "The item {name!r} is not a document, so its content cannot be edited ({type}).",
+    "doc_pdf": "{name!r} is a PDF, so its content cannot be edited (its description can).",
+    "bag_missing": "There is no bag {id!r}.",
+    "bag_not_bag": "{name!r} is not a bag, so nothing can be put in it.",
+    "bag_into_itself": "The bag {name!r} cannot be put in itself or in a bag inside it.",
+    "bag_too_deep": "The bag {name!r} would nest bags too deeply (at most {depth} levels).",
+    "redo_not_last": "Only a persona's reply on the last line can be regenerated.",
+    "redo_many_lines": "This reply spans several lines, so it cannot be regenerated.",
+    "redo_no_line": "This building has no line {id}.",
+    "redo_line_gone": "This building has no line {id} (it may have been deleted).",
+    "redo_not_to_you": "This reply does not answer your words, so it cannot be regenerated.",
+    "redo_nothing_new": "No new reply came. The earlier reply is as it was.",
+    "redo_no_answer": "This reply has no answer number {n}.",
+    "continue_not_cut": "Only a persona's reply on the last line that stopped midway can be continued.",
+    "continue_nothing": "No continuation came. The reply is as it was.",
+    "continue_no_playbook": "There is no playbook {name}.",
+    "edit_no_message": "This building has no message of yours yet.",
+    "edit_not_last": "Only your last message, followed by nothing but its reply, can be edited.",
+    "price_not_number": "{where} must be a number of 0 or more ({value!r}).",
+    "price_no_table": "{source}: there is no \"models\" table (model name → {{\"input\", \"output\"}}).",
+    "price_bad_row": "{source}: make model {name!r}'s row {{\"input\": number, \"output\": number}}.",
+    "price_where": "{name} {part} in {source}",
+    "price_budget": "the budget",
+    "price_unreadable": "cannot read {path}: {why}",
+    "budget_not_number": "--budget takes an amount in dollars or none: {raw!r}",
+    "budget_negative": "--budget must be 0 or more: {raw!r}",
+    "budget_used_up": ("{name} has used up today's budget of {budget} ({spent}), so the local model ({local}) "
+                       "answers instead of {model}. Settings → 💰 Usage changes the budget."),
+    "run_busy": "Production run {id!r} is under way in another process. Wait until it ends or stops.",
+    "run_started": "Production started (run {run}). Instructions sent meanwhile go into its plan.",
+}
