@@ -28,6 +28,9 @@ ARGPARSE_MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"argument (?P<arg>[^:]+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)"),
      "ap_choice"),
     (re.compile(r"argument (?P<arg>[^:]+): expected one argument"), "ap_one_value"),
+    (re.compile(r"argument (?P<arg>[^:]+): expected (?P<n>\d+) arguments"), "ap_n_values"),
+    (re.compile(r"argument (?P<arg>[^:]+): expected at least one argument"), "ap_some_values"),
+    (re.compile(r"argument (?P<arg>[^:]+): not allowed with argument (?P<other>.+)"), "ap_not_with"),
     (re.compile(r"argument (?P<arg>[^:]+): invalid (?P<kind>.+?) value: (?P<value>.+)"), "ap_invalid"),
     (re.compile(r"argument (?P<arg>[^:]+): (?P<rest>.+)"), "ap_argument"),  # a type's own refusal (`whole`)
 )

@@ -420,6 +420,8 @@ def load_playbook_file(path: str | Path) -> Playbook:
         if len(raw) > MAX_PLAYBOOK_BYTES:  # it grew while being read
             raise PlaybookError(say("pb_grew", name=p.name, limit=MAX_PLAYBOOK_BYTES), playbook=p.stem)
         text = raw.decode("utf-8")
+    except IsADirectoryError as exc:
+        raise PlaybookError(say("pb_folder", path=p), playbook=p.stem) from exc
     except OSError as exc:
         why = say("in_no_permission") if isinstance(exc, PermissionError) else exc.strerror
         raise PlaybookError(say("pb_unreadable", path=p, why=why), playbook=p.stem) from exc

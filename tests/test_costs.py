@@ -103,3 +103,28 @@ def test_usage_from_the_cli(make_manager: Callable[..., SAIVerseManager], saiver
     assert "Traceback" not in refused.stderr
     unknown = _cli(saiverse_home, "usage", "--budget", "nobody", "1")
     assert unknown.returncode == 2 and "nobody" in unknown.stderr
+
+
+@pytest.mark.chronicle_by_hand
+def test_calls_outside_a_chat_are_counted_for_the_persona(make_manager: Callable[..., SAIVerseManager]) -> None:
+    """A production run's plan and chapters and a Chronicle summary call the model with no chat pulse:
+    each call is counted for the persona it was made for, in the table the panel, the CLI and the budget read."""
+    from tests.support.ltm_helpers import converse
+
+    model = ScriptedModel(follows_instructions=True)
+    model.name = "gpt-4.1"  # type: ignore[misc]
+    manager = make_manager(model)
+    summary = manager.production.start("sora", "atelier", "作品を作って: 灯台守の一日", lambda _e: None)
+    assert summary.finished
+    asked = len(model.history)
+    [sora] = [r for r in manager.costs.usage(days=1) if r.persona_id == "sora"]
+    assert sora.model == "gpt-4.1" and sora.calls == asked >= 2  # the plan and each chapter, no more, no less
+    assert sora.input_tokens > 0 and sora.output_tokens > 0 and sora.cost_usd > 0
+
+    converse(manager, 70)  # written straight into her memory: no pulse, so nothing counted yet
+    assert not [r for r in manager.costs.usage(days=1) if r.persona_id == "mina"]
+    built = manager.chronicle_builder.build_due("mina")
+    assert built.created
+    [mina] = [r for r in manager.costs.usage(days=1) if r.persona_id == "mina"]
+    assert mina.calls == len(model.history) - asked >= 1 and mina.output_tokens > 0
+    assert manager.costs.spent_today("mina") > 0  # the daily budget sees them too

@@ -52,7 +52,7 @@ JA: dict[str, str] = {
     "price_where": "{source} の {name} {part}",
     "price_budget": "予算",
     "price_unreadable": "{path} を読めません: {why}",
-    "budget_not_number": "--budget の金額は数 (ドル) か none にしてください: {raw!r}",
+    "budget_not_number": "--budget の金額は数 (ドル) か `none` にしてください: {raw!r}",
     "budget_negative": "--budget の金額は 0 以上にしてください: {raw!r}",
     "budget_used_up": ("{name}は今日の予算 {budget} を使い切ったので ({spent})、{model} の代わりにローカルモデル "
                        "({local}) で答えます。予算は 設定 → 💰 利用量 で変えられます。"),

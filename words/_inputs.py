@@ -27,7 +27,7 @@ JA: dict[str, str] = {
     "in_control": "{what} に制御文字 ({ch}) があります。名前は 1 行の文字列にしてください",
     "in_json_deep": "{what} は入れ子が深すぎます ({depth} 段まで、{path} で超えました)",
     "in_json_big": "{what} の {path}: 数値 {digits}… は大きすぎます",
-    "in_json_nan": "{what} の {path}: {value} は JSON で使える数値ではありません",
+    "in_json_nan": "{what} の {path}: `{value}` は JSON で使える数値ではありません",
     "in_missing": "{what} {path} がありません",
     "in_folder": "{what} {path} はフォルダーです。ファイルを指定してください",
     "in_unreadable": "{what} {path} を読めません: {why}",
