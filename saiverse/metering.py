@@ -19,7 +19,8 @@ ModelResolver = Callable[[Any, str], tuple[ChatModel, "str | None"]]
 
 def _asked(request: ChatRequest) -> int:
     """Input tokens of a request when the provider reports none (a stream): its text estimated."""
-    text = (request.system or "") + "".join(str(m.content or "") for m in request.messages)
+    said = (m.get("content") if isinstance(m, dict) else getattr(m, "content", "") for m in request.messages)
+    text = (request.system or "") + "".join(str(s or "") for s in said)
     return estimate_tokens(text)
 
 

@@ -59,6 +59,17 @@ JA: dict[str, str] = {
     # Production runs (saiverse/pulse/_production.py).
     "run_busy": "制作 {id!r} は別のプロセスで進行中です。終わるか止まるまで待ってください。",
     "run_started": "制作を始めました (run {run})。途中で指示を送ると計画に反映します。",
+    # A reply that stopped (saiverse/pulse/_open.py): the building's line and the start's notice.
+    "pulse_killed": "アプリが途中で終了しました",
+    "pulse_worker_lost": "ワーカーが途中で止まりました",
+    "pulse_local_crashed": "ローカルモデルのプロセスが異常終了しました",
+    "pulse_local_hang": "ローカルモデルが応答しなくなりました",
+    "pulse_local_broken": "ローカルモデルがこのマシンでは動きません",
+    "pulse_model_error": "モデルがエラーを返しました: {detail}",
+    "pulse_error": "エラー: {detail}",
+    "pulse_stopped": "{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。",
+    "pulse_stopped_at": "{at} の{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。",
+    "pulse_recovered": "{name}のパルス ({pulse}) は途中で止まっていました ({why})。そのことを記憶に書きました。",
 }
 
 EN: dict[str, str] = {
@@ -109,4 +120,14 @@ EN: dict[str, str] = {
                        "answers instead of {model}. Settings → 💰 Usage changes the budget."),
     "run_busy": "Production run {id!r} is under way in another process. Wait until it ends or stops.",
     "run_started": "Production started (run {run}). Instructions sent meanwhile go into its plan.",
+    "pulse_killed": "the app ended midway",
+    "pulse_worker_lost": "the worker stopped midway",
+    "pulse_local_crashed": "the local model's process crashed",
+    "pulse_local_hang": "the local model stopped responding",
+    "pulse_local_broken": "the local model cannot run on this machine",
+    "pulse_model_error": "the model returned an error: {detail}",
+    "pulse_error": "error: {detail}",
+    "pulse_stopped": "{name}'s reply stopped midway ({why}). Say something again.",
+    "pulse_stopped_at": "{name}'s reply to your message of {at} stopped midway ({why}). Say something again.",
+    "pulse_recovered": "{name}'s pulse ({pulse}) had stopped midway ({why}); that is written in her memory.",
 }
