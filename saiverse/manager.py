@@ -107,7 +107,7 @@ class SAIVerseManager:
         """One line per thing start-up changed that the user should know (permissions made private)."""
         self.repair_report: RepairReport = home.repair_report
         """What start-up repair finished or set aside (saiverse/care/_repair.py); empty when all was well."""
-        self.summarizer = Summarizer(lambda: self.settings)
+        self.summarizer = Summarizer(lambda: self.settings, lambda p, spent: self.costs.record(p, spent))
         self.items = ItemStore(
             self.db, settings.home,
             summarize_document=self.summarizer.document, summarize_picture=self.summarizer.picture,

@@ -3,11 +3,17 @@ run's plan, patches and chapters, a generated picture. A pulse adds up its own c
 it ends (saiverse/pulse/_controller.py); these calls have no pulse, so the model they are handed is
 `Metered`: each answer is recorded at once, for the persona it was made for, in the same table
 (saiverse/costs.py `Costs.record`) that 設定 → 💰 利用量, `python main.py usage` and the daily budget read.
+
+An item's summary is asked of a model by name deep in the item store, which knows no persona: while a
+persona's tool call or production run works, `acting_for` says whom it works for, and the summariser
+(saiverse/world/_summaries.py) meters its call for her.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from chat import ChatModel, ChatRequest, ChatResult, estimate_tokens
@@ -15,6 +21,23 @@ from chat import ChatModel, ChatRequest, ChatResult, estimate_tokens
 Record = Callable[[str, list[tuple[str, int, int]]], None]
 """`Costs.record`: (persona id, [(model, input tokens, output tokens)])."""
 ModelResolver = Callable[[Any, str], tuple[ChatModel, "str | None"]]
+
+_acting: ContextVar[str] = ContextVar("saiverse_acting_for", default="")
+
+
+@contextmanager
+def acting_for(persona_id: str) -> Iterator[None]:
+    """While the block runs (in this thread, and the context it hands on), calls are made for `persona_id`."""
+    token = _acting.set(persona_id)
+    try:
+        yield
+    finally:
+        _acting.reset(token)
+
+
+def acting() -> str:
+    """The persona the calls made now are for ('' outside a persona's tool call or production run)."""
+    return _acting.get()
 
 
 def _asked(request: ChatRequest) -> int:

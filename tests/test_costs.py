@@ -128,3 +128,29 @@ def test_calls_outside_a_chat_are_counted_for_the_persona(make_manager: Callable
     [mina] = [r for r in manager.costs.usage(days=1) if r.persona_id == "mina"]
     assert mina.calls == len(model.history) - asked >= 1 and mina.output_tokens > 0
     assert manager.costs.spent_today("mina") > 0  # the daily budget sees them too
+
+
+def test_an_items_summary_is_counted_for_the_persona_whose_tool_asked(
+        saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """document_create asks the persona's lightweight model (a real Gemini client, a loopback server) for
+    the summary: that call is hers in the usage table, with the tokens the server reported."""
+    from saiverse.settings import load_settings
+    from tests.support.fakes_llm import FakeServer, Reply, gemini_parts
+
+    with FakeServer() as fake:
+        fake.fallback = Reply(json=gemini_parts([{"text": "灯台の記録の要約です。"}], prompt_tokens=40, output_tokens=12))
+        monkeypatch.setenv("GEMINI_API_KEY", "test-key-123")
+        monkeypatch.setenv("SAIVERSE_GEMINI_BASE_URL", fake.url)
+        manager = SAIVerseManager(load_settings())
+        try:
+            manager.admin.update_persona("mina", {"lightweight_model": "gemini-test-lite"})
+            manager.run_tool("document_create", "mina", None,
+                             {"name": "灯台の記録", "description": "d", "content": "灯台の話。" * 40})
+            assert [r.persona_id for r in manager.costs.usage(days=1)] == ["mina"]
+            [row] = manager.costs.usage(days=1)
+            assert (row.model, row.calls, row.input_tokens, row.output_tokens) == ("gemini-test-lite", 1, 40, 12)
+            manager.items.create_document("あなたのメモ", "ユーザーが書いた。" * 10, owner_kind="building",
+                                          owner_id="library", summary_model="gemini-test-lite")
+            assert manager.costs.usage(days=1)[0].calls == 1  # the user's own document: no persona to charge
+        finally:
+            manager.close()

@@ -32,6 +32,7 @@ from saiverse.disk import private_folder
 from saiverse.errors import UserError
 from saiverse.llm.names import made_by_note
 from saiverse.memory import SAIMemory
+from saiverse.metering import acting_for
 from saiverse.pulse._journal import ModelResolver, persona_context, system_prompt_for
 from saiverse.world import ItemInfo, ItemStore, World, atomic_write, new_file_name
 from words import say
@@ -300,9 +301,12 @@ class ProductionService:
               "text": say("run_started", run=run_id[:8])})
         from sea.production.state import TargetScope
 
-        return self._finish(run_id, lambda: self.engine.start(
-            self._ports(run_id, persona_id, building_id, emit, pulse_id), request,
-            TargetScope(building_id=building_id, persona_id=persona_id)))
+        def work() -> RunSummary:
+            with acting_for(persona_id):  # the documents' summaries are hers (saiverse/metering.py)
+                return self.engine.start(self._ports(run_id, persona_id, building_id, emit, pulse_id), request,
+                                         TargetScope(building_id=building_id, persona_id=persona_id))
+
+        return self._finish(run_id, work)
 
     def resume(self, run_id: str, emit: Callable[[dict[str, Any]], None]) -> RunSummary:
         """Continue a run from its last checkpoint (UnknownRunError when there is none)."""
@@ -315,7 +319,8 @@ class ProductionService:
 
         def work() -> RunSummary:
             self._set_status(run_id, "running")
-            return self.engine.resume(self._ports(run_id, persona_id, building_id, emit))
+            with acting_for(persona_id):
+                return self.engine.resume(self._ports(run_id, persona_id, building_id, emit))
 
         return self._finish(run_id, work)
 
