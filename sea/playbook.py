@@ -300,8 +300,7 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     if isinstance(data, str):
         size = len(data.encode("utf-8"))
         if size > MAX_PLAYBOOK_BYTES:
-            raise PlaybookError(f"is {size:,} bytes; a playbook may be at most {MAX_PLAYBOOK_BYTES:,} bytes",
-                                playbook=source)
+            raise PlaybookError(say("pb_text_too_big", size=size, limit=MAX_PLAYBOOK_BYTES), playbook=source)
         try:
             data = json.loads(data)
         except json.JSONDecodeError as exc:

@@ -57,6 +57,7 @@ JA: dict[str, str] = {
     "pb_not_regular": ("{path} は普通のファイルではありません (パイプかデバイス?)。"
                        "プレイブックの JSON ファイルを指定してください"),
     "pb_too_big": "ファイル {name} は {size:,} バイトです。プレイブックのファイルは {limit:,} バイトまでです",
+    "pb_text_too_big": "{size:,} バイトあります。プレイブックは {limit:,} バイトまでです",
     "pb_grew": "ファイル {name} は読む間に {limit:,} バイト (プレイブックのファイルの上限) を超えました",
     "pb_unreadable": "{path} を読めません: {why}",
     "pb_not_utf8": "{name} は UTF-8 の文字列ではありません",
@@ -114,6 +115,7 @@ EN: dict[str, str] = {
     "pb_folder": "{path} is a folder; give a playbook JSON file",
     "pb_not_regular": "{path} is not a regular file (a pipe or a device?); give a playbook JSON file",
     "pb_too_big": "file {name} is {size:,} bytes; a playbook file may be at most {limit:,} bytes",
+    "pb_text_too_big": "is {size:,} bytes; a playbook may be at most {limit:,} bytes",
     "pb_grew": "file {name} is larger than {limit:,} bytes, the most a playbook file may be",
     "pb_unreadable": "cannot read {path}: {why}",
     "pb_not_utf8": "{name} is not UTF-8 text",
