@@ -245,3 +245,15 @@ def test_help_follows_the_language(lang: str, argv: list[str], saiverse_home: Pa
             if not JAPANESE.search(line) and line.strip():
                 # a line without Japanese is only the usage's flags and metavars, or a wrapped option name
                 assert not re.search(r"[a-z]{3,} [a-z]{3,} [a-z]{3,}", FROM_THE_DATA.sub(" ", line)), line
+
+
+def test_the_offline_note_follows_the_language_and_is_read_past_in_either() -> None:
+    from chat import ChatRequest, Message
+    from saiverse.llm.offline import OfflineModel, without_note
+
+    for lang in ("ja", "en"):
+        words.use(lang)
+        reply = OfflineModel().generate(ChatRequest(messages=[Message(role="user", content="こんにちは")])).text
+        assert reply.endswith(words.say("offline_note")), reply
+        assert bool(JAPANESE.search(words.say("offline_note"))) == (lang == "ja")
+    assert without_note("やあ" + words.say("offline_note", lang="ja") + words.say("offline_note", lang="en")) == "やあ"

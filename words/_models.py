@@ -4,6 +4,7 @@ embedding model lacks (saiverse/llm/registry.py, answering.py, servers.py, embed
 from __future__ import annotations
 
 JA: dict[str, str] = {
+    "offline_note": "（オフラインモデルで応答しています）",
     "short_local": "ローカルモデル",
     "short_offline": "オフライン",
     "label_local": "組み込みのローカルモデル (llama.cpp)",
@@ -96,6 +97,7 @@ JA: dict[str, str] = {
 }
 
 EN: dict[str, str] = {
+    "offline_note": " (the offline model answers)",
     "short_local": "local model",
     "short_offline": "offline",
     "label_local": "the built-in local model (llama.cpp)",
