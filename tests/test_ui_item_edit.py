@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import RunningApp, act, new_page, served, shot, textbox, wait_toast
+from tests.support.browser import RunningApp, act, new_page, served, settle, shot, textbox, wait_toast
 
 pytestmark = [pytest.mark.filterwarnings("ignore:::gradio.queueing"), pytest.mark.browser]
 
@@ -41,9 +41,17 @@ def test_rename_describe_and_delete_an_item(running: RunningApp, browser: Any) -
         name = textbox(page, "item-modal-name")
         name.wait_for()
         assert name.input_value() == "星の観察ノート"
+        # The folded part's fields mount as it opens: wait for the modal's events, then type, and see the
+        # field hold what was typed (blurred: the field's value is the page's) before saving.
+        settle(page)
         name.fill("   ")
+        name.blur()
+        page.wait_for_function("() => document.querySelector('#item-modal-name input, #item-modal-name textarea')"
+                               ".value === '   '")
         act(page, page.locator("#item-modal-edit-save"))
-        page.locator("#item-modal-edit-status", has_text="アイテム名が空です").wait_for()
+        status = page.locator("#item-modal-edit-status")
+        status.locator(".sv-error, .sv-ok").wait_for()
+        assert "アイテム名が空です" in status.inner_text(), status.inner_text()  # a blank name is refused
         assert manager.items.get(doc.item_id).name == "星の観察ノート"
         name.fill("冬の星座ノート")
         textbox(page, "item-modal-description").fill("冬の夜に見えた星座の記録")

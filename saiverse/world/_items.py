@@ -192,15 +192,19 @@ class ItemStore:
                  .order_by(Item.created_at, Item.name))
         with self.db.session() as s:
             rows = s.execute(query).all()
-            if any(loc.slot_number is None for _item, loc in rows):
-                try:
-                    with s.begin_nested():
-                        number_unnumbered(s, owner_kind, owner_id)
-                except IntegrityError:  # another process numbered them meanwhile: theirs stand
-                    pass
-                s.expire_all()
-                rows = s.execute(query).all()
-            return [_info(item, loc) for item, loc in rows]
+            if not any(loc.slot_number is None for _item, loc in rows):
+                return [_info(item, loc) for item, loc in rows]
+        # Numbered in a session of its own, not a savepoint of the read: on SQLite a savepoint opens a
+        # deferred transaction whose read snapshot cannot become a write once another connection has
+        # committed ("database is locked" at once, whatever the busy timeout); a fresh session's first
+        # write waits for the lock instead.
+        try:
+            with self.db.session() as s:
+                number_unnumbered(s, owner_kind, owner_id)
+        except IntegrityError:  # another process numbered them meanwhile: theirs stand
+            pass
+        with self.db.session() as s:
+            return [_info(item, loc) for item, loc in s.execute(query).all()]
 
     def file_of(self, info: ItemInfo) -> Path:
         """The item's file, resolved inside the data home (refused otherwise)."""
