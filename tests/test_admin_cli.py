@@ -36,7 +36,7 @@ def test_make_a_city_from_the_command_line(saiverse_home: Path, capsys: pytest.C
     persona = json.loads(out)
     assert persona["persona_id"] == "kai" and persona["building_id"] == "harbor"
     code, out, _ = _call(capsys, "persona", "create", "--name", "Umi")  # where the user is: the library
-    assert code == 0 and out.startswith("created persona Umi (umi)")
+    assert code == 0 and out.startswith("ペルソナ Umi (umi) を作りました")
     m = SAIVerseManager(load_settings())
     try:
         kai = m.world.persona("kai")

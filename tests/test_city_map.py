@@ -123,7 +123,7 @@ def test_cli_places_buildings_on_the_map(saiverse_home: Path, capsys: pytest.Cap
     positions = {b["building_id"]: b["map_position"] for b in json.loads(out)["buildings"]}
     assert positions["library"] == [7.0, 9.0] and positions["harbor"] == [40.0, -8.0]
     code, out, _ = _call(capsys, "building", "move-on-map", "library", "--auto")
-    assert code == 0 and "placed automatically" in out
+    assert code == 0 and "自動で置きました" in out
     code, out, _ = _call(capsys, "world", "--json")
     assert {b["building_id"]: b["map_position"] for b in json.loads(out)["buildings"]}["library"] is None
 

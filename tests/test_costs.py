@@ -93,7 +93,7 @@ def test_usage_from_the_cli(make_manager: Callable[..., SAIVerseManager], saiver
     manager.close()
     done = _cli(saiverse_home, "usage")
     assert done.returncode == 0, done.stderr
-    assert "ミナ (mina)  gpt-4.1:" in done.stdout and "prices:" in done.stdout and "$0.0" in done.stdout
+    assert "ミナ (mina)  gpt-4.1:" in done.stdout and "料金表:" in done.stdout and "$0.0" in done.stdout
     done = _cli(saiverse_home, "usage", "--budget", "mina", "0.25", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)

@@ -257,3 +257,28 @@ def test_the_offline_note_follows_the_language_and_is_read_past_in_either() -> N
         assert reply.endswith(words.say("offline_note")), reply
         assert bool(JAPANESE.search(words.say("offline_note"))) == (lang == "ja")
     assert without_note("やあ" + words.say("offline_note", lang="ja") + words.say("offline_note", lang="en")) == "やあ"
+
+
+@pytest.mark.parametrize("lang", ["ja", "en"])
+def test_what_the_commands_print_follows_the_language(lang: str, capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """`bag`, `world`, `persona create`, `usage`: what the command itself says, in one language (the seed
+    world's names stay as they are written)."""
+    monkeypatch.setenv("SAIVERSE_LANG", lang)
+    world_names = re.compile("|".join(["エントランス", "ユーザーの部屋", "図書館", "美術館", "アトリエ", "ソラ", "ミナ",
+                                       "サイバース市"]))
+
+    def said(*argv: str) -> list[str]:
+        capsys.readouterr()
+        assert cli_main.main(list(argv)) == 0, argv
+        return [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+
+    lines = [*said("bag", "--building", "library", "--name", "travel"), *said("world"),
+             *said("persona", "create", "--name", "Umi"), said("usage")[0]]
+    for line in lines:
+        ids = r"^[!-~]+\s|\[[^\]]*\]|\([\w-]+\)|item:\d+|[0-9a-f-]{36}|\S*/\S*|Umi|travel"  # ids, paths, names given
+        own = world_names.sub(" ", re.sub(ids, " ", line.strip()))
+        if lang == "en":
+            assert not JAPANESE.search(own), line
+        else:
+            assert JAPANESE.search(own) and not LATIN_WORD.search(FROM_THE_DATA.sub(" ", own)), line
