@@ -70,6 +70,20 @@ JA: dict[str, str] = {
     "pulse_stopped": "{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。",
     "pulse_stopped_at": "{at} の{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。",
     "pulse_recovered": "{name}のパルス ({pulse}) は途中で止まっていました ({why})。そのことを記憶に書きました。",
+    # The admin forms' checks (saiverse/care/_admin.py): `{field}` is the form's field name.
+    "adm_int": "{field} は整数にしてください ({value!r} が渡されました)",
+    "adm_min": "{field} は {least} 以上にしてください ({value} が渡されました)",
+    "adm_map_number": "{field} は数か空欄にしてください ({value!r} が渡されました)",
+    "adm_map_range": "{field} は {low} から {high} までの数にしてください ({value!r} が渡されました)",
+    "adm_map_pair": "map_x と map_y は両方書くか、両方空欄 (自動配置) にしてください",
+    "adm_mode": "interaction_mode は {modes} のどれかにしてください ({value!r} が渡されました)",
+    "adm_slug": "persona_id は a-z、0-9、_ と - だけにしてください ({value!r} が渡されました)",
+    "adm_exists": "persona_id {id!r} はもうあります",
+    "adm_no_city": "この世界にはまだ街がありません",
+    "adm_capacity_low": "定員 {capacity} は中にいるペルソナ ({inside} 人) より少なくなります",
+    "adm_url": "openai_base_url は http:// か https:// で始めてください ({value!r} が渡されました)",
+    "adm_empty": "{field} が空です",
+    "adm_spaces": "{field} に空白は入れられません",
 }
 
 EN: dict[str, str] = {
@@ -130,4 +144,17 @@ EN: dict[str, str] = {
     "pulse_stopped": "{name}'s reply stopped midway ({why}). Say something again.",
     "pulse_stopped_at": "{name}'s reply to your message of {at} stopped midway ({why}). Say something again.",
     "pulse_recovered": "{name}'s pulse ({pulse}) had stopped midway ({why}); that is written in her memory.",
+    "adm_int": "{field} must be an integer, got {value!r}",
+    "adm_min": "{field} must be at least {least}, got {value}",
+    "adm_map_number": "{field} must be a number or empty, got {value!r}",
+    "adm_map_range": "{field} must be a number between {low} and {high}, got {value!r}",
+    "adm_map_pair": "map_x and map_y go together: give both, or leave both empty for automatic placement",
+    "adm_mode": "interaction_mode must be one of {modes}, got {value!r}",
+    "adm_slug": "persona_id must be a slug (a-z, 0-9, _ or -), got {value!r}",
+    "adm_exists": "persona_id {id!r} already exists",
+    "adm_no_city": "the world has no city yet",
+    "adm_capacity_low": "capacity {capacity} is less than the {inside} personas inside",
+    "adm_url": "openai_base_url must start with http:// or https://, got {value!r}",
+    "adm_empty": "{field} must not be empty",
+    "adm_spaces": "{field} must not contain spaces",
 }

@@ -74,9 +74,9 @@ def _int(spec: dict[str, Any], key: str, minimum: int) -> int:
     try:
         value = int(spec[key])
     except (TypeError, ValueError) as exc:
-        raise AdminError(f"{key} must be an integer, got {spec.get(key)!r}") from exc
+        raise AdminError(say("adm_int", field=key, value=spec.get(key))) from exc
     if value < minimum:
-        raise AdminError(f"{key} must be at least {minimum}, got {value}")
+        raise AdminError(say("adm_min", field=key, least=minimum, value=value))
     return value
 
 
@@ -94,12 +94,12 @@ def _map_position(spec: dict[str, Any]) -> tuple[float | None, float | None]:
         try:
             value = float(raw)
         except (TypeError, ValueError) as exc:
-            raise AdminError(f"{key} must be a number or empty, got {raw!r}") from exc
+            raise AdminError(say("adm_map_number", field=key, value=raw)) from exc
         if not math.isfinite(value) or abs(value) > MAP_LIMIT:
-            raise AdminError(f"{key} must be a number between {-MAP_LIMIT:g} and {MAP_LIMIT:g}, got {raw!r}")
+            raise AdminError(say("adm_map_range", field=key, low=f"{-MAP_LIMIT:g}", high=f"{MAP_LIMIT:g}", value=raw))
         out.append(value)
     if (out[0] is None) != (out[1] is None):
-        raise AdminError("map_x and map_y go together: give both, or leave both empty for automatic placement")
+        raise AdminError(say("adm_map_pair"))
     return out[0], out[1]
 
 
@@ -135,7 +135,7 @@ class AdminService:
         if persona_id is None or "name" in spec:
             name = _text(spec, "name")
             if not name:
-                raise AdminError("name must not be empty")
+                raise AdminError(say("adm_empty", field="name"))
             values["name"] = name
         for key in ("avatar", "description", "system_prompt"):
             if key in spec:
@@ -145,17 +145,17 @@ class AdminService:
         if persona_id is None or "interaction_mode" in spec:
             mode = _text(spec, "interaction_mode", "user") or "user"
             if mode not in MODES:
-                raise AdminError(f"interaction_mode must be one of {', '.join(MODES)}, got {mode!r}")
+                raise AdminError(say("adm_mode", modes=", ".join(MODES), value=mode))
             values["interaction_mode"] = mode
         if persona_id is None or "building_id" in spec:
             bid = _text(spec, "building_id")
             building = s.get(Building, bid) if bid else None
             if building is None:
-                raise AdminError(f"building_id {bid!r} does not exist")
+                raise AdminError(say("no_building", id=bid))
             occupants = s.scalar(select(func.count()).select_from(Persona).where(
                 Persona.building_id == bid, Persona.persona_id != (persona_id or "")))
             if (occupants or 0) >= building.capacity:
-                raise AdminError(f"building {building.name} is full (capacity {building.capacity})")
+                raise AdminError(say("building_full", name=building.name, capacity=building.capacity))
             values["building_id"] = bid
         for key in MODEL_FIELDS:
             if key in spec:
@@ -166,9 +166,9 @@ class AdminService:
         wanted = _text(spec, "persona_id").lower()
         if wanted:
             if not _ID.match(wanted):
-                raise AdminError(f"persona_id must be a slug (a-z, 0-9, _ or -), got {wanted!r}")
+                raise AdminError(say("adm_slug", value=wanted))
             if s.get(Persona, wanted) is not None:
-                raise AdminError(f"persona_id {wanted!r} already exists")
+                raise AdminError(say("adm_exists", id=wanted))
             return wanted
         base = slug(_text(spec, "name"))
         if base and s.get(Persona, base) is None and _ID.match(base):
@@ -190,7 +190,7 @@ class AdminService:
         with self.db.session() as s:
             row = s.get(Persona, persona_id)
             if row is None:
-                raise AdminError(f"persona {persona_id!r} does not exist")
+                raise AdminError(say("no_persona", id=persona_id))
             for key, value in self._check_persona(spec, s, persona_id).items():
                 setattr(row, key, value)
         return self.world.persona(persona_id)
@@ -201,7 +201,7 @@ class AdminService:
         if creating or "name" in spec:
             name = _text(spec, "name")
             if not name:
-                raise AdminError("name must not be empty")
+                raise AdminError(say("adm_empty", field="name"))
             values["name"] = name
         for key in ("description", "system_instruction"):
             if key in spec:
@@ -222,7 +222,7 @@ class AdminService:
         with self.db.session() as s:
             city = s.scalars(select(City).order_by(City.created_at)).first()
             if city is None:
-                raise AdminError("the world has no city yet")
+                raise AdminError(say("adm_no_city"))
             bid = slug(values["name"])
             if not bid or not _ID.match(bid) or s.get(Building, bid) is not None:
                 bid = "b_" + uuid.uuid4().hex[:10]
@@ -236,12 +236,12 @@ class AdminService:
         with self.db.session() as s:
             row = s.get(Building, building_id)
             if row is None:
-                raise AdminError(f"building {building_id!r} does not exist")
+                raise AdminError(say("no_building", id=building_id))
             if "capacity" in values:
                 inside = s.scalar(select(func.count()).select_from(Persona).where(
                     Persona.building_id == building_id)) or 0
                 if values["capacity"] < inside:
-                    raise AdminError(f"capacity {values['capacity']} is less than the {inside} personas inside")
+                    raise AdminError(say("adm_capacity_low", capacity=values["capacity"], inside=inside))
             for key, value in values.items():
                 setattr(row, key, value)
         return self.world.building(building_id)
@@ -386,16 +386,16 @@ class AdminService:
             value = _text(values, key)
             if key == "openai_base_url":
                 if value and not re.match(r"^https?://\S+$", value):
-                    raise AdminError(f"openai_base_url must start with http:// or https://, got {value!r}")
+                    raise AdminError(say("adm_url", value=value))
                 changes[key] = value or None
             elif not value:
-                raise AdminError(f"{key} must not be empty")
+                raise AdminError(say("adm_empty", field=key))
             else:
                 changes[key] = value
         for key in KEY_FIELDS:
             secret = _text(values, key)
             if any(c.isspace() for c in secret):
-                raise AdminError(f"{key} must not contain spaces")
+                raise AdminError(say("adm_spaces", field=key))
             if secret:
                 changes[key] = secret
             elif values.get(f"clear_{key}"):
