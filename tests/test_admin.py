@@ -67,7 +67,7 @@ def test_full_building_refuses_a_new_persona(manager: SAIVerseManager) -> None:
     manager.admin.create_persona({"name": "B", "building_id": b.building_id})
     with pytest.raises(AdminError, match="満員"):
         manager.admin.create_persona({"name": "C", "building_id": b.building_id})
-    with pytest.raises(AdminError, match="less than"):
+    with pytest.raises(AdminError, match="より少なく"):
         manager.admin.update_building(b.building_id, {"capacity": 1})
 
 
