@@ -60,7 +60,7 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     personas = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
     first = personas[0][1] if personas else None
-    tag_choices = [(labels("tag_all"), "")] + [(t, t) for t in TAGS]
+    tag_choices = [(labels("tag_all"), "")] + [(labels(f"mem_tag_{t}"), t) for t in TAGS]
     with gr.Row(equal_height=True, elem_classes=["sv-toolbar"]):
         persona = gr.Dropdown(personas, value=first, label=labels("mem_persona"), elem_id="memory-persona",
                               scale=2)
