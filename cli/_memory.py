@@ -139,8 +139,8 @@ def _no_index(settings: Any) -> str:
     try:
         cloud_embedder(settings, name).close()
     except ValueError as exc:
-        return say(settings, "embed_cannot_use", name=name, why=exc)
-    return say(settings, "embed_cannot_use_log", name=name)
+        return say("embed_cannot_use", lang=settings.lang, name=name, why=exc)
+    return say("embed_cannot_use_log", lang=settings.lang, name=name)
 
 
 def chronicle(args: argparse.Namespace) -> int:

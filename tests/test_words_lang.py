@@ -282,3 +282,27 @@ def test_what_the_commands_print_follows_the_language(lang: str, capsys: pytest.
             assert not JAPANESE.search(own), line
         else:
             assert JAPANESE.search(own) and not LATIN_WORD.search(FROM_THE_DATA.sub(" ", own)), line
+
+
+def test_every_key_the_backend_asks_for_exists_and_is_asked_rightly() -> None:
+    """Each `say("key", …)` names a line of words/ and passes the key alone as its positional argument (the
+    model layer once passed its settings first: `say(settings, "key")`)."""
+    import ast
+
+    keys, wrong = set(words.WORDS["ja"]), []
+    for path in [*ROOT.glob("*.py"), *(p for d in ("cli", "saiverse", "sea", "tools", "database", "chat", "ui")
+                                        for p in (ROOT / d).rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = getattr(node, "func", None)
+            if not isinstance(node, ast.Call) or not (
+                    (isinstance(func, ast.Name) and func.id == "say")
+                    or (isinstance(func, ast.Attribute) and func.attr == "say"
+                        and isinstance(func.value, ast.Name) and func.value.id == "words")):
+                continue
+            first = node.args[0] if len(node.args) == 1 else None
+            named = [x.value for x in ([first] if isinstance(first, ast.Constant) else
+                                       [first.body, first.orelse] if isinstance(first, ast.IfExp) else [])
+                     if isinstance(x, ast.Constant)]
+            if first is None or any(k not in keys for k in named):
+                wrong.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert wrong == []
