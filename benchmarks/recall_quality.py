@@ -147,6 +147,7 @@ def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any]
                 print(f"{path.name}: {len(turns)} turns embedded in {time.monotonic() - started:.0f} s",
                       file=sys.stderr)
             m.memory_index = None  # lexical first
+            m.memory_view.dense = None  # what the tools recall with (the manager hands it the index's dense side)
             bm25 = baseline(turns, japanese)
             text_of = {t["dia_id"]: needle(t["text"]) for t in turns}
             rows = []
@@ -163,13 +164,13 @@ def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any]
                        "bm25_any": any(text_of[e] in base for e in ev),
                        "bm25_all": all(text_of[e] in base for e in ev)}
                 if index is not None:
-                    m.memory_index = index
+                    m.memory_index, m.memory_view.dense = index, index.dense
                     for w in weights:
                         index.dense.weight = w
                         fused = str(call_tool("memory_recall", asked, ctx))[:budget]
                         row[f"dense{w:g}_any"] = any(text_of[e] in fused for e in ev)
                         row[f"dense{w:g}_all"] = all(text_of[e] in fused for e in ev)
-                    m.memory_index = None
+                    m.memory_index, m.memory_view.dense = None, None
                 rows.append(row)
                 if misses and not row["all"]:
                     print(f"MISS {path.name}: {q}\n  want: {[text_of[e] for e in ev]}\n  got:\n{ours}\n",

@@ -12,6 +12,7 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import words
 from cli._frame import add_json, command, print_json, world
 from cli._voice import add_voice_options, voice_command
 
@@ -77,7 +78,7 @@ def create_command(manager: SAIVerseManager, args: argparse.Namespace, print_jso
         print_json(info.to_dict())
         return 0
     ident = info.persona_id if args.command == "persona" else info.building_id
-    print(f"created {args.command} {info.name} ({ident})")
+    print(words.say(f"out_created_{args.command}", name=info.name, id=ident))
     return 0
 
 
@@ -89,8 +90,8 @@ def move_on_map_command(manager: SAIVerseManager, args: argparse.Namespace, prin
     if args.json:
         print_json(spot.to_dict())
         return 0
-    where = "placed automatically" if spot.auto else "placed"
-    print(f"{spot.name} ({spot.building_id}) {where} at ({spot.x:g}, {spot.y:g}) on the city map")
+    how = words.say("out_placed_auto" if spot.auto else "out_placed_set")
+    print(words.say("out_placed", name=spot.name, id=spot.building_id, how=how, x=f"{spot.x:g}", y=f"{spot.y:g}"))
     return 0
 
 
@@ -109,12 +110,12 @@ def delete_command(manager: SAIVerseManager, args: argparse.Namespace, print_jso
     if args.json:
         print_json(report.to_dict())
         return 0
-    print(f"deleted {report.kind} {report.name} ({report.id})")
+    print(words.say(f"out_deleted_{report.kind}", name=report.name, id=report.id))
     if report.items_moved:
-        print(f"  {report.items_moved} items moved to {report.moved_to}")
+        print(words.say("out_items_moved", n=report.items_moved, to=report.moved_to))
     if report.removed:
-        print("  removed: " + ", ".join(f"{table} {n}" for table, n in report.removed.items()))
-    print(f"  backup taken before the delete: {report.backup}")
+        print(words.say("out_removed", what=", ".join(f"{table} {n}" for table, n in report.removed.items())))
+    print(words.say("out_backup_before", path=report.backup))
     return 0
 
 
@@ -129,7 +130,7 @@ def reflex_command(manager: SAIVerseManager, args: argparse.Namespace, print_jso
     if args.json:
         print_json({"persona_id": info.persona_id, "reflex_recall": on})
     else:
-        print(f"reflex recall {'on' if on else 'off'} for {info.name} ({info.persona_id})")
+        print(words.say("out_reflex_on" if on else "out_reflex_off", name=info.name, id=info.persona_id))
     return 0
 
 

@@ -6,6 +6,7 @@ sane depth and numbers. Every refusal exits 2 with one `error: …` line (saiver
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import re
 from collections.abc import Callable
@@ -27,6 +28,9 @@ ARGPARSE_MESSAGES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"argument (?P<arg>[^:]+): invalid choice: (?P<value>.+?) \(choose from (?P<choices>.+)\)"),
      "ap_choice"),
     (re.compile(r"argument (?P<arg>[^:]+): expected one argument"), "ap_one_value"),
+    (re.compile(r"argument (?P<arg>[^:]+): expected (?P<n>\d+) arguments"), "ap_n_values"),
+    (re.compile(r"argument (?P<arg>[^:]+): expected at least one argument"), "ap_some_values"),
+    (re.compile(r"argument (?P<arg>[^:]+): not allowed with argument (?P<other>.+)"), "ap_not_with"),
     (re.compile(r"argument (?P<arg>[^:]+): invalid (?P<kind>.+?) value: (?P<value>.+)"), "ap_invalid"),
     (re.compile(r"argument (?P<arg>[^:]+): (?P<rest>.+)"), "ap_argument"),  # a type's own refusal (`whole`)
 )
@@ -42,8 +46,33 @@ def worded(message: str) -> str:
     return message
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """`--help` in the language in force: every English text of the parser — argparse's headings, a
+    command's docstring, an argument's help — goes through `words.help_text` as it is printed."""
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(words.help_text(heading) if heading else heading)
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, words.help_text("usage: ") if prefix is None else prefix)
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(words.help_text(text))
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        if action.help:  # a copy: the action is the parser's, and the next --help may be in the other language
+            action = copy.copy(action)
+            action.help = words.help_text(action.help)
+        return super()._expand_help(action)
+
+
 class Parser(argparse.ArgumentParser):
-    """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input."""
+    """argparse with a one-line refusal: `error: <what>` and exit 2, like every other bad input; its
+    `--help` follows SAIVERSE_LANG (HelpFormatter)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.exit(USER_ERROR_EXIT, words.say("cli_usage", prog=self.prog, message=worded(message)) + "\n")
@@ -76,7 +105,7 @@ def check_args(args: argparse.Namespace) -> None:
     for name, value in vars(args).items():
         if isinstance(value, str) and name not in PATH_ARGS:
             shown = name.upper() if name in POSITIONAL_ARGS else "--" + name.replace("_", "-")
-            check_text(value, f"argument {shown}")
+            check_text(value, words.say("what_argument", name=shown))
 
 
 def json_object(raw: str, what: str = "--args") -> dict[str, Any]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import words
 from cli._frame import add_json, command, print_json, settings
 
 if TYPE_CHECKING:  # the parser is built from this module: the work's imports wait until a command runs
@@ -58,10 +59,11 @@ def backup(args: argparse.Namespace) -> int:
         print_json(result.to_dict())
         return 0
     counts = ", ".join(f"{k} {v}" for k, v in result.manifest["counts"].items())
-    print(f"backup written: {result.path} ({human_size(result.size)}, schema {result.manifest['schema_version']})")
+    print(words.say("out_backup_written", path=result.path, size=human_size(result.size),
+                    schema=result.manifest["schema_version"]))
     print(f"  {counts}")
     for missing in result.manifest.get("missing", []):
-        print(f"  missing (named by the database, not on disk): {missing}")
+        print(words.say("out_backup_missing", path=missing))
     return 0
 
 
@@ -78,15 +80,14 @@ def restore(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
         return 0
-    migrated = f" (migrated from schema {result.schema_before})" if result.schema_before != result.schema_after \
-        else ""
-    print(f"restored into {result.home}: schema {result.schema_after}{migrated}")
+    migrated = words.say("out_restored_migrated", before=result.schema_before) \
+        if result.schema_before != result.schema_after else ""
+    print(words.say("out_restored", home=result.home, schema=result.schema_after, migrated=migrated))
     print("  " + ", ".join(f"{k} {v}" for k, v in result.counts.items()))
     if st.database_url.startswith("postgresql+psycopg://"):
-        print("its rows are in the PostgreSQL database of SAIVERSE_DATABASE_URL; start it with that setting and "
-              f"--home {result.home}")
+        print(words.say("out_restored_pg", home=result.home))
         return 0
-    print(f"start it with: python main.py --home {result.home}")
+    print(words.say("out_start_with", home=result.home))
     return 0
 
 

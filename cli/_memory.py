@@ -129,18 +129,18 @@ def memory_index(args: argparse.Namespace) -> int:
 
 def _no_index(settings: Any) -> str:
     """Why there is no index: no embedding model set, or the one set cannot be used (a key or URL missing)."""
-    from saiverse.llm.words import say
+    from words import say
 
     name = settings.embedding_model
     if not name:
-        return say(settings, "embed_not_set")
+        return say("embed_not_set", lang=settings.lang)
     from saiverse.llm.embeddings import cloud_embedder
 
     try:
         cloud_embedder(settings, name).close()
     except ValueError as exc:
-        return say(settings, "embed_cannot_use", name=name, why=exc)
-    return say(settings, "embed_cannot_use_log", name=name)
+        return say("embed_cannot_use", lang=settings.lang, name=name, why=exc)
+    return say("embed_cannot_use_log", lang=settings.lang, name=name)
 
 
 def chronicle(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ from typing import Any
 from cli._args import whole
 from cli._frame import add_json, command, print_json, world
 from saiverse.errors import UsageError
+from words import say
 
 
 def register(sub: Any) -> None:
@@ -30,9 +31,9 @@ def _budget(raw: str) -> float | None:
     try:
         value = float(raw)
     except ValueError:
-        raise UsageError(f"--budget の金額は数 (ドル) か none にしてください: {raw[:40]!r}") from None
+        raise UsageError(say("budget_not_number", raw=raw[:40])) from None
     if not math.isfinite(value) or value < 0:
-        raise UsageError(f"--budget の金額は 0 以上にしてください: {raw[:40]!r}")
+        raise UsageError(say("budget_negative", raw=raw[:40]))
     return value
 
 
@@ -52,15 +53,15 @@ def usage(args: argparse.Namespace) -> int:
             print_json({"days": args.days, "prices": str(costs.prices_path), "budgets": budgets,
                         "usage": [r.to_dict() for r in rows]})
             return 0
-        print(f"prices: {costs.prices_path}")
+        print(say("out_prices", path=costs.prices_path))
         if not rows:
-            print("  (no model calls in these days)")
+            print(say("out_no_calls"))
         for r in rows:
             cost = "—" if r.cost_usd is None else f"${r.cost_usd:.4f}"
-            print(f"  {r.day}  {names.get(r.persona_id, r.persona_id)} ({r.persona_id})  {r.model}: "
-                  f"in {r.input_tokens:,} / out {r.output_tokens:,} tokens, {r.calls} calls, {cost}")
+            print(say("out_usage_row", day=r.day, name=names.get(r.persona_id, r.persona_id), id=r.persona_id,
+                      model=r.model, took=r.input_tokens, gave=r.output_tokens, calls=r.calls, cost=cost))
         for pid, usd in sorted(budgets.items()):
             spent = costs.spent_today(pid)
-            print(f"  budget {names.get(pid, pid)} ({pid}): ${usd:.2f}/day, today ${spent:.4f}"
-                  + (" — over: answers with the local model" if spent >= usd else ""))
+            print(say("out_budget_row", name=names.get(pid, pid), id=pid, usd=usd, spent=spent,
+                      over=say("out_budget_over") if spent >= usd else ""))
     return 0

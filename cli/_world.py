@@ -20,7 +20,7 @@ def world_(args: argparse.Namespace) -> int:
         return 0
     for b in snap["buildings"]:
         names = ", ".join(p["name"] for p in snap["personas"] if p["building_id"] == b["building_id"])
-        print(f"{b['building_id']:<12} {b['name']}  [{names}]  items: {len(b['items'])}")
+        print(words.say("out_world_row", id=b["building_id"], name=b["name"], names=names, items=len(b["items"])))
     return 0
 
 
@@ -80,7 +80,8 @@ def items(args: argparse.Namespace) -> int:
             continue
         print(f"item:{r['slot_number']}  {r['item_id']}  [{r['type']}] {r['name']}: {r['description'][:60]}")
         for inner in r.get("holds", []):
-            print(f"    in the bag: item:{inner['slot_number']}  {inner['item_id']}  [{inner['type']}] {inner['name']}")
+            print(words.say("out_in_bag", slot=inner["slot_number"], id=inner["item_id"], type=inner["type"],
+                            name=inner["name"]))
     return 0
 
 
@@ -93,7 +94,7 @@ def bag(args: argparse.Namespace) -> int:
     if args.json:
         print_json(info.to_dict())
     else:
-        print(f"created bag {info.name} (item:{info.slot_number}, {info.item_id}) in {building.name}")
+        print(words.say("out_bag_made", name=info.name, slot=info.slot_number, id=info.item_id, building=building.name))
     return 0
 
 

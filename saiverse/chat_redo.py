@@ -39,6 +39,7 @@ from saiverse.world import (
 )
 from sea.events import Event, event
 from sea.playbook import Playbook
+from words import say
 
 CONTINUE_PLAYBOOK = "continue_reply"
 """The playbook that writes a cut reply's continuation (playbooks/continue_reply.json)."""
@@ -146,7 +147,7 @@ class ChatRedo:
             persona = self.world.persona(persona_id)
             playbook = self.playbook(CONTINUE_PLAYBOOK)
             if playbook is None:
-                raise LookupError(f"プレイブック {CONTINUE_PLAYBOOK} がありません。")
+                raise LookupError(say("continue_no_playbook", name=CONTINUE_PLAYBOOK))
         except (NoReplyError, LookupError) as exc:
             yield event("error", kind="bad_request", message=str(exc), building_id=building_id)
             return
@@ -182,9 +183,9 @@ class ChatRedo:
         recent = self.world.history(building_id, limit=50)
         users = [n for n, e in enumerate(recent) if e.speaker_kind == "user"]
         if not users:
-            raise UserError("この建物にはまだあなたのメッセージがありません。")
+            raise UserError(say("edit_no_message"))
         after = recent[users[-1] + 1:]
         # A reply a kill cut short is a `system` line of its pulse (saiverse/pulse/_open.py): it goes too.
         if any(e.speaker_kind != "persona" and not (e.speaker_kind == "system" and e.pulse_id) for e in after):
-            raise UserError("編集できるのは、最後のメッセージとその返事だけが続いているときです。")
+            raise UserError(say("edit_not_last"))
         return [e.id for e in recent[users[-1]:]]

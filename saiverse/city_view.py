@@ -11,7 +11,6 @@ from typing import Any
 
 from database import Database
 from saiverse.llm.answering import Answering, answering_all
-from saiverse.llm.words import say as llm_say
 from saiverse.pulse import ProductionService
 from saiverse.settings import SettingsStore
 from saiverse.world import BuildingInfo, HistoryEntry, ItemStore, MapSpot, PersonaInfo, World, avatar_path, map_layout
@@ -128,7 +127,7 @@ class CityView:
         model, why = describe_default(self.settings_store.current)
         # A persona whose own model cannot answer says so too (an imported `gemini-…` with no key).
         own = [f"\n  {a.line()}" for a in self.persona_models() if a.fallback and a.own]
-        return llm_say(self.settings_store.current, "startup", model=model, why=why) + "".join(own)
+        return say("startup", lang=self.settings_store.current.lang, model=model, why=why) + "".join(own)
 
     def autonomy_status(self) -> dict[str, Any]:
         """The 自律 switch as the chat view shows it: on/off, which personas act, and how often."""

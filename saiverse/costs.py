@@ -29,6 +29,7 @@ from chat import ChatModel, ModelNotice
 from database.engine import Database
 from saiverse.disk import atomic_write
 from saiverse.errors import UserError
+from words import say
 
 PRICES_FILE = "prices.json"
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
@@ -96,7 +97,7 @@ def today() -> str:
 
 def _number(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise PriceTableError(f"{where} は 0 以上の数でなければなりません ({value!r})。")
+        raise PriceTableError(say("price_not_number", where=where, value=value))
     return float(value)
 
 
@@ -104,15 +105,14 @@ def parse_prices(raw: Any, source: str = PRICES_FILE) -> dict[str, Price]:
     """`{"models": {name: {"input": n, "output": n}}}` → the table (PriceTableError saying what is wrong)."""
     models = raw.get("models") if isinstance(raw, dict) else None
     if not isinstance(models, dict):
-        raise PriceTableError(f"{source}: \"models\" の表 (モデル名 → {{\"input\", \"output\"}}) がありません。")
+        raise PriceTableError(say("price_no_table", source=source))
     table: dict[str, Price] = {}
     for name, row in models.items():
         key = str(name).strip().lower()
         if not key or not isinstance(row, dict):
-            raise PriceTableError(f"{source}: モデル {name!r} の行は "
-                                  "{\"input\": 数, \"output\": 数} にしてください。")
-        table[key] = Price(_number(row.get("input"), f"{source} の {name} input"),
-                           _number(row.get("output"), f"{source} の {name} output"))
+            raise PriceTableError(say("price_bad_row", source=source, name=name))
+        table[key] = Price(_number(row.get("input"), say("price_where", source=source, name=name, part="input")),
+                           _number(row.get("output"), say("price_where", source=source, name=name, part="output")))
     return table
 
 
@@ -138,7 +138,7 @@ class Costs:
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
-            raise PriceTableError(f"{path} を読めません: {exc}") from exc
+            raise PriceTableError(say("price_unreadable", path=path, why=exc)) from exc
         return parse_prices(raw, str(path))
 
     def save_prices(self, table: dict[str, Price]) -> None:
@@ -205,7 +205,7 @@ class Costs:
     def set_budget(self, persona_id: str, usd: float | None) -> None:
         """Dollars a day for the persona (None: no budget)."""
         if usd is not None:
-            usd = _number(usd, "予算")
+            usd = _number(usd, say("price_budget"))
         with self.db.session() as s:
             s.execute(text("DELETE FROM persona_budget WHERE PERSONA_ID = :p"), {"p": persona_id})
             if usd is not None:
@@ -235,12 +235,8 @@ class Costs:
                 return model, notice
             instead, _why = local(persona, kind)
             name = (persona or {}).get("name") or persona_id
-            if self.lang() == "en":
-                said = (f"{name} has used up today's budget of {usd(over[1])} ({usd(over[0])}), so the local model "
-                        f"({instead.name}) answers instead of {model.name}. Settings → 💰 Usage changes the budget.")
-            else:
-                said = (f"{name}は今日の予算 {usd(over[1])} を使い切ったので ({usd(over[0])})、{model.name} の代わりに"
-                        f"ローカルモデル ({instead.name}) で答えます。予算は 設定 → 💰 利用量 で変えられます。")
+            said = say("budget_used_up", lang=self.lang(), name=name, budget=usd(over[1]), spent=usd(over[0]),
+                       model=model.name, local=instead.name)
             return instead, ModelNotice(said, kind="budget")
 
         return model_for

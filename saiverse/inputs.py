@@ -17,6 +17,7 @@ from typing import Any, BinaryIO
 
 from portable import O_BINARY, O_NONBLOCK
 from saiverse.errors import UserError
+from words import say
 
 CHUNK_BYTES = 1024 * 1024
 MAX_JSON_DEPTH = 64
@@ -30,7 +31,14 @@ class InputError(UserError, ValueError):
 
 
 def _mb(n: int) -> str:
-    return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n:,} bytes"
+    return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else say("bytes", n=n)
+
+
+def _why(exc: OSError) -> str:
+    """Why the system refused to read: permission in the language in force, any other reason as the system says."""
+    if isinstance(exc, PermissionError):
+        return say("in_no_permission")
+    return str(exc.strerror or exc)
 
 
 def unencodable_at(text: str) -> int | None:
@@ -45,24 +53,22 @@ def unencodable_at(text: str) -> int | None:
 def check_text(text: str, what: str, *, max_chars: int | None = None, allow_nul: bool = False) -> str:
     """`text` unchanged, or InputError naming `what`: a lone surrogate, a NUL, more than `max_chars`."""
     if not isinstance(text, str):
-        raise InputError(f"{what} must be text, got {type(text).__name__}")
+        raise InputError(say("in_not_text", what=what, kind=type(text).__name__))
     where = unencodable_at(text)
     if where is not None:
-        raise InputError(f"{what} holds a character that is not valid UTF-8 (a lone surrogate at position "
-                         f"{where}); use UTF-8 text")
+        raise InputError(say("in_surrogate", what=what, where=where))
     if not allow_nul and "\x00" in text:
-        raise InputError(f"{what} holds a NUL character (\\x00) at position {text.index(chr(0))}")
+        raise InputError(say("in_nul", what=what, where=text.index(chr(0))))
     if max_chars is not None and len(text) > max_chars:
-        raise InputError(f"{what} is too long: {len(text):,} characters (the limit is {max_chars:,})")
+        raise InputError(say("in_too_long", what=what, n=len(text), limit=max_chars))
     return text
 
 
 def check_message(text: str, max_chars: int) -> str:
     """A chat message a user may send: UTF-8, no NUL, at most `max_chars` (SAIVERSE_MAX_MESSAGE_CHARS)."""
     if isinstance(text, str) and len(text) > max_chars:
-        raise InputError(f"the message is too long: {len(text):,} characters (the limit is {max_chars:,}); shorten "
-                         "it, or put long text in a document (SAIVERSE_MAX_MESSAGE_CHARS)")
-    return check_text(text, "the message")
+        raise InputError(say("in_message_long", n=len(text), limit=max_chars))
+    return check_text(text, say("what_message"))
 
 
 def check_name(name: str, what: str, *, max_chars: int = 200) -> str:
@@ -70,12 +76,12 @@ def check_name(name: str, what: str, *, max_chars: int = 200) -> str:
     check_text(name, what)
     clean = name.strip()
     if not clean:
-        raise InputError(f"{what} is empty")
+        raise InputError(say("in_empty", what=what))
     bad = next((ch for ch in clean if ord(ch) < 32 or ch == "\x7f"), None)
     if bad is not None:
-        raise InputError(f"{what} holds a control character ({bad!r}); a name is one line of text")
+        raise InputError(say("in_control", what=what, ch=repr(bad)))
     if len(clean) > max_chars:
-        raise InputError(f"{what} is too long: {len(clean):,} characters (the limit is {max_chars:,})")
+        raise InputError(say("in_too_long", what=what, n=len(clean), limit=max_chars))
     return clean
 
 
@@ -85,62 +91,64 @@ def check_json_value(value: Any, what: str) -> Any:
     while stack:
         item, path, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
-            raise InputError(f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels, at {path})")
+            raise InputError(say("in_json_deep", what=what, depth=MAX_JSON_DEPTH, path=path))
         if isinstance(item, str):
-            check_text(item, f"{what} at {path}")
+            check_text(item, say("what_at", what=what, path=path))
         elif isinstance(item, bool) or item is None:
             continue
         elif isinstance(item, int):
             if abs(item) > MAX_JSON_INT:
-                raise InputError(f"{what} at {path}: the number {str(item)[:30]}… is too large")
+                raise InputError(say("in_json_big", what=what, path=path, digits=str(item)[:30]))
         elif isinstance(item, float):
             if not math.isfinite(item):
-                raise InputError(f"{what} at {path}: {item} is not a number JSON allows")
+                raise InputError(say("in_json_nan", what=what, path=path, value=item))
         elif isinstance(item, dict):
             for key, sub in item.items():
-                check_text(key, f"{what}: a key at {path}")
+                check_text(key, say("what_key_at", what=what, path=path))
                 stack.append((sub, f"{path}.{key}", depth + 1))
         elif isinstance(item, list):
             stack.extend((sub, f"{path}[{n}]", depth + 1) for n, sub in enumerate(item))
     return value
 
 
-def open_regular(path: Path, what: str = "the file") -> BinaryIO:
+def open_regular(path: Path, what: str = "") -> BinaryIO:
     """`path` opened for reading if it is a regular file; InputError naming it otherwise.
 
     The file is opened without blocking and checked on the open descriptor: a FIFO would wait forever
     for a writer, a device (`/dev/zero`) never ends, and a check before opening could be raced."""
+    what = what or say("what_file")
     try:
         fd = os.open(path, os.O_RDONLY | O_NONBLOCK | O_BINARY)
     except FileNotFoundError as exc:
-        raise InputError(f"{what} {path} does not exist") from exc
+        raise InputError(say("in_missing", what=what, path=path)) from exc
     except IsADirectoryError as exc:
-        raise InputError(f"{what} {path} is a folder, not a file") from exc
+        raise InputError(say("in_folder", what=what, path=path)) from exc
     except OSError as exc:
         if Path(path).is_dir():  # Windows refuses to open a folder with "permission denied"
-            raise InputError(f"{what} {path} is a folder, not a file") from exc
-        raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+            raise InputError(say("in_folder", what=what, path=path)) from exc
+        raise InputError(say("in_unreadable", what=what, path=path, why=_why(exc))) from exc
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
         if stat.S_ISDIR(mode):
-            raise InputError(f"{what} {path} is a folder, not a file")
-        raise InputError(f"{what} {path} is not a regular file (a pipe, a device or a socket); give a file")
+            raise InputError(say("in_folder", what=what, path=path))
+        raise InputError(say("in_not_regular", what=what, path=path))
     if O_NONBLOCK:  # POSIX only (portable.py): Windows opened it blocking and has no os.set_blocking for files
         os.set_blocking(fd, True)
     return os.fdopen(fd, "rb")
 
 
-def read_limited(path: Path, max_bytes: int, *, what: str = "the file", limit_name: str = "") -> bytes:
+def read_limited(path: Path, max_bytes: int, *, what: str = "", limit_name: str = "") -> bytes:
     """A file's bytes, read in chunks and never past `max_bytes` (a regular file's size is checked
     first, so a huge or sparse one is not read at all); InputError naming the file and the limit."""
     limit = f", {limit_name}" if limit_name else ""
+    what = what or say("what_file")
     try:
         with open_regular(path, what) as fh:
             info = os.fstat(fh.fileno())
             if info.st_size > max_bytes:
-                size = _mb(info.st_size) if _mb(info.st_size) != _mb(max_bytes) else f"{info.st_size:,} bytes"
-                raise InputError(f"{what} {path} is too large: {size} (the limit is {_mb(max_bytes)}{limit})")
+                size = _mb(info.st_size) if _mb(info.st_size) != _mb(max_bytes) else say("bytes", n=info.st_size)
+                raise InputError(say("in_too_large", what=what, path=path, size=size, limit=_mb(max_bytes), name=limit))
             chunks: list[bytes] = []
             total = 0
             while True:
@@ -150,12 +158,11 @@ def read_limited(path: Path, max_bytes: int, *, what: str = "the file", limit_na
                 chunks.append(chunk)
                 total += len(chunk)
                 if total > max_bytes:
-                    raise InputError(f"{what} {path} is larger than the limit ({_mb(max_bytes)}{limit}); "
-                                     "stopped reading there")
+                    raise InputError(say("in_past_limit", what=what, path=path, limit=_mb(max_bytes), name=limit))
     except FileNotFoundError as exc:
-        raise InputError(f"{what} {path} does not exist") from exc
+        raise InputError(say("in_missing", what=what, path=path)) from exc
     except OSError as exc:
-        raise InputError(f"cannot read {what} {path}: {exc.strerror or exc}") from exc
+        raise InputError(say("in_unreadable", what=what, path=path, why=_why(exc))) from exc
     if total == 0:
-        raise InputError(f"{what} {path} is empty")
+        raise InputError(say("in_empty_file", what=what, path=path))
     return b"".join(chunks)

@@ -47,6 +47,7 @@ from saiverse.memory import (
     open_memory_index,
 )
 from saiverse.memory_view import MemoryView
+from saiverse.metering import metered
 from saiverse.opening import open_home, recover
 from saiverse.pulse import (
     ModelResolver,
@@ -106,7 +107,7 @@ class SAIVerseManager:
         """One line per thing start-up changed that the user should know (permissions made private)."""
         self.repair_report: RepairReport = home.repair_report
         """What start-up repair finished or set aside (saiverse/care/_repair.py); empty when all was well."""
-        self.summarizer = Summarizer(lambda: self.settings)
+        self.summarizer = Summarizer(lambda: self.settings, lambda p, spent: self.costs.record(p, spent))
         self.items = ItemStore(
             self.db, settings.home,
             summarize_document=self.summarizer.document, summarize_picture=self.summarizer.picture,
@@ -131,12 +132,14 @@ class SAIVerseManager:
         dense = self.memory_index.dense if self.memory_index else None  # recall's stored vectors, everywhere
         self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens,
                                      dense=dense)
+        # Calls outside a pulse are counted as they are made (saiverse/metering.py): Chronicle, production, pictures.
+        self.metered_models: ModelResolver = metered(lambda p, kind: self.models(p, kind), self.costs.record)
         self.chronicle_builder = ChronicleBuilder(self.db, self.chronicle, self._summary_model)
         self.chronicle_worker = ChronicleWorker(self.chronicle_builder, lambda: enabled_personas(self.db))
         self.chronicle_worker.start()
         self.memory_view = MemoryView(world=self.world, memory=self.memory, chronicle=self.chronicle,
                                       memopedia=self.memopedia, chronicle_builder=self.chronicle_builder, dense=dense)
-        self.uploads = Uploads(world=self.world, items=self.items, models=lambda p, kind: self.models(p, kind),
+        self.uploads = Uploads(world=self.world, items=self.items, models=self.metered_models,
                                settings=self.settings_store)
         self.pulses = PulseController(PulseServices(
             db=self.db, memory=self.memory, world=self.world, resolve_model=lambda p, kind: self.models(p, kind),
@@ -152,7 +155,7 @@ class SAIVerseManager:
         self.auto_turns = AutonomousTurns(self.db)  # claimed across processes: saiverse/world/_auto_turns.py
         self.production = ProductionService(
             db=self.db, world=self.world, items=self.items, memory=self.memory,
-            models=lambda p, kind: self.models(p, kind), draw_picture=self.uploads.draw_picture, home=settings.home,
+            models=self.metered_models, draw_picture=self.uploads.draw_picture, home=settings.home,
             bundles_dir=settings.documents_dir / "bundles", checkpoints_path=checkpoints_of(settings),
         )
         self.world_settings = WorldSettings(self.db)
@@ -220,7 +223,7 @@ class SAIVerseManager:
 
     def _summary_model(self, persona_id: str) -> ChatModel:
         """The model that writes a persona's Chronicle: its lightweight chain."""
-        return self.models(persona_context(self.world.persona(persona_id)), "lightweight")[0]
+        return self.metered_models(persona_context(self.world.persona(persona_id)), "lightweight")[0]
 
     def _call_tool(self, *args: Any, **kwargs: Any) -> Any:
         return self.tools.call(*args, **kwargs)
@@ -236,8 +239,7 @@ class SAIVerseManager:
     def _stop_persona(self, persona_id: str) -> None:
         """Before a persona is deleted: its pulses are cancelled and have ended (AdminError if one will not)."""
         if not self.pulses.stop_persona(persona_id):
-            raise AdminError(f"{self.world.persona(persona_id).name} のパルスが止まりません。少し待ってからもう一度"
-                             "削除してください。")
+            raise AdminError(words.say("del_pulse_busy", name=self.world.persona(persona_id).name))
 
     # ---- CityPort and the CLI, by delegation (each documented where it is defined) ----------------
     def model_notice(self) -> str | None:

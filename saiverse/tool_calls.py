@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from saiverse.mcp_tools import McpTools
+from saiverse.metering import acting_for
 from saiverse.pulse import ManagerToolContext, ToolServices
 from saiverse.world import World
 from sea.ports import PersonaContext
@@ -42,7 +43,8 @@ class ToolCalls:
             ctx.before_change, ctx.after_change = before_change, after_change  # and each one's intent
         if name not in TOOL_REGISTRY and self.mcp.owns(persona["persona_id"], name):
             return self.mcp.call(persona["persona_id"], name, args, notify)
-        return call_tool(name, args, ctx)
+        with acting_for(persona["persona_id"]):  # an item summary the tool asks for is counted as hers
+            return call_tool(name, args, ctx)
 
     def specs(self, names: list[str], persona_id: str | None = None,
               notify: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
@@ -64,5 +66,6 @@ class ToolCalls:
                                  building_id or persona.building_id or self.user_building())
         if name not in TOOL_REGISTRY and self.mcp.owns(persona_id, name):
             return self.mcp.call(persona_id, name, args, notify)
-        result = call_tool(name, args, ctx)
+        with acting_for(persona_id):
+            result = call_tool(name, args, ctx)
         return result.value if isinstance(result, ToolOutput) else result

@@ -87,7 +87,7 @@ class Uploads:
         from saiverse.inputs import read_limited
 
         self.world.building(building_id)
-        data = read_limited(path, self.settings_store.current.max_upload_bytes, what="upload",
+        data = read_limited(path, self.settings_store.current.max_upload_bytes, what=say("what_upload"),
                             limit_name="SAIVERSE_MAX_UPLOAD_BYTES")
         # A file name that is not UTF-8 is still a file; its item name shows the bad bytes as �.
         name = os.fsencode(path.stem).decode("utf-8", "replace")

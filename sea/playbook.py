@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from portable import O_BINARY, O_NONBLOCK
 from sea.lines import LineRole, Scope, UnknownField, split_unknown
+from words import say
 
 NodeType = Literal[
     "llm", "tool", "tool_call", "speak", "think", "memorize", "say", "pass", "set", "subplay", "exec",
@@ -48,9 +49,9 @@ class PlaybookError(ValueError):
 
     def __init__(self, message: str, *, playbook: str = "", node: str = "", field: str = "") -> None:
         where = " / ".join(p for p in (
-            f"playbook {playbook!r}" if playbook else "",
-            f"node {node!r}" if node else "",
-            f"field {field!r}" if field else "",
+            say("pb_playbook", name=playbook) if playbook else "",
+            say("pb_node", name=node) if node else "",
+            say("pb_field", name=field) if field else "",
         ) if p)
         super().__init__(f"{where}: {message}" if where else message)
         self.playbook, self.node, self.field = playbook, node, field
@@ -299,8 +300,7 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
     if isinstance(data, str):
         size = len(data.encode("utf-8"))
         if size > MAX_PLAYBOOK_BYTES:
-            raise PlaybookError(f"is {size:,} bytes; a playbook may be at most {MAX_PLAYBOOK_BYTES:,} bytes",
-                                playbook=source)
+            raise PlaybookError(say("pb_text_too_big", size=size, limit=MAX_PLAYBOOK_BYTES), playbook=source)
         try:
             data = json.loads(data)
         except json.JSONDecodeError as exc:
@@ -410,20 +410,22 @@ def load_playbook_file(path: str | Path) -> Playbook:
         with os.fdopen(fd, "rb") as fh:
             info = os.fstat(fh.fileno())
             if not stat.S_ISREG(info.st_mode):
-                kind = "a folder" if stat.S_ISDIR(info.st_mode) else "not a regular file (a pipe or a device?)"
-                raise PlaybookError(f"{p} is {kind}; give a playbook JSON file", playbook=p.stem)
+                key = "pb_folder" if stat.S_ISDIR(info.st_mode) else "pb_not_regular"
+                raise PlaybookError(say(key, path=p), playbook=p.stem)
             if info.st_size > MAX_PLAYBOOK_BYTES:
-                raise PlaybookError(f"file {p.name} is {info.st_size:,} bytes; a playbook file may be at most "
-                                    f"{MAX_PLAYBOOK_BYTES:,} bytes", playbook=p.stem)
+                raise PlaybookError(say("pb_too_big", name=p.name, size=info.st_size, limit=MAX_PLAYBOOK_BYTES),
+                                    playbook=p.stem)
             raw = fh.read(MAX_PLAYBOOK_BYTES + 1)
         if len(raw) > MAX_PLAYBOOK_BYTES:  # it grew while being read
-            raise PlaybookError(f"file {p.name} is larger than {MAX_PLAYBOOK_BYTES:,} bytes, the most a playbook "
-                                "file may be", playbook=p.stem)
+            raise PlaybookError(say("pb_grew", name=p.name, limit=MAX_PLAYBOOK_BYTES), playbook=p.stem)
         text = raw.decode("utf-8")
+    except IsADirectoryError as exc:
+        raise PlaybookError(say("pb_folder", path=p), playbook=p.stem) from exc
     except OSError as exc:
-        raise PlaybookError(f"cannot read {p}: {exc.strerror}", playbook=p.stem) from exc
+        why = say("in_no_permission") if isinstance(exc, PermissionError) else exc.strerror
+        raise PlaybookError(say("pb_unreadable", path=p, why=why), playbook=p.stem) from exc
     except UnicodeDecodeError as exc:
-        raise PlaybookError(f"{p.name} is not UTF-8 text", playbook=p.stem) from exc
+        raise PlaybookError(say("pb_not_utf8", name=p.name), playbook=p.stem) from exc
     return parse_playbook(text, source=p.stem)
 
 

@@ -50,6 +50,14 @@ def saiverse_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
+@pytest.fixture
+def in_english(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The backend's words in English (SAIVERSE_LANG=en, and the process's language): for a test that reads
+    what a check says in English; tests/test_words_lang.py holds the Japanese to the same checks."""
+    monkeypatch.setenv("SAIVERSE_LANG", "en")
+    monkeypatch.setattr(words, "_lang", "en")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """`@pytest.mark.backends("sqlite", "postgresql")`: every test of the mark that opens a manager runs once
     per store (the `manager_store` fixture); a test that opens none runs once."""

@@ -32,10 +32,10 @@ def test_create_persona_with_models_and_slug_or_uuid_ids(manager: SAIVerseManage
 
 @pytest.mark.parametrize(("spec", "message"), [
     ({"name": "  ", "building_id": "library"}, "name"),
-    ({"name": "X", "building_id": "nowhere"}, "building_id"),
+    ({"name": "X", "building_id": "nowhere"}, "nowhere"),
     ({"name": "X", "building_id": "library", "interaction_mode": "chatty"}, "interaction_mode"),
     ({"name": "X", "building_id": "library", "persona_id": "Bad Id!"}, "persona_id"),
-    ({"name": "X", "building_id": "library", "persona_id": "mina"}, "already exists"),
+    ({"name": "X", "building_id": "library", "persona_id": "mina"}, "もうあります"),
 ])
 def test_invalid_persona_is_refused_with_the_field_named(
     manager: SAIVerseManager, spec: dict, message: str
@@ -55,7 +55,7 @@ def test_update_persona_changes_only_given_fields(manager: SAIVerseManager) -> N
     assert p.system_prompt == mina.system_prompt and p.building_id == mina.building_id
     with pytest.raises(AdminError, match="name"):
         manager.admin.update_persona("mina", {"name": ""})
-    with pytest.raises(AdminError, match="does not exist"):
+    with pytest.raises(AdminError, match="存在しません"):
         manager.admin.update_persona("nobody", {"description": "x"})
     # A sleeping persona does not answer.
     assert "mina" not in [r.persona_id for r in manager.responders("library", "こんにちは")]
@@ -65,9 +65,9 @@ def test_full_building_refuses_a_new_persona(manager: SAIVerseManager) -> None:
     b = manager.admin.create_building({"name": "Tea room", "capacity": 2})
     manager.admin.create_persona({"name": "A", "building_id": b.building_id})
     manager.admin.create_persona({"name": "B", "building_id": b.building_id})
-    with pytest.raises(AdminError, match="full"):
+    with pytest.raises(AdminError, match="満員"):
         manager.admin.create_persona({"name": "C", "building_id": b.building_id})
-    with pytest.raises(AdminError, match="less than"):
+    with pytest.raises(AdminError, match="より少なく"):
         manager.admin.update_building(b.building_id, {"capacity": 1})
 
 
@@ -83,7 +83,7 @@ def test_create_and_update_building(manager: SAIVerseManager) -> None:
                         ({"name": "x", "capacity": "many"}, "capacity")):
         with pytest.raises(AdminError, match=field):
             manager.admin.create_building(spec)
-    with pytest.raises(AdminError, match="does not exist"):
+    with pytest.raises(AdminError, match="存在しません"):
         manager.admin.update_building("nowhere", {"capacity": 2})
 
 

@@ -36,7 +36,7 @@ def test_make_a_city_from_the_command_line(saiverse_home: Path, capsys: pytest.C
     persona = json.loads(out)
     assert persona["persona_id"] == "kai" and persona["building_id"] == "harbor"
     code, out, _ = _call(capsys, "persona", "create", "--name", "Umi")  # where the user is: the library
-    assert code == 0 and out.startswith("created persona Umi (umi)")
+    assert code == 0 and out.startswith("ペルソナ Umi (umi) を作りました")
     m = SAIVerseManager(load_settings())
     try:
         kai = m.world.persona("kai")
@@ -64,9 +64,9 @@ def test_refused_before_the_home_is_opened(saiverse_home: Path, capsys: pytest.C
 def test_refused_by_the_admin_rules_writes_nothing(saiverse_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     SAIVerseManager(load_settings()).close()
     for argv, needle in [
-        (["persona", "create", "--name", "X", "--building", "nowhere"], "does not exist"),
-        (["persona", "create", "mina", "--name", "X"], "already exists"),
-        (["persona", "create", "Bad Id", "--name", "X"], "slug"),
+        (["persona", "create", "--name", "X", "--building", "nowhere"], "存在しません"),
+        (["persona", "create", "mina", "--name", "X"], "もうあります"),
+        (["persona", "create", "Bad Id", "--name", "X"], "a-z、0-9"),
         (["building", "create", "--name", "Y", "--capacity", "0"], "capacity"),
         (["building", "create", "--name", "Y", "--auto-interval", "5"], "auto_interval_sec"),
     ]:

@@ -128,7 +128,7 @@ def test_cli_delete_commands(saiverse_home: Path, capsys: pytest.CaptureFixture[
     assert report["deleted"] == "persona" and report["name"] == "ミナ" and Path(report["backup"]).is_file()
     assert cli_main.main(["building", "delete", "museum", "--move-to", "entrance"]) == 0
     out = capsys.readouterr().out
-    assert "deleted building 美術館 (museum)" in out and "1 items moved to entrance" in out
+    assert "建物 美術館 (museum) を削除しました" in out and "アイテム 1 個を entrance に移しました" in out
 
 
 def test_cli_delete_is_refused_while_the_app_has_the_home_open(manager: SAIVerseManager,

@@ -270,7 +270,7 @@ def test_cli_backup_and_restore(manager: SAIVerseManager, tmp_path: Path, capsys
 
     out = tmp_path / "by-hand.zip"
     assert cli_main.main(["backup", "--out", str(out)]) == 0
-    assert "backup written" in capsys.readouterr().out and stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert "バックアップを書きました" in capsys.readouterr().out and stat.S_IMODE(out.stat().st_mode) == 0o600
     assert cli_main.main(["backup", "--out", str(out)]) == 2  # never over an existing file
     assert "already exists" in capsys.readouterr().err
     target = tmp_path / "新しい家"

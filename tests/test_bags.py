@@ -77,7 +77,7 @@ def test_bags_from_the_cli(manager: SAIVerseManager, saiverse_home: Path) -> Non
     assert moved.returncode == 0, moved.stderr
     shown = subprocess.run([*run, "items", "--building", "library"], capture_output=True, text=True, timeout=120,
                            cwd=ROOT)
-    assert "[bag] 道具袋" in shown.stdout and "in the bag: item:1" in shown.stdout and "古い鍵" in shown.stdout
+    assert "[bag] 道具袋" in shown.stdout and "袋の中: item:1" in shown.stdout and "古い鍵" in shown.stdout
     refused = subprocess.run([*run, "bag", "--building", "nowhere", "--name", "x"], capture_output=True, text=True,
                              timeout=120, cwd=ROOT)
     assert refused.returncode == 2 and "nowhere" in refused.stderr and "Traceback" not in refused.stderr

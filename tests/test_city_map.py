@@ -69,12 +69,12 @@ def test_imported_v03_positions_reach_the_map(tmp_path: Path, saiverse_home: Pat
 
 
 @pytest.mark.parametrize(("spec", "why"), [
-    ({"map_x": "nan", "map_y": 1}, "between"),
-    ({"map_x": float("inf"), "map_y": 1}, "between"),
-    ({"map_x": 1, "map_y": 1e9}, "map_y must be a number between -100000 and 100000"),
-    ({"map_x": "left", "map_y": 1}, "map_x must be a number or empty, got 'left'"),
-    ({"map_x": 5}, "go together"),
-    ({"map_x": "", "map_y": 3}, "go together"),
+    ({"map_x": "nan", "map_y": 1}, "までの数"),
+    ({"map_x": float("inf"), "map_y": 1}, "までの数"),
+    ({"map_x": 1, "map_y": 1e9}, "map_y は -100000 から 100000 までの数"),
+    ({"map_x": "left", "map_y": 1}, "map_x は数か空欄にしてください ('left'"),
+    ({"map_x": 5}, "両方書くか"),
+    ({"map_x": "", "map_y": 3}, "両方書くか"),
 ])
 def test_admin_refuses_bad_positions_and_writes_nothing(manager: SAIVerseManager, spec: dict[str, Any],
                                                         why: str) -> None:
@@ -114,16 +114,16 @@ def test_cli_places_buildings_on_the_map(saiverse_home: Path, capsys: pytest.Cap
         "building_id": "library", "name": "図書館", "x": 7.0, "y": 9.0, "auto": False, "personas": [],
         "user_here": json.loads(out)["user_here"]}
     code, out, err = _call(capsys, "building", "move-on-map", "library", "--map-x", "inf", "--map-y", "1")
-    assert code == USER_ERROR_EXIT and "map_x must be a number between" in err and out == ""
+    assert code == USER_ERROR_EXIT and "map_x は -100000 から" in err and out == ""
     code, _, err = _call(capsys, "building", "move-on-map", "library", "--map-x", "1")
-    assert code == USER_ERROR_EXIT and "map_x and map_y go together" in err
+    assert code == USER_ERROR_EXIT and "map_x と map_y は両方書くか" in err
     code, _, err = _call(capsys, "building", "move-on-map", "library", "--auto", "--map-x", "1", "--map-y", "2")
     assert code == USER_ERROR_EXIT and "--map-x X --map-y Y, or --auto (not both)" in err
     code, out, _ = _call(capsys, "world", "--json")
     positions = {b["building_id"]: b["map_position"] for b in json.loads(out)["buildings"]}
     assert positions["library"] == [7.0, 9.0] and positions["harbor"] == [40.0, -8.0]
     code, out, _ = _call(capsys, "building", "move-on-map", "library", "--auto")
-    assert code == 0 and "placed automatically" in out
+    assert code == 0 and "自動で置きました" in out
     code, out, _ = _call(capsys, "world", "--json")
     assert {b["building_id"]: b["map_position"] for b in json.loads(out)["buildings"]}["library"] is None
 

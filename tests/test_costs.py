@@ -93,7 +93,7 @@ def test_usage_from_the_cli(make_manager: Callable[..., SAIVerseManager], saiver
     manager.close()
     done = _cli(saiverse_home, "usage")
     assert done.returncode == 0, done.stderr
-    assert "ミナ (mina)  gpt-4.1:" in done.stdout and "prices:" in done.stdout and "$0.0" in done.stdout
+    assert "ミナ (mina)  gpt-4.1:" in done.stdout and "料金表:" in done.stdout and "$0.0" in done.stdout
     done = _cli(saiverse_home, "usage", "--budget", "mina", "0.25", "--json")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -103,3 +103,54 @@ def test_usage_from_the_cli(make_manager: Callable[..., SAIVerseManager], saiver
     assert "Traceback" not in refused.stderr
     unknown = _cli(saiverse_home, "usage", "--budget", "nobody", "1")
     assert unknown.returncode == 2 and "nobody" in unknown.stderr
+
+
+@pytest.mark.chronicle_by_hand
+def test_calls_outside_a_chat_are_counted_for_the_persona(make_manager: Callable[..., SAIVerseManager]) -> None:
+    """A production run's plan and chapters and a Chronicle summary call the model with no chat pulse:
+    each call is counted for the persona it was made for, in the table the panel, the CLI and the budget read."""
+    from tests.support.ltm_helpers import converse
+
+    model = ScriptedModel(follows_instructions=True)
+    model.name = "gpt-4.1"  # type: ignore[misc]
+    manager = make_manager(model)
+    summary = manager.production.start("sora", "atelier", "作品を作って: 灯台守の一日", lambda _e: None)
+    assert summary.finished
+    asked = len(model.history)
+    [sora] = [r for r in manager.costs.usage(days=1) if r.persona_id == "sora"]
+    assert sora.model == "gpt-4.1" and sora.calls == asked >= 2  # the plan and each chapter, no more, no less
+    assert sora.input_tokens > 0 and sora.output_tokens > 0 and sora.cost_usd > 0
+
+    converse(manager, 70)  # written straight into her memory: no pulse, so nothing counted yet
+    assert not [r for r in manager.costs.usage(days=1) if r.persona_id == "mina"]
+    built = manager.chronicle_builder.build_due("mina")
+    assert built.created
+    [mina] = [r for r in manager.costs.usage(days=1) if r.persona_id == "mina"]
+    assert mina.calls == len(model.history) - asked >= 1 and mina.output_tokens > 0
+    assert manager.costs.spent_today("mina") > 0  # the daily budget sees them too
+
+
+def test_an_items_summary_is_counted_for_the_persona_whose_tool_asked(
+        saiverse_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """document_create asks the persona's lightweight model (a real Gemini client, a loopback server) for
+    the summary: that call is hers in the usage table, with the tokens the server reported."""
+    from saiverse.settings import load_settings
+    from tests.support.fakes_llm import FakeServer, Reply, gemini_parts
+
+    with FakeServer() as fake:
+        fake.fallback = Reply(json=gemini_parts([{"text": "灯台の記録の要約です。"}], prompt_tokens=40, output_tokens=12))
+        monkeypatch.setenv("GEMINI_API_KEY", "test-key-123")
+        monkeypatch.setenv("SAIVERSE_GEMINI_BASE_URL", fake.url)
+        manager = SAIVerseManager(load_settings())
+        try:
+            manager.admin.update_persona("mina", {"lightweight_model": "gemini-test-lite"})
+            manager.run_tool("document_create", "mina", None,
+                             {"name": "灯台の記録", "description": "d", "content": "灯台の話。" * 40})
+            assert [r.persona_id for r in manager.costs.usage(days=1)] == ["mina"]
+            [row] = manager.costs.usage(days=1)
+            assert (row.model, row.calls, row.input_tokens, row.output_tokens) == ("gemini-test-lite", 1, 40, 12)
+            manager.items.create_document("あなたのメモ", "ユーザーが書いた。" * 10, owner_kind="building",
+                                          owner_id="library", summary_model="gemini-test-lite")
+            assert manager.costs.usage(days=1)[0].calls == 1  # the user's own document: no persona to charge
+        finally:
+            manager.close()

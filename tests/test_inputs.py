@@ -13,6 +13,7 @@ BAD_NAMES = [("a\x00b", "NUL"), ("mi\ud800na", "UTF-8"), ("two\nlines", "control
 
 
 @pytest.mark.parametrize(("name", "why"), BAD_NAMES)
+@pytest.mark.usefixtures("in_english")
 def test_persona_and_building_names_are_checked(manager: SAIVerseManager, name: str, why: str) -> None:
     personas, buildings = len(manager.world.personas()), len(manager.world.buildings())
     with pytest.raises(AdminError, match=f"name.*{why}"):
@@ -53,6 +54,7 @@ def test_chat_text_is_checked_before_anything_is_written(manager: SAIVerseManage
     assert len(manager.history("library")) == history and manager.memory.count("mina") == 0
 
 
+@pytest.mark.usefixtures("in_english")
 def test_the_checks_name_what_they_refuse() -> None:
     assert check_text("改行\nと\tタブ", "note") == "改行\nと\tタブ"
     assert check_name("  ミナ  ", "name") == "ミナ"

@@ -97,20 +97,15 @@ def test_the_login_tab_and_the_login_agree_on_the_shortest_password_and_the_home
         "python main.py --home '/srv/my city' password set"
 
 
-def test_the_model_layers_words_agree_between_languages() -> None:
-    """saiverse/llm/words.py: why a model answers, what a provider needs — the same keys and blanks in both."""
-    from saiverse.llm.words import WORDS, say_in
+def test_the_model_layers_words_are_asked_for_in_a_given_language() -> None:
+    """words/_models.py: the model layer words a line in its settings' language, whatever the process's."""
+    import words
 
-    ja, en = WORDS["ja"], WORDS["en"]
-    assert set(ja) == set(en)
-
-    def fields(text: str) -> set[str]:
-        return {f for _, f, _, _ in string.Formatter().parse(text) if f}
-
-    assert all(fields(ja[k]) == fields(en[k]) for k in ja)
-    assert not [k for k, text in en.items() if JAPANESE.search(text)]
-    assert say_in("en", "why_has_key", env="GEMINI_API_KEY") == "GEMINI_API_KEY is set"
-    assert say_in("fr", "why_as_set") == ja["why_as_set"]
+    words.use("ja")
+    assert words.say("why_has_key", lang="en", env="GEMINI_API_KEY") == "GEMINI_API_KEY is set"
+    assert words.say("why_as_set", lang="fr") == words.WORDS["ja"]["why_as_set"]
+    words.use("en")
+    assert words.say("why_as_set", lang="ja") == "設定どおり" and words.say("why_as_set") == "as configured"
 
 
 def test_memopedias_roots_are_worded_as_upstream_seeds_them() -> None:

@@ -27,6 +27,8 @@ from sea.bounds import MAX_GRAPH_STEPS, MAX_PULSE_STEPS, MAX_STATE_CHARS, MAX_VA
 from sea.playbook import parse_playbook
 from tests.support.browser import free_port
 
+pytestmark = pytest.mark.usefixtures("in_english")  # the checks' English words; Japanese: test_words_lang
+
 
 def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     capsys.readouterr()

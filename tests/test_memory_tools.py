@@ -113,7 +113,9 @@ def test_recall_merges_the_three_memories_with_their_kind(manager: SAIVerseManag
     kinds = {h["kind"] for h in hits}
     assert kinds == {"message", "chronicle", "memopedia"}
     assert hits[0]["kind"] == "memopedia"  # a page titled with the term is the best answer
-    assert all(h["score"] > 0 and "星座" in (h.get("title", "") + h["content"]) for h in hits)
+    holds = ["星座" in (h.get("title", "") + h["content"]) for h in hits]
+    # A line holding only 星 or 座 may follow (a kanji shared, saiverse/memory/_lexical.py), never before.
+    assert all(h["score"] > 0 for h in hits) and holds[0] and holds == sorted(holds, reverse=True)
     text_ = call_tool("memory_recall", {"query": "星座", "limit": 5}, ctx)
     assert text_.startswith("「星座」に関する記憶 (5件):") and "(Memopedia「星座」)" in text_
     assert "(あらすじ Lv.1)" in call_tool("memory_recall", {"query": "星座", "limit": 20}, ctx)

@@ -100,7 +100,7 @@ def test_the_models_write_and_read_on_both_backends(pg_url: str, tmp_path: Path)
             b = admin.create_building({"name": "Harbor", "capacity": 2, "auto_interval_sec": 90})
             p = admin.create_persona({"persona_id": "kai", "name": "カイ", "building_id": b.building_id,
                                       "interaction_mode": "auto"})
-            with pytest.raises(ValueError, match="full"):
+            with pytest.raises(ValueError, match="満員"):
                 admin.create_persona({"name": "a", "building_id": b.building_id})
                 admin.create_persona({"name": "b", "building_id": b.building_id})
             schedules = ScheduleStore(db)

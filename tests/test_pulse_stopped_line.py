@@ -16,6 +16,7 @@ from chat import LLMError
 from saiverse.manager import SAIVerseManager
 from saiverse.pulse._open import KILLED, MODEL_STOPPED, OpenPulse, recover_open, stop_reason
 from tests.support.models import ScriptedModel
+from words import say
 
 CRASHES = [("local_crashed", "ローカルモデルのプロセスが異常終了しました"),
            ("local_hang", "ローカルモデルが応答しなくなりました"),
@@ -36,7 +37,7 @@ def test_a_reply_the_model_stopped_says_so_in_place(make_manager: Callable[..., 
     first = next(i for i, (k, c) in enumerate(said) if k == "user" and c == "こんにちは")
     kind_, text = said[first + 1]  # right below the message it answers, above the later exchange
     assert kind_ == "system" and text == f"ミナの返事は途中で止まりました ({words})。もう一度話しかけてください。"
-    assert KILLED not in text and "アプリ" not in text
+    assert say(KILLED) not in text and "アプリ" not in text
     assert said[first + 2] == ("user", "もう一度こんにちは") and said[first + 3][0] == "persona"
     assert lines[first + 1].created_at <= lines[first + 2].created_at
 
@@ -57,4 +58,4 @@ def test_a_kill_is_told_at_the_next_start_with_the_time_of_its_message(manager: 
     recover_open(manager.db, manager.memory, manager.world, "local:test")
     stamp = next(e for e in manager.world.history("library") if e.id == hid).created_at
     (line,) = [e for e in manager.world.history("library") if e.speaker_kind == "system"]
-    assert line.content.startswith(f"{stamp[11:16]} のミナの返事は途中で止まりました ({KILLED})")
+    assert line.content.startswith(f"{stamp[11:16]} のミナの返事は途中で止まりました ({say(KILLED)})")

@@ -152,7 +152,7 @@ def test_world_tab_edits_the_position(running: RunningApp, browser: Any) -> None
         textbox(page, "world-name").fill("港")
         textbox(page, "world-map-x").fill("-75.5")
         act(page, page.locator("#world-save"))
-        page.locator("#world-status", has_text="go together").wait_for()  # only X: refused, nothing made
+        page.locator("#world-status", has_text="両方書くか").wait_for()  # only X: refused, nothing made
         assert "港" not in [b.name for b in m.buildings()]
         wait_value(page, "world-name", "港")  # the refused form keeps what was typed
         textbox(page, "world-map-y").fill("120")

@@ -99,3 +99,35 @@ def test_a_bag_shows_what_it_holds(running: RunningApp, browser: Any) -> None:
         held.get_by_text("この袋に入っているもの (1 個)").wait_for()
         assert "銀貨" in held.inner_text() and "item:1" in held.inner_text()
         shot(page, "35_bag_modal")
+
+
+def test_a_person_makes_a_bag_in_the_room_and_puts_an_item_in_it(running: RunningApp, browser: Any) -> None:
+    """Under the room's item list: 👜 袋を作る, a name, ＋ この部屋に置く — the bag is in the list with its
+    short id; an empty name is refused and keeps the description typed; the bag then holds an item."""
+    manager = running.manager
+    with new_page(browser, running.url) as page:
+        page.locator("#item-list").wait_for()
+        page.locator("#sv-new-bag").get_by_text("👜 袋を作る").click()
+        name, description = textbox(page, "sv-new-bag-name"), textbox(page, "sv-new-bag-description")
+        name.wait_for()
+        name.fill("  ")
+        description.fill("星図を入れる筒")
+        act(page, page.locator("#sv-new-bag-create"))
+        page.locator("#sv-new-bag-status", has_text="アイテム名が空です").wait_for()
+        assert description.input_value() == "星図を入れる筒"  # nothing typed is lost
+        assert not [i for i in manager.items.list_owned("building", "library") if i.type == "bag"
+                    and i.description == "星図を入れる筒"]
+        name.fill("星図の筒")
+        act(page, page.locator("#sv-new-bag-create"))
+        page.locator("#sv-new-bag-status", has_text="袋「星図の筒」").wait_for()
+        row = page.locator("#item-list [data-item-id]", has_text="星図の筒")
+        row.wait_for()
+        bag = next(i for i in manager.items.list_owned("building", "library") if i.name == "星図の筒")
+        assert (bag.type, bag.description) == ("bag", "星図を入れる筒")
+        assert "👜" in row.inner_text() and f"item:{bag.slot_number}" in row.inner_text()
+        assert name.input_value() == "" and description.input_value() == ""
+        shot(page, "35_bag_made")
+        chart = manager.items.create_object("冬の星図", "オリオン座の星図", owner_kind="building", owner_id="library")
+        manager.items.move(chart.item_id, "bag", bag.item_id)  # what item_move does when a persona is asked
+        page.reload()
+        _open(page, "星図の筒").get_by_text("この袋に入っているもの (1 個)").wait_for()

@@ -134,3 +134,18 @@ def test_map_tiles_show_a_name_whole_when_it_fits(running: RunningApp, browser: 
         assert all(n["x"] + n["w"] <= n["right"] - 2 for n in names), names  # inside its tile
         page.locator("#sv-left .sv-map").screenshot(path=str(shot(page, f"newcomer_{case}_map").with_name(
             f"newcomer_{case}_map_only.png")))
+
+
+def test_on_a_phone_two_personas_here_both_show_in_the_head_line(running: RunningApp, browser: Any) -> None:
+    """With ソラ and ミナ both in the room, the phone's head line shows both avatars whole, before 🧺
+    (their names would be cut there; the 🧺 panel names them)."""
+    running.manager.admin.update_persona("sora", {"building_id": "library"})
+    try:
+        with window(browser, running, PHONE, False) as page:
+            page.locator("#chat-header .sv-persona[data-persona-id='sora']").wait_for()
+            chips = [box(page, f"#chat-header .sv-persona[data-persona-id='{p}']") for p in ("sora", "mina")]
+            drawer = box(page, "#sv-menu-right")
+            assert all(c["visible"] and c["x"] + c["w"] <= drawer["x"] for c in chips), (chips, drawer)
+            shot(page, "newcomer_phone_two_here")
+    finally:
+        running.manager.admin.update_persona("sora", {"building_id": "atelier"})

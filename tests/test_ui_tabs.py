@@ -177,6 +177,8 @@ def test_memory_tab_searches_and_exports(running: RunningApp, page: Any) -> None
     open_tab(page, "メモリ")
     pick(page, "memory-persona", "ミナ")
     page.locator("#memory-table", has_text="静かな一日").wait_for()
+    shown = page.locator("#memory-table").inner_text()  # roles and tags in the page's language, not SAIMemory's
+    assert "内部メモ" in shown and "ペルソナ" in shown and "assistant" not in shown and "internal" not in shown
     textbox(page, "memory-query").fill("フクロウ")
     act(page, page.locator("#memory-search"))
     table = page.locator("#memory-table")

@@ -214,9 +214,9 @@ def test_replacing_a_builtin_that_others_need_is_refused(manager: SAIVerseManage
 def test_oversized_playbooks_are_refused(tmp_path: Path, manager: SAIVerseManager) -> None:
     big = tmp_path / "big.json"
     big.write_text(json.dumps({**UP_DOCUMENT, "description": "x" * MAX_PLAYBOOK_BYTES}), encoding="utf-8")
-    with pytest.raises(PlaybookError, match="at most 1,000,000 bytes"):
+    with pytest.raises(PlaybookError, match="1,000,000 バイトまで"):
         manager.playbooks.check_file(big)
-    with pytest.raises(PlaybookError, match="at most 1,000,000 bytes"):
+    with pytest.raises(PlaybookError, match="1,000,000 バイトまで"):
         parse_playbook(big.read_text(encoding="utf-8"))
 
 
@@ -239,7 +239,7 @@ def test_cli_import_replace_restore_and_listing(saiverse_home: Path, tmp_path: P
     big = tmp_path / "big.json"
     big.write_text(" " * (MAX_PLAYBOOK_BYTES + 1), encoding="utf-8")
     bad = cli("validate-playbook", str(big), home=saiverse_home)
-    assert bad.returncode == 2 and "at most 1,000,000 bytes" in bad.stderr
+    assert bad.returncode == 2 and "1,000,000 バイトまで" in bad.stderr
 
 
 # ---- conformance: upstream's own files -----------------------------------------------------------

@@ -30,6 +30,7 @@ from ui.i18n import Labels  # noqa: E402
 from ui.lazy_tab import side_tabs  # noqa: E402
 from ui.modal import build_modal, wire_modal  # noqa: E402
 from ui.model_lines import SETTINGS_LINK_JS, any_fallback, models_notice_html  # noqa: E402
+from ui.new_bag import build_new_bag, wire_new_bag  # noqa: E402  (👜 袋を作る under the items)
 from ui.send import MANUAL_META, send  # noqa: E402
 from ui.session import begin_send, end_send, first_building, sending, session_lock, still_there  # noqa: E402
 from ui.side_panel import ITEM_LIST_JS, building_choices, building_panel_html, header_html, item_list_html  # noqa: E402
@@ -265,9 +266,11 @@ def build_app(manager: CityPort, *, refresh_sec: float = REFRESH_SEC, lazy_tabs:
                     with gr.Column(scale=1, min_width=270, elem_id="sv-right"):
                         panel = gr.HTML("", elem_id="building-panel")
                         item_list = gr.HTML("", elem_id="item-list", js_on_load=ITEM_LIST_JS)
+                        new_bag = build_new_bag(labels)
             side_tabs(TABS, manager, labels, lazy=lazy_tabs)  # built on first opening (ui/lazy_tab.py)
         modal = build_modal(labels)
         wire_modal(modal, manager, labels, item_list)
+        wire_new_bag(new_bag, manager, labels, shown, item_list)
         timer = gr.Timer(refresh_sec)
 
         panel_outputs = [header, panel, item_list]

@@ -64,7 +64,8 @@ def _text(spec: dict[str, Any], key: str, default: str = "") -> str:
     value = spec.get(key, default)
     text = "" if value is None else str(value).strip()
     try:  # NUL, text UTF-8 cannot hold, and (in a name) any control character are refused
-        return check_name(text, key) if key == "name" and text else check_text(text, key)
+        what = say("what_field", field=key)
+        return check_name(text, what) if key == "name" and text else check_text(text, what)
     except InputError as exc:
         raise AdminError(str(exc)) from exc
 
@@ -73,9 +74,9 @@ def _int(spec: dict[str, Any], key: str, minimum: int) -> int:
     try:
         value = int(spec[key])
     except (TypeError, ValueError) as exc:
-        raise AdminError(f"{key} must be an integer, got {spec.get(key)!r}") from exc
+        raise AdminError(say("adm_int", field=key, value=spec.get(key))) from exc
     if value < minimum:
-        raise AdminError(f"{key} must be at least {minimum}, got {value}")
+        raise AdminError(say("adm_min", field=key, least=minimum, value=value))
     return value
 
 
@@ -93,12 +94,12 @@ def _map_position(spec: dict[str, Any]) -> tuple[float | None, float | None]:
         try:
             value = float(raw)
         except (TypeError, ValueError) as exc:
-            raise AdminError(f"{key} must be a number or empty, got {raw!r}") from exc
+            raise AdminError(say("adm_map_number", field=key, value=raw)) from exc
         if not math.isfinite(value) or abs(value) > MAP_LIMIT:
-            raise AdminError(f"{key} must be a number between {-MAP_LIMIT:g} and {MAP_LIMIT:g}, got {raw!r}")
+            raise AdminError(say("adm_map_range", field=key, low=f"{-MAP_LIMIT:g}", high=f"{MAP_LIMIT:g}", value=raw))
         out.append(value)
     if (out[0] is None) != (out[1] is None):
-        raise AdminError("map_x and map_y go together: give both, or leave both empty for automatic placement")
+        raise AdminError(say("adm_map_pair"))
     return out[0], out[1]
 
 
@@ -134,7 +135,7 @@ class AdminService:
         if persona_id is None or "name" in spec:
             name = _text(spec, "name")
             if not name:
-                raise AdminError("name must not be empty")
+                raise AdminError(say("adm_empty", field="name"))
             values["name"] = name
         for key in ("avatar", "description", "system_prompt"):
             if key in spec:
@@ -144,17 +145,17 @@ class AdminService:
         if persona_id is None or "interaction_mode" in spec:
             mode = _text(spec, "interaction_mode", "user") or "user"
             if mode not in MODES:
-                raise AdminError(f"interaction_mode must be one of {', '.join(MODES)}, got {mode!r}")
+                raise AdminError(say("adm_mode", modes=", ".join(MODES), value=mode))
             values["interaction_mode"] = mode
         if persona_id is None or "building_id" in spec:
             bid = _text(spec, "building_id")
             building = s.get(Building, bid) if bid else None
             if building is None:
-                raise AdminError(f"building_id {bid!r} does not exist")
+                raise AdminError(say("no_building", id=bid))
             occupants = s.scalar(select(func.count()).select_from(Persona).where(
                 Persona.building_id == bid, Persona.persona_id != (persona_id or "")))
             if (occupants or 0) >= building.capacity:
-                raise AdminError(f"building {building.name} is full (capacity {building.capacity})")
+                raise AdminError(say("building_full", name=building.name, capacity=building.capacity))
             values["building_id"] = bid
         for key in MODEL_FIELDS:
             if key in spec:
@@ -165,9 +166,9 @@ class AdminService:
         wanted = _text(spec, "persona_id").lower()
         if wanted:
             if not _ID.match(wanted):
-                raise AdminError(f"persona_id must be a slug (a-z, 0-9, _ or -), got {wanted!r}")
+                raise AdminError(say("adm_slug", value=wanted))
             if s.get(Persona, wanted) is not None:
-                raise AdminError(f"persona_id {wanted!r} already exists")
+                raise AdminError(say("adm_exists", id=wanted))
             return wanted
         base = slug(_text(spec, "name"))
         if base and s.get(Persona, base) is None and _ID.match(base):
@@ -189,7 +190,7 @@ class AdminService:
         with self.db.session() as s:
             row = s.get(Persona, persona_id)
             if row is None:
-                raise AdminError(f"persona {persona_id!r} does not exist")
+                raise AdminError(say("no_persona", id=persona_id))
             for key, value in self._check_persona(spec, s, persona_id).items():
                 setattr(row, key, value)
         return self.world.persona(persona_id)
@@ -200,7 +201,7 @@ class AdminService:
         if creating or "name" in spec:
             name = _text(spec, "name")
             if not name:
-                raise AdminError("name must not be empty")
+                raise AdminError(say("adm_empty", field="name"))
             values["name"] = name
         for key in ("description", "system_instruction"):
             if key in spec:
@@ -221,7 +222,7 @@ class AdminService:
         with self.db.session() as s:
             city = s.scalars(select(City).order_by(City.created_at)).first()
             if city is None:
-                raise AdminError("the world has no city yet")
+                raise AdminError(say("adm_no_city"))
             bid = slug(values["name"])
             if not bid or not _ID.match(bid) or s.get(Building, bid) is not None:
                 bid = "b_" + uuid.uuid4().hex[:10]
@@ -235,12 +236,12 @@ class AdminService:
         with self.db.session() as s:
             row = s.get(Building, building_id)
             if row is None:
-                raise AdminError(f"building {building_id!r} does not exist")
+                raise AdminError(say("no_building", id=building_id))
             if "capacity" in values:
                 inside = s.scalar(select(func.count()).select_from(Persona).where(
                     Persona.building_id == building_id)) or 0
                 if values["capacity"] < inside:
-                    raise AdminError(f"capacity {values['capacity']} is less than the {inside} personas inside")
+                    raise AdminError(say("adm_capacity_low", capacity=values["capacity"], inside=inside))
             for key, value in values.items():
                 setattr(row, key, value)
         return self.world.building(building_id)
@@ -249,17 +250,17 @@ class AdminService:
     @property
     def items(self) -> ItemStore:
         if self._items is None:
-            raise AdminError("アイテムの編集には manager から開いた AdminService が必要です。")
+            raise AdminError(say("admin_needs_manager"))
         return self._items
 
     def edit_item(self, item_id: str, name: str, description: str) -> ItemInfo:
         """Rename an item and set its description (a name checked like a new item's; a description of at
         most 300 characters, as every summary). The description is written only when it changed."""
         if len(description.strip()) > SUMMARY_LIMIT:
-            raise AdminError(f"説明が長すぎます ({len(description.strip())} 文字、上限 {SUMMARY_LIMIT} 文字)。")
+            raise AdminError(say("description_long", n=len(description.strip()), limit=SUMMARY_LIMIT))
         before = self.items.get(item_id)
         try:
-            check_text(description, "description")
+            check_text(description, say("what_description"))
             info = rename_item(self.db, item_id, name) if name.strip() != before.name else before
         except InputError as exc:
             raise AdminError(str(exc)) from exc
@@ -281,7 +282,7 @@ class AdminService:
     # ---- deleting -------------------------------------------------------------------------------
     def _hooks(self) -> DeleteHooks:
         if self.hooks is None:
-            raise AdminError("削除にはアプリのバックアップとパルス制御が必要です (manager から開いてください)")
+            raise AdminError(say("admin_delete_needs_hooks"))
         return self.hooks
 
     def delete_persona(self, persona_id: str) -> DeleteReport:
@@ -291,8 +292,8 @@ class AdminService:
         persona = self._persona(persona_id)
         for run_id, owner, building_id in hooks.live_runs():
             if owner == persona_id:
-                raise AdminError(f"{persona.name} ({persona_id}) は {building_id} で制作中です (run {run_id[:8]})。"
-                                 "終わってから削除してください。")
+                raise AdminError(say("del_persona_producing", name=persona.name, id=persona_id, building=building_id,
+                                     run=run_id[:8]))
         hooks.stop_persona(persona_id)
         report = DeleteReport("persona", persona_id, persona.name)
         report.backup = hooks.backup(f"persona_{persona_id}")
@@ -303,8 +304,7 @@ class AdminService:
                 target = user.building_id if user and user.building_id else None
             held = item_count(s, "persona", persona_id)
             if held and target is None:
-                raise AdminError(f"{persona.name} は {held} 個のアイテムを持っていますが、置いていける建物が"
-                                 "ありません。")
+                raise AdminError(say("del_persona_no_place", name=persona.name, held=held))
             report.items_moved = move_items(s, "persona", persona_id, target) if held and target else 0
             report.moved_to = target if report.items_moved else None
             report.removed = forget_persona(s, persona_id)
@@ -322,36 +322,33 @@ class AdminService:
             inside = [f"{p.name} ({p.persona_id})" for p in s.scalars(
                 select(Persona).where(Persona.building_id == building_id).order_by(Persona.name))]
             if inside:
-                raise AdminError(f"{name} ({building_id}) は削除できません: {'、'.join(inside)} がいます。"
-                                 "先に別の建物へ移動させてください。")
+                raise AdminError(say("del_building_someone", name=name, id=building_id,
+                                     inside=say("list_sep").join(inside)))
             if s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
-                raise AdminError(f"{name} ({building_id}) は削除できません: あなたが今いる建物です。"
-                                 "先に別の建物へ移動してください。")
+                raise AdminError(say("del_building_user", name=name, id=building_id))
             items = item_count(s, "building", building_id)
             if move_to is not None:
                 dest = s.get(Building, move_to)
                 if dest is None:
                     raise AdminError(say("no_move_to", id=move_to))
                 if move_to == building_id:
-                    raise AdminError("移動先 (--move-to) には削除する建物とは別の建物を指定してください。")
+                    raise AdminError(say("del_building_same"))
             elif items:
-                raise AdminError(f"{name} ({building_id}) には {items} 個のアイテムがあります。移動先の建物を"
-                                 "指定してください (--move-to ID)。")
+                raise AdminError(say("del_building_items", name=name, id=building_id, items=items))
         for run_id, _owner, where in hooks.live_runs():
             if where == building_id:
-                raise AdminError(f"{name} ({building_id}) では制作が進行中です (run {run_id[:8]})。"
-                                 "終わってから削除してください。")
+                raise AdminError(say("del_building_producing", name=name, id=building_id, run=run_id[:8]))
         report = DeleteReport("building", building_id, name)
         report.backup = hooks.backup(f"building_{building_id}")
         with self.db.session() as s:
             if s.scalar(select(func.count()).select_from(Persona).where(Persona.building_id == building_id)) or \
                     s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
-                raise AdminError(f"バックアップ中に誰かが {name} ({building_id}) に入りました。何も削除していません。")
+                raise AdminError(say("del_building_entered", name=name, id=building_id))
             if move_to is not None:
                 report.items_moved = move_items(s, "building", building_id, move_to)
                 report.moved_to = move_to if report.items_moved else None
             elif item_count(s, "building", building_id):
-                raise AdminError(f"その間に {name} ({building_id}) にアイテムが置かれました。何も削除していません。")
+                raise AdminError(say("del_building_item_put", name=name, id=building_id))
             report.removed = forget_building(s, building_id)
         return report
 
@@ -389,16 +386,16 @@ class AdminService:
             value = _text(values, key)
             if key == "openai_base_url":
                 if value and not re.match(r"^https?://\S+$", value):
-                    raise AdminError(f"openai_base_url must start with http:// or https://, got {value!r}")
+                    raise AdminError(say("adm_url", value=value))
                 changes[key] = value or None
             elif not value:
-                raise AdminError(f"{key} must not be empty")
+                raise AdminError(say("adm_empty", field=key))
             else:
                 changes[key] = value
         for key in KEY_FIELDS:
             secret = _text(values, key)
             if any(c.isspace() for c in secret):
-                raise AdminError(f"{key} must not contain spaces")
+                raise AdminError(say("adm_spaces", field=key))
             if secret:
                 changes[key] = secret
             elif values.get(f"clear_{key}"):

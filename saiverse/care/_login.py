@@ -30,6 +30,7 @@ from pathlib import Path
 
 from portable import O_BINARY
 from saiverse.inputs import InputError, check_name, check_text
+from words import say
 
 LOGIN_FILE = "login.json"
 """Under the data home; never archived."""
@@ -77,17 +78,17 @@ def login_path(home: Path) -> Path:
 
 def check_password(password: str) -> str:
     """A password a person may set: UTF-8 text of MIN_PASSWORD_CHARS or more; else InputError."""
-    check_text(password, "the password", max_chars=MAX_PASSWORD_CHARS)
+    check_text(password, say("what_password"), max_chars=MAX_PASSWORD_CHARS)
     if len(password) < MIN_PASSWORD_CHARS:
-        raise InputError(f"the password is too short: {len(password)} characters (at least {MIN_PASSWORD_CHARS})")
+        raise InputError(say("pw_short", n=len(password), least=MIN_PASSWORD_CHARS))
     if password != password.strip():
-        raise InputError("the password begins or ends with a space; a space there is easily mistyped")
+        raise InputError(say("pw_space"))
     return password
 
 
 def set_login(home: Path, password: str, user: str = DEFAULT_USER) -> Login:
     """Store a new login for `home` (replacing any): written to a temp file, then renamed over."""
-    user = check_name(user, "the user name", max_chars=64)
+    user = check_name(user, say("what_user"), max_chars=64)
     salt = secrets.token_bytes(16)
     login = Login(user, salt, _hash(check_password(password), salt))
     home = Path(home)

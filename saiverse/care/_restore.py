@@ -46,6 +46,7 @@ from saiverse.care._debris import Claim, remove_restore_debris, work_name
 from saiverse.disk import private_folder
 from saiverse.errors import UserError
 from saiverse.inputs import InputError, open_regular
+from words import say
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _TOP_FILES = (DB_ENTRY, CHECKPOINTS_ENTRY, SETTINGS_ENTRY)
@@ -152,9 +153,9 @@ def _copy_checked(src: IO[bytes], expected: dict[str, Any], sink: IO[bytes] | No
 def _open_archive(archive: Path) -> zipfile.ZipFile:
     """The archive as a zip, if it is a regular file: a FIFO would block the restore forever."""
     try:
-        fh = open_regular(archive, "the archive")
+        fh = open_regular(archive, say("what_archive"))
     except InputError as exc:
-        raise RestoreError(f"{exc}; nothing was written") from exc
+        raise RestoreError(say("in_restore_nothing", why=exc)) from exc
     try:
         return _OwnedZip(fh)
     except BaseException:

@@ -22,11 +22,11 @@ from saiverse.llm.registry import (
     model_name_for,
     unavailable,
 )
-from saiverse.llm.words import say, say_in
 from saiverse.settings import Settings
+from words import say
 
 SHORT_LABELS = {"local": "short_local", "offline": "short_offline"}
-"""How a line names the embedded models (saiverse/llm/words.py keys; any other model by its own name)."""
+"""How a line names the embedded models (words/_models.py keys; any other model by its own name)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class Answering:
 
     def line(self) -> str:
         """`エア: gemini-2.5-flash — キーがないため ローカルモデル` / `ミナ: ローカルモデル — キーがないため`."""
-        answers = say_in(self.lang, SHORT_LABELS[self.answers]) if self.answers in SHORT_LABELS else self.answers
+        answers = say(SHORT_LABELS[self.answers], lang=self.lang) if self.answers in SHORT_LABELS else self.answers
         if self.fallback:
             return f"{self.persona_name}: {self.configured} — {self.reason} {answers}"
         return f"{self.persona_name}: {answers} — {self.reason}"
@@ -63,12 +63,13 @@ class Answering:
 
 def _auto_reason(settings: Settings, answers: str) -> str:
     if answers == "local":
-        return say(settings, "why_no_key")
+        return say("why_no_key", lang=settings.lang)
     if answers == "offline":
         problem = local_problem(settings) or _load_failure(settings) or ""
-        return say(settings, "why_no_key_no_local", problem=problem) if problem else say(settings, "why_no_key")
+        lang = settings.lang
+        return say("why_no_key_no_local", lang=lang, problem=problem) if problem else say("why_no_key", lang=lang)
     env = next((env for field, env in _KEYS.values() if getattr(settings, field)), "API key")
-    return say(settings, "why_has_key", env=env)
+    return say("why_has_key", lang=settings.lang, env=env)
 
 
 def answering(settings: Settings, persona: Mapping[str, Any]) -> Answering:
@@ -86,24 +87,26 @@ def _choose(settings: Settings, persona: Mapping[str, Any]) -> Answering:
         answers = auto_choice(settings)[0]
         return Answering(pid, pname, "auto", own, answers, _auto_reason(settings, answers), False)
     if parsed.kind == "offline":
-        return Answering(pid, pname, parsed.raw, own, "offline", say(settings, "why_as_set"), False)
+        return Answering(pid, pname, parsed.raw, own, "offline", say("why_as_set", lang=settings.lang), False)
     if parsed.kind == "unknown":
         return Answering(pid, pname, parsed.raw, own, fallback_name(settings, parsed.raw),
-                         say(settings, "why_unknown_name"), True)
+                         say("why_unknown_name", lang=settings.lang), True)
     problem = unavailable(parsed, settings)
     if problem is None and parsed.kind == "local" and not parsed.model_id:
         problem = _load_failure(settings)
     if problem is None:
-        return Answering(pid, pname, parsed.raw, own, parsed.raw, say(settings, "why_as_set"), False)
+        return Answering(pid, pname, parsed.raw, own, parsed.raw, say("why_as_set", lang=settings.lang), False)
     answers = fallback_name(settings, parsed.raw)
     if parse_name(answers).kind == "local" and (local_problem(settings) or _load_failure(settings)):
         answers = "offline"
     if parsed.kind in _KEYS:
-        return Answering(pid, pname, parsed.raw, own, answers, say(settings, "why_no_key"), True, _KEYS[parsed.kind][1])
+        return Answering(pid, pname, parsed.raw, own, answers, say("why_no_key", lang=settings.lang), True,
+                         _KEYS[parsed.kind][1])
     if parsed.kind == "compatible":
-        return Answering(pid, pname, parsed.raw, own, answers, say(settings, "why_no_server"), True,
+        return Answering(pid, pname, parsed.raw, own, answers, say("why_no_server", lang=settings.lang), True,
                          "SAIVERSE_OPENAI_BASE_URL")
-    return Answering(pid, pname, parsed.raw, own, answers, say(settings, "why_problem", problem=problem), True)
+    return Answering(pid, pname, parsed.raw, own, answers, say("why_problem", lang=settings.lang, problem=problem),
+                     True)
 
 
 def answering_all(settings: Settings, personas: Iterable[Any]) -> list[Answering]:

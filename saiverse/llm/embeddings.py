@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from chat import LLMError
 from saiverse.llm.names import parse_name
-from saiverse.llm.words import say
+from words import say
 
 if TYPE_CHECKING:
     from saiverse.settings import Settings
@@ -89,7 +89,7 @@ def cloud_embedder(settings: Settings, name: str) -> CloudEmbedder:
     timeout = settings.request_timeout
     if kind == "gemini":
         if not settings.gemini_api_key:
-            raise ValueError(say(settings, "embed_needs", name=name, what="GEMINI_API_KEY"))
+            raise ValueError(say("embed_needs", lang=settings.lang, name=name, what="GEMINI_API_KEY"))
         from saiverse.llm.gemini import GeminiModel
 
         return CloudEmbedder(name, GeminiModel(name, api_key=settings.gemini_api_key,
@@ -101,17 +101,17 @@ def cloud_embedder(settings: Settings, name: str) -> CloudEmbedder:
         if kind == "openai":
             key, base = settings.openai_official_api_key, settings.openai_official_base_url
             if not key:
-                raise ValueError(say(settings, "embed_needs", name=name, what="OPENAI_API_KEY"))
+                raise ValueError(say("embed_needs", lang=settings.lang, name=name, what="OPENAI_API_KEY"))
         elif kind == "compatible":
             key, base = settings.openai_api_key, settings.openai_base_url
             if not base:
-                raise ValueError(say(settings, "embed_needs", name=name, what="SAIVERSE_OPENAI_BASE_URL"))
+                raise ValueError(say("embed_needs", lang=settings.lang, name=name, what="SAIVERSE_OPENAI_BASE_URL"))
         else:
             url = server_url(settings, name.split(":", 1)[0].lower())
             if not url:
-                raise ValueError(say(settings, "embed_no_server", name=name))
+                raise ValueError(say("embed_no_server", lang=settings.lang, name=name))
             key, base = None, f"{url}/v1"
         model = OpenAIModel(name, model_id=parse_name(name).model_id if kind != "openai" else name.strip(),
                             api_key=key, base_url=base, compatible=kind != "openai", timeout=timeout)
         return CloudEmbedder(name, model, DIMENSIONS if kind == "openai" else None)
-    raise ValueError(say(settings, "embed_unknown", name=name))
+    raise ValueError(say("embed_unknown", lang=settings.lang, name=name))

@@ -31,15 +31,15 @@ from saiverse.llm.names import AUTO_CHOICES, ModelName, parse_name
 from saiverse.llm.offline import OfflineModel
 from saiverse.llm.retry import RetryPolicy
 from saiverse.llm.servers import auto_server, found_servers, server_url
-from saiverse.llm.words import say
 from saiverse.settings import Settings
+from words import say
 
 _OFFLINE = OfflineModel()
 _cache: dict[tuple[object, ...], ChatModel] = {}
 _lock = threading.Lock()
 
 _PURPOSE_TEXT = {"lightweight": "purpose_lightweight", "vision": "purpose_vision", "image": "purpose_image"}
-"""How a fallback notice words the purpose (saiverse/llm/words.py keys); a chat model's notice names none."""
+"""How a fallback notice words the purpose (words/_models.py keys); a chat model's notice names none."""
 _KEYS = {"openai": ("openai_official_api_key", "OPENAI_API_KEY"),
          "anthropic": ("anthropic_api_key", "ANTHROPIC_API_KEY"), "gemini": ("gemini_api_key", "GEMINI_API_KEY")}
 
@@ -82,7 +82,7 @@ def local_problem(settings: Settings, spec: str = "") -> str | None:
     except LocalModelMissing as exc:
         return str(exc)
     if not path.is_file() and not (path.name.startswith("gemma-3-270m") and packaged_available()):
-        return say(settings, "local_file_missing", path=path)  # (the packaged one is assembled on first use)
+        return say("local_file_missing", lang=settings.lang, path=path)  # (the packaged one is assembled on first use)
     health = HealthBook(settings.home).get(path)
     if health is not None and health.state == "broken":
         return broken_words(health.reason)
@@ -132,14 +132,14 @@ def auto_choice(settings: Settings) -> tuple[str, str]:
     """What `auto` answers with now, and why (in `settings.lang`)."""
     for field, name in AUTO_CHOICES:
         if getattr(settings, field):
-            return name, say(settings, "auto_key", env=_env_of(field), name=name)
+            return name, say("auto_key", lang=settings.lang, env=_env_of(field), name=name)
     server = auto_server(settings)  # what the start-up look found (never probes here)
     if server is not None:
         return server
     problem = local_problem(settings) or _load_failure(settings)
     if problem is None:
-        return "local", say(settings, "auto_local")
-    return "offline", say(settings, "auto_offline", problem=problem)
+        return "local", say("auto_local", lang=settings.lang)
+    return "offline", say("auto_offline", lang=settings.lang, problem=problem)
 
 
 def installed_models(settings: Settings, personas: Iterable[Any] = ()) -> list[InstalledModel]:
@@ -201,9 +201,10 @@ def unavailable(parsed: ModelName, settings: Settings) -> str | None:
     """Why the provider of `parsed` cannot be used with these settings (None when it can)."""
     if parsed.kind in _KEYS:
         field, env = _KEYS[parsed.kind]
-        return None if getattr(settings, field) else say(settings, "env_unset", env=env)
+        return None if getattr(settings, field) else say("env_unset", lang=settings.lang, env=env)
     if parsed.kind == "compatible":
-        return None if settings.openai_base_url else say(settings, "env_unset", env="SAIVERSE_OPENAI_BASE_URL")
+        return None if settings.openai_base_url else \
+            say("env_unset", lang=settings.lang, env="SAIVERSE_OPENAI_BASE_URL")
     if parsed.kind == "local":
         return local_problem(settings, parsed.model_id)
     return None
@@ -222,7 +223,7 @@ def fallback_name(settings: Settings, instead_of: str = "") -> str:
 
 def model_label(name: str, settings: Settings) -> str:
     """How a notice names a model: `local` → 組み込みのローカルモデル (llama.cpp), `offline` → オフラインモデル."""
-    return say(settings, f"label_{name}") if name in ("local", "offline") else name
+    return say(f"label_{name}", lang=settings.lang) if name in ("local", "offline") else name
 
 
 def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat",
@@ -234,7 +235,7 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
     the backoff policy (tests). `auto` falls back without a notice: `describe_default` says why.
     """
     parsed = parse_name(name)
-    what = say(settings, _PURPOSE_TEXT[purpose]) if purpose in _PURPOSE_TEXT else ""
+    what = say(_PURPOSE_TEXT[purpose], lang=settings.lang) if purpose in _PURPOSE_TEXT else ""
     automatic = parsed.kind == "auto"
     if automatic:
         parsed = parse_name(auto_choice(settings)[0])
@@ -242,8 +243,8 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
         return _OFFLINE, None
     if parsed.kind == "unknown":
         model = _fallback_model(parsed, settings, retry) if _fallback else _OFFLINE
-        return model, say(settings, "notice_unknown", name=parsed.raw, what=what,
-                          label=model_label(model.name, settings), forms=say(settings, "name_forms"))
+        return model, say("notice_unknown", lang=settings.lang, name=parsed.raw, what=what,
+                          label=model_label(model.name, settings), forms=say("name_forms", lang=settings.lang))
     problem = unavailable(parsed, settings)
     if problem is None and parsed.kind == "local":
         try:
@@ -258,7 +259,7 @@ def resolve_model(name: str | None, settings: Settings, *, purpose: str = "chat"
         if automatic:
             return _OFFLINE, None
         model = _fallback_model(parsed, settings, retry) if _fallback else _OFFLINE
-        return model, say(settings, "notice_instead", problem=problem, name=parsed.raw, what=what,
+        return model, say("notice_instead", lang=settings.lang, problem=problem, name=parsed.raw, what=what,
                           label=model_label(model.name, settings))
     return _build(parsed, settings, retry), None
 
@@ -334,21 +335,21 @@ def provider_status(settings: Settings) -> list[ProviderStatus]:
     if local is not None:
         rows = [ProviderStatus("local", False, local, broken=local_broken(settings))]
     elif verified:
-        rows = [ProviderStatus("local", True, say(settings, "pv_local_ok", at=verified))]
+        rows = [ProviderStatus("local", True, say("pv_local_ok", lang=settings.lang, at=verified))]
     else:
-        rows = [ProviderStatus("local", False, say(settings, "pv_local_untried"))]
+        rows = [ProviderStatus("local", False, say("pv_local_untried", lang=settings.lang))]
     for kind, (field, env) in _KEYS.items():
         ready = bool(getattr(settings, field))
-        detail = say(settings, "pv_key_set" if ready else "pv_key_needed", env=env)
+        detail = say("pv_key_set" if ready else "pv_key_needed", lang=settings.lang, env=env)
         rows.append(ProviderStatus(kind, ready, detail))
     url = settings.openai_base_url
-    rows.append(ProviderStatus("openai-compatible", bool(url), say(settings, "pv_compatible", url=url) if url
-                               else say(settings, "pv_compatible_needed")))
+    rows.append(ProviderStatus("openai-compatible", bool(url), say("pv_compatible", lang=settings.lang, url=url) if url
+                               else say("pv_compatible_needed", lang=settings.lang)))
     for server in found_servers(settings):
         model = server.chat_model()
-        rows.append(ProviderStatus(server.kind, bool(model), f"{server.label} ({server.url}): "
-                                   + (", ".join(server.models) if server.models else say(settings, "pv_no_models"))))
-    rows.append(ProviderStatus("offline", True, say(settings, "pv_offline")))
+        names = ", ".join(server.models) if server.models else say("pv_no_models", lang=settings.lang)
+        rows.append(ProviderStatus(server.kind, bool(model), f"{server.label} ({server.url}): {names}"))
+    rows.append(ProviderStatus("offline", True, say("pv_offline", lang=settings.lang)))
     return rows
 
 
@@ -361,10 +362,10 @@ def describe_default(settings: Settings) -> tuple[str, str]:
     if notice:
         return model.name, notice
     source = settings.source("default_model")
-    chosen = say(settings, "chosen_default") if source.kind == "default" else \
-        say(settings, "chosen_from", kind=source.kind, where=source.where)
+    chosen = say("chosen_default", lang=settings.lang) if source.kind == "default" else \
+        say("chosen_from", lang=settings.lang, kind=source.kind, where=source.where)
     if model.provider == "offline":
-        return "offline", say(settings, "default_offline", chosen=chosen)
+        return "offline", say("default_offline", lang=settings.lang, chosen=chosen)
     if model.provider == "local":
-        return name, say(settings, "default_local", chosen=chosen)
-    return name, say(settings, "default_named", name=name, chosen=chosen)
+        return name, say("default_local", lang=settings.lang, chosen=chosen)
+    return name, say("default_named", lang=settings.lang, name=name, chosen=chosen)

@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from saiverse.llm.words import say
 from saiverse.settings import Settings
+from words import say
 
 log = logging.getLogger(__name__)
 
@@ -149,5 +149,5 @@ def auto_server(settings: Settings) -> tuple[str, str] | None:
         model = server.chat_model()
         if model:
             return (f"{server.kind}:{model}",
-                    say(settings, "auto_server", label=server.label, url=server.url, model=model))
+                    say("auto_server", lang=settings.lang, label=server.label, url=server.url, model=model))
     return None

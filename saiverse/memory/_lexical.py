@@ -44,6 +44,9 @@ STOP_EN = frozenset(
 STOP_JA = frozenset("前話思出今日何事時見言行来教誰所方")
 """One-kanji runs that name no topic (a question's 何, 時, 誰...)."""
 SYNONYM_WEIGHT = 0.5
+UNIGRAM_WEIGHT = 0.4
+"""Each kanji of a longer run, on its own: 改修 meets 改装, 転職 meets 職場, 医者 meets 医院 — words that share a
+character mostly share a meaning. Below a thesaurus word's weight: a shared kanji says less than a synonym."""
 MAX_EXPANSIONS = 16
 """Thesaurus words a question adds at most (each is one more index lookup)."""
 ADDRESSED_WEIGHT = 0.3
@@ -99,13 +102,15 @@ def _grams(run: str) -> list[str]:
     return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
 
 
-def _japanese(text: str, weight: float) -> list[Term]:
+def _japanese(text: str, weight: float, kanji: bool = True) -> list[Term]:
     out: list[Term] = []
     for run in _KANJI_OR_KATAKANA.findall(text):
         if len(run) == 1 and (run in STOP_JA or not "\u4e00" <= run <= "\u9fff"):
             continue
         grams = _grams(run)
         out += [Term(g, g, False, weight / (len(grams) if weight < 1 else 1)) for g in grams]
+        if kanji and weight == 1.0 and len(run) > 1:
+            out += [Term(c, c, False, UNIGRAM_WEIGHT) for c in run if "\u4e00" <= c <= "\u9fff" and c not in STOP_JA]
     if weight == 1.0:
         out += [Term(g, g, False, 0.5) for run in _HIRAGANA.findall(text) for g in _grams(run)]
     return out
@@ -131,12 +136,14 @@ def addressed(terms: Sequence[Term], texts: Sequence[str], weights: dict[str, fl
             weights[term.key] = weights.get(term.key, 0.0) * ADDRESSED_WEIGHT
 
 
-def query_terms(query: str) -> list[Term]:
-    """The weighted terms of a question, each key once (its highest weight), in order of appearance."""
+def query_terms(query: str, kanji: bool = True) -> list[Term]:
+    """The weighted terms of a question, each key once (its highest weight), in order of appearance.
+    `kanji`: also each kanji of a longer run at `UNIGRAM_WEIGHT` (one index lookup more each)."""
     text = normalise(query)
     names = {w.lower() for w in _NAME.findall(query)}
-    found: list[Term] = [_latin(w, 1.0, w in names) for w in _LATIN.findall(text) if w not in STOP_EN and len(w) > 1]
-    found += _japanese(text, 1.0)
+    found: list[Term] = [_latin(w, 1.0, w.split("'")[0] in names)  # Priya's is the name Priya
+                         for w in _LATIN.findall(text) if w not in STOP_EN and len(w) > 1]
+    found += _japanese(text, 1.0, kanji)
     found += expansions(text, {t.key for t in found if t.latin})
     best: dict[str, Term] = {}
     for term in found:

@@ -31,6 +31,7 @@ from sqlalchemy import bindparam, text
 from saiverse.memory._chronicle import ChronicleStore
 from saiverse.memory._chronicle_summary import date_header
 from saiverse.memory._common import iso, parse_time, utc_now
+from saiverse.memory._feedback import feedback_terms
 from saiverse.memory._follow import follow
 from saiverse.memory._lexical import Term, addressed, length, normalise, query_terms
 from saiverse.memory._memopedia import MemopediaStore
@@ -136,20 +137,26 @@ def _dense_list(memory: SAIMemory, asked: DenseQuery | None, persona_id: str, hi
 def recall(
     memory: SAIMemory, chronicle: ChronicleStore, memopedia: MemopediaStore, persona_id: str, query: str, *,
     limit: int = 20, exclude_pulse: str | None = None, now: datetime | None = None,
-    dense: DenseScorer | DenseRecall | None = None, dense_wait: float | None = None,
+    dense: DenseScorer | DenseRecall | None = None, dense_wait: float | None = None, thorough: bool = True,
 ) -> list[dict[str, Any]]:
     """The best `limit` hits of every kind for `query` (any of its terms may match), best first.
 
     `dense`: a `DenseScorer` over the lexical hits' texts, or a `DenseRecall` (stored message vectors:
     it also proposes messages no term matched; its query vector is waited for `dense_wait` seconds at
-    most, default its own `wait`)."""
-    terms = query_terms(query or "")
+    most, default its own `wait`). `thorough`: also each kanji of a longer word on its own, and English
+    hits ranked again with the best hits' words (saiverse/memory/_feedback.py): a few more lookups and a
+    second pass, which the reflex on the send path goes without (its weak matches stay out anyway)."""
+    terms = query_terms(query or "", kanji=thorough)
     if limit <= 0 or not (terms or _stored(dense) and (query or "").strip()):
         return []
     now = now or utc_now()
     window = date_window(query, now) or named_window(query, now)
     dense_side = dense.start(persona_id, query, dense_wait) if _stored(dense) else None  # type: ignore[union-attr]
     hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now, window)
+    extra = feedback_terms(terms, hits) if thorough else []
+    if extra:  # the best hits' words, asked again lightly (saiverse/memory/_feedback.py)
+        terms = [*terms, *extra]
+        hits, weights = _messages(memory, persona_id, terms, limit, exclude_pulse, now, window)
     probes = list(dict.fromkeys(t.probe for t in terms))
     for e in chronicle.search_any(persona_id, probes):
         body = normalise(e.content)

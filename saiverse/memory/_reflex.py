@@ -75,7 +75,7 @@ def _matched(message: str, content: str, held: Collection[str]) -> list[str]:
     body = normalise(content)
     stems = latin_stems(body)
     found = [str(k) for k in held]
-    for term in query_terms(message):
+    for term in query_terms(message, kanji=False):  # the terms the reflex searched for
         if term.key not in found and term.weight < 1.0 and term_frequency(body, stems, term):
             found.append(f"{term.key}(弱)")
     return found
@@ -172,7 +172,7 @@ def reflex_found(memory: SAIMemory, chronicle: ChronicleStore, memopedia: Memope
     used = len(HEADER) + 1 + sum(len(r.line) + 1 for r in found)
     lore_text = "\n".join(r.line for r in found)
     hits = recall(memory, chronicle, memopedia, persona_id, message, limit=HITS + 2, exclude_pulse=pulse_id,
-                  dense=dense, dense_wait=DENSE_WAIT)
+                  dense=dense, dense_wait=DENSE_WAIT, thorough=False)  # the send path: RESULTS-recall.md
     best = max((h["score"] for h in hits), default=0.0)
     floor = MIN_SHARE * best if best >= MIN_SCORE else float("inf")  # words found nothing worth it: none by words
     meant = _meant(hits, floor)

@@ -42,6 +42,7 @@ from database.direct import run_many
 from saiverse.memory import SAIMemory
 from saiverse.pulse._intent import intent_note
 from saiverse.world import World
+from words import say
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +56,11 @@ INTENT_TAGS = ["internal", "pulse_intent"]
 """Tags of the note for a tool a killed pulse was running whose change was never reported."""
 STOPPED_TAGS = ["internal", "pulse_stopped"]
 """Tags of the note that says a pulse stopped before its end."""
-KILLED = "アプリが途中で終了しました"
-"""Why a pulse recovered at a start stopped."""
-MODEL_STOPPED = {
-    "local_crashed": "ローカルモデルのプロセスが異常終了しました",
-    "local_hang": "ローカルモデルが応答しなくなりました",
-    "local_broken": "ローカルモデルがこのマシンでは動きません",
-}
-"""Why a pulse stopped, in words, when its model stopped (an `LLMError`'s kind): the app went on."""
+KILLED = "pulse_killed"
+"""Why a pulse recovered at a start stopped (a words/_city.py key)."""
+MODEL_STOPPED = {"local_crashed": "pulse_local_crashed", "local_hang": "pulse_local_hang",
+                 "local_broken": "pulse_local_broken"}
+"""Why a pulse stopped (words/_city.py keys) when its model stopped (an `LLMError`'s kind): the app went on."""
 
 
 def stop_reason(exc: BaseException) -> str:
@@ -70,17 +68,18 @@ def stop_reason(exc: BaseException) -> str:
     answered with an error), never "the app ended" for a failure the app lived through."""
     kind = str(getattr(exc, "kind", "") or "")
     if kind in MODEL_STOPPED:
-        return MODEL_STOPPED[kind]
+        return say(MODEL_STOPPED[kind])
     if kind:  # another LLMError: the model (or its server) refused or failed
-        return f"モデルがエラーを返しました: {str(exc)[:200]}"
-    return f"エラー: {str(exc)[:300] or type(exc).__name__}"
+        return say("pulse_model_error", detail=str(exc)[:200])
+    return say("pulse_error", detail=str(exc)[:300] or type(exc).__name__)
 
 
 def stopped_line(name: str, why: str, at: datetime | None = None) -> str:
     """The building's line for a user's message whose reply stopped (`at`: when the message was sent,
     said when the line is written later, at the next start)."""
-    when = f"{at:%H:%M} の" if at is not None else ""
-    return f"{when}{name}の返事は途中で止まりました ({why})。もう一度話しかけてください。"
+    if at is not None:
+        return say("pulse_stopped_at", at=f"{at:%H:%M}", name=name, why=why)
+    return say("pulse_stopped", name=name, why=why)
 
 _OPEN = text("INSERT INTO pulse_open (PULSE_ID, PERSONA_ID, BUILDING_ID, KIND, RUNNER, STARTED_AT) "
              "VALUES (:p, :persona, :b, :kind, :runner, :at)")
@@ -202,7 +201,7 @@ def _account(conn: Connection, memory: SAIMemory, world: World, row: Any, why: s
                           content=stopped_line(name, why, started),
                           pulse_id=pulse_id, session=conn)
     conn.execute(_CLOSE, {"p": pulse_id})
-    return f"{name}のパルス ({pulse_id[:8]}) は途中で止まっていました ({why})。そのことを記憶に書きました。"
+    return say("pulse_recovered", name=name, pulse=pulse_id[:8], why=why)
 
 
 def recover_open(db: Database, memory: SAIMemory, world: World, runner: str = RUNNER_LOCAL) -> list[str]:
@@ -212,7 +211,7 @@ def recover_open(db: Database, memory: SAIMemory, world: World, runner: str = RU
     with db.engine.begin() as conn:
         rows = conn.execute(text(f"{_ROWS} WHERE RUNNER = :r ORDER BY STARTED_AT"), {"r": runner}).all()
         for row in rows:
-            notices.append(_account(conn, memory, world, row, KILLED))
+            notices.append(_account(conn, memory, world, row, say(KILLED)))
     if notices:
         log.warning("%d pulse(s) stopped by a kill were accounted for", len(notices))
     return notices

@@ -32,6 +32,7 @@ from saiverse.disk import private_folder
 from saiverse.errors import UserError
 from saiverse.llm.names import made_by_note
 from saiverse.memory import SAIMemory
+from saiverse.metering import acting_for
 from saiverse.pulse._journal import ModelResolver, persona_context, system_prompt_for
 from saiverse.world import ItemInfo, ItemStore, World, atomic_write, new_file_name
 from words import say
@@ -297,12 +298,15 @@ class ProductionService:
             s.add(ProductionRun(run_id=run_id, persona_id=persona_id, building_id=building_id, request=request,
                                 status="running", created_at=datetime.now(), updated_at=datetime.now()))
         emit({"type": "notice", "kind": "production_started", "run_id": run_id,
-              "text": f"制作を始めました (run {run_id[:8]})。途中で指示を送ると計画に反映します。"})
+              "text": say("run_started", run=run_id[:8])})
         from sea.production.state import TargetScope
 
-        return self._finish(run_id, lambda: self.engine.start(
-            self._ports(run_id, persona_id, building_id, emit, pulse_id), request,
-            TargetScope(building_id=building_id, persona_id=persona_id)))
+        def work() -> RunSummary:
+            with acting_for(persona_id):  # the documents' summaries are hers (saiverse/metering.py)
+                return self.engine.start(self._ports(run_id, persona_id, building_id, emit, pulse_id), request,
+                                         TargetScope(building_id=building_id, persona_id=persona_id))
+
+        return self._finish(run_id, work)
 
     def resume(self, run_id: str, emit: Callable[[dict[str, Any]], None]) -> RunSummary:
         """Continue a run from its last checkpoint (UnknownRunError when there is none)."""
@@ -315,7 +319,8 @@ class ProductionService:
 
         def work() -> RunSummary:
             self._set_status(run_id, "running")
-            return self.engine.resume(self._ports(run_id, persona_id, building_id, emit))
+            with acting_for(persona_id):
+                return self.engine.resume(self._ports(run_id, persona_id, building_id, emit))
 
         return self._finish(run_id, work)
 
@@ -350,7 +355,7 @@ class ProductionService:
         # PostgreSQL city) is running is never resumed here, so it never runs twice.
         with claim(self.home, self.db.url, f"production:{run_id}") as mine:
             if not mine:
-                raise RunBusyError(f"制作 {run_id!r} は別のプロセスで進行中です。終わるか止まるまで待ってください。")
+                raise RunBusyError(say("run_busy", id=run_id))
             with self._lock:
                 self._live.add(run_id)
             try:

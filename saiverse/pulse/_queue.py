@@ -58,6 +58,7 @@ from saiverse.pulse._remote import (
 )
 from saiverse.pulse._usergate import UserGate, announce
 from sea.events import event
+from words import say
 
 if TYPE_CHECKING:
     from database import Database
@@ -200,7 +201,7 @@ def _run_pulse(context: Any, *, pulse_id: str, kind: str, persona_id: str, build
                 raise PulseLost(f"pulse {pulse_id} had already ended as failed")
             return
         if context.job.attempts > 0 and (stored or kind != "user"):
-            why = "ワーカーが途中で止まりました"
+            why = say("pulse_worker_lost")
             # Noted as the app's start notes a pulse a kill cut short, its tools' changes included (_open.py).
             recover_one(mgr.db, mgr.memory, mgr.world, OpenPulse(pulse_id, persona_id, building_id, kind, RUNNER_QUEUE),
                         why)

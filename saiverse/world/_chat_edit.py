@@ -24,6 +24,7 @@ from sqlalchemy import text
 
 from database import Database
 from saiverse.world._world import HistoryEntry, UnknownIdError
+from words import say
 
 _SLACK = timedelta(seconds=5)
 """A user message may be stored a moment before its history line (clocks of two writes)."""
@@ -61,7 +62,7 @@ def _row(conn: Any, building_id: str, history_id: int) -> Any:
         "SELECT ID, BUILDINGID, SPEAKER_KIND, SPEAKER_ID, SPEAKER_NAME, CONTENT, PULSE_ID, CREATED_AT "
         "FROM building_history WHERE ID = :i AND BUILDINGID = :b"), {"i": int(history_id), "b": building_id}).first()
     if row is None:
-        raise UnknownIdError(f"この建物に行 {history_id} はありません (もう消されたかもしれません)。")
+        raise UnknownIdError(say("redo_line_gone", id=history_id))
     return row
 
 

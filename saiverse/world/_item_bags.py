@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import text
 
 from saiverse.errors import UserError
+from words import say
 
 BAG = "bag"
 MAX_DEPTH = 16
@@ -55,16 +56,16 @@ def check_into_bag(s: Any, item_id: str, bag_id: str) -> str:
     """Refuse (BagError) unless `bag_id` is a bag the item may go into; returns the bag's name."""
     row = s.execute(text("SELECT NAME, TYPE, STATE_JSON FROM item WHERE ITEM_ID = :b"), {"b": bag_id}).first()
     if row is None:
-        raise BagError(f"袋 {bag_id!r} はありません。")
+        raise BagError(say("bag_missing", id=bag_id))
     if not is_bag(str(row[1]), row[2]):
-        raise BagError(f"「{row[0]}」は袋ではないので、中に入れられません。")
+        raise BagError(say("bag_not_bag", name=row[0]))
     current = bag_id
     for _ in range(MAX_DEPTH):
         if current == item_id:
-            raise BagError(f"袋「{row[0]}」を、それ自身かその中の袋に入れることはできません。")
+            raise BagError(say("bag_into_itself", name=row[0]))
         up = s.execute(text("SELECT OWNER_KIND, OWNER_ID FROM item_location WHERE ITEM_ID = :i"),
                        {"i": current}).first()
         if up is None or up[0] != BAG:
             return str(row[0])
         current = str(up[1])
-    raise BagError(f"袋「{row[0]}」は袋の入れ子が深すぎます ({MAX_DEPTH} 段まで)。")
+    raise BagError(say("bag_too_deep", name=row[0], depth=MAX_DEPTH))

@@ -72,30 +72,30 @@ class StaleDocumentError(ValueError):
 def check_document_text(content: str) -> None:
     """Refuse text no document may hold (too long, NUL characters, lone surrogates)."""
     if not isinstance(content, str):
-        raise InputError(f"文書の内容は文字列でなければなりません ({type(content).__name__})。")
+        raise InputError(say("doc_not_text", kind=type(content).__name__))
     if len(content) > MAX_DOCUMENT_CHARS:
-        raise InputError(f"文書が長すぎます ({len(content):,} 文字、上限 {MAX_DOCUMENT_CHARS:,} 文字)。")
+        raise InputError(say("doc_too_long", n=len(content), limit=MAX_DOCUMENT_CHARS))
     if "\x00" in content:
-        raise InputError("文書に NUL 文字 (\\x00) は入れられません。")
+        raise InputError(say("doc_nul"))
     try:
         content.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InputError(f"文書に UTF-8 で表せない文字があります (位置 {exc.start})。") from exc
+        raise InputError(say("doc_surrogate", where=exc.start)) from exc
 
 
 def check_item_name(name: str) -> str:
     """A clean item name (stripped, one line, bounded, printable) or InputError (a ValueError) saying why."""
     if not isinstance(name, str) or not name.strip():
-        raise InputError("アイテム名が空です。")
+        raise InputError(say("item_name_empty"))
     clean = " ".join(name.split())
     if any(ord(ch) < 32 or ch == "\x7f" for ch in clean):
-        raise InputError("アイテム名に制御文字 (NUL など) は使えません。")
+        raise InputError(say("item_name_control"))
     try:
         clean.encode("utf-8")
     except UnicodeEncodeError as exc:
-        raise InputError("アイテム名に UTF-8 で表せない文字があります。") from exc
+        raise InputError(say("item_name_surrogate")) from exc
     if len(clean) > MAX_NAME_CHARS:
-        raise InputError(f"アイテム名が長すぎます ({len(clean)} 文字、上限 {MAX_NAME_CHARS} 文字)。")
+        raise InputError(say("item_name_long", n=len(clean), limit=MAX_NAME_CHARS))
     return clean
 
 
@@ -209,14 +209,14 @@ class ItemStore:
     def file_of(self, info: ItemInfo) -> Path:
         """The item's file, resolved inside the data home (refused otherwise)."""
         if not info.file_path:
-            raise ValueError(f"アイテム「{info.name}」にはファイルがありません。")
+            raise ValueError(say("item_no_file", name=info.name))
         return resolve_in_home(self.home, info.file_path)
 
     def read_document(self, item_id: str) -> str:
         """A document's full text, as of its stored version (never a half-renamed state)."""
         info = self.get(item_id)
         if info.type != "document":
-            raise ValueError(f"アイテム「{info.name}」は文書ではありません ({info.type})。")
+            raise ValueError(say("item_not_document", name=info.name, type=info.type))
         if is_pdf_path(info.file_path):
             return pdf_text(self.file_of(info))
         with item_lock(self.home, item_id):
@@ -331,8 +331,7 @@ class ItemStore:
             current = document_version(info)
             if expected_version is not None and current != expected_version:
                 raise StaleDocumentError(
-                    f"文書「{info.name}」は開いた後に更新されています (v{expected_version} → v{current})。"
-                    "保存していません。最新の内容を開き直してから編集してください。")
+                    say("doc_stale", name=info.name, expected=expected_version, current=current))
             return self._write_document(info, content, summary_model)
 
     def edit_document(
@@ -351,9 +350,9 @@ class ItemStore:
     def _document(self, item_id: str) -> ItemInfo:
         info = self.get(item_id)
         if info.type != "document":
-            raise ValueError(f"アイテム「{info.name}」は文書ではないので内容を編集できません ({info.type})。")
+            raise ValueError(say("doc_not_editable", name=info.name, type=info.type))
         if is_pdf_path(info.file_path):
-            raise ValueError(f"「{info.name}」は PDF なので内容を編集できません (説明は変更できます)。")
+            raise ValueError(say("doc_pdf", name=info.name))
         finish_committed_save(self.file_of(info), info.state)  # the caller holds the lock: never build on a stale file
         return info
 
@@ -385,7 +384,7 @@ class ItemStore:
         """Set an item's DESCRIPTION (any type); for files the sidecar follows."""
         description = description.strip()
         if not description:
-            raise ValueError("説明が空です。")
+            raise ValueError(say("description_empty"))
         info = self.get(item_id)
         text = clip_summary(description)
         with self.db.session() as s:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from chat import ChatRequest, LLMError, Message
 from saiverse.llm import describe_image, resolve_model, summarize_text
+from saiverse.metering import Metered, Record, acting
 from saiverse.settings import Settings
 from saiverse.world._items import clip_summary
 
@@ -30,9 +31,11 @@ DOCUMENT_PROMPT = "以下の文書の内容を300文字以内の日本語で要�
 class Summarizer:
     """Makes summaries; `model_name` (a persona's column) overrides the configured default."""
 
-    def __init__(self, settings: Callable[[], Settings]) -> None:
+    def __init__(self, settings: Callable[[], Settings], record: Record | None = None) -> None:
         self._settings = settings
         """The settings in force (read at each summary: the 設定 tab may change the models)."""
+        self._record = record
+        """Where a summary made for a persona (`acting_for`) is counted (saiverse/costs.py `Costs.record`)."""
 
     @property
     def settings(self) -> Settings:
@@ -41,6 +44,8 @@ class Summarizer:
     def _ask(self, name: str, message: Message, *, vision: bool = False) -> str | None:
         """The configured model's summary, or None (offline, no vision, failed, empty) → offline path."""
         model, _notice = resolve_model(name, self.settings)
+        if self._record is not None and acting():
+            model = Metered(model, acting(), self._record)  # type: ignore[assignment]
         if not model.follows_instructions or (vision and not model.supports_vision):
             return None
         try:

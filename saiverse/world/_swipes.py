@@ -28,6 +28,7 @@ from sqlalchemy import text
 from database import Database
 from saiverse.errors import UserError
 from saiverse.world._world import UnknownIdError
+from words import say
 
 
 class NoReplyError(UserError):
@@ -75,12 +76,12 @@ def _swipes_of(row: Any) -> Swipes:
 def _reply(conn: Any, building_id: str) -> Any:
     row = _last(conn, building_id)
     if row is None or row[1] != "persona" or not row[2] or not row[4]:
-        raise NoReplyError("再生成できるのは、最後の行がペルソナの返事のときだけです。")
+        raise NoReplyError(say("redo_not_last"))
     lines = conn.execute(text(
         "SELECT COUNT(*) FROM building_history WHERE BUILDINGID = :b AND PULSE_ID = :p"),
         {"b": building_id, "p": row[4]}).scalar()
     if int(lines or 0) != 1:
-        raise NoReplyError("この返事は何行にも分かれているので、再生成できません。")
+        raise NoReplyError(say("redo_many_lines"))
     return row
 
 
@@ -96,7 +97,7 @@ def reply_swipes(db: Database, building_id: str, history_id: int) -> Swipes | No
     with db.engine.connect() as conn:
         row = _line(conn, building_id, history_id)
     if row is None:
-        raise UnknownIdError(f"この建物に行 {history_id} はありません。")
+        raise UnknownIdError(say("redo_no_line", id=history_id))
     if row[1] != "persona":
         return None
     return _swipes_of(row)
@@ -107,7 +108,7 @@ def _user_line(conn: Any, building_id: str, before_id: int) -> str:
         "SELECT CONTENT FROM building_history WHERE BUILDINGID = :b AND ID < :i AND SPEAKER_KIND = 'user' "
         "ORDER BY ID DESC LIMIT 1"), {"b": building_id, "i": before_id}).scalar()
     if said is None:
-        raise NoReplyError("この返事はあなたの言葉への返事ではないので、再生成できません。")
+        raise NoReplyError(say("redo_not_to_you"))
     return str(said)
 
 
@@ -143,14 +144,14 @@ def fold_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -
         conn = s.connection()
         old = _line(conn, building_id, history_id)
         if old is None:
-            raise UnknownIdError(f"この建物に行 {history_id} はありません (消されたかもしれません)。")
+            raise UnknownIdError(say("redo_line_gone", id=history_id))
         new = conn.execute(text(
             "SELECT ID, CONTENT, CREATED_AT FROM building_history WHERE BUILDINGID = :b AND PULSE_ID = :p "
             "AND SPEAKER_KIND = 'persona' AND SPEAKER_ID = :sid ORDER BY ID DESC LIMIT 1"),
             {"b": building_id, "p": pulse_id, "sid": old[2]}).first()
         swipes = _swipes_of(old)
         if new is None:
-            raise NoReplyError("新しい返事ができませんでした。前の返事はそのままです。")
+            raise NoReplyError(say("redo_nothing_new"))
         swipes.answers.append({"content": new[1], "pulse_id": pulse_id, "at": str(new[2] or datetime.now())})
         swipes.chosen = len(swipes.answers) - 1
         _store(conn, old, swipes, memory_pulse=pulse_id)
@@ -177,10 +178,10 @@ def choose_swipe(db: Database, building_id: str, history_id: int, index: int) ->
         conn = s.connection()
         row = _line(conn, building_id, history_id)
         if row is None:
-            raise UnknownIdError(f"この建物に行 {history_id} はありません。")
+            raise UnknownIdError(say("redo_no_line", id=history_id))
         swipes = _swipes_of(row)
         if row[1] != "persona" or not 0 <= index < len(swipes.answers):
-            raise NoReplyError(f"この返事に {index + 1} 番目の答えはありません。")
+            raise NoReplyError(say("redo_no_answer", n=index + 1))
         memory_pulse = str(_meta(row[6]).get("memory_pulse") or row[4])
         shown = swipes.answers[swipes.chosen]["content"]
         swipes.chosen = index
@@ -222,7 +223,7 @@ def cut_reply(db: Database, building_id: str) -> tuple[int, str, str]:
     with db.engine.connect() as conn:
         row = _last(conn, building_id)
     if row is None or row[1] != "persona" or not row[2] or not row[4] or not cut_of(row[6]):
-        raise NoReplyError("続きを生成できるのは、最後の行が途中で止まったペルソナの返事のときだけです。")
+        raise NoReplyError(say("continue_not_cut"))
     return int(row[0]), str(row[2]), str(row[3])
 
 
@@ -239,14 +240,14 @@ def extend_reply(db: Database, building_id: str, history_id: int, pulse_id: str)
         conn = s.connection()
         old = _line(conn, building_id, history_id)
         if old is None:
-            raise UnknownIdError(f"この建物に行 {history_id} はありません (消されたかもしれません)。")
+            raise UnknownIdError(say("redo_line_gone", id=history_id))
         new = conn.execute(text(
             "SELECT ID, CONTENT, METADATA FROM building_history WHERE BUILDINGID = :b AND PULSE_ID = :p "
             "AND SPEAKER_KIND = 'persona' AND SPEAKER_ID = :sid ORDER BY ID"),
             {"b": building_id, "p": pulse_id, "sid": old[2]}).all()
         more = "".join(str(r[1]) for r in new)
         if not more.strip():
-            raise NoReplyError("続きが生成されませんでした。返事はそのままです。")
+            raise NoReplyError(say("continue_nothing"))
         whole, still = str(old[3]) + more, cut_of(new[-1][2])
         meta = _meta(old[6])
         memory_pulse = str(meta.get("memory_pulse") or old[4])

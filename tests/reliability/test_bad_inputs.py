@@ -215,10 +215,10 @@ def _cases() -> list[Case]:
         _case(args, "deep-70", [*tool, '{"a":' * 70 + "1" + "}" * 70], "--args", "64"),
         _case(args, "nan", [*tool, '{"x": NaN}'], "--args", "NaN"),
         _case(args, "infinity", [*tool, '{"x": -Infinity}'], "--args", "Infinity"),
-        _case(args, "huge-int", [*tool, '{"x": 1000000000000000000000000000000}'], "--args", "too large"),
+        _case(args, "huge-int", [*tool, '{"x": 1000000000000000000000000000000}'], "--args", "大きすぎ"),
         _case(args, "digits-5000", [*tool, '{"x": ' + "9" * 5000 + "}"], "--args", "桁が多すぎ"),
         _case(args, "surrogate-value", [*tool, '{"x": "\\ud800"}'], "--args", "$.x"),
-        _case(args, "surrogate-key", [*tool, '{"\\udc80": 1}'], "--args", "key"),
+        _case(args, "surrogate-key", [*tool, '{"\\udc80": 1}'], "--args", "キー"),
         _case(args, "nul-value", [*tool, '{"x": "a\\u0000b"}'], "--args", "NUL"),
         _case(args, "run-playbook-not-json", ["run-playbook", "basic_chat", "--persona", "mina", "--args", "nope"],
               "--args"),
@@ -298,8 +298,8 @@ def _cases() -> list[Case]:
                        *UPLOAD_NEEDLES.get(name, ("画像ファイルではありません",))))
     c += [
         _case(up, "missing", ["upload", "--building", "library", "{inputs}/no_such.png"], "no_such.png"),
-        _case(up, "folder", ["upload", "--building", "library", "{inputs}"], "folder"),
-        _case(up, "dev-zero", ["upload", "--building", "library", "/dev/zero"], "/dev/zero", "not a regular file"),
+        _case(up, "folder", ["upload", "--building", "library", "{inputs}"], "フォルダー"),
+        _case(up, "dev-zero", ["upload", "--building", "library", "/dev/zero"], "/dev/zero", "普通のファイルではありません"),
         _case(up, "sparse-3gb", ["upload", "--building", "library", "{inputs}/sparse.png"], "3072.0 MB"),
         _case(up, "just-over", ["upload", "--building", "library", "{inputs}/over.png"], "over.png",
               "20,971,", "20.0 MB"),

@@ -126,6 +126,7 @@ def _main(home: Path, *argv: str, stdin: str = "") -> subprocess.CompletedProces
                           env=_env(home), input=stdin, timeout=120, check=False, cwd=str(home.parent))
 
 
+@pytest.mark.usefixtures("in_english")
 def test_password_is_stored_hashed_and_never_backed_up(saiverse_home: Path) -> None:
     short = _main(saiverse_home, "password", "set", stdin="short\n")
     assert short.returncode == USER_ERROR_EXIT and "too short" in short.stderr, short.stderr

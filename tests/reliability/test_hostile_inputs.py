@@ -161,7 +161,7 @@ def test_a_fifo_is_refused_not_waited_on(command: str, world: dict[str, Any], tm
     target = tmp_path / "restored" if command == "restore" else home
     before = _snapshot(home)
     proc = _main(target, *argv)
-    _refused(proc, str(fifo), "not a regular file")
+    _refused(proc, str(fifo), "普通のファイルではありません")
     assert _snapshot(home) == before
     if command == "restore":
         assert not target.exists() or not any(target.iterdir())
@@ -173,7 +173,7 @@ def test_dev_zero_is_refused_at_once(command: str, world: dict[str, Any], tmp_pa
     argv = {"run-playbook": [command, "/dev/zero", "--persona", "mina"], "validate-playbook": [command, "/dev/zero"],
             "upload": [command, "--building", "library", "/dev/zero"], "restore": [command, "/dev/zero"]}[command]
     before = _snapshot(home)
-    _refused(_main(tmp_path / "new" if command == "restore" else home, *argv), "/dev/zero", "not a regular file")
+    _refused(_main(tmp_path / "new" if command == "restore" else home, *argv), "/dev/zero", "普通のファイルではありません")
     assert _snapshot(home) == before
 
 

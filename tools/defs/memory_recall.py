@@ -11,14 +11,14 @@ newest value first and the older marked 「(以前)」; a question brings the re
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 from pydantic import Field
 
 from tools.context import ToolContext
 from tools.registry import tool
-from tools.text import clip, date_arg, in_dates, role_ja, stamp
+from tools.text import clip, date_arg, in_dates, one_line, role_ja, stamp
 
 MAX_TOPK = 20
 RRF_K = 60
@@ -26,6 +26,7 @@ PER_LINE = 240
 """Characters a hit keeps however many there are: a fact cut in half is not recalled."""
 FULL_LINES = 5
 SHORT_LINE = 100
+TIMED_DAYS = 2
 
 Query = Annotated[str | None, Field(description="What to recall, in words or a sentence (Japanese works).")]
 Keywords = Annotated[list[str] | None, Field(description="Words a message must contain; each is searched on its own.")]
@@ -108,13 +109,19 @@ def pack(title: str, hits: list[dict[str, Any]], max_chars: int) -> str:
     a long line keeps its opening and the part holding the query's words (`snippet`)."""
     lines = [title]
     used = len(title)
+    brought: set[str] = set()
+    now = datetime.now(UTC)
     for n, h in enumerate(hits):
+        if one_line(str(h.get("content", ""))) in brought:
+            continue  # already shown whole as the turn completing an earlier hit
         per_line = max(PER_LINE, max_chars // len(hits)) if n < FULL_LINES else \
             max(SHORT_LINE, min(PER_LINE, (max_chars - used) // max(len(hits) - n, 1)))
-        line = f"- [{stamp(str(h.get('created_at') or ''))}] ({label(h)}){' (以前)' * bool(h.get('older'))} " \
+        line = f"- [{when(h, now)}] ({label(h)}){' (以前)' * bool(h.get('older'))} " \
                f"{snippet(str(h.get('content', '')), h.get('terms') or (), per_line)}"
         if h.get("next"):  # the turn that completes it (saiverse/memory/_follow.py)
             line += f" → {clip(str(h['next']), per_line // 2)}"
+            if len(one_line(str(h["next"]))) <= per_line // 2:
+                brought.add(one_line(str(h["next"])))
         room = max_chars - used - 1
         if len(line) > room and len(lines) > 1:
             if room >= SHORT_LINE:  # the opening of one more memory, rather than none
@@ -126,6 +133,17 @@ def pack(title: str, hits: list[dict[str, Any]], max_chars: int) -> str:
         lines.append(line)
         used += len(line) + 1
     return "\n".join(lines)
+
+
+def when(hit: dict[str, Any], now: datetime) -> str:
+    """A hit's date, with the time of day only within `TIMED_DAYS` of now: "this morning" needs the hour,
+    last spring does not, and the minutes of twenty dated lines are a tenth of the budget."""
+    created = str(hit.get("created_at") or "")
+    try:
+        recent = abs((now - datetime.fromisoformat(created)).total_seconds()) < TIMED_DAYS * 86400
+    except (TypeError, ValueError):
+        recent = True
+    return stamp(created) if recent else stamp(created, "%Y-%m-%d")
 
 
 def snippet(content: str, terms: Iterable[str], limit: int) -> str:

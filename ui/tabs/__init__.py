@@ -32,16 +32,23 @@ class TabRefresh:
         return self.fill if self.drawn else self
 
 
+SHORT_CELL = 12
+"""A cell of at most this many characters (a name, 自動配置, 600s) stays on one line: a narrow column then
+gives way to the long ones instead of breaking 「自動配置」 as 自動配 / 置."""
+
+
+def _cell(value: Any) -> str:
+    text = "" if value is None else str(value)
+    return f'<td class="sv-nowrap">{escape(text)}</td>' if len(text) <= SHORT_CELL else f"<td>{escape(text)}</td>"
+
+
 def table_html(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, empty: str = "",
                elem_class: str = "") -> str:
     """An escaped HTML table (cells are plain text; nothing from users or models is trusted)."""
     if not rows:
         return f'<div class="sv-muted sv-empty">{escape(empty)}</div>'
     head = "".join(f"<th>{escape(str(h))}</th>" for h in headers)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{escape('' if c is None else str(c))}</td>" for c in row) + "</tr>"
-        for row in rows
-    )
+    body = "".join("<tr>" + "".join(_cell(c) for c in row) + "</tr>" for row in rows)
     return f'<div class="sv-table-wrap"><table class="sv-table {elem_class}"><thead><tr>{head}</tr></thead>' \
            f"<tbody>{body}</tbody></table></div>"
 

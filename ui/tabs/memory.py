@@ -27,13 +27,21 @@ CLIP = 400
 """Characters of a message shown in the table (the export has everything)."""
 
 
-def _rows(records: list[dict[str, Any]], pinned: set[int] | frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
+ROLES = ("user", "assistant", "system")
+"""Roles said in the table's language; the stored role itself is SAIMemory's (and upstream's) word."""
+
+
+def _rows(labels: Labels, records: list[dict[str, Any]],
+          pinned: set[int] | frozenset[int] = frozenset()) -> list[tuple[Any, ...]]:
     rows = []
     for r in records:
         content = str(r.get("content", ""))
-        tags = ", ".join(t for t in r.get("tags", []) if not str(t).startswith("pulse:"))
-        role = r.get("role") if r.get("kind", "message") == "message" else (
-            f"あらすじ Lv.{r.get('level')}" if r["kind"] == "chronicle" else f"Memopedia「{r.get('title')}」")
+        tags = ", ".join(labels(f"mem_tag_{t}") if t in TAGS else str(t) for t in r.get("tags", [])
+                         if not str(t).startswith("pulse:"))
+        said = r.get("role")
+        role = (labels(f"mem_role_{said}") if said in ROLES else said) if r.get("kind", "message") == "message" else (
+            labels("mem_chronicle_row", level=r.get("level")) if r["kind"] == "chronicle"
+            else labels("mem_memopedia_row", title=r.get("title")))
         pin = "📌 " if r.get("kind", "message") == "message" and r.get("id") in pinned else ""
         rows.append((f"{pin}{r.get('id')}" if pin else r.get("id"), local_stamp(r.get("created_at")), role, tags,
                      content if len(content) <= CLIP else content[:CLIP] + "…"))
@@ -43,7 +51,7 @@ def _rows(records: list[dict[str, Any]], pinned: set[int] | frozenset[int] = fro
 def _table(labels: Labels, records: list[dict[str, Any]], pinned: set[int] | frozenset[int] = frozenset()) -> str:
     """The messages as a table; 📌 marks a pinned one (saiverse/memory/_pins.py)."""
     headers = [labels(k) for k in ("col_id", "col_time", "col_role", "col_tags", "col_content")]
-    body = table_html(headers, _rows(records, pinned), empty=labels("mem_empty"), elem_class="sv-memory")
+    body = table_html(headers, _rows(labels, records, pinned), empty=labels("mem_empty"), elem_class="sv-memory")
     count = f'<div class="sv-muted">{labels("mem_count", n=len(records))}</div>' if records else ""
     return count + body
 
@@ -52,7 +60,7 @@ def build_memory_tab(manager: CityPort, labels: Labels) -> TabRefresh:
     """Create the tab's components in the current context and wire them."""
     personas = [(f"{p.avatar} {p.name}", p.persona_id) for p in manager.personas()]
     first = personas[0][1] if personas else None
-    tag_choices = [(labels("tag_all"), "")] + [(t, t) for t in TAGS]
+    tag_choices = [(labels("tag_all"), "")] + [(labels(f"mem_tag_{t}"), t) for t in TAGS]
     with gr.Row(equal_height=True, elem_classes=["sv-toolbar"]):
         persona = gr.Dropdown(personas, value=first, label=labels("mem_persona"), elem_id="memory-persona",
                               scale=2)

@@ -80,7 +80,7 @@ def build_personas_tab(manager: CityPort, labels: Labels) -> TabRefresh:
             with gr.Row():
                 status = gr.HTML(elem_id="persona-status")
                 delete = gr.Button(labels("persona_delete"), variant="stop", elem_id="persona-delete", scale=0,
-                                   min_width=120, size="sm")
+                                   min_width=210, size="sm")
                 save = gr.Button(labels("save_button"), variant="primary", elem_id="persona-save", scale=0,
                                  min_width=120)
             with gr.Column(visible=False, elem_id="persona-delete-confirm", elem_classes=["sv-confirm"]) as confirm:

@@ -60,7 +60,7 @@ def build_world_tab(manager: CityPort, labels: Labels) -> TabRefresh:
             with gr.Row():
                 status = gr.HTML(elem_id="world-status")
                 delete = gr.Button(labels("wb_delete"), variant="stop", elem_id="world-delete", scale=0,
-                                   min_width=120, size="sm")
+                                   min_width=210, size="sm")
                 save = gr.Button(labels("save_button"), variant="primary", elem_id="world-save", scale=0,
                                  min_width=120)
             with gr.Column(visible=False, elem_id="world-delete-confirm", elem_classes=["sv-confirm"]) as confirm:

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from chat import ChatRequest, Message
 from saiverse.llm.local._sanity import claims_other_name, is_bare, recalled
 from saiverse.llm.offline import (
-    OFFLINE_NOTE,
     Voice,
     clean,
     happened,
@@ -22,6 +21,7 @@ from saiverse.llm.offline import (
     last_user_message,
     place_of,
     result_blocks,
+    without_note,
 )
 
 USER = "あなた"
@@ -32,7 +32,7 @@ _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 def _one_line(text: str, limit: int = 200) -> str:
-    text = re.sub(r"^\s*[@＠]\S+\s*", "", text.replace(OFFLINE_NOTE, ""))
+    text = re.sub(r"^\s*[@＠]\S+\s*", "", without_note(text))
     text = re.sub(r"\s+", " ", text).strip()
     return text[:limit]
 

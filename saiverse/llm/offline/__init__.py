@@ -20,6 +20,7 @@ from saiverse.llm.offline._model import (
     read_voice,
     request_message,
     summarize_text,
+    without_note,
 )
 from saiverse.llm.offline._speech import clean, happened, is_instruction, place_of, result_blocks
 
@@ -39,4 +40,5 @@ __all__ = [
     "request_message",
     "result_blocks",
     "summarize_text",
+    "without_note",
 ]

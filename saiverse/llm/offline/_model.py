@@ -38,11 +38,21 @@ from saiverse.llm.offline._speech import (
     scene_line,
 )
 from saiverse.llm.schema import strip_catalogue
+from words import say
 
-__all__ = ["OfflineModel", "Voice", "describe_image", "estimate_tokens", "read_voice", "summarize_text"]
+__all__ = ["OfflineModel", "Voice", "describe_image", "estimate_tokens", "read_voice", "summarize_text",
+           "without_note"]
 
-OFFLINE_NOTE = "（オフラインモデルで応答しています）"
-"""Appended to every offline reply, so nobody mistakes it for a real model."""
+OFFLINE_NOTE = say("offline_note", lang="ja")
+"""Appended to every offline reply (in the language in force), so nobody mistakes it for a real model."""
+_NOTES = (OFFLINE_NOTE, say("offline_note", lang="en"))
+
+
+def without_note(text: str) -> str:
+    """`text` without the offline note, in either language (a history holds replies from both)."""
+    for note in _NOTES:
+        text = text.replace(note, "")
+    return text
 
 _SYSTEM_BLOCK = re.compile(r"^\s*<system>(.*?)</system>\s*$", re.S)
 _CASUAL_TONE = {  # 口調 word → the ending it implies
@@ -214,7 +224,7 @@ def _conversation(messages: list[Message], request: Message | None, keep: int = 
     said = (request.get("content") or "") if request else ""
     lines: list[str] = []
     for msg in messages:
-        content = (msg.get("content") or "").replace(OFFLINE_NOTE, "").strip()
+        content = without_note(msg.get("content") or "").strip()
         if msg is request or (said and content == said):
             break
         if msg.get("role") in ("user", "assistant") and content and not _is_system_block(content):
@@ -248,7 +258,7 @@ class OfflineModel:
 
     def reply_text(self, request: ChatRequest) -> str:
         """The chat reply for `request` (what `generate` returns as text without schema or tools)."""
-        return self.speech(request) + OFFLINE_NOTE
+        return self.speech(request) + say("offline_note")
 
     def speech(self, request: ChatRequest) -> str:
         """What the persona says, without the offline note (saiverse/llm/offline/_speech.py has the rules)."""
