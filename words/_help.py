@@ -42,8 +42,8 @@ JA: dict[str, str] = {
         '建物のアイテム',
     'put a new bag (an item that holds items) in a building':
         '新しい袋 (アイテムを入れられるアイテム) を建物に置きます',
-    'add an image (picture item) or a PDF (document item) to a building':
-        '画像 (絵のアイテム) か PDF (文書のアイテム) を建物に加えます',
+    'add an image (picture item), a PDF (document item) or audio (audio item) to a building':
+        '画像 (絵のアイテム)、PDF (文書のアイテム) か音声 (音声のアイテム) を建物に加えます',
     "a building's history lines, oldest first (speaker, text, time)":
         '建物の会話の行を古い順に (話し手、本文、時刻)',
     "a persona's SAIMemory messages as JSON lines; --pin/--unpin ID pins a message, --pins lists them":
@@ -82,14 +82,22 @@ JA: dict[str, str] = {
         'ペルソナの管理: 作る、消す (記憶はバックアップに残ります)、反射想起の入り切り、声の表示と設定',
     'building administration: create one, place it on the city map (move-on-map), or delete an empty building':
         '建物の管理: 作る、街の地図に置く (move-on-map)、空の建物を消す',
-    'say a text in a persona\'s voice into a WAV file: speak --persona P "text" --out F.wav':
-        'ペルソナの声で文を読み上げて WAV ファイルに書きます: speak --persona P "文" --out F.wav',
+    'say a text in a persona\'s voice into a WAV file: speak --persona P "text" --out F.wav [--keep-in BUILDING]':
+        'ペルソナの声で文を読み上げて WAV ファイルに書きます: speak --persona P "文" --out F.wav [--keep-in 建物]',
+    'also keep the voice as an audio item in this building':
+        'その声をこの建物の音声アイテムとしても残します',
     'write down what a recording says (SAIVERSE_STT_URL or the listener set in 設定)':
         '録音の中身を文字にします (SAIVERSE_STT_URL か 設定 の聞き取り)',
     'local models: pull one from the hub, list what is installed or found':
         'ローカルモデル: ハブから入手する、入っているもの・見つかったものの一覧',
     'set or clear the login needed to open the app from other devices':
         'ほかの機器からアプリを開くためのログインを設定・解除します',
+    "https for the page (a phone's microphone needs it): make a self-signed certificate, show or clear it":
+        '画面を https で開きます (スマホのマイクに必要): 自己署名の証明書を作る・表示する・外す',
+    'make: another host name or address the certificate is for (repeatable)':
+        'make: 証明書に加えるホスト名かアドレス (くり返し指定できます)',
+    'make: days it is valid (default 825)':
+        'make: 有効な日数 (既定 825)',
     "tokens per persona per day and their price; --budget sets a persona's daily budget":
         'ペルソナごと・日ごとのトークン数とその料金。--budget でペルソナの 1 日の予算を設定します',
     'the upstream home (holding user_data/database/saiverse.db) or that saiverse.db':
