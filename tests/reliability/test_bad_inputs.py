@@ -73,7 +73,7 @@ PLAYBOOK_FILES: dict[str, tuple[bytes, tuple[str, ...]]] = {
     "not_json.json": (b"{ this is not json", ("'not_json'", "JSON")),
     "array.json": (b"[1, 2, 3]", ("object",)),
     "empty.json": (b"", ("'empty'", "JSON")),
-    "huge.json": (json.dumps(_playbook(description="x" * 1_100_000)).encode(), ("huge.json", "1,000,000 bytes")),
+    "huge.json": (json.dumps(_playbook(description="x" * 1_100_000)).encode(), ("huge.json", "1,000,000 バイト")),
     "deep.json": (b"[" * 100_000 + b"]" * 100_000, ("'deep'", "nested too deeply")),
     "binary.json": (_png(), ("binary.json", "UTF-8")),
     "utf16.json": (json.dumps(_playbook()).encode("utf-16"), ("utf16.json", "UTF-8")),
@@ -288,7 +288,7 @@ def _cases() -> list[Case]:
         c.append(_case(pbs, name, [command, f"{{inputs}}/{name}"], *needles))
     c += [
         _case(pbs, "missing-file", ["validate-playbook", "{inputs}/no_such.json"], "no_such.json"),
-        _case(pbs, "folder", ["validate-playbook", "{inputs}"], "directory"),
+        _case(pbs, "folder", ["validate-playbook", "{inputs}"], "フォルダー"),
         _case(pbs, "run-bad-file", ["run-playbook", "{inputs}/unknown_type.json", "--persona", "mina"], "teleport"),
         _case(pbs, "import-bad-file", ["import-playbook", "{inputs}/bad_next.json"], "missing"),
     ]
