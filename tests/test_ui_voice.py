@@ -91,13 +91,18 @@ def test_a_question_from_the_microphone_lands_in_the_box_unsent(world: dict[str,
         assert page.locator("#chat").get_by_text(QUESTION).count() == 0  # checked by the person before sending
 
 
+def _open_voice_panel(page: Any, persona_id: str) -> None:
+    """The ペルソナ tab on `persona_id`, its voice panel unfolded."""
+    open_tab(page, "ペルソナ")
+    pick(page, "persona-pick", f"({persona_id})")
+    page.locator("#persona-voice-panel button").first.click()
+
+
 def test_a_persona_voice_is_tried_before_saving_and_then_saved(world: dict[str, Any]) -> None:
     manager = world["app"].manager
     sora = next(p for p in manager.personas() if p.name == "ソラ")
     with new_page(world["browser"], world["app"].url) as page:
-        open_tab(page, "ペルソナ")
-        pick(page, "persona-pick", f"({sora.persona_id})")
-        page.locator("#persona-voice-panel button").first.click()
+        _open_voice_panel(page, sora.persona_id)
         page.wait_for_function(
             "() => (document.querySelector('#persona-voice-engine input') || {}).value === 'OpenAI 互換サーバー'")
         pick(page, "persona-voice-name", "jm_kumo", loads=False)
@@ -116,7 +121,6 @@ def test_a_persona_voice_is_tried_before_saving_and_then_saved(world: dict[str, 
         settle(page)
 
 
-
 def test_the_browser_engine_offers_the_pages_own_voices(world: dict[str, Any]) -> None:
     """With `browser` the voice list is what this page's speechSynthesis has: headless Chromium here has none,
     and the panel says so; the list the page sends is what the dropdown offers, the window's language first."""
@@ -125,9 +129,7 @@ def test_the_browser_engine_offers_the_pages_own_voices(world: dict[str, Any]) -
     manager = world["app"].manager
     mina = next(p for p in manager.personas() if p.name == "ミナ")
     with new_page(world["browser"], world["app"].url) as page:
-        open_tab(page, "ペルソナ")
-        pick(page, "persona-pick", f"({mina.persona_id})")
-        page.locator("#persona-voice-panel button").first.click()
+        _open_voice_panel(page, mina.persona_id)
         sent = page.evaluate("() => window.svVoice.browserVoices()")
         assert sent == json.dumps([{"name": v["name"], "lang": v["lang"]} for v in page.evaluate(
             "() => speechSynthesis.getVoices().map((v) => ({name: v.name, lang: v.lang}))")], separators=(",", ":"))
