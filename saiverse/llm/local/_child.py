@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import io
 import itertools
 import json
 import logging
@@ -159,7 +160,10 @@ class LlamaChild:
 
     def _read(self, proc: subprocess.Popen[bytes], boxes: dict[int, queue.Queue[Any]]) -> None:
         assert proc.stdout is not None
-        for raw in proc.stdout:
+        # The pipe is unbuffered (bufsize=0, for stdin's sake): a raw stream's readline reads one byte per
+        # system call, which on a spoken line's WAV (~150 KB of base64) or a batch of vectors cost ~0.15 s of
+        # the app's CPU per answer (benchmarks/RESULTS-voice.md). A buffered reader takes what the pipe holds.
+        for raw in io.BufferedReader(proc.stdout, buffer_size=1 << 16):  # type: ignore[arg-type]
             try:
                 msg = json.loads(raw)
             except ValueError:
@@ -174,7 +178,7 @@ class LlamaChild:
 
     def _drain_stderr(self, proc: subprocess.Popen[bytes]) -> None:
         assert proc.stderr is not None
-        for raw in proc.stderr:
+        for raw in io.BufferedReader(proc.stderr, buffer_size=1 << 14):  # type: ignore[arg-type]
             line = raw.decode("utf-8", "replace").rstrip()
             if line:
                 self._tail.append(line)
