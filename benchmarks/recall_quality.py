@@ -1,7 +1,7 @@
 """Recall quality: how often `memory_recall` brings a question's evidence within 2,000 characters.
 
     python benchmarks/recall_quality.py [conversation.json ...] [--budget 2000] [--json] [--misses]
-                                        [--embedding local [--weights 0.5,1]]
+                                        [--embedding local [--weights 0.5,1]] [--neighbours FILE|off]
 
 Conversations are in LoCoMo's JSON shape (`speaker_a` is the user, `session_N_date_time` like
 "1:56 pm on 8 May, 2023", `session_N` lists of {speaker, dia_id, text}, `qa` of {question, answer,
@@ -13,6 +13,10 @@ budget, `topk` = 20; `--tool-defaults`: the tool's own defaults, 4 hits in 1,200
 question is found (any) when one evidence turn is within the first `budget` characters the tool
 returns, (all) when every one is; a turn counts as there when its first 40 characters (whitespace
 collapsed) are.
+
+Recall's word neighbours (saiverse/memory/_neighbours.py) are on, as in the app once its table is built: the
+table is built once per run from the packaged model (about a minute), or taken from `--neighbours FILE` (a
+home's models/word-neighbours.sqlite); `--neighbours off` measures recall without it.
 
 Beside it, on the same turns in the same run: plain BM25 — SQLite FTS5 `bm25()` over the turns, the
 question's words minus English stop words OR'ed (character bigrams for Japanese), the best turns
@@ -26,6 +30,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -111,8 +116,29 @@ def random_vectors(texts: list[str]) -> list[list[float]]:
     return out
 
 
+def neighbour_table(arg: str, where: Path) -> Path | None:
+    """The word-neighbour table to copy into each home: `arg`'s file, None for `off`, else built into `where`."""
+    if arg == "off":
+        return None
+    if arg:
+        return Path(arg)
+    from saiverse.memory import WordNeighbours
+    from saiverse.settings import load_settings
+
+    os.environ["SAIVERSE_HOME"] = str(where)
+    table = WordNeighbours.packaged(where, lambda: load_settings(where))
+    started = time.monotonic()
+    table.start()
+    if not table.wait():
+        raise SystemExit("the word-neighbour table could not be built (see the log); --neighbours off to go on")
+    table.stop()
+    print(f"word-neighbour table built in {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return table.path
+
+
 def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any] | None = None,
-                     embedding: str = "", weights: tuple[float, ...] = ()) -> list[dict[str, Any]]:
+                     embedding: str = "", weights: tuple[float, ...] = (),
+                     neighbours: Path | None = None) -> list[dict[str, Any]]:
     """Load one conversation into a fresh home, ask every question both ways; one row per question.
     With `embedding`, every turn is embedded first (`memory-index --wait`'s work) and each question is
     asked again with the dense list fused at each of `weights`: `dense<w>_any` / `dense<w>_all`."""
@@ -121,6 +147,10 @@ def run_conversation(path: Path, budget: int, misses: bool, args: dict[str, Any]
     japanese = any(_CJK.search(t["text"]) for t in turns)
     with tempfile.TemporaryDirectory() as home:
         os.environ["SAIVERSE_HOME"] = home
+        os.environ["SAIVERSE_WORD_NEIGHBOURS"] = "1" if neighbours else "0"
+        if neighbours:
+            (Path(home) / "models").mkdir(mode=0o700)
+            shutil.copyfile(neighbours, Path(home) / "models" / "word-neighbours.sqlite")
         if embedding and embedding != "random":
             os.environ["SAIVERSE_EMBEDDING_MODEL"] = embedding
         from saiverse.manager import SAIVerseManager
@@ -204,12 +234,17 @@ def main() -> None:
     ap.add_argument("--embedding", default="", metavar="MODEL",
                     help="also fuse dense recall: SAIVERSE_EMBEDDING_MODEL for the run (local, local:NAME), or "
                          "`random` (the control: vectors from each text's hash, meaning nothing)")
+    ap.add_argument("--neighbours", default="", metavar="FILE|off",
+                    help="the word-neighbour table to use (default: built once for the run); `off`: none")
     ap.add_argument("--weights", default="0.5,1", help="dense list weights to try with --embedding (comma-separated)")
     args = ap.parse_args()
     paths = args.conversations or sorted((ROOT / "benchmarks" / "data").glob("dev_*.json"))
     asked = {} if args.tool_defaults else None
     weights = tuple(float(w) for w in args.weights.split(",")) if args.embedding else ()
-    rows = [r for p in paths for r in run_conversation(p, args.budget, args.misses, asked, args.embedding, weights)]
+    with tempfile.TemporaryDirectory() as built:
+        table = neighbour_table(args.neighbours, Path(built))
+        rows = [r for p in paths
+                for r in run_conversation(p, args.budget, args.misses, asked, args.embedding, weights, table)]
     figures = summary(rows)
     if not args.json:
         extra = [f"dense{w:g}" for w in weights]
@@ -219,7 +254,7 @@ def main() -> None:
             print(f"{key:<16}{f['n']:>4}{f['any']:>7.2f}{f['all']:>7.2f}{f['bm25_any']:>10.2f}{f['bm25_all']:>10.2f}"
                   + "".join(f"{f[e + '_any']:>12.2f}/{f[e + '_all']:.2f}" for e in extra))
     print(json.dumps({"budget": args.budget, "questions": len(rows), "embedding": args.embedding,
-                      "figures": figures}))
+                      "neighbours": args.neighbours != "off", "figures": figures}))
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from saiverse.memory import (
     MemopediaStore,
     MemoryRecord,
     SAIMemory,
+    WordNeighbours,
     enabled_personas,
     open_memory_index,
 )
@@ -130,6 +131,11 @@ class SAIVerseManager:
         # None unless SAIVERSE_EMBEDDING_MODEL is set; `index=False` (a pulse worker) reads vectors, embeds none
         self.memory_index = open_memory_index(settings, self.db, start=index)
         dense = self.memory_index.dense if self.memory_index else None  # recall's stored vectors, everywhere
+        self.word_neighbours = WordNeighbours.packaged(settings.home, lambda: self.settings)
+        """Recall's word-neighbour table (saiverse/memory/_neighbours.py): read by every process once it is
+        built; the app's server builds it in the background (ui/serve.py)."""
+        if settings.word_neighbours:
+            self.word_neighbours.start(build=False)
         self.context = ContextSource(self.db, self.chronicle, self.memopedia, default_budget=settings.context_tokens,
                                      dense=dense)
         # Calls outside a pulse are counted as they are made (saiverse/metering.py): Chronicle, production, pictures.
@@ -211,6 +217,7 @@ class SAIVerseManager:
         self.chronicle_worker.stop()
         if self.memory_index is not None:
             self.memory_index.stop()
+        self.word_neighbours.stop()
         self.pulses.shutdown()
         self.production.close()
         self.voices.close()

@@ -82,6 +82,7 @@ OPTIONS: tuple[Option, ...] = (
     Option("local_stall_seconds", "SAIVERSE_LOCAL_STALL_SECONDS", setting_values.seconds),
     Option("local_keep_alive", "SAIVERSE_LOCAL_KEEP_ALIVE", setting_values.keep_alive),
     Option("embedding_model", "SAIVERSE_EMBEDDING_MODEL", setting_values.embedding_model, saved=True),
+    Option("word_neighbours", "SAIVERSE_WORD_NEIGHBOURS", setting_values.switch),
     Option("hf_endpoint", "HF_ENDPOINT"),
     Option("ollama_url", "SAIVERSE_OLLAMA_URL"),
     Option("lmstudio_url", "SAIVERSE_LMSTUDIO_URL"),
@@ -179,6 +180,10 @@ class Settings:
     """The model whose vectors recall fuses with its lexical ranking (issue 33): `local` (the local model's
     GGUF), `local:<name or path>` (a GGUF, e.g. a pulled embedding model); empty: recall is lexical only.
     A background indexer embeds every message (saiverse/memory/_indexer.py)."""
+    word_neighbours: bool = True
+    """Whether recall also looks for a question's English words' nearest words (car: vehicle; surgery:
+    hospital), from a table built once in the background out of the packaged model's token embeddings
+    (saiverse/memory/_neighbours.py). Off: recall is as it was without the table."""
     hf_endpoint: str | None = None
     """The Hugging Face hub `model pull` downloads from (HF_ENDPOINT, as huggingface_hub reads it; None:
     huggingface.co)."""

@@ -41,6 +41,7 @@ def saiverse_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("SAIVERSE_DEFAULT_MODEL", "offline")
     monkeypatch.setenv("SAIVERSE_DETECT_SERVERS", "0")  # no probing of this machine's model servers
+    monkeypatch.setenv("SAIVERSE_WORD_NEIGHBOURS", "0")  # no minute-long table build behind every served app
     home = tmp_path / "home"
     monkeypatch.setenv("SAIVERSE_HOME", str(home))
     monkeypatch.setenv("SAIVERSE_RAISE_ERRORS", "1")

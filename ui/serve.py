@@ -50,6 +50,8 @@ def launch(settings: Any) -> int:
         print(f"SAIVerse could not open {settings.home}: {exc}", file=sys.stderr)
         return 1
     ticker = manager.ticker()
+    if settings.word_neighbours:
+        manager.word_neighbours.start()  # recall's word neighbours, built once in the background when missing
     wide = not is_loopback(settings.host)
     try:
         app = build_app(manager)

@@ -57,6 +57,7 @@ from saiverse.memory._export import export_memory
 from saiverse.memory._indexer import MemoryIndex, open_memory_index
 from saiverse.memory._memopedia import MemopediaStore
 from saiverse.memory._memopedia_manage import delete_page, health
+from saiverse.memory._neighbours import WordNeighbours
 from saiverse.memory._pins import Pin, PinStore
 from saiverse.memory._rank import forget_lookups
 from saiverse.memory._recall import recall
@@ -94,6 +95,7 @@ __all__ = [
     "SYSTEM_SHARE",
     "Snapshot",
     "TrackBook",
+    "WordNeighbours",
     "activity_states",
     "conforms",
     "delete_page",

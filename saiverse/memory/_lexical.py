@@ -50,6 +50,13 @@ character mostly share a meaning. Below a thesaurus word's weight: a shared kanj
 MAX_EXPANSIONS = 16
 """Thesaurus words a question adds at most (each is one more index lookup)."""
 ADDRESSED_WEIGHT = 0.3
+NEIGHBOUR_FLOOR = 0.5
+"""Cosine a word's neighbour (saiverse/memory/_neighbours.py) needs to be asked for: above it the table's
+neighbours are mostly the same thing or its kind (vehicle: car, truck), below it mostly its siblings."""
+NEIGHBOURS_PER_WORD = 3
+MAX_NEIGHBOURS = 8
+"""Neighbour words a question adds at most (each is one more index lookup), at `SYNONYM_WEIGHT` × cosine."""
+_neighbours: Callable[[str], Sequence[tuple[str, float]]] | None = None
 _NAME = re.compile(r"(?<=[a-z,;:] )[A-Z][a-z]+")
 """A capitalised word after a lower-case word: inside a sentence, not its start."""
 _LATIN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
@@ -145,6 +152,7 @@ def query_terms(query: str, kanji: bool = True) -> list[Term]:
                          for w in _LATIN.findall(text) if w not in STOP_EN and len(w) > 1]
     found += _japanese(text, 1.0, kanji)
     found += expansions(text, {t.key for t in found if t.latin})
+    found += neighbour_terms(text, {t.key for t in found})
     best: dict[str, Term] = {}
     for term in found:
         if term.key not in best or best[term.key].weight < term.weight:
@@ -165,6 +173,43 @@ def expansions(text: str, stems: set[str]) -> list[Term]:
         for word in (english.get(key) or japanese.get(key) or ()):
             out.append(_latin(word, SYNONYM_WEIGHT) if word.isascii() else Term(word, word, False, SYNONYM_WEIGHT))
     return list({t.key: t for t in out}.values())[:MAX_EXPANSIONS]
+
+
+def use_neighbours(provider: Callable[[str], Sequence[tuple[str, float]]]) -> None:
+    """Recall asks `provider` for an English word's neighbours from now on (one table per process: it is
+    built from the packaged model's file, the same for every home)."""
+    global _neighbours
+    _neighbours = provider
+
+
+def forget_neighbours(provider: Callable[[str], Sequence[tuple[str, float]]]) -> None:
+    """Stop asking `provider` (its table closed), unless another has taken its place."""
+    global _neighbours
+    if _neighbours is provider:
+        _neighbours = None
+
+
+def neighbour_terms(text: str, have: set[str]) -> list[Term]:
+    """The neighbours a (normalised) question's English words add: each word's nearest that share no stem
+    with it nor with a word already asked (surgery → hospital, not surgeries), at most `MAX_NEIGHBOURS`."""
+    near = _neighbours
+    if near is None:
+        return []
+    out: list[Term] = []
+    for word in dict.fromkeys(_LATIN.findall(text)):
+        if word in STOP_EN or len(word) < 3:
+            continue
+        own, taken = stem(word), 0
+        for other, cosine in near(word):
+            if cosine < NEIGHBOUR_FLOOR or taken >= NEIGHBOURS_PER_WORD or len(out) >= MAX_NEIGHBOURS:
+                break
+            term = _latin(other, SYNONYM_WEIGHT * cosine)
+            if term.key == own or term.key in have or other in STOP_EN:
+                continue
+            have.add(term.key)
+            out.append(term)
+            taken += 1
+    return out
 
 
 @lru_cache(maxsize=1)
