@@ -7,7 +7,9 @@ saiverse/memory/ may read their misses to pick words, weights or rules; a change
 dev_*.json conversations and then measured here, and the figure at first read is the one reported
 (benchmarks/RESULTS-recall.md). Once a held-out conversation's misses have been read to guide a
 change it is no longer held out: its docstring says so (heldout_en_priya and heldout_ja_sora, read in
-session 10), and a new pair is written (heldout_en_wen, heldout_ja_kotone: not read).
+session 10), and a new pair is written (heldout_en_wen, heldout_ja_kotone: not read). A third pair,
+heldout_en_nadia and heldout_ja_shiori, was written in session 11 by someone who had read neither
+saiverse/memory/ nor any conversation's misses (not read either).
 
 Unlike dev_*.py (handwritten facts with small talk drawn at random around them), every turn here is
 written out: two friends both telling their own lives, LoCoMo's way (every session a conversation,
@@ -25,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-MODULES = ("heldout_en_priya", "heldout_ja_sora", "heldout_en_wen", "heldout_ja_kotone")
+MODULES = ("heldout_en_priya", "heldout_ja_sora", "heldout_en_wen", "heldout_ja_kotone",
+           "heldout_en_nadia", "heldout_ja_shiori")
 _LINE = re.compile(r"^(?:\[(?P<tag>[\w-]+)\]\s*)?(?P<who>[AB]):\s*(?P<text>.+)$")
 
 
