@@ -51,7 +51,7 @@ def launch(settings: Any) -> int:
         return 1
     ticker = manager.ticker()
     if settings.word_neighbours:
-        manager.word_neighbours.start()  # recall's word neighbours, built once in the background when missing
+        manager.word_neighbours.start_later()  # recall's word neighbours: built once, in the background
     wide = not is_loopback(settings.host)
     try:
         app = build_app(manager)

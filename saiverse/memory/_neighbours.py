@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 TABLE = "models/word-neighbours.sqlite"
 """Where the table is kept in the home."""
 BUILDER = Path(__file__).with_name("_neighbours_build.py")
+START_DELAY = 20.0
+"""Seconds the app waits after its start before building: the window opens and a first reply comes first."""
 BUILD_SECONDS = 1800.0
 """How long a build may take before it is taken for hung (about a minute or two on two free cores)."""
 
@@ -65,13 +67,17 @@ class WordNeighbours:
         """Whether the table is open (recall uses it)."""
         return self._db is not None
 
-    def start(self, *, build: bool = True) -> None:
-        """Open the table, or build it in the background (`build=False`: a pulse worker only reads)."""
+    def start(self, *, build: bool = True, delay: float = 0.0) -> None:
+        """Open the table, or build it in the background after `delay` seconds (`build=False`: only read)."""
         if self._open():
             return
         if build and self._thread is None:
-            self._thread = threading.Thread(target=self._build, name="word-neighbours", daemon=True)
+            self._thread = threading.Thread(target=self._build, args=(delay,), name="word-neighbours", daemon=True)
             self._thread.start()
+
+    def start_later(self) -> None:
+        """What the app's server does: open the table, or build it `START_DELAY` seconds after the start."""
+        self.start(delay=START_DELAY)
 
     def _open(self) -> bool:
         if not self.path.is_file():
@@ -109,7 +115,9 @@ class WordNeighbours:
             out.append((name, float(score)))
         return tuple(out)
 
-    def _build(self) -> None:
+    def _build(self, delay: float) -> None:
+        if self._stopped.wait(delay):
+            return
         private_folder(self.path.parent)
         for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):  # a build killed before its rename
             stale.unlink(missing_ok=True)
