@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, Row, create_engine, event
+from sqlalchemy import Engine, Row, create_engine, event, text
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import QueuePool
 
@@ -98,6 +98,10 @@ def session_scope(s: Session) -> Iterator[Session]:
         s.close()
 
 
+WRITE_LOCK_KEY = 0x5A1_0001
+"""The PostgreSQL advisory lock of `Database.session(write=True)` (one number for the whole city)."""
+
+
 class Database:
     """The engine plus a session factory; `session()` commits on success, rolls back on error."""
 
@@ -107,8 +111,19 @@ class Database:
         self._factory = sessionmaker(self.engine, expire_on_commit=False)
 
     @contextmanager
-    def session(self) -> Iterator[Session]:
+    def session(self, *, write: bool = False) -> Iterator[Session]:
+        """A unit of work. `write=True` for one that reads what it then writes (the smallest free item slot,
+        a next number): it holds the store's write lock from its first statement, so a concurrent writer
+        waits for it instead of reading the same state. SQLite's default transaction begins only at the
+        first write, after the reads; two such units would both read slot 3 and the second be refused by
+        the unique index. SQLite: `BEGIN IMMEDIATE` (waits up to the busy timeout); PostgreSQL: a
+        transaction-scoped advisory lock that every write unit takes."""
         with session_scope(self._factory()) as s:
+            if write:
+                if is_postgres(self.url):
+                    s.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": WRITE_LOCK_KEY})
+                else:
+                    s.connection().exec_driver_sql("BEGIN IMMEDIATE")
             yield s
 
     def dispose(self) -> None:

@@ -219,7 +219,7 @@ class AdminService:
         """A new building in the city (name required; capacity ≥ 1, interval ≥ 60 s; map_x / map_y both
         numbers within ±100000, or absent / empty for automatic placement on the city map)."""
         values = self._check_building(spec, True)
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # the last sort order read, then the next taken
             city = s.scalars(select(City).order_by(City.created_at)).first()
             if city is None:
                 raise AdminError(say("adm_no_city"))
@@ -297,7 +297,7 @@ class AdminService:
         hooks.stop_persona(persona_id)
         report = DeleteReport("persona", persona_id, persona.name)
         report.backup = hooks.backup(f"persona_{persona_id}")
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # slots read, then taken
             target = persona.building_id if persona.building_id and s.get(Building, persona.building_id) else None
             if target is None:
                 user = s.scalars(select(User)).first()
@@ -340,7 +340,7 @@ class AdminService:
                 raise AdminError(say("del_building_producing", name=name, id=building_id, run=run_id[:8]))
         report = DeleteReport("building", building_id, name)
         report.backup = hooks.backup(f"building_{building_id}")
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # slots read, then taken
             if s.scalar(select(func.count()).select_from(Persona).where(Persona.building_id == building_id)) or \
                     s.scalar(select(func.count()).select_from(User).where(User.building_id == building_id)):
                 raise AdminError(say("del_building_entered", name=name, id=building_id))

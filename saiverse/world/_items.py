@@ -199,7 +199,7 @@ class ItemStore:
         # committed ("database is locked" at once, whatever the busy timeout); a fresh session's first
         # write waits for the lock instead.
         try:
-            with self.db.session() as s:
+            with self.db.session(write=True) as s:
                 number_unnumbered(s, owner_kind, owner_id)
         except IntegrityError:  # another process numbered them meanwhile: theirs stand
             pass
@@ -234,7 +234,7 @@ class ItemStore:
             raise ValueError(f"unknown item type {type_!r} (object, picture, document)")
         name = check_item_name(name)
         now = datetime.now()
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # the free slot is read, then taken (database/engine.py)
             item = Item(
                 item_id=item_id or str(uuid.uuid4()), name=name.strip(), type=type_,
                 description=description, state_json=json.dumps(state, ensure_ascii=False),
@@ -408,7 +408,7 @@ class ItemStore:
         smallest free slot there (every item is numbered now; `take_slot` is kept for callers that asked)."""
         if owner_kind not in ("building", "persona", "bag"):
             raise ValueError(f"owner_kind must be building, persona or bag, got {owner_kind!r}")
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:
             item = s.get(Item, item_id)
             if item is None:
                 raise ItemNotFoundError(say("no_item", id=item_id))
