@@ -177,7 +177,7 @@ class AdminService:
 
     def create_persona(self, spec: dict[str, Any]) -> PersonaInfo:
         """A new persona from a spec (name, building_id required; see MODEL_FIELDS for models)."""
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # the room counted, then taken
             values = self._check_persona(spec, s, None)
             pid = self._new_persona_id(spec, s)
             city_id = s.get(Building, values["building_id"]).city_id
@@ -187,7 +187,7 @@ class AdminService:
 
     def update_persona(self, persona_id: str, spec: dict[str, Any]) -> PersonaInfo:
         """Change the fields present in `spec` of an existing persona."""
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # the room counted, then taken
             row = s.get(Persona, persona_id)
             if row is None:
                 raise AdminError(say("no_persona", id=persona_id))
@@ -233,7 +233,7 @@ class AdminService:
     def update_building(self, building_id: str, spec: dict[str, Any]) -> BuildingInfo:
         """Change the fields present in `spec`; capacity may not drop below who is inside."""
         values = self._check_building(spec, False)
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # the room counted, then taken
             row = s.get(Building, building_id)
             if row is None:
                 raise AdminError(say("no_building", id=building_id))

@@ -211,7 +211,7 @@ class World:
 
     def move_persona(self, persona_id: str, building_id: str) -> PersonaInfo:
         info = self.building(building_id)
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # the room counted, then taken: two moves never overfill it
             p = s.get(Persona, persona_id)
             if p is None:
                 raise UnknownIdError(say("no_persona", id=persona_id))

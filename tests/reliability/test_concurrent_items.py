@@ -1,4 +1,4 @@
-"""Concurrent item writers: threads of this process and a second process make, move and bag items in one
+"""Concurrent writers: threads of this process and a second process make, move and bag items in one
 room at once, and every one of them succeeds, each item in a slot of its own (`item:N`).
 
 A new item takes the smallest free slot of its room (saiverse/world/_item_slots.py): read, then taken.
@@ -67,3 +67,55 @@ def test_concurrent_item_writers_all_succeed_in_slots_of_their_own(store: Store)
     finally:
         m.close()
     store.check_consistent()
+
+
+def test_concurrent_moves_never_overfill_a_room(store: Store) -> None:
+    """Eight personas walk into a room for two at once, from threads and a second process: two get in."""
+    m = SAIVerseManager(load_settings(store.home))
+    try:
+        room = m.admin.create_building({"name": "小部屋", "capacity": 2})
+        for n in range(8):
+            m.admin.create_persona({"persona_id": f"walker{n}", "name": f"Walker {n}", "building_id": "entrance"})
+        outcomes: list[str] = []
+
+        def walk(pid: str) -> None:
+            try:
+                m.world.move_persona(pid, room.building_id)
+                outcomes.append("in")
+            except ValueError:  # 満員: the refusal the tools and the UI show
+                outcomes.append("full")
+
+        child = subprocess.Popen([sys.executable, "-c", WALKER, str(store.home), room.building_id],
+                                 cwd=Path(__file__).parents[2], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+        threads = [threading.Thread(target=walk, args=(f"walker{n}",)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err[-2000:]
+        outcomes += out.split()
+        inside = [p for p in m.world.personas() if p.building_id == room.building_id]
+        assert len(outcomes) == 8 and outcomes.count("in") == 2 == len(inside)
+    finally:
+        m.close()
+    store.check_consistent()
+
+
+WALKER = """
+import sys
+from pathlib import Path
+from saiverse.manager import SAIVerseManager
+from saiverse.settings import load_settings
+m = SAIVerseManager(load_settings(Path(sys.argv[1])), seed=False, index=False)
+try:
+    for n in range(4, 8):
+        try:
+            m.world.move_persona(f"walker{n}", sys.argv[2])
+            print("in")
+        except ValueError:
+            print("full")
+finally:
+    m.close()
+"""
