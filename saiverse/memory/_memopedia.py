@@ -247,14 +247,14 @@ class MemopediaStore:
         kws = clean_keywords(keywords)
         check_fields(title, summary, content, kws)
         cat = self._check_parent(persona_id, None, parent_id) if parent_id else check_category(category)
-        if self.by_title(persona_id, title, cat) is not None:
-            raise LongTermMemoryError(
-                f"Memopedia の「{CATEGORIES[cat][1]}」には題名「{title.strip()}」のページがもうあります。")
-        now = stamp()
-        page = Page(page_id=str(uuid.uuid4()), parent_id=parent_id or CATEGORIES[cat][0], title=title.strip(),
-                    summary=summary.strip(), content=content, category=cat, keywords=kws, vividness=vividness,
-                    is_important=is_important, created_at=iso(parse_time(now)), updated_at=iso(parse_time(now)))
-        with self.db.session() as s:
+        with self.db.session(write=True) as s:  # the title checked free, then taken: two creates make one page
+            if self.by_title(persona_id, title, cat) is not None:
+                raise LongTermMemoryError(
+                    f"Memopedia の「{CATEGORIES[cat][1]}」には題名「{title.strip()}」のページがもうあります。")
+            now = stamp()
+            page = Page(page_id=str(uuid.uuid4()), parent_id=parent_id or CATEGORIES[cat][0], title=title.strip(),
+                        summary=summary.strip(), content=content, category=cat, keywords=kws, vividness=vividness,
+                        is_important=is_important, created_at=iso(parse_time(now)), updated_at=iso(parse_time(now)))
             self._ensure_roots(s, persona_id)
             s.execute(text(
                 "INSERT INTO memopedia_page (PERSONA_ID, PAGE_ID, PARENT_ID, TITLE, SUMMARY, CONTENT, CATEGORY, "
@@ -271,29 +271,36 @@ class MemopediaStore:
         self, persona_id: str, page_id: str, *, title: str | None = None, summary: str | None = None,
         content: str | None = None, keywords: list[str] | None = None, parent_id: str | None = None,
         is_important: bool | None = None, vividness: str | None = None, edit_type: str = "update",
-        source: str = "ai_conversation",
+        source: str = "ai_conversation", append: str | None = None,
     ) -> Page:
-        """Change some fields of a page (a root's title and place are fixed); logged with a diff."""
-        before = self.get(persona_id, page_id)
-        if before.is_root and (title is not None or parent_id is not None):
-            raise LongTermMemoryError(f"ルートページ「{before.title}」の題名や親は変えられません。")
-        after = Page(**before.to_dict())
-        for name, value in (("title", title), ("summary", summary), ("content", content), ("vividness", vividness)):
-            if value is not None:
-                setattr(after, name, value.strip() if name == "title" else value)
-        if keywords is not None:
-            after.keywords = clean_keywords(keywords)
-        if is_important is not None:
-            after.is_important = is_important
-        check_fields(after.title, after.summary, after.content, after.keywords)
-        if parent_id is not None and parent_id != before.parent_id:
-            after.category = self._check_parent(persona_id, page_id, parent_id)
-            after.parent_id = parent_id
-        if after == before:
-            return before
-        now = stamp()
-        after.updated_at = iso(parse_time(now))
-        with self.db.session() as s:
+        """Change some fields of a page (a root's title and place are fixed); logged with a diff. `append`: a
+        line added to the content as it is when the change is written. The page is read, changed and written
+        under the store's write lock (database/engine.py): a persona's note and the user's edit at the same
+        moment both land, neither is lost."""
+        with self.db.session(write=True) as s:
+            before = self.get(persona_id, page_id)
+            if before.is_root and (title is not None or parent_id is not None):
+                raise LongTermMemoryError(f"ルートページ「{before.title}」の題名や親は変えられません。")
+            after = Page(**before.to_dict())
+            if append is not None:
+                body = before.content.rstrip("\n")
+                content = f"{body}\n{append}" if body else append
+            for name, value in (("title", title), ("summary", summary), ("content", content),
+                                ("vividness", vividness)):
+                if value is not None:
+                    setattr(after, name, value.strip() if name == "title" else value)
+            if keywords is not None:
+                after.keywords = clean_keywords(keywords)
+            if is_important is not None:
+                after.is_important = is_important
+            check_fields(after.title, after.summary, after.content, after.keywords)
+            if parent_id is not None and parent_id != before.parent_id:
+                after.category = self._check_parent(persona_id, page_id, parent_id)
+                after.parent_id = parent_id
+            if after == before:
+                return before
+            now = stamp()
+            after.updated_at = iso(parse_time(now))
             self._ensure_roots(s, persona_id)
             s.execute(text(
                 "UPDATE memopedia_page SET TITLE = :t, SUMMARY = :s, CONTENT = :c, KEYWORDS = :k, PARENT_ID = :parent, "
@@ -342,12 +349,21 @@ class MemopediaStore:
             raise LongTermMemoryError("新しいページに書くときは題名 (title) が必要です。")
         else:
             cat = check_category(category)
-            page = self.by_title(persona_id, title, cat) or self.create(
+            page = self.by_title(persona_id, title, cat) or self._create_or_found(
                 persona_id, title, summary=summary, category=cat, keywords=keywords, source=source)
-        body = page.content.rstrip("\n")
         entry = f"- {day + ': ' if day else ''}{line}"
-        return self.update(persona_id, page.page_id, content=f"{body}\n{entry}" if body else entry,
-                           summary=summary or None, keywords=keywords or None, edit_type="note", source=source)
+        return self.update(persona_id, page.page_id, append=entry, summary=summary or None,
+                           keywords=keywords or None, edit_type="note", source=source)
+
+    def _create_or_found(self, persona_id: str, title: str, *, category: str, **fields: Any) -> Page:
+        """A new page, or the one another writer made with this title a moment ago (two notes, one page)."""
+        try:
+            return self.create(persona_id, title, category=category, **fields)
+        except LongTermMemoryError:
+            found = self.by_title(persona_id, title, category)
+            if found is None:
+                raise
+            return found
 
     def set_open(self, persona_id: str, page_id: str, is_open: bool, *, thread_id: str | None = None) -> Page:
         """Open a page in the thread (its body joins every prompt) or close it; a reference."""

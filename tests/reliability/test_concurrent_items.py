@@ -1,9 +1,12 @@
-"""Concurrent writers: threads of this process and a second process make, move and bag items in one
-room at once, and every one of them succeeds, each item in a slot of its own (`item:N`).
+"""Concurrent writers: threads of this process and a second process make, move and bag items in one room,
+walk personas into one small room, and note on one Memopedia page while the user edits it — all at once,
+and every write lands.
 
-A new item takes the smallest free slot of its room (saiverse/world/_item_slots.py): read, then taken.
-Before `Database.session(write=True)` (database/engine.py) two writers read the same free slot and the
-second was refused by the unique index — on SQLite half of 160 concurrent creations failed. On both stores.
+Each of these reads, then writes: the smallest free item slot (saiverse/world/_item_slots.py), a room's
+head count, a page's content before a line is added. Before `Database.session(write=True)`
+(database/engine.py) two writers read the same state: half of 160 concurrent item creations were refused
+by the unique slot index, a room for two could take three, and 50 of 100 concurrent Memopedia notes were
+lost. On both stores.
 """
 
 from __future__ import annotations
@@ -116,6 +119,62 @@ try:
             print("in")
         except ValueError:
             print("full")
+finally:
+    m.close()
+"""
+
+
+def test_concurrent_memopedia_notes_and_edits_all_land(store: Store) -> None:
+    """A persona's notes from threads and a second process, and the user's edits of the same page's summary,
+    at once: every noted line is on the page once, and the last summary written stands."""
+    m = SAIVerseManager(load_settings(store.home))
+    try:
+        failures: list[str] = []
+
+        def note(k: int) -> None:
+            for i in range(EACH):
+                try:
+                    m.memopedia.note("mina", f"thread {k} line {i}", title="毎日のこと", category="terms")
+                except Exception as exc:  # noqa: BLE001 - every failure is the finding
+                    failures.append(f"thread {k}-{i}: {exc!r}")
+
+        def edit() -> None:
+            for i in range(EACH):
+                page = m.memopedia.by_title("mina", "毎日のこと", "terms")
+                if page is not None:
+                    m.memopedia.update("mina", page.page_id, summary=f"要約 {i}", source="user")
+
+        child = subprocess.Popen([sys.executable, "-c", NOTER, str(store.home), str(EACH)],
+                                 cwd=Path(__file__).parents[2], stderr=subprocess.PIPE, text=True)
+        threads = [threading.Thread(target=note, args=(k,)) for k in range(THREADS)] + [threading.Thread(target=edit)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        _out, err = child.communicate(timeout=300)
+        assert child.returncode == 0, err[-2000:]
+        assert failures == []
+        pages = [p for p in m.memopedia.pages("mina") if p.title == "毎日のこと"]
+        assert len(pages) == 1  # two first notes at once made one page
+        lines = pages[0].content.splitlines()
+        want = [f"- thread {k} line {i}" for k in range(THREADS) for i in range(EACH)]
+        want += [f"- child line {i}" for i in range(EACH)]
+        assert sorted(lines) == sorted(want)  # none lost, none twice
+        assert pages[0].summary.startswith("要約 ")
+    finally:
+        m.close()
+    store.check_consistent()
+
+
+NOTER = """
+import sys
+from pathlib import Path
+from saiverse.manager import SAIVerseManager
+from saiverse.settings import load_settings
+m = SAIVerseManager(load_settings(Path(sys.argv[1])), seed=False, index=False)
+try:
+    for i in range(int(sys.argv[2])):
+        m.memopedia.note("mina", f"child line {i}", title="毎日のこと", category="terms")
 finally:
     m.close()
 """
