@@ -121,7 +121,7 @@ def forget_reply(db: Database, building_id: str) -> tuple[int, str, str]:
 
     Raises:
         NoReplyError: the last line is not a single-line persona reply to the user."""
-    with db.session() as s:
+    with db.session(write=True) as s:  # the line read, then rewritten: two windows' clicks in turn
         conn = s.connection()
         row = _reply(conn, building_id)
         said = _user_line(conn, building_id, row[0])
@@ -140,7 +140,7 @@ def fold_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -
 
     Raises:
         NoReplyError: the new pulse wrote no reply (the old answer stays the chosen one)."""
-    with db.session() as s:
+    with db.session(write=True) as s:  # the line read, then rewritten: two windows' clicks in turn
         conn = s.connection()
         old = _line(conn, building_id, history_id)
         if old is None:
@@ -174,7 +174,7 @@ def choose_swipe(db: Database, building_id: str, history_id: int, index: int) ->
     Raises:
         UnknownIdError: no such line in the building.
         NoReplyError: the line has no such answer."""
-    with db.session() as s:
+    with db.session(write=True) as s:  # the line read, then rewritten: two windows' clicks in turn
         conn = s.connection()
         row = _line(conn, building_id, history_id)
         if row is None:
@@ -197,7 +197,7 @@ def choose_swipe(db: Database, building_id: str, history_id: int, index: int) ->
 def keep_reply(db: Database, building_id: str, history_id: int, pulse_id: str) -> None:
     """A regenerate whose pulse wrote no reply: line `history_id` keeps its answer, now remembered
     under `pulse_id` (the caller stored it there again)."""
-    with db.session() as s:
+    with db.session(write=True) as s:  # the line read, then rewritten: two windows' clicks in turn
         conn = s.connection()
         row = _line(conn, building_id, history_id)
         if row is not None:
@@ -236,7 +236,7 @@ def extend_reply(db: Database, building_id: str, history_id: int, pulse_id: str)
 
     Raises:
         NoReplyError: the pulse said nothing (the line stays as it was)."""
-    with db.session() as s:
+    with db.session(write=True) as s:  # the line read, then rewritten: two windows' clicks in turn
         conn = s.connection()
         old = _line(conn, building_id, history_id)
         if old is None:
