@@ -31,6 +31,7 @@ from saiverse.world import (
 )
 from sea.events import Event, event
 from sea.playbook import Playbook, PlaybookError
+from words import say
 
 DEFAULT_META = "meta_user"
 USER_MESSAGE_HOLD = 10.0
@@ -125,8 +126,8 @@ class Conversation:
             except (InvalidImageError, ValueError) as exc:
                 yield event("error", kind="upload", message=f"{Path(filename).name}: {exc}", building_id=building_id)
                 continue
-            kind = "音声" if item.type == "audio" else "画像"  # a voice message from the phone's recorder, or a picture
-            notes.append(f"[{kind}「{item.name}」をアップロードしました]")
+            # a voice message from the phone's recorder, or a picture
+            notes.append(say("chat_uploaded_audio" if item.type == "audio" else "chat_uploaded_image", name=item.name))
             yield event("item_created", item=item.to_dict(), building_id=building_id)
         text = text.strip()
         said = "\n".join([text, *notes]).strip()
@@ -140,7 +141,7 @@ class Conversation:
                                          speaker_name="あなた", content=said)
             yield event("user_message", text=said, building_id=building_id, history_id=hid)
             yield event("notice", kind="production_instruction", run_id=run_id, building_id=building_id,
-                        text="制作中の計画に指示を追加しました。まだ始まっていない工程に反映します。")
+                        text=say("chat_production_instruction"))
             return
         picked = (found or self.world.persona(persona_id)) if persona_id is not None else None  # unknown: raises
         if picked is None:

@@ -25,6 +25,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from words import say
+
 LineRole = Literal["main_line", "sub_line", "meta_judgment", "nested"]
 """Which line of a pulse produced a message (upstream's `line_role`)."""
 Scope = Literal["committed", "discardable", "volatile"]
@@ -55,13 +57,12 @@ def _verdict(key: str, value: Any, known: frozenset[str]) -> tuple[bool, str]:
     """(safe to ignore, why) for one unknown field."""
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
     if close:
-        return False, f"unknown field (did you mean {close[0]!r}?)"
+        return False, say("pb_unknown_field_near", close=close[0])
     if _unset(value):
         return True, "unset, so it asks for nothing"
     if key in _ANNOTATION_NAMES or _ANNOTATION.search(key):
         return True, "an annotation by its name; it does not change what runs"
-    return False, ("unknown field: newer than this SAIVerse's playbook format, and it may change what the "
-                   "playbook does, so the playbook is not used (remove it, or set it to null to ignore it)")
+    return False, say("pb_unknown_field_newer")
 
 
 class UnknownField(ValueError):

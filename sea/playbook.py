@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from portable import O_BINARY, O_NONBLOCK
+from sea._field_words import field_words
 from sea.lines import LineRole, Scope, UnknownField, split_unknown
 from words import say
 
@@ -255,7 +256,7 @@ class Playbook(BaseModel):
     @classmethod
     def _identifier(cls, value: str) -> str:
         if not NAME_RE.match(value):
-            raise ValueError(f"playbook names are identifiers (letters, digits, '_', at most 100), not {value!r}")
+            raise ValueError(say("pb_bad_name", value=value))
         return value
 
     def source_json(self) -> str:
@@ -268,7 +269,7 @@ class Playbook(BaseModel):
         for n in self.nodes:
             if n.id == node_id:
                 return n
-        raise PlaybookError("no such node", playbook=self.name, node=node_id)
+        raise PlaybookError(say("pb_no_such_node"), playbook=self.name, node=node_id)
 
     @property
     def start(self) -> str:
@@ -285,14 +286,7 @@ def _pydantic_message(name: str, exc: ValidationError, raw: dict[str, Any]) -> P
             node_id = str(nodes[loc[1]].get("id", f"#{loc[1]}"))
         loc = loc[2:]
     field = ".".join(str(p) for p in loc)
-    msg = err["msg"]
-    if err["type"] == "extra_forbidden":
-        msg = "unknown field"
-    elif err["type"] == "literal_error" and field == "type":
-        msg = f"unknown node type {err.get('input')!r} ({msg})"
-    elif err["type"] == "value_error":
-        msg = msg.removeprefix("Value error, ")
-    return PlaybookError(msg, playbook=name, node=node_id, field=field)
+    return PlaybookError(field_words(err, field), playbook=name, node=node_id, field=field)
 
 
 def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
@@ -304,21 +298,18 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
         try:
             data = json.loads(data)
         except json.JSONDecodeError as exc:
-            raise PlaybookError(
-                f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})",
-                playbook=source,
-            ) from exc
+            raise PlaybookError(say("pb_not_json", line=exc.lineno, col=exc.colno, msg=exc.msg),
+                                playbook=source) from exc
         except RecursionError as exc:
-            raise PlaybookError("is nested too deeply to read as JSON", playbook=source) from exc
+            raise PlaybookError(say("pb_too_deep"), playbook=source) from exc
         try:
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as exc:  # a `\ud800` escape: text no database or model can take
-            raise PlaybookError("holds text that is not valid UTF-8 (a lone surrogate escape such as \\ud800)",
-                                playbook=source) from exc
+            raise PlaybookError(say("pb_surrogate"), playbook=source) from exc
         except RecursionError as exc:
-            raise PlaybookError("is nested too deeply to read as JSON", playbook=source) from exc
+            raise PlaybookError(say("pb_too_deep"), playbook=source) from exc
     if not isinstance(data, dict):
-        raise PlaybookError("a playbook must be a JSON object", playbook=source)
+        raise PlaybookError(say("pb_not_object"), playbook=source)
     name = str(data.get("name") or source or "?")
     if isinstance(data.get("nodes"), list):
         _check_node_count(len(data["nodes"]), name)  # before pydantic builds a model of each
@@ -338,8 +329,7 @@ def parse_playbook(data: dict[str, Any] | str, *, source: str = "") -> Playbook:
 
 def _check_node_count(count: int, name: str) -> None:
     if count > MAX_NODES:
-        raise PlaybookError(f"has {count:,} nodes; a playbook may have at most {MAX_NODES:,} (split it into "
-                            "playbooks that call each other with subplay nodes)", playbook=name, field="nodes")
+        raise PlaybookError(say("pb_too_many_nodes", count=count, limit=MAX_NODES), playbook=name, field="nodes")
 
 def _known_fields() -> dict[str, frozenset[str]]:
     """Field names of each level of the format (sea.lines.split_unknown)."""
@@ -352,7 +342,7 @@ def _known_fields() -> dict[str, frozenset[str]]:
 def check_structure(pb: Playbook) -> None:
     """Graph-level checks: ids unique, every edge points at a node, every node reachable."""
     if not pb.nodes:
-        raise PlaybookError("has no nodes", playbook=pb.name, field="nodes")
+        raise PlaybookError(say("pb_no_nodes"), playbook=pb.name, field="nodes")
     _check_node_count(len(pb.nodes), pb.name)
     # Every check below is linear in the nodes (sets and a dict, never a search per node).
     by_id: dict[str, Node] = {}
@@ -362,21 +352,20 @@ def check_structure(pb: Playbook) -> None:
             dup.add(n.id)
         by_id[n.id] = n
     if dup:
-        raise PlaybookError(f"duplicate node id {sorted(dup)[0]!r}", playbook=pb.name, field="nodes")
+        raise PlaybookError(say("pb_duplicate_id", id=sorted(dup)[0]), playbook=pb.name, field="nodes")
     known = set(by_id)
     if pb.start not in known:
-        raise PlaybookError(f"start_node {pb.start!r} is not a node", playbook=pb.name, field="start_node")
+        raise PlaybookError(say("pb_bad_start", start=pb.start), playbook=pb.name, field="start_node")
     for n in pb.nodes:
         for field, target in _edges(n):
             if target is not None and target not in known:
-                raise PlaybookError(f"points to missing node {target!r}", playbook=pb.name, node=n.id, field=field)
+                raise PlaybookError(say("pb_missing_target", target=target), playbook=pb.name, node=n.id, field=field)
         if n.type == "subplay" and not n.playbook:
-            raise PlaybookError("subplay needs `playbook`", playbook=pb.name, node=n.id, field="playbook")
+            raise PlaybookError(say("pb_subplay_needs"), playbook=pb.name, node=n.id, field="playbook")
         cond = n.conditional_next
         if cond and "default" in cond.model_fields_set and "default" in cond.cases and \
                 cond.cases["default"] != cond.default:
-            raise PlaybookError("gives the fallback twice (`default` and `cases.default`) with different targets",
-                                playbook=pb.name, node=n.id, field="conditional_next")
+            raise PlaybookError(say("pb_fallback_twice"), playbook=pb.name, node=n.id, field="conditional_next")
     reachable: set[str] = set()
     todo = [pb.start]
     while todo:
@@ -387,7 +376,7 @@ def check_structure(pb: Playbook) -> None:
         todo.extend(t for _, t in _edges(by_id[cur]) if t is not None)
     for n in pb.nodes:
         if n.id not in reachable:
-            raise PlaybookError("is unreachable from the start node", playbook=pb.name, node=n.id)
+            raise PlaybookError(say("pb_unreachable"), playbook=pb.name, node=n.id)
 
 
 def _edges(n: Node) -> list[tuple[str, str | None]]:

@@ -21,6 +21,7 @@ from sea.compat import deprecated_fields, ignored_fields
 from sea.expr import referenced_names, syntax_problem
 from sea.playbook import Node, Playbook, PlaybookError
 from sea.templates import referenced
+from words import say
 
 RUNTIME_VARS = frozenset({"input", "last", "last_error", "metadata", "executed_playbooks"})
 """Set by the runtime for every run: `input` (the caller's input unless passed), `last` as nodes
@@ -144,11 +145,11 @@ def validate_playbook(
     report = ValidationReport(ignored=ignored_fields(pb), deprecated=deprecated_fields(pb))
     for param in pb.input_schema:
         if param.name.startswith("_"):
-            raise PlaybookError("parameter names may not start with '_' (system namespace)",
+            raise PlaybookError(say("pv_param_system"),
                                 playbook=pb.name, field=f"input_schema.{param.name}")
     for name in output_names(pb):
         if name.startswith("_"):
-            raise PlaybookError(f"returns {name!r}: '_' variables belong to the runtime",
+            raise PlaybookError(say("pv_returns_system", name=name),
                                 playbook=pb.name, field="output_schema")
     known = {p.name for p in pb.input_schema} | RUNTIME_VARS | set(system_vars)
     for node in pb.nodes:
@@ -159,7 +160,7 @@ def validate_playbook(
                     report.ignored.append(f"node {node.id!r}: output_key {var!r} ('_' variables belong to the "
                                           "runtime; the result is not kept)")
                     continue
-                raise PlaybookError(f"writes {var!r}: '_' variables belong to the runtime",
+                raise PlaybookError(say("pv_writes_system", name=var),
                                     playbook=pb.name, node=node.id, field="output")
         known |= written_by(node, playbooks)
     # A playbook that calls others may read what they were meant to return (one chosen at run time, one
@@ -170,10 +171,8 @@ def validate_playbook(
         _check_node(pb, node, playbooks, tools, tool_args, report)
         for key, value in (node.args_input or {}).items():
             if not literal_arg(value)[0] and not PATH_RE.match(value):
-                raise PlaybookError(
-                    f"{value!r} is not a state path: args_input values name variables (dotted paths "
-                    f'allowed, e.g. "search.query"); write {{"$literal": ...}} for a fixed value',
-                    playbook=pb.name, node=node.id, field=f"args_input.{key}")
+                raise PlaybookError(say("pv_not_path", value=value), playbook=pb.name, node=node.id,
+                                    field=f"args_input.{key}")
         for fld, names in _reads(node):
             for name in sorted(names):
                 if name in known:
@@ -190,10 +189,7 @@ def validate_playbook(
                     report.ignored.append(f"node {node.id!r}: action {{{name}}} (no parameter or node sets it; "
                                           "kept as written, as upstream does)")
                     continue
-                raise PlaybookError(
-                    f"reads {{{name}}}, which is neither a parameter nor set by any node",
-                    playbook=pb.name, node=node.id, field=fld,
-                )
+                raise PlaybookError(say("pv_unset", name=name), playbook=pb.name, node=node.id, field=fld)
     pb._text_names = frozenset(text_names)
     report.needs = list(dict.fromkeys(report.needs))
     report.expects = list(dict.fromkeys(report.expects))
@@ -207,7 +203,7 @@ def _check_node(pb: Playbook, node: Node, playbooks: Mapping[str, Playbook], too
 
     if node.type == "tool":
         if not node.action:
-            raise fail("tool node needs `action` (the tool name)", "action")
+            raise fail(say("pv_tool_needs_action"), "action")
         if node.action not in tools:
             report.needs.append(needs_tool(node.action))
         elif tool_args is not None and node.action in tool_args:
@@ -230,10 +226,9 @@ def _check_node(pb: Playbook, node: Node, playbooks: Mapping[str, Playbook], too
         outputs = output_names(callee)
         for src in node.output_mapping or {}:
             if src not in outputs:
-                raise fail(f"maps output {src!r}, which playbook {target!r} does not declare in output_schema",
-                           "output_mapping")
+                raise fail(say("pv_maps_missing", src=src, target=target), "output_mapping")
     if node.type == "set" and not node.assignments:
-        raise fail("set node needs `assignments`", "assignments")
+        raise fail(say("pv_set_needs"), "assignments")
     for key, expr in (node.assignments or {}).items():
         problem = syntax_problem(expr) if isinstance(expr, str) and expr.startswith("=") else None
         if problem:
@@ -261,15 +256,13 @@ def check_args(callee: Playbook, args: Mapping[str, Any], *, caller: str = "", n
     for key in args:
         if key not in declared:
             raise PlaybookError(
-                f"passes argument {key!r}, which playbook {callee.name!r} does not declare "
-                f"(it declares: {', '.join(sorted(declared)) or 'nothing'})",
+                say("pv_undeclared", key=key, callee=callee.name,
+                    declared=", ".join(repr(d) for d in sorted(declared)) or say("pv_declares_nothing")),
                 playbook=caller or callee.name, node=node, field=f"args.{key}",
             )
     if partial:
         return
     for p in callee.input_schema:
         if p.required and p.name not in args:
-            raise PlaybookError(
-                f"does not pass required argument {p.name!r} of playbook {callee.name!r}",
-                playbook=caller or callee.name, node=node, field="args",
-            )
+            raise PlaybookError(say("pv_required_missing", name=p.name, callee=callee.name),
+                                playbook=caller or callee.name, node=node, field="args")

@@ -149,7 +149,7 @@ def test_due_schedules_fire_schedule_pulses_with_their_args(manager: SAIVerseMan
 def test_schedule_validation_against_the_catalog(manager: SAIVerseManager) -> None:
     with pytest.raises(ValueError, match="ghost"):
         manager.add_schedule("mina", {"kind": "interval", "interval_sec": 60, "meta_playbook": "ghost"})
-    with pytest.raises(Exception, match="does not declare"):
+    with pytest.raises(Exception, match="宣言していません"):  # sea/validate.py, in the default language
         manager.add_schedule("mina", {"kind": "interval", "interval_sec": 60, "args": {"colour": "red"}})
 
 

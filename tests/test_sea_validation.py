@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import words
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 from sea.expr import ExpressionError, evaluate
@@ -79,15 +81,39 @@ CASES: list[tuple[str, Any, list[str]]] = [
 ]
 
 
+IN_JAPANESE: dict[str, list[str]] = {
+    "malformed JSON": ["JSON として読めません", "1 行"], "not an object": ["JSON のオブジェクト"],
+    "unknown node type": ["'a'", "'type'", "知らないノードの種類 'spaek'", "'llm'"],
+    "unknown field": ["'a'", "acton", "知らない欄"], "unknown top-level field": ["'sauce'", "知らない欄"],
+    "unreachable node": ["'end'", "たどり着けません"], "undeclared argument": ["'a'", "args.depth", "宣言していません"],
+    "required argument missing": ["'a'", "'args'", "必須の引数 'topic'"],
+    "args_input text that is not a path": ["'a'", "args_input.query", "状態のパスではありません", "$literal"],
+    "write to a system variable (set)": ["'a'", "_messages", "実行系"],
+    "a name that is a path": ["'name'", "識別子"], "a name with a slash": ["'name'", "識別子"],
+    "duplicate ids": ["ノード id 'a' が重複"],
+}
+"""The same mistakes in the default language: the names and fields as in English, the words Japanese."""
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+NAMES = re.compile(r"'[^']*'|\{[^}]*\}|\"[^\"]*\"|`[^`]*`|\$literal|[\w$-]+[._][\w.$-]+|\bnull\b|\b(?:JSON|UTF-8|"
+                   r"SAIVerse|id|start_node|args_input|output_schema|subplay|set|tool|true|false)\b")
+"""What a Japanese refusal may hold in Latin letters: the playbook's own names, fields and the format's words."""
+
+
 @pytest.mark.parametrize(("case", "data", "expected"), CASES, ids=[c[0] for c in CASES])
-def test_each_mistake_is_named(catalog: Any, case: str, data: Any, expected: list[str]) -> None:
+@pytest.mark.parametrize("lang", ["en", "ja"])
+def test_each_mistake_is_named(catalog: Any, case: str, data: Any, expected: list[str], lang: str) -> None:
+    words.use(lang)
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
     with pytest.raises(PlaybookError) as info:
         catalog.check_text(text, source="sample")
     message = str(info.value)
     assert "sample" in message or "evil" in message or "a/b" in message
-    for part in expected:
+    for part in (IN_JAPANESE.get(case, expected) if lang == "ja" else expected):
         assert part in message, (case, message)
+    if lang == "en":
+        assert not JAPANESE.search(message.replace("猫 の 話", "")), message
+    else:
+        assert JAPANESE.search(message) and not re.search(r"[A-Za-z]{3,}", NAMES.sub(" ", message)), message
 
 
 def test_valid_playbook_passes_and_parameters_count_as_known(catalog: Any) -> None:

@@ -190,14 +190,15 @@ def test_a_newer_field_safe_to_ignore_is_named_and_the_playbook_used(manager: SA
 
 
 @pytest.mark.parametrize(("data", "words"), [
-    (_with({"retry_policy": {"max": 3}}), ["'a'", "retry_policy", "may change what the playbook does"]),
-    (_with(parallel_lines=2), ["parallel_lines", "may change what the playbook does"]),
-    (_with({"scpoe": "volatile"}), ["scpoe", "did you mean 'scope'"]),
+    # in the default language (words/_playbooks.py; the English: tests/test_sea_validation.py)
+    (_with({"retry_policy": {"max": 3}}), ["'a'", "retry_policy", "動きを変えるかもしれない"]),
+    (_with(parallel_lines=2), ["parallel_lines", "動きを変えるかもしれない"]),
+    (_with({"scpoe": "volatile"}), ["scpoe", "'scope' のことですか"]),
     (_with({"scope": "forever"}), ["'a'", "scope", "committed"]),
     (_with({"line_role": "side_line"}), ["line_role", "main_line"]),
     ({**BASE, "nodes": [{"id": "a", "type": "llm", "action": "x", "memorize": {"scope": "volatile",
                                                                               "retain_days": 3}, "next": None}]},
-     ["memorize.retain_days", "may change"]),
+     ["memorize.retain_days", "動きを変えるかも"]),
 ])
 def test_a_field_that_may_change_meaning_is_refused_by_name(manager: SAIVerseManager, data: dict[str, Any],
                                                             words: list[str]) -> None:

@@ -8,6 +8,7 @@ those are taken out before the line is checked for the other language's letters.
 from __future__ import annotations
 
 import io
+import json
 import os
 import re
 import subprocess
@@ -24,9 +25,9 @@ from saiverse.errors import USER_ERROR_EXIT
 ROOT = Path(__file__).resolve().parents[1]
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 LATIN_WORD = re.compile(r"[A-Za-z]{3,}")
-FROM_THE_DATA = re.compile(r"'[^']*'|`[^`]*`|--[\w-]+|\S*/\S*|main\.py(?: [a-z-]+)?:|\bTEXT\b|\bJSON\b|PNG|JPEG|GIF|WebP|"
+FROM_THE_DATA = re.compile(r"'[^']*'|\{\w+\}|`[^`]*`|--[\w-]+|\S*/\S*|main\.py(?: [a-z-]+)?:|\bTEXT\b|\bJSON\b|PNG|JPEG|GIF|WebP|"
                            r"\bMB\b|\b(?:text|action|file|name|run_id|path|command)\b|\b[A-Z][A-Z0-9_-]{2,}\b")
-"""What a Japanese line may hold in Latin letters: quoted ids, the command and its argument names, flags,
+"""What a Japanese line may hold in Latin letters: quoted ids, a playbook's `{variable}`, the command and its argument names, flags,
 paths, format names, names written in capitals (NUL, UTF-8, SAIVERSE_MAX_MESSAGE_CHARS)."""
 NAMED_IN_DATA = re.compile(r"\S+ \([\w-]+\)")
 """A building or persona as `name (id)`: its name is the world's (the seed world's are Japanese)."""
@@ -71,6 +72,13 @@ def _not_an_image(tmp_path: Path) -> Path:
     return path
 
 
+def _playbook(tmp_path: Path, **node: object) -> str:
+    path = tmp_path / f"pb_{len(list(tmp_path.glob('pb_*')))}.json"
+    path.write_text(json.dumps({"name": "pb_case", "nodes": [{"id": "a", "type": "say", "action": "hi", "next": None,
+                                                              **node}]}), encoding="utf-8")
+    return str(path)
+
+
 @pytest.mark.parametrize("lang", ["ja", "en"])
 def test_refusals_are_in_one_language(lang: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                       monkeypatch: pytest.MonkeyPatch) -> None:
@@ -99,6 +107,12 @@ def test_refusals_are_in_one_language(lang: str, tmp_path: Path, capsys: pytest.
         "budget missing its amount": _parse_refusal(capsys, "usage", "--budget", "mina"),
         "delete a building with people": _refusal(capsys, "building", "delete", "library"),
         "playbook that is a folder": _refusal(capsys, "validate-playbook", str(tmp_path)),
+        # sea/playbook.py and sea/validate.py: a malformed playbook's shape, graph and variables
+        "unknown node type": _refusal(capsys, "validate-playbook", _playbook(tmp_path, type="teleport")),
+        "edge to no node": _refusal(capsys, "validate-playbook", _playbook(tmp_path, next="nowhere")),
+        "field of the wrong type": _refusal(capsys, "validate-playbook", _playbook(tmp_path, action=["a"])),
+        "unset variable": _refusal(capsys, "validate-playbook", _playbook(tmp_path, action=None, type="set",
+                                                                          assignments={"x": "={ghost} + 1"})),
     }
     for what, line in lines.items():
         assert line, what
@@ -189,7 +203,7 @@ def test_both_tables_have_the_same_keys_and_blanks() -> None:
 
     # Japanese may leave out a blank only Python fills, in English (json's own message): never add one.
     assert [k for k in ja if not fields(ja[k]) <= fields(en[k])] == []
-    assert [k for k in ja if fields(ja[k]) != fields(en[k])] == ["cli_not_json"]
+    assert [k for k in ja if fields(ja[k]) != fields(en[k])] == ["cli_not_json", "pb_not_json"]
     assert [k for k, text in en.items() if JAPANESE.search(text)] == []
     words.use("fr")
     assert words.current() == "ja"

@@ -5,6 +5,7 @@ One place for the backend's words, in tables by subject:
 - `_inputs`: what a person hands in (saiverse/inputs.py, passwords, document and item names);
 - `_city`: the city's rarer refusals (deleting, redoing a reply, bags, prices and budgets, production);
 - `_models`: which model answers and why, what a provider needs, the local model's failures;
+- `_playbooks`: what a malformed playbook is told (its JSON, shape, graph, and validation);
 - `_cli_out`: what the commands print for a person (world, items, bags, admin, backups, usage);
 - `_help`: `python main.py --help`, in Japanese (the English is the parser's own text, as gettext does).
 
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from words import _city, _cli_out, _errors, _help, _inputs, _models
+from words import _city, _cli_out, _errors, _help, _inputs, _models, _playbooks
 
 
 def _merged(*tables: dict[str, str]) -> dict[str, str]:
@@ -36,8 +37,8 @@ def _merged(*tables: dict[str, str]) -> dict[str, str]:
 
 
 WORDS: dict[str, dict[str, str]] = {
-    "ja": _merged(_errors.JA, _inputs.JA, _city.JA, _models.JA, _cli_out.JA),
-    "en": _merged(_errors.EN, _inputs.EN, _city.EN, _models.EN, _cli_out.EN),
+    "ja": _merged(_errors.JA, _inputs.JA, _city.JA, _models.JA, _cli_out.JA, _playbooks.JA),
+    "en": _merged(_errors.EN, _inputs.EN, _city.EN, _models.EN, _cli_out.EN, _playbooks.EN),
 }
 """Every backend line by language and key."""
 

@@ -84,6 +84,10 @@ JA: dict[str, str] = {
     "adm_url": "openai_base_url は http:// か https:// で始めてください ({value!r} が渡されました)",
     "adm_empty": "{field} が空です",
     "adm_spaces": "{field} に空白は入れられません",
+    # What the chat adds to a message (saiverse/conversation.py).
+    "chat_uploaded_image": "[画像「{name}」をアップロードしました]",
+    "chat_uploaded_audio": "[音声「{name}」をアップロードしました]",
+    "chat_production_instruction": "制作中の計画に指示を追加しました。まだ始まっていない工程に反映します。",
 }
 
 EN: dict[str, str] = {
@@ -157,4 +161,8 @@ EN: dict[str, str] = {
     "adm_url": "openai_base_url must start with http:// or https://, got {value!r}",
     "adm_empty": "{field} must not be empty",
     "adm_spaces": "{field} must not contain spaces",
+    "chat_uploaded_image": "[uploaded the picture “{name}”]",
+    "chat_uploaded_audio": "[uploaded the voice message “{name}”]",
+    "chat_production_instruction": ("Added the instruction to the production's plan. "
+                                    "It applies to the steps not yet started."),
 }

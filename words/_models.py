@@ -5,6 +5,13 @@ from __future__ import annotations
 
 JA: dict[str, str] = {
     "offline_note": "（オフラインモデルで応答しています）",
+    # What the offline model says of its own accord (saiverse/llm/offline/); its speech is _speech(_en).py's.
+    "offline_image_unread": "添付の画像は読み込めませんでした。",
+    "offline_image_seen": "画像は{width}×{height}で、{colours}が目立つ{light}絵です。",
+    "offline_image_described": "{width}×{height}ピクセルの{shape}の画像。主な色は{colours}。全体に{light}画像です。",
+    "offline_not_an_image": "画像として読み込めません: {why}",
+    "offline_reason": "オフラインモデルがキーワード照合で判断しました。",
+    "offline_untitled": "無題",
     "short_local": "ローカルモデル",
     "short_offline": "オフライン",
     "label_local": "組み込みのローカルモデル (llama.cpp)",
@@ -98,6 +105,13 @@ JA: dict[str, str] = {
 
 EN: dict[str, str] = {
     "offline_note": " (the offline model answers)",
+    "offline_image_unread": "I couldn't open the attached picture.",
+    "offline_image_seen": "The picture is {width}×{height}, {light}, mostly {colours}.",
+    "offline_image_described": ("A {shape} image of {width}×{height} pixels. Its main colours are {colours}. "
+                                "It is {light} overall."),
+    "offline_not_an_image": "cannot be read as an image: {why}",
+    "offline_reason": "The offline model decided by matching keywords.",
+    "offline_untitled": "Untitled",
     "short_local": "local model",
     "short_offline": "offline",
     "label_local": "the built-in local model (llama.cpp)",

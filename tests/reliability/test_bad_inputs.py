@@ -71,10 +71,10 @@ def _playbook(**overrides: Any) -> dict[str, Any]:
 PLAYBOOK_FILES: dict[str, tuple[bytes, tuple[str, ...]]] = {
     # file name → (content, what the message names)
     "not_json.json": (b"{ this is not json", ("'not_json'", "JSON")),
-    "array.json": (b"[1, 2, 3]", ("object",)),
+    "array.json": (b"[1, 2, 3]", ("オブジェクト",)),
     "empty.json": (b"", ("'empty'", "JSON")),
     "huge.json": (json.dumps(_playbook(description="x" * 1_100_000)).encode(), ("huge.json", "1,000,000 バイト")),
-    "deep.json": (b"[" * 100_000 + b"]" * 100_000, ("'deep'", "nested too deeply")),
+    "deep.json": (b"[" * 100_000 + b"]" * 100_000, ("'deep'", "入れ子が深すぎて")),
     "binary.json": (_png(), ("binary.json", "UTF-8")),
     "utf16.json": (json.dumps(_playbook()).encode("utf-16"), ("utf16.json", "UTF-8")),
     "unknown_type.json": (json.dumps(_playbook(nodes=[{"id": "x", "type": "teleport", "next": None}],

@@ -143,7 +143,7 @@ def test_a_playbook_of_14000_nodes_is_refused_and_1000_validate(world: dict[str,
     big.write_text(json.dumps({"name": "big", "nodes": chain(14_000)}, separators=(",", ":")), encoding="utf-8")
     assert big.stat().st_size < 1_000_000  # under the byte limit: the node count is what refuses it
     before = _snapshot(home)
-    _refused(_main(home, "validate-playbook", str(big)), "14,000 nodes", "at most 1,000")
+    _refused(_main(home, "validate-playbook", str(big)), "14,000 個", "1,000 個まで")  # in the default language
     ok = _pb(base / "thousand.json", chain(1000))
     proc = _main(home, "validate-playbook", str(ok))
     assert proc.returncode == 0 and json.loads(proc.stdout)["nodes"] == 1000, proc.stderr[-2000:]

@@ -16,6 +16,7 @@ from typing import Any
 
 from chat.titles import asks_to_make, named_title, request_subject, request_title, without_title
 from saiverse.llm.schema import listed_playbooks, pick_option, resolve, schema_type, words
+from words import say
 
 _TEXT_NAMES = ("content", "text", "query", "input", "prompt", "request", "body", "question",
                "patch", "search", "instruction", "task", "goal", "topic")
@@ -111,7 +112,7 @@ def short_title(text: str, limit: int = 20) -> str:
         body = payload(text)
         if body != text:
             title = _clause_title(body, limit) or title
-    return title or "無題"
+    return title or say("offline_untitled")
 
 
 _FROM_TALK = re.compile(r"まとめ|日記|振り返|記録|書き留め|残して")
@@ -187,7 +188,7 @@ def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
     elif _name_has(prop, _SUMMARY_NAMES):
         value = hints.summary or short_title(hints.user_text, 100)
     elif _name_has(prop, _REASON_NAMES):
-        value = "オフラインモデルがキーワード照合で判断しました。"
+        value = say("offline_reason")
     elif prop.lower() == "prompt":
         value = request_subject(hints.user_text) if asks_to_make(hints.user_text) else subject(payload(hints.user_text))
     elif _name_has(prop, _PAYLOAD_NAMES):
@@ -200,7 +201,8 @@ def _string(prop: str, schema: dict[str, Any], hints: FillHints) -> str:
         value = hints.user_text
     min_len = int(schema.get("minLength", 0))
     if len(value) < min_len:
-        value = (value or "オフライン") + "…" * (min_len - len(value or "オフライン"))
+        value = value or say("short_offline")
+        value += "…" * (min_len - len(value))
     if "maxLength" in schema:
         value = value[: int(schema["maxLength"])]
     return value
@@ -239,7 +241,7 @@ def _array(prop: str, schema: dict[str, Any], hints: FillHints, root: dict[str, 
         if hi is not None:
             found = found[: int(hi)]
         while len(found) < lo:
-            found.append(found[-1] if found else "オフライン")
+            found.append(found[-1] if found else say("short_offline"))
         return found
     return [fill(item_schema, hints, root=root, prop=prop, depth=depth + 1) for _ in range(count)]
 

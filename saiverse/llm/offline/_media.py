@@ -16,6 +16,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from words import current, say
+
 # Colour words a prompt may use → the RGB they paint with.
 _PROMPT_COLOURS: list[tuple[tuple[str, ...], tuple[int, int, int]]] = [
     (("青", "blue", "あお"), (40, 90, 200)),
@@ -32,6 +34,12 @@ _PROMPT_COLOURS: list[tuple[tuple[str, ...], tuple[int, int, int]]] = [
     (("茶", "brown"), (120, 75, 40)),
     (("水色", "空色", "cyan"), (120, 200, 235)),
 ]
+COLOURS_EN = {"黒": "black", "白": "white", "灰色": "grey", "茶色": "brown", "赤": "red", "橙": "orange",
+              "黄": "yellow", "黄緑": "yellow-green", "緑": "green", "水色": "light blue", "紺": "navy",
+              "青": "blue", "紫": "purple", "桃色": "pink"}
+"""`_hsv_name`'s colour names in English (SAIVERSE_LANG=en)."""
+BRIGHTNESS_EN = {"明るい": "bright", "暗い": "dark", "中くらいの明るさの": "medium-bright"}
+SHAPES_EN = {"横長": "landscape", "縦長": "portrait", "正方形": "square"}
 _DEFAULT_PALETTE = [(60, 110, 190), (230, 120, 90), (90, 170, 120), (240, 200, 90), (150, 100, 190)]
 
 
@@ -101,7 +109,7 @@ def _open(source: str | Path | bytes) -> Image.Image:
         img = Image.open(io.BytesIO(source)) if isinstance(source, bytes) else Image.open(source)
         img.load()
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise ValueError(f"画像として読み込めません: {exc}") from exc
+        raise ValueError(say("offline_not_an_image", why=exc)) from exc
     return img
 
 
@@ -135,11 +143,15 @@ def image_stats(source: str | Path | bytes) -> ImageStats:
 
 
 def describe_image(source: str | Path | bytes) -> str:
-    """A Japanese description (≤ 300 characters) of an image from its pixels.
+    """A description (≤ 300 characters) of an image from its pixels, in the language in force.
 
     Raises `ValueError` when the data is not an image Pillow can read.
     """
     st = image_stats(source)
+    if current() == "en":
+        colours = ", ".join(f"{COLOURS_EN[name]} (about {share}%)" for name, share in st.colours)
+        return say("offline_image_described", width=st.width, height=st.height, shape=SHAPES_EN[st.shape],
+                   colours=colours, light=BRIGHTNESS_EN[st.brightness_word])[:300]
     colours = "、".join(f"{name}（約{share}%）" for name, share in st.colours)
     text = (f"{st.width}×{st.height}ピクセルの{st.shape}の画像。主な色は{colours}。"
             f"全体に{st.brightness_word}画像です。")

@@ -20,8 +20,9 @@ from functools import lru_cache
 from itertools import chain
 
 from chat import ChatRequest, ChatResult, Message, ToolCall, Usage
+from saiverse.llm.offline import _speech_en as en
 from saiverse.llm.offline._fill import FillHints, fill, payload
-from saiverse.llm.offline._media import describe_image, image_stats, procedural_image
+from saiverse.llm.offline._media import BRIGHTNESS_EN, COLOURS_EN, describe_image, image_stats, procedural_image
 from saiverse.llm.offline._speech import (
     FOLLOWS,
     GREETING,
@@ -38,7 +39,7 @@ from saiverse.llm.offline._speech import (
     scene_line,
 )
 from saiverse.llm.schema import strip_catalogue
-from words import say
+from words import current, say
 
 __all__ = ["OfflineModel", "Voice", "describe_image", "estimate_tokens", "read_voice", "summarize_text",
            "without_note"]
@@ -261,50 +262,60 @@ class OfflineModel:
         return self.speech(request) + say("offline_note")
 
     def speech(self, request: ChatRequest) -> str:
-        """What the persona says, without the offline note (saiverse/llm/offline/_speech.py has the rules)."""
+        """What the persona says, without the offline note, in the language in force (SAIVERSE_LANG: the
+        Japanese of saiverse/llm/offline/_speech.py, or the English of _speech_en.py)."""
+        english = current() == "en"
         voice = read_voice(request.system, request.persona_name)
-        place, likes = place_of(request.system), likes_of(request.system)
+        place = place_of(request.system)
+        likes = "" if english else likes_of(request.system)  # a profile's words are Japanese: not said in English
+        openers, follows = (en.OPENERS, en.FOLLOWS) if english else (OPENERS, FOLLOWS)
         last = last_user_message(request.messages)
         said = _strip_mention(last.get("content", "")) if last else ""
         key = f"{voice.name}|{said}|{len(request.messages)}"
-        values = {"me": voice.first_person, "name": voice.name, "place": place, "likes": likes}
+        values = {"me": "I" if english else voice.first_person, "name": voice.name, "place": place, "likes": likes}
         pairs: list[tuple[str, str]] = []
         if said and is_instruction(said):
-            pairs.append(scene_line(said, key))  # the app's own prompt (an autonomous turn): never quoted
+            # the app's own prompt (an autonomous turn): never quoted
+            pairs.append(en.scene_line(said, key) if english else scene_line(said, key))
         else:
             kind = intent(said)
-            told = [happened(pb, body, place) for pb, body in result_blocks(request.messages)]
+            tell = en.happened if english else happened
+            told = [tell(pb, body, place) for pb, body in result_blocks(request.messages)]
             told = list(dict.fromkeys(t for t in told if t))[-2:]
+            hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
+            hello = hello[:1].upper() + hello[1:] if english else hello
             if told:
                 pairs += told
-                follow = choose(FOLLOWS, "done", key, **values)
+                follow = choose(follows, "done", key, **values)
             elif company := company_of(request.system):
                 # One of several answering in one building: the same pick for all, each at its own seat,
                 # so their words differ (alone, the persona's own pick as before).
-                hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
                 seat = sorted({voice.name, *company}).index(voice.name)
-                opener, follow = choose_pair(OPENERS, kind if kind != "empty" else "statement", FOLLOWS, kind,
+                opener, follow = choose_pair(openers, kind if kind != "empty" else "statement", follows, kind,
                                              f"{said}|group", seat, hello=hello, **values)
                 pairs += [opener] if opener else []
             else:
-                hello = (GREETING.match(said).group(1) if kind == "greeting" else "")  # type: ignore[union-attr]
-                opener = choose(OPENERS, kind if kind != "empty" else "statement", key, hello=hello, **values)
+                opener = choose(openers, kind if kind != "empty" else "statement", key, hello=hello, **values)
                 pairs += [opener] if opener else []
-                follow = choose(FOLLOWS, kind, key + "+", **values)
+                follow = choose(follows, kind, key + "+", **values)
             if follow and len(pairs) < 3:
                 pairs.append(follow)
-        sentences = [voice.speak(*p) for p in pairs]
+        sentences = [en.sentence(p[0]) if english else voice.speak(*p) for p in pairs]
         images = next((m.get("images") for m in reversed(request.messages) if m.get("images")), None)
         if images:
-            sentences.append(self._image_sentence(images[0], voice))
-        return "".join(sentences[:3])
+            sentences.append(self._image_sentence(images[0], voice, english))
+        return (" " if english else "").join(sentences[:3])
 
     @staticmethod
-    def _image_sentence(path: str, voice: Voice) -> str:
+    def _image_sentence(path: str, voice: Voice, english: bool) -> str:
         try:
             st = image_stats(path)
         except ValueError:
-            return voice.say("添付の画像は読み込めなかったところ")
+            return say("offline_image_unread") if english else voice.say("添付の画像は読み込めなかったところ")
+        if english:
+            colours = " and ".join(COLOURS_EN[name] for name, _ in st.colours[:2])
+            return say("offline_image_seen", width=st.width, height=st.height, colours=colours,
+                       light=BRIGHTNESS_EN[st.brightness_word])
         colours = "と".join(name for name, _ in st.colours[:2])
         return voice.say(f"画像は{st.width}×{st.height}で、{colours}が目立つ{st.brightness_word}絵")
 

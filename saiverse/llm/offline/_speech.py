@@ -21,11 +21,13 @@ _ID = re.compile(r"\s*[(（]\s*(?:item_id|run|id)[:：\s][^)）]*[)）]|\b[0-9a-
 _HEADING = re.compile(r"^\s*[^\s:：「」]{1,12}\s*[:：]\s*$|^\s*(いまの様子|きっかけ|依頼|現在の内容|発言)\s*[:：]",
                       re.M)
 _INSTRUCTION = re.compile(r"(してください|ください。?|決めてください|答えてください)\s*$")
-GREETING = re.compile(r"^(こんにちは|こんばんは|おはよう|はじめまして|やあ|hello|hi\b)", re.I)
-_THANKS = re.compile(r"ありがと|感謝|助かった|助かりました")
-_BYE = re.compile(r"またね|さようなら|さよなら|おやすみ|じゃあね|バイバイ|失礼します")
+GREETING = re.compile(r"^(こんにちは|こんばんは|おはよう|はじめまして|やあ|hello|hi\b|hey\b|good (?:morning|evening))",
+                      re.I)
+_THANKS = re.compile(r"ありがと|感謝|助かった|助かりました|\bthank", re.I)
+_BYE = re.compile(r"またね|さようなら|さよなら|おやすみ|じゃあね|バイバイ|失礼します|\bbye\b|good ?night|see you", re.I)
 _QUESTION = re.compile(r"[？?]\s*$|(何|なに|どこ|だれ|誰|いつ|どう|どれ|なぜ|どうして|どんな|いくつ)[^。]*$")
-_FEELING = re.compile(r"嬉し|うれし|楽し|疲れ|悲し|さみし|寂し|困っ|眠い|すごい|好き")
+_FEELING = re.compile(r"嬉し|うれし|楽し|疲れ|悲し|さみし|寂し|困っ|眠い|すごい|好き|"
+                      r"\b(?:happy|glad|sad|tired|lonely|sleepy|love|like)\b", re.I)
 _LIKES = re.compile(r"([^\s、。を]{1,12})(?:が大好き|を愛し|が好き)")
 _PLACE = re.compile(r"現在地[:：]\s*([^。\n]+)")
 _COMPANY = re.compile(r"^一緒にいるペルソナ[:：]\s*(.+)$", re.M)
