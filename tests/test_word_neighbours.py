@@ -19,7 +19,7 @@ from saiverse.manager import SAIVerseManager
 from saiverse.memory import WordNeighbours, recall
 from saiverse.memory._lexical import SYNONYM_WEIGHT, query_terms
 from saiverse.settings import load_settings
-from tests.conftest import MakeManager
+from tests.support.models import MakeManager
 
 P = "mina"
 pytestmark = pytest.mark.chronicle_by_hand
