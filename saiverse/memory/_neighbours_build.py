@@ -14,6 +14,7 @@ memory goes back when it ends. Written beside OUT and renamed, so a kill leaves 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sqlite3
@@ -129,10 +130,9 @@ def main() -> int:
     if len(sys.argv) != 3:
         print("usage: _neighbours_build.py MODEL.gguf OUT.sqlite", file=sys.stderr)
         return 2
-    try:
-        os.nice(10)  # below the app's own work: this can wait, a reply cannot
-    except OSError:
-        pass
+    # Below the app's own work: this can wait, a reply cannot (where nice is refused, it runs as it is).
+    with contextlib.suppress(OSError):
+        os.nice(10)
     count = build(Path(sys.argv[1]), Path(sys.argv[2]))
     print(count)
     return 0

@@ -21,18 +21,44 @@ from saiverse.settings import load_settings
 from tests.support.backends import Store
 
 THREADS, EACH, CHILD = 3, 25, 40
-MAKER = """
+OPEN = """
 import sys
 from pathlib import Path
 from saiverse.manager import SAIVerseManager
 from saiverse.settings import load_settings
 m = SAIVerseManager(load_settings(Path(sys.argv[1])), seed=False, index=False)
-try:
-    for i in range(int(sys.argv[2])):
-        m.items.create_object(f"child {i}", "made by the second process", owner_kind="building", owner_id="library")
-finally:
-    m.close()
 """
+"""What every second process starts with: the home of argv[1] opened, `m` its manager (closed at exit)."""
+MAKER = """
+for i in range(int(sys.argv[2])):
+    m.items.create_object(f"child {i}", "made by the second process", owner_kind="building", owner_id="library")
+"""
+WALKER = """
+for n in range(4, 8):
+    try:
+        m.world.move_persona(f"walker{n}", sys.argv[2])
+        print("in")
+    except ValueError:
+        print("full")
+"""
+NOTER = """
+for i in range(int(sys.argv[2])):
+    m.memopedia.note("mina", f"child line {i}", title="毎日のこと", category="terms")
+"""
+
+
+def _beside_a_process(threads: list[threading.Thread], script: str, *args: str) -> str:
+    """Run `threads` while a second process runs `script` on the same home; its output once all are done."""
+    body = "try:\n" + "".join(f"    {line}\n" for line in script.strip().splitlines()) + "finally:\n    m.close()\n"
+    child = subprocess.Popen([sys.executable, "-c", OPEN + body, *args], cwd=Path(__file__).parents[2],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    out, err = child.communicate(timeout=300)
+    assert child.returncode == 0, err[-2000:]
+    return out
 
 
 def test_concurrent_item_writers_all_succeed_in_slots_of_their_own(store: Store) -> None:
@@ -51,15 +77,8 @@ def test_concurrent_item_writers_all_succeed_in_slots_of_their_own(store: Store)
                 except Exception as exc:  # noqa: BLE001 - every failure is the finding
                     failures.append(f"thread {k}-{i}: {exc!r}")
 
-        child = subprocess.Popen([sys.executable, "-c", MAKER, str(store.home), str(CHILD)],
-                                 cwd=Path(__file__).parents[2], stderr=subprocess.PIPE, text=True)
-        threads = [threading.Thread(target=make, args=(k,)) for k in range(THREADS)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        _out, err = child.communicate(timeout=300)
-        assert child.returncode == 0, err[-2000:]
+        _beside_a_process([threading.Thread(target=make, args=(k,)) for k in range(THREADS)],
+                          MAKER, str(store.home), str(CHILD))
         assert failures == []
         room = m.items.list_owned("building", "library")
         made = [i for i in room if i.name.startswith(("thread ", "child "))]
@@ -88,40 +107,14 @@ def test_concurrent_moves_never_overfill_a_room(store: Store) -> None:
             except ValueError:  # 満員: the refusal the tools and the UI show
                 outcomes.append("full")
 
-        child = subprocess.Popen([sys.executable, "-c", WALKER, str(store.home), room.building_id],
-                                 cwd=Path(__file__).parents[2], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 text=True)
-        threads = [threading.Thread(target=walk, args=(f"walker{n}",)) for n in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        out, err = child.communicate(timeout=300)
-        assert child.returncode == 0, err[-2000:]
-        outcomes += out.split()
+        outcomes += _beside_a_process([threading.Thread(target=walk, args=(f"walker{n}",)) for n in range(4)],
+                                      WALKER, str(store.home), room.building_id).split()
         inside = [p for p in m.world.personas() if p.building_id == room.building_id]
         assert len(outcomes) == 8 and outcomes.count("in") == 2 == len(inside)
     finally:
         m.close()
     store.check_consistent()
 
-
-WALKER = """
-import sys
-from pathlib import Path
-from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
-m = SAIVerseManager(load_settings(Path(sys.argv[1])), seed=False, index=False)
-try:
-    for n in range(4, 8):
-        try:
-            m.world.move_persona(f"walker{n}", sys.argv[2])
-            print("in")
-        except ValueError:
-            print("full")
-finally:
-    m.close()
-"""
 
 
 def test_concurrent_memopedia_notes_and_edits_all_land(store: Store) -> None:
@@ -144,15 +137,8 @@ def test_concurrent_memopedia_notes_and_edits_all_land(store: Store) -> None:
                 if page is not None:
                     m.memopedia.update("mina", page.page_id, summary=f"要約 {i}", source="user")
 
-        child = subprocess.Popen([sys.executable, "-c", NOTER, str(store.home), str(EACH)],
-                                 cwd=Path(__file__).parents[2], stderr=subprocess.PIPE, text=True)
-        threads = [threading.Thread(target=note, args=(k,)) for k in range(THREADS)] + [threading.Thread(target=edit)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        _out, err = child.communicate(timeout=300)
-        assert child.returncode == 0, err[-2000:]
+        _beside_a_process([threading.Thread(target=note, args=(k,)) for k in range(THREADS)]
+                          + [threading.Thread(target=edit)], NOTER, str(store.home), str(EACH))
         assert failures == []
         pages = [p for p in m.memopedia.pages("mina") if p.title == "毎日のこと"]
         assert len(pages) == 1  # two first notes at once made one page
@@ -164,17 +150,3 @@ def test_concurrent_memopedia_notes_and_edits_all_land(store: Store) -> None:
     finally:
         m.close()
     store.check_consistent()
-
-
-NOTER = """
-import sys
-from pathlib import Path
-from saiverse.manager import SAIVerseManager
-from saiverse.settings import load_settings
-m = SAIVerseManager(load_settings(Path(sys.argv[1])), seed=False, index=False)
-try:
-    for i in range(int(sys.argv[2])):
-        m.memopedia.note("mina", f"child line {i}", title="毎日のこと", category="terms")
-finally:
-    m.close()
-"""
